@@ -1,0 +1,3 @@
+"""ltrfs: feature selection for learning to rank, reproducible end to end."""
+
+__version__ = "0.1.0"

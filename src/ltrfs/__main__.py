@@ -1,0 +1,3 @@
+from ltrfs.cli import main
+
+raise SystemExit(main())

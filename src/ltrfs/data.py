@@ -1,0 +1,92 @@
+"""The in-memory ranking dataset shared by every stage.
+
+Rows are query-document pairs; the rows of one query are contiguous, in file order.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+class DataError(ValueError):
+    """Bad input data: the message names the file (and line) and what is wrong."""
+
+
+@dataclass
+class RankingData:
+    """A ranking dataset.
+
+    X          float32 (m, d)   features; column j holds the data file's feature id j + 1
+    y          int32   (m,)     graded relevance labels
+    query_ptr  int64   (q + 1,) rows of query i are ``query_ptr[i]:query_ptr[i + 1]``
+    query_ids  int64   (q,)     the ``qid:`` value of every query, in file order
+    docids     str     (m,)     the text after ``#`` on each line (stripped), or None
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    query_ptr: np.ndarray
+    query_ids: np.ndarray
+    docids: np.ndarray | None = None
+
+    def __post_init__(self):
+        m = self.X.shape[0]
+        if self.X.ndim != 2 or self.y.shape != (m,):
+            raise DataError(f"X must be (m, d) and y (m,); got {self.X.shape} and {self.y.shape}")
+        if self.query_ptr[0] != 0 or self.query_ptr[-1] != m or np.any(np.diff(self.query_ptr) <= 0):
+            raise DataError("query_ptr must rise strictly from 0 to the number of rows")
+        if self.query_ids.shape != (len(self.query_ptr) - 1,):
+            raise DataError("query_ids must have one entry per query")
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def n_queries(self) -> int:
+        return int(len(self.query_ptr) - 1)
+
+    @property
+    def qid(self) -> np.ndarray:
+        """int64 (m,): the query id of every row (the ``qid=`` argument of the estimators)."""
+        return np.repeat(self.query_ids, np.diff(self.query_ptr))
+
+    def query_sizes(self) -> np.ndarray:
+        return np.diff(self.query_ptr)
+
+    def subset_queries(self, index) -> "RankingData":
+        """A new dataset with the queries at positions ``index`` (in the given order)."""
+        index = np.asarray(index, dtype=np.int64)
+        sizes = self.query_sizes()[index]
+        starts = self.query_ptr[index]
+        rows = np.concatenate([np.arange(s, s + n) for s, n in zip(starts, sizes)]) if len(index) else np.zeros(0, np.int64)
+        ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        return RankingData(
+            X=self.X[rows], y=self.y[rows], query_ptr=ptr, query_ids=self.query_ids[index].copy(),
+            docids=None if self.docids is None else self.docids[rows],
+        )
+
+    def select_features(self, features) -> "RankingData":
+        """A view on columns ``features`` (0-based indices)."""
+        return RankingData(self.X[:, np.asarray(features, dtype=np.int64)], self.y, self.query_ptr,
+                           self.query_ids, self.docids)
+
+
+def query_ptr_from_qid(qid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(query_ptr, query_ids) from a per-row query id array whose queries are contiguous.
+
+    Raises DataError when a query id appears in two separate runs of rows.
+    """
+    qid = np.asarray(qid)
+    if qid.size == 0:
+        return np.zeros(1, np.int64), np.zeros(0, qid.dtype)
+    starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
+    ids = qid[starts]
+    if len(np.unique(ids)) != len(ids):
+        raise DataError("rows of one query are not contiguous")
+    return np.r_[starts, qid.size].astype(np.int64), ids

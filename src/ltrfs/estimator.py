@@ -1,0 +1,41 @@
+"""The estimator protocol of selectors and rankers, without importing scikit-learn.
+
+Constructors take hyperparameters only and store each under its own name, so
+``get_params`` can read them back from the signature; that is all ``sklearn.base.clone``
+and grid search need. (Importing scikit-learn costs over a second per workflow job, which on
+small data is more than the job's work; wrappers of scikit-learn models import it themselves.)
+"""
+from __future__ import annotations
+
+import inspect
+
+
+class Estimator:
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        signature = inspect.signature(cls.__init__)
+        return [p.name for p in signature.parameters.values()
+                if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+    def get_params(self, deep: bool = True) -> dict:
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params):
+        valid = self._param_names()
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(f"{type(self).__name__} has no parameter {name!r}; valid: {', '.join(valid)}")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+
+class NotFittedError(ValueError, AttributeError):
+    """An estimator was used before ``fit``."""
+
+
+class ConvergenceWarning(UserWarning):
+    """An iterative solver stopped at its iteration limit before its tolerance."""

@@ -1,0 +1,94 @@
+"""Small helpers used across the package: building estimators by name, stable seeds,
+atomic file writes and ``key=value`` parameter parsing."""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import inspect
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import yaml
+
+
+def build_estimator(kind: str, registry: dict, name: str, params: dict):
+    """``registry[name](**params)`` with one-line errors naming an unknown name or parameter."""
+    if name not in registry:
+        raise ValueError(f"unknown {kind} {name!r}; valid: {', '.join(sorted(registry))}")
+    cls = registry[name]
+    valid = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+    unknown = sorted(set(params) - set(valid))
+    if unknown:
+        raise ValueError(f"{kind} {name!r} has no parameter {unknown[0]!r}; valid: {', '.join(valid) or '(none)'}")
+    return cls(**params)
+
+
+def stable_seed(*parts) -> int:
+    """A 31-bit seed from any parts (config seed, dataset, fold, method, ...), equal on every
+    machine and Python run (unlike ``hash``)."""
+    text = "\x1f".join(str(p) for p in parts)
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "little") & 0x7FFFFFFF
+
+
+@contextlib.contextmanager
+def atomic_path(path):
+    """Yield a temporary path beside ``path``; rename it onto ``path`` only if the block succeeds."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def write_text(path, text: str) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_text(text)
+
+
+def write_json(path, obj) -> None:
+    write_text(path, json.dumps(obj, indent=1, sort_keys=False, default=_json_default) + "\n")
+
+
+def _json_default(value):
+    import numpy as np
+
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"cannot write {type(value).__name__} as JSON")
+
+
+def parse_assignments(items) -> dict:
+    """``["C=0.1", "metric=map", "grid.C=[1,2]"]`` -> dict; values are read as YAML scalars/lists."""
+    out = {}
+    for item in items or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--set expects key=value, got {item!r}")
+        out[key.strip()] = yaml.safe_load(value)
+    return out
+
+
+def log_to(path=None, level: str = "INFO") -> None:
+    """Send the package's log records (logger ``ltrfs``) to ``path`` (a job's Snakemake log)
+    or to stderr, with timestamps; warnings from Python go there too."""
+    import logging
+    import sys
+
+    handler = logging.FileHandler(path, mode="w") if path else logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%H:%M:%S"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    logging.captureWarnings(True)
