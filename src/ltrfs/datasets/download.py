@@ -1,0 +1,574 @@
+"""Fetch a registry dataset into ``resources/{name}``: download (or take from a mirror folder or
+a local path), verify, extract, and write ``manifest.json`` last.
+
+Layout of ``dest`` after ``fetch``::
+
+    dest/<archive>       the downloaded archive (kept, so a rerun does not download again)
+    dest/data/           the extracted tree (a symlink to the folder for a local ``path:`` folder)
+    dest/manifest.json   written last: source used, archive digest, data root, sha256 and size
+                         of every data file; the Snakemake output marker
+
+Safety: downloads go to ``dest/.<archive>.part-*`` and are renamed only after the checksum
+passed; extraction goes to ``dest/.tmp-extract-*`` and is renamed to ``dest/data`` only after
+the per-file checks passed; ``fetch`` removes ``manifest.json`` before doing anything, so an
+interrupted run leaves nothing a rerun trusts. Archive members with absolute paths, ``..``
+components, links leaving the tree or device files are refused.
+"""
+from __future__ import annotations
+
+import fnmatch
+import gzip
+import hashlib
+import http.client
+import json
+import logging
+import os
+import shutil
+import stat
+import subprocess
+import tarfile
+import tempfile
+import time
+import urllib.request
+import zipfile
+from pathlib import Path, PurePosixPath
+
+from ltrfs.data import DataError
+from ltrfs.datasets.folds import expected_files, locate_data_root
+from ltrfs.datasets.registry import parse_checksum
+
+log = logging.getLogger("ltrfs.datasets")
+
+MANIFEST = "manifest.json"
+DATA_DIR = "data"
+MARKER = ".ltrfs-extracted"
+MANIFEST_FORMAT = 1
+CHUNK = 1 << 20
+RAR_TOOLS = ("bsdtar", "unrar", "unrar-free", "7z", "7zz", "unar")
+RAR_HINT = ("install one, e.g. on Debian/Ubuntu `apt-get install libarchive-tools` (bsdtar), "
+            "`apt-get install unrar-free` or `apt-get install unar`; with conda "
+            "`conda install -c conda-forge libarchive`; on macOS `brew install libarchive`")
+
+
+class FetchError(DataError):
+    """A dataset could not be fetched; the message is one line."""
+
+
+# ----------------------------------------------------------------------------- hashing
+
+def file_digests(path, algos=("sha256",), newlines: str = "raw") -> dict[str, str]:
+    """Hex digests of a file for each algorithm in ``algos`` (``sha256``, ``md5``).
+
+    ``newlines="lf"`` hashes the content with every CRLF replaced by LF. One pass over the file.
+    """
+    hashers = {a: hashlib.new(a) for a in algos}
+    carry = b""
+    with open(path, "rb") as fh:
+        while True:
+            block = fh.read(CHUNK)
+            if newlines == "lf":
+                block = carry + block
+                carry = b""
+                if block.endswith(b"\r"):
+                    block, carry = block[:-1], b"\r"
+                block = block.replace(b"\r\n", b"\n")
+            if not block:
+                break
+            for h in hashers.values():
+                h.update(block)
+    if carry:
+        for h in hashers.values():
+            h.update(carry)
+    return {a: h.hexdigest() for a, h in hashers.items()}
+
+
+def verify_checksum(path, checksum: str | None, what: str, digests: dict | None = None) -> dict:
+    """Check ``path`` against ``"sha256:<hex>"``/``"md5:<hex>"`` (None: nothing to check).
+
+    Returns the computed digests (always including sha256); raises FetchError naming the
+    expected and actual digest on mismatch.
+    """
+    algos = {"sha256"}
+    if checksum:
+        algos.add(parse_checksum(checksum)[0])
+    digests = dict(digests or {})
+    missing = algos - set(digests)
+    if missing:
+        digests.update(file_digests(path, tuple(sorted(missing))))
+    if checksum:
+        algo, expected = parse_checksum(checksum)
+        if digests[algo] != expected:
+            raise FetchError(f"{what}: checksum mismatch for {path}: expected {algo}:{expected}, "
+                             f"got {algo}:{digests[algo]}")
+    return digests
+
+
+# ----------------------------------------------------------------------------- extraction
+
+def _safe_member(name: str, archive) -> PurePosixPath:
+    """The normalised relative path of an archive member; FetchError when it could escape."""
+    text = name.replace("\\", "/")
+    p = PurePosixPath(text)
+    if text.startswith("/") or (len(text) > 1 and text[1] == ":") or ".." in p.parts:
+        raise FetchError(f"{archive}: refusing unsafe member path {name!r} (absolute or with '..')")
+    parts = [x for x in p.parts if x not in (".", "")]
+    return PurePosixPath(*parts) if parts else PurePosixPath(".")
+
+
+def _selected(rel: PurePosixPath, members) -> bool:
+    """True when ``members`` is empty or a glob of it matches ``rel`` or one of its parents
+    (``*`` also matches ``/``, so ``*QueryLevelNorm/2004_td_dataset`` fits at any depth)."""
+    if not members:
+        return True
+    parts = rel.parts
+    for i in range(1, len(parts) + 1):
+        sub = "/".join(parts[:i])
+        if any(fnmatch.fnmatchcase(sub, pat.rstrip("/")) for pat in members):
+            return True
+    return False
+
+
+def _inside(base: Path, target: Path) -> bool:
+    base = os.path.realpath(base)
+    target = os.path.realpath(target)
+    return target == base or target.startswith(base + os.sep)
+
+
+def _extract_zip(archive: Path, out: Path, members) -> None:
+    with zipfile.ZipFile(archive) as zf:
+        infos = zf.infolist()
+        for info in infos:
+            _safe_member(info.filename, archive.name)
+            mode = (info.external_attr >> 16) & 0xFFFF
+            if stat.S_ISLNK(mode):
+                raise FetchError(f"{archive.name}: refusing symbolic link member {info.filename!r}")
+        for info in infos:
+            rel = _safe_member(info.filename, archive.name)
+            if str(rel) == "." or not _selected(rel, members):
+                continue
+            target = out.joinpath(*rel.parts)
+            if info.is_dir():
+                target.mkdir(parents=True, exist_ok=True)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with zf.open(info) as src, open(target, "wb") as dst:
+                shutil.copyfileobj(src, dst, CHUNK)
+
+
+def _extract_tar(archive: Path, out: Path, members) -> None:
+    use_filter = hasattr(tarfile, "data_filter")
+    with tarfile.open(archive, "r:*") as tf:
+        for member in tf:  # one streaming pass
+            rel = _safe_member(member.name, archive.name)
+            if member.ischr() or member.isblk() or member.isfifo() or member.isdev():
+                raise FetchError(f"{archive.name}: refusing device or fifo member {member.name!r}")
+            if member.issym() or member.islnk():
+                link = member.linkname.replace("\\", "/")
+                if member.issym():
+                    resolved = PurePosixPath(os.path.normpath(str(rel.parent / link))) if not link.startswith("/") else None
+                else:
+                    resolved = PurePosixPath(os.path.normpath(link)) if not link.startswith("/") else None
+                if resolved is None or resolved.parts[:1] == ("..",):
+                    raise FetchError(f"{archive.name}: refusing link {member.name!r} -> {member.linkname!r} leaving the archive")
+            if str(rel) == "." or not _selected(rel, members):
+                continue
+            if use_filter:
+                tf.extract(member, out, set_attrs=False, filter="data")
+            else:  # pragma: no cover - Python without extraction filters
+                tf.extract(member, out, set_attrs=False)
+
+
+def rar_tool() -> tuple[str, str] | None:
+    """(name, path) of the first RAR extractor on PATH among RAR_TOOLS, or None."""
+    for name in RAR_TOOLS:
+        path = shutil.which(name)
+        if path:
+            return name, path
+    return None
+
+
+def _extract_rar(archive: Path, out: Path, members) -> None:
+    found = rar_tool()
+    if found is None:
+        raise FetchError(f"cannot extract {archive.name}: no RAR extractor on PATH (looked for "
+                         f"{', '.join(RAR_TOOLS)}); {RAR_HINT}")
+    name, exe = found
+    if name == "bsdtar":  # list first: refuse unsafe names before anything is written
+        listing = subprocess.run([exe, "-tf", str(archive)], capture_output=True, text=True)
+        if listing.returncode == 0:
+            for line in listing.stdout.splitlines():
+                if line:
+                    _safe_member(line, archive.name)
+        cmd = [exe, "-x", "-f", str(archive), "-C", str(out)]
+    elif name in ("unrar", "unrar-free"):
+        cmd = [exe, "x", "-o+", str(archive), str(out) + os.sep]
+    elif name in ("7z", "7zz"):
+        cmd = [exe, "x", "-y", f"-o{out}", str(archive)]
+    else:
+        cmd = [exe, "-q", "-f", "-D", "-o", str(out), str(archive)]
+    log.info("extracting %s with %s", archive.name, name)
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    if result.returncode != 0:
+        lines = [x.strip() for x in (result.stderr or result.stdout or "").splitlines() if x.strip()]
+        raise FetchError(f"cannot extract {archive.name}: {name} exited with status {result.returncode}"
+                         + (f": {lines[-1]}" if lines else ""))
+    for dirpath, dirnames, filenames in os.walk(out):
+        for entry in dirnames + filenames:
+            p = Path(dirpath) / entry
+            if p.is_symlink() and not _inside(out, p):
+                raise FetchError(f"{archive.name}: refusing link {p.relative_to(out)} pointing outside the archive")
+    if members:
+        _prune(out, members)
+
+
+def _prune(base: Path, members) -> None:
+    """Delete what ``members`` does not select from the extracted tree ``base`` (bottom-up)."""
+    for dirpath, dirnames, filenames in os.walk(base, topdown=False):
+        here = Path(dirpath)
+        for f in filenames:
+            if not _selected(PurePosixPath(*(here / f).relative_to(base).parts), members):
+                (here / f).unlink()
+        for d in dirnames:
+            p = here / d
+            if p.is_symlink():
+                if not _selected(PurePosixPath(*p.relative_to(base).parts), members):
+                    p.unlink()
+            elif not any(p.iterdir()) and not _selected(PurePosixPath(*p.relative_to(base).parts), members):
+                p.rmdir()
+
+
+def extract(archive, out_dir, fmt: str, members=None) -> None:
+    """Extract ``archive`` (format zip, tar, tar.gz, tar.bz2, tar.xz, rar, gz or file) into the
+    existing folder ``out_dir``. ``members``: path prefixes to keep (None: everything).
+
+    ``gz`` is one gzip-compressed file (written without its .gz suffix); ``file`` is copied.
+    RAR needs an external tool (see ``RAR_TOOLS``). Raises FetchError on unsafe members.
+    """
+    archive, out = Path(archive), Path(out_dir)
+    try:
+        if fmt == "zip":
+            _extract_zip(archive, out, members)
+        elif fmt in ("tar", "tar.gz", "tar.bz2", "tar.xz"):
+            _extract_tar(archive, out, members)
+        elif fmt == "rar":
+            _extract_rar(archive, out, members)
+        elif fmt == "gz":
+            name = archive.name[:-3] if archive.name.lower().endswith(".gz") else archive.name + ".out"
+            with gzip.open(archive, "rb") as src, open(out / name, "wb") as dst:
+                shutil.copyfileobj(src, dst, CHUNK)
+        elif fmt == "file":
+            shutil.copyfile(archive, out / archive.name)
+        else:
+            raise FetchError(f"{archive.name}: cannot extract format {fmt!r}")
+    except (zipfile.BadZipFile, tarfile.TarError, gzip.BadGzipFile, EOFError) as exc:
+        raise FetchError(f"{archive.name}: damaged or not a {fmt} archive ({exc})") from None
+
+
+# ----------------------------------------------------------------------------- download
+
+def download(url: str, target: Path, *, checksum: str | None, what: str, timeout: float = 60.0) -> dict:
+    """Download ``url`` to a temporary name beside ``target``, check ``checksum``, rename to
+    ``target``; return the digests. Nothing is left at ``target`` or beside it on failure."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    algos = {"sha256"} | ({parse_checksum(checksum)[0]} if checksum else set())
+    hashers = {a: hashlib.new(a) for a in algos}
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.part-", dir=target.parent)
+    fh = os.fdopen(fd, "wb")
+    try:
+        from ltrfs import __version__
+
+        request = urllib.request.Request(url, headers={"User-Agent": f"ltrfs/{__version__}"})
+        with fh, urllib.request.urlopen(request, timeout=timeout) as response:
+            total = int(response.headers.get("Content-Length") or 0)
+            done, last = 0, time.monotonic()
+            while True:
+                block = response.read(CHUNK)
+                if not block:
+                    break
+                fh.write(block)
+                for h in hashers.values():
+                    h.update(block)
+                done += len(block)
+                if time.monotonic() - last > 10:
+                    last = time.monotonic()
+                    pct = f" ({100 * done / total:.0f}%)" if total else ""
+                    log.info("%s: %.1f MB%s", target.name, done / 1e6, pct)
+        if total and done != total:
+            raise FetchError(f"{what}: download from {url} stopped at {done} of {total} bytes")
+        digests = {a: h.hexdigest() for a, h in hashers.items()}
+        verify_checksum(tmp, checksum, what, digests)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, target)
+        return digests
+    except BaseException:
+        fh.close()
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+# ----------------------------------------------------------------------------- manifest
+
+def read_manifest(dest) -> dict | None:
+    """The manifest of a fetched dataset, or None when absent or unreadable."""
+    try:
+        return json.loads((Path(dest) / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _fingerprint(entry: dict, seed) -> str:
+    keys = ("archive", "format", "checksum", "path", "files_sha256", "hash_newlines", "extract",
+            "layout", "pattern", "splits", "generator")
+    blob = {k: entry.get(k) for k in keys}
+    if entry.get("layout") == "synthetic":
+        blob["seed"] = seed
+    return hashlib.sha256(json.dumps(blob, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def manifest_ok(dest, entry: dict, seed=0) -> bool:
+    """True when ``dest`` holds a manifest for this entry whose files are all present with
+    their recorded sizes (a cheap check; no hashing)."""
+    dest = Path(dest)
+    m = read_manifest(dest)
+    if not m or m.get("format") != MANIFEST_FORMAT or m.get("fingerprint") != _fingerprint(entry, seed):
+        return False
+    for rel, info in m.get("files", {}).items():
+        p = dest / rel
+        if not p.is_file() or p.stat().st_size != info.get("size"):
+            return False
+    return True
+
+
+def _write_json_atomic(path: Path, obj) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(json.dumps(obj, indent=1, sort_keys=True) + "\n")
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _remove(path: Path) -> None:
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.is_dir():
+        shutil.rmtree(path)
+
+
+# ----------------------------------------------------------------------------- fetch
+
+def _expected_description(entry: dict, limit: int = 6) -> str:
+    """'files a, b, c' or 'files <pattern> for folds 1-5 (splits train, vali, test)'."""
+    files = [p.as_posix() for p in expected_files(entry)]
+    if len(files) <= limit:
+        return "files " + ", ".join(files)
+    folds = entry["folds"]
+    span = f"{folds[0]}-{folds[-1]}" if folds == list(range(folds[0], folds[-1] + 1)) else ", ".join(map(str, folds))
+    splits = f" and {{split}} = {', '.join(entry['splits'].values())}" if entry.get("splits") else ""
+    return f"files {entry['pattern']} for {{fold}} = {span}{splits}"
+
+
+def _check_files_sha256(name: str, entry: dict, root: Path) -> None:
+    """Verify ``files_sha256`` (paths relative to the data root ``root``)."""
+    for rel, expected in entry.get("files_sha256", {}).items():
+        p = root.joinpath(*PurePosixPath(rel).parts)
+        if not p.is_file():
+            raise FetchError(f"{name}: {rel} (listed in files_sha256) is missing from the extracted data")
+        got = file_digests(p, ("sha256",), entry.get("hash_newlines", "raw"))["sha256"]
+        if got != expected:
+            mode = " (CRLF counted as LF)" if entry.get("hash_newlines") == "lf" else ""
+            raise FetchError(f"{name}: {rel}: sha256 mismatch{mode}: expected {expected}, got {got}")
+
+
+def _data_files(folder: Path, only=None) -> list[Path]:
+    if only is not None:
+        return sorted(only)
+    out = []
+    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
+        dirnames.sort()
+        out += [Path(dirpath) / f for f in sorted(filenames) if not (f == MARKER and Path(dirpath) == folder)]
+    return out
+
+
+def _finish(name: str, entry: dict, dest: Path, seed, source: dict, archive_info: dict | None,
+            data_root: Path, files: list[Path]) -> Path:
+    records = {}
+    for p in files:
+        rel = os.path.relpath(p, dest).replace(os.sep, "/")
+        records[rel] = {"sha256": file_digests(p)["sha256"], "size": p.stat().st_size}
+    manifest = {
+        "format": MANIFEST_FORMAT,
+        "dataset": name,
+        "fingerprint": _fingerprint(entry, seed),
+        "source": source,
+        "archive": archive_info,
+        "data_root": os.path.relpath(data_root, dest).replace(os.sep, "/"),
+        "files": records,
+    }
+    if entry.get("layout") == "synthetic":
+        manifest["seed"] = seed
+    path = dest / MANIFEST
+    _write_json_atomic(path, manifest)
+    log.info("%s: %d files ready under %s", name, len(records), data_root)
+    return path
+
+
+def _install_tree(name: str, entry: dict, dest: Path, tmp: Path) -> Path:
+    """Verify the extracted tree ``tmp`` and rename it to ``dest/data``; return the data root."""
+    root = locate_data_root(entry, tmp, what=name)
+    _check_files_sha256(name, entry, root)
+    rel = root.relative_to(tmp)
+    os.chmod(tmp, 0o755)
+    (tmp / MARKER).write_text("extracted by ltrfs.datasets.download.fetch; replaced by the next fetch\n")
+    final = dest / DATA_DIR
+    os.replace(tmp, final)
+    return final / rel
+
+
+def fetch(name: str, entry: dict, dest, mirror=None, seed: int = 0, *, force: bool = False,
+          keep_archive: bool = True, timeout: float = 60.0) -> Path:
+    """Put dataset ``name`` (a validated registry entry) under ``dest`` and return the path of
+    ``dest/manifest.json``, which is written last.
+
+    Sources, first found wins: for manual entries and entries without urls or path, data
+    already extracted into ``dest``; an archive already in ``dest`` (earlier download, or put
+    there by hand); ``mirror/<archive>``; each URL of ``urls`` in order; the local ``path``
+    (folder or archive). A synthetic entry is generated with ``seed``. The archive checksum
+    and ``files_sha256`` are verified; a failed check raises FetchError (one line) and removes
+    what was downloaded. An existing complete manifest for the same entry returns at once
+    unless ``force``.
+    """
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    manifest = dest / MANIFEST
+    if not force and manifest_ok(dest, entry, seed):
+        log.info("%s: already fetched (%s)", name, manifest)
+        return manifest
+    manifest.unlink(missing_ok=True)
+    data_dir = dest / DATA_DIR
+    if data_dir.exists() and not data_dir.is_symlink() and not (data_dir / MARKER).exists():
+        raise FetchError(f"{name}: {data_dir} was not made by ltrfs and would be replaced; move it away "
+                         f"(files downloaded by hand go directly in {dest})")
+    for leftover in [data_dir, *dest.glob(".tmp-extract-*"), *dest.glob(".*.part-*"), *dest.glob(f".{MANIFEST}.*")]:
+        if leftover.exists() or leftover.is_symlink():
+            _remove(leftover)
+
+    if entry["layout"] == "synthetic":
+        from ltrfs.datasets import synthetic
+
+        tmp = Path(tempfile.mkdtemp(prefix=".tmp-extract-", dir=dest))
+        try:
+            synthetic.generate(tmp, **(entry.get("generator") or {}), seed=seed)
+            root = _install_tree(name, entry, dest, tmp)
+        except BaseException:
+            _remove(tmp)
+            raise
+        return _finish(name, entry, dest, seed, {"kind": "synthetic", "seed": seed}, None, root,
+                       _data_files(dest / DATA_DIR))
+
+    if mirror is not None and not Path(mirror).is_dir():
+        log.warning("%s: mirror folder %s does not exist; ignoring it", name, mirror)
+    archive_name = entry.get("archive")
+    fmt = entry.get("format")
+    checksum = entry.get("checksum")
+    local_path = Path(os.path.expandvars(os.path.expanduser(entry["path"]))) if entry.get("path") else None
+    by_hand = entry.get("manual") or (not entry.get("urls") and local_path is None)
+
+    # 1. data extracted into dest by hand
+    if by_hand:
+        try:
+            root = locate_data_root(entry, dest, what=name, skip=(DATA_DIR,))
+        except DataError:
+            root = None
+        if root is not None:
+            _check_files_sha256(name, entry, root)
+            files = [p for p in expected_files(entry, root)]
+            return _finish(name, entry, dest, seed, {"kind": "local files", "location": str(dest)}, None, root, files)
+
+    # 2-4. an archive: in dest, in the mirror, or downloaded
+    archive_path, source, digests, downloaded = None, None, None, False
+    if archive_name and fmt != "dir":
+        cached = dest / archive_name
+        if cached.is_file():
+            try:
+                digests = verify_checksum(cached, checksum, name)
+            except FetchError:
+                if entry.get("urls") and not entry.get("manual"):
+                    cached.unlink()  # an earlier download gone bad: a rerun downloads again
+                raise
+            archive_path, source = cached, {"kind": "cache", "location": str(cached)}
+        elif mirror is not None and (Path(mirror) / archive_name).is_file():
+            archive_path = Path(mirror) / archive_name
+            digests = verify_checksum(archive_path, checksum, f"{name} (mirror)")
+            source = {"kind": "mirror", "location": str(archive_path.resolve())}
+        elif entry.get("urls") and not entry.get("manual"):
+            errors = []
+            for url in entry["urls"]:
+                log.info("%s: downloading %s", name, url)
+                try:
+                    digests = download(url, cached, checksum=checksum, what=name, timeout=timeout)
+                except FetchError as exc:
+                    errors.append(str(exc))
+                    log.warning("%s", exc)
+                    continue
+                except (OSError, ValueError, http.client.HTTPException) as exc:
+                    reason = getattr(exc, "reason", None) or exc
+                    errors.append(f"{name}: cannot download {url}: {reason}")
+                    log.warning("%s", errors[-1])
+                    continue
+                archive_path, source, downloaded = cached, {"kind": "url", "location": url}, True
+                break
+            if archive_path is None:
+                more = f" (and {len(errors) - 1} more failed url(s))" if len(errors) > 1 else ""
+                raise FetchError(errors[-1] + more)
+
+    # 5. a local path
+    if archive_path is None and local_path is not None:
+        if local_path.is_dir():
+            root = locate_data_root(entry, local_path, what=name)
+            _check_files_sha256(name, entry, root)
+            link = dest / DATA_DIR
+            os.symlink(local_path.resolve(), link, target_is_directory=True)
+            root = link / root.relative_to(local_path)
+            return _finish(name, entry, dest, seed, {"kind": "path", "location": str(local_path.resolve())},
+                           None, root, expected_files(entry, root))
+        if not local_path.is_file():
+            raise FetchError(f"{name}: path {local_path} does not exist")
+        archive_path = local_path
+        digests = verify_checksum(archive_path, checksum, name)
+        source = {"kind": "path", "location": str(local_path.resolve())}
+        if fmt in (None, "dir"):
+            from ltrfs.datasets.registry import format_of
+
+            fmt = format_of(local_path.name)
+
+    # 6. nothing found
+    if archive_path is None:
+        where = str(dest.resolve()) + (f" (or in the mirror folder {Path(mirror).resolve()})" if mirror else "")
+        wanted = (f"{archive_name} (or its extracted {_expected_description(entry)})" if archive_name
+                  else f"the {_expected_description(entry)}")
+        if entry.get("manual"):
+            raise FetchError(f"{name} must be downloaded by hand: {entry['instructions'].strip()} "
+                             f"Put {wanted} in {where}")
+        home = f" from {entry['homepage']}" if entry.get("homepage") else ""
+        raise FetchError(f"{name}: no source to fetch from; download {wanted}{home} and put it in {where}")
+
+    # extract and verify
+    tmp = Path(tempfile.mkdtemp(prefix=".tmp-extract-", dir=dest))
+    try:
+        log.info("%s: extracting %s", name, archive_path.name)
+        extract(archive_path, tmp, fmt or "file", entry.get("extract"))
+        root = _install_tree(name, entry, dest, tmp)
+    except BaseException as exc:
+        _remove(tmp)
+        if downloaded and isinstance(exc, DataError):  # bad content: download again next time
+            archive_path.unlink(missing_ok=True)
+        raise  # an interruption keeps the verified download for the rerun
+    archive_info = {"name": archive_path.name, "size": archive_path.stat().st_size, **digests}
+    result = _finish(name, entry, dest, seed, source, archive_info, root, _data_files(dest / DATA_DIR))
+    if downloaded and not keep_archive:
+        archive_path.unlink(missing_ok=True)
+    return result

@@ -1,0 +1,226 @@
+"""Train/vali/test splits of a fetched dataset, one fold at a time.
+
+* layout ``folds``: the official fold files, read as they are;
+* layout ``split``: one official train/vali/test split (fold 1);
+* layout ``train_test``: official train/test; vali = a seeded fraction of the training queries;
+* layouts ``single`` and ``synthetic``: one file; its queries are shuffled with the seed and cut
+  into n subsets S_1..S_n (sizes differ by at most one), and fold i uses the LETOR rotation:
+  train S_i, S_{i+1}, ..., S_{i+n-3}; vali S_{i+n-2}; test S_{i+n-1} (indices mod n, 1-based),
+  i.e. for n = 5 fold 1 trains on S1, S2, S3, validates on S4 and tests on S5. The partition
+  depends on the seed only, never on the fold, so the test sets of the n folds partition the
+  queries. Within a split, queries keep their file order (subset by subset).
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path, PurePosixPath
+
+import numpy as np
+
+from ltrfs.data import DataError, RankingData
+
+MAX_DEPTH = 4
+
+
+def rotation(fold: int, n: int = 5) -> dict[str, list[int]]:
+    """The 1-based subsets of ``fold`` in the LETOR rotation of ``n`` subsets.
+
+    ``rotation(1)`` = {"train": [1, 2, 3], "vali": [4], "test": [5]};
+    ``rotation(2)`` = {"train": [2, 3, 4], "vali": [5], "test": [1]}.
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 3:
+        raise ValueError(f"rotation: n must be an integer >= 3, got {n!r}")
+    if isinstance(fold, bool) or not isinstance(fold, (int, np.integer)) or not 1 <= fold <= n:
+        raise ValueError(f"rotation: fold must be in 1..{n}, got {fold!r}")
+    s = [(fold - 1 + j) % n + 1 for j in range(n)]
+    return {"train": s[: n - 2], "vali": [s[n - 2]], "test": [s[n - 1]]}
+
+
+def query_subsets(n_queries: int, n: int = 5, seed: int = 0) -> list[np.ndarray]:
+    """Shuffle query positions 0..n_queries-1 with ``seed`` and cut them into ``n`` subsets
+    (sizes differ by at most one); each subset is returned sorted (file order)."""
+    if n_queries < n:
+        raise ValueError(f"cannot cut {n_queries} queries into {n} subsets")
+    perm = np.random.default_rng(seed).permutation(n_queries)
+    return [np.sort(part) for part in np.array_split(perm, n)]
+
+
+def carve_validation(n_queries: int, fraction: float = 0.2, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(train, vali) query positions: ``round(fraction * n_queries)`` queries (at least 1, at most
+    n_queries - 1) drawn with ``seed`` go to vali; both returned sorted (file order)."""
+    if n_queries < 2:
+        raise ValueError(f"cannot carve a validation split out of {n_queries} query")
+    if not 0 < fraction < 1:
+        raise ValueError(f"vali_fraction must be in (0, 1), got {fraction!r}")
+    n_vali = min(max(int(round(fraction * n_queries)), 1), n_queries - 1)
+    perm = np.random.default_rng(seed).permutation(n_queries)
+    return np.sort(perm[n_vali:]), np.sort(perm[:n_vali])
+
+
+# ----------------------------------------------------------------------------- file locations
+
+def _file_names(entry: dict, fold: int) -> dict[str, str]:
+    """split key (train/vali/test, or "all") -> relative file path of ``fold``."""
+    pattern = entry["pattern"]
+    if entry["layout"] in ("single", "synthetic"):
+        return {"all": pattern}
+    return {key: pattern.format(fold=fold, split=name) for key, name in entry["splits"].items()}
+
+
+def expected_files(entry: dict, root=None) -> list[Path]:
+    """Every data file the entry needs (all folds), relative to the data root or under ``root``."""
+    seen, out = set(), []
+    for fold in entry["folds"]:
+        for rel in _file_names(entry, fold).values():
+            if rel not in seen:
+                seen.add(rel)
+                out.append(Path(*PurePosixPath(rel).parts))
+    return [Path(root) / p for p in out] if root is not None else out
+
+
+def locate_data_root(entry: dict, base, *, what: str | None = None, skip=()) -> Path:
+    """The folder under ``base`` (``base`` itself or a subfolder up to 4 levels down) holding the
+    entry's data files: ``base`` when the first file is there, else the unique subfolder where it
+    is. All files of all folds must exist there. Hidden folders and ``skip`` names are ignored.
+    Raises DataError (one line) when nothing or more than one folder matches, or a file is missing.
+    """
+    base = Path(base)
+    what = what or entry.get("name", "dataset")
+    files = expected_files(entry)
+    first = files[0]
+    if (base / first).is_file():
+        root = base
+    else:
+        found = []
+        for dirpath, dirnames, _ in os.walk(base, followlinks=True):
+            depth = len(Path(dirpath).relative_to(base).parts)
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and not (depth == 0 and d in skip))
+            if depth >= MAX_DEPTH:
+                dirnames[:] = []
+            if depth and (Path(dirpath) / first).is_file():
+                found.append(Path(dirpath))
+        if not found:
+            raise DataError(f"{what}: {first.as_posix()} (pattern {entry['pattern']}) not found in {base} "
+                            f"or its subfolders")
+        if len(found) > 1:
+            where = ", ".join(str(f.relative_to(base)) for f in found[:3])
+            raise DataError(f"{what}: {first.as_posix()} found in several folders of {base} ({where}); "
+                            "make the entry's pattern more specific")
+        root = found[0]
+    missing = [p.as_posix() for p in files if not (root / p).is_file()]
+    if missing:
+        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+        raise DataError(f"{what}: {missing[0]}{more} missing in {root}")
+    return root
+
+
+def data_root(entry: dict, root) -> Path:
+    """Where the data files of a fetched dataset are: the manifest's ``data_root`` when
+    ``root/manifest.json`` exists, else found under ``root`` by :func:`locate_data_root`."""
+    root = Path(root)
+    manifest = root / "manifest.json"
+    if manifest.is_file():
+        try:
+            rel = json.loads(manifest.read_text())["data_root"]
+        except (ValueError, KeyError, TypeError):
+            raise DataError(f"{manifest}: unreadable manifest; delete it and fetch again") from None
+        return root / rel
+    return locate_data_root(entry, root)
+
+
+def fold_files(entry: dict, root, fold: int) -> dict[str, Path]:
+    """split -> path of the file(s) of ``fold`` (key ``all`` for single-file layouts)."""
+    _check_fold(entry, fold)
+    base = data_root(entry, root)
+    return {key: base / Path(*PurePosixPath(rel).parts) for key, rel in _file_names(entry, fold).items()}
+
+
+def _check_fold(entry: dict, fold) -> None:
+    if fold not in entry["folds"]:
+        raise ValueError(f"dataset {entry.get('name', '?')!r} has no fold {fold!r}; folds: {entry['folds']}")
+
+
+# ----------------------------------------------------------------------------- reading
+
+def _line_of_row(path: Path, row: int) -> str:
+    """``path:line`` of data row ``row`` (0-based) of a plain text file, or ``path, data row N``."""
+    try:
+        with open(path, "rb") as fh:
+            k = -1
+            for lineno, line in enumerate(fh, 1):
+                text = line.strip()
+                if text and not text.startswith(b"#"):
+                    k += 1
+                    if k == row:
+                        return f"{path}:{lineno}"
+    except OSError:
+        pass
+    return f"{path}, data row {row + 1}"
+
+
+def _read(entry: dict, path: Path, n_features) -> RankingData:
+    from ltrfs import io
+
+    data = io.read_letor(path, n_features=n_features, null_policy=entry.get("null_policy", "min"))
+    levels = entry.get("label_levels")
+    if levels is not None:
+        bad = np.flatnonzero((data.y < 0) | (data.y >= levels))
+        if len(bad):
+            r = int(bad[0])
+            raise DataError(f"{_line_of_row(path, r)}: label {int(data.y[r])} outside the declared levels "
+                            f"0..{levels - 1} of dataset {entry.get('name', '?')!r} (label_levels: {levels})")
+    return data
+
+
+def _pad(data: RankingData, d: int) -> RankingData:
+    if data.n_features == d:
+        return data
+    X = np.zeros((data.n_rows, d), np.float32)
+    X[:, : data.n_features] = data.X
+    return RankingData(X, data.y, data.query_ptr, data.query_ids, data.docids)
+
+
+def _read_splits(entry: dict, paths: dict[str, Path]) -> dict[str, RankingData]:
+    n = entry.get("n_features")
+    out = {key: _read(entry, path, n) for key, path in paths.items()}
+    if n is None:  # inferred: the widest file decides, the narrower ones get zero columns
+        d = max(data.n_features for data in out.values())
+        out = {key: _pad(data, d) for key, data in out.items()}
+    return out
+
+
+def load_fold(entry: dict, root, fold: int, seed: int = 0) -> dict[str, RankingData]:
+    """The ``train``, ``vali`` and ``test`` splits of ``fold`` of a fetched dataset.
+
+    entry   a validated registry entry (``registry.load_registry``)
+    root    the dataset folder (``resources/{name}``, with its manifest.json) or any folder
+            holding the data files
+    fold    a fold number of ``entry["folds"]``
+    seed    shuffles the queries of single-file datasets (layouts single/synthetic) into
+            subsets, and draws the validation queries of train_test datasets; unused for
+            official folds. Use the same seed for every fold of a dataset.
+
+    Features are read with the entry's ``n_features`` (an index above it is an error) and
+    ``null_policy``; labels outside 0..label_levels-1 raise DataError naming the file and line.
+    """
+    _check_fold(entry, fold)
+    paths = fold_files(entry, root, fold)
+    layout = entry["layout"]
+    if layout in ("folds", "split"):
+        return _read_splits(entry, paths)
+    if layout == "train_test":
+        parts = _read_splits(entry, paths)
+        train_idx, vali_idx = carve_validation(parts["train"].n_queries, entry.get("vali_fraction") or 0.2, seed)
+        train = parts["train"]
+        return {"train": train.subset_queries(train_idx), "vali": train.subset_queries(vali_idx),
+                "test": parts["test"]}
+    data = _read_splits(entry, paths)["all"]
+    n = entry.get("n_folds") or 5
+    try:
+        subsets = query_subsets(data.n_queries, n, seed)
+    except ValueError as exc:
+        raise DataError(f"{paths['all']}: {exc}") from None
+    rot = rotation(fold, n)
+    return {split: data.subset_queries(np.concatenate([subsets[s - 1] for s in rot[split]]))
+            for split in ("train", "vali", "test")}
