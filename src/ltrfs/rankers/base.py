@@ -1,0 +1,145 @@
+"""The ranker interface shared by every learning-to-rank model, and input validation.
+
+A ranker follows scikit-learn's estimator conventions (``get_params``, ``set_params`` and
+``sklearn.base.clone`` work): the constructor takes hyperparameters only and stores each one
+under its own name; ``fit(X, y, qid, X_val=None, y_val=None, qid_val=None)`` learns and
+returns ``self``; ``predict(X)`` gives float64 scores (m,); learned state lives in attributes
+ending with ``_``.
+
+Class attributes:
+
+    name          the ranker's name in configs and on the command line
+    default_grid  dict[str, list]: hyperparameter grid used when the config gives none (the
+                  workflow picks the grid point by a validation metric)
+
+Inputs (validated at the edge with one-line ``ValueError`` messages):
+
+    X    (m, d) finite numbers, one row per query-document pair
+    y    (m,) integer relevance labels (integer-valued floats are accepted)
+    qid  (m,) query id of every row; the rows of one query must be contiguous
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from ltrfs.estimator import Estimator, NotFittedError
+
+from ltrfs.data import query_ptr_from_qid
+
+
+class Ranker(Estimator):
+    """Base class of the rankers (see the module docstring for the contract)."""
+
+    #: name used in configs and on the command line
+    name: str = ""
+    #: hyperparameter grid used when the configuration gives none
+    default_grid: dict = {}
+
+    def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):  # pragma: no cover
+        raise NotImplementedError
+
+    def predict(self, X) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def _check_fitted(self, attribute: str) -> None:
+        if not hasattr(self, attribute):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit() first")
+
+
+def check_positive_int(value, what: str, *, minimum: int = 1) -> int:
+    """``value`` as an int >= minimum, else a one-line ValueError naming the parameter."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < minimum:
+        extra = " (ltrfs never uses all cores implicitly: give a thread count)" if what == "n_jobs" else ""
+        raise ValueError(f"{what} must be an integer >= {minimum}; got {value!r}{extra}")
+    return int(value)
+
+
+def check_positive_float(value, what: str, *, allow_zero: bool = False) -> float:
+    """``value`` as a finite float > 0 (>= 0 with allow_zero), else a one-line ValueError."""
+    ok = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and np.isfinite(value)
+    if not ok or value < 0 or (value == 0 and not allow_zero):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{what} must be a finite number {bound}; got {value!r}")
+    return float(value)
+
+
+def check_X(X, what: str = "X", *, n_features: int | None = None, dtype=np.float64) -> np.ndarray:
+    """X as a C-contiguous (m, d) array of ``dtype`` with finite values and at least one row.
+
+    With ``n_features``, the number of columns must match (the width seen in ``fit``).
+    A scipy sparse matrix is densified.
+    """
+    if hasattr(X, "toarray") and hasattr(X, "nnz"):  # scipy.sparse, e.g. from load_svmlight_file
+        X = X.toarray()
+    try:
+        X = np.asarray(X)
+    except Exception as exc:  # ragged lists and the like
+        raise ValueError(f"{what} is not a numeric array: {exc}") from None
+    if X.ndim != 2:
+        raise ValueError(f"{what} must be a 2-D array (rows x features); got shape {X.shape}")
+    if X.dtype.kind not in "biuf":
+        raise ValueError(f"{what} must hold numbers; got dtype {X.dtype}")
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"{what} is empty (shape {X.shape})")
+    if n_features is not None and X.shape[1] != n_features:
+        raise ValueError(f"{what} has {X.shape[1]} features but the model was fitted with {n_features}")
+    X = np.ascontiguousarray(X, dtype=dtype)
+    if X.dtype.kind == "f" and not np.isfinite(X).all():
+        row, col = np.argwhere(~np.isfinite(X))[0]
+        raise ValueError(f"{what} contains NaN or inf (first at row {row}, feature column {col}); "
+                         "clean the data first")
+    return X
+
+
+def check_labels(y, m: int, what: str = "y") -> np.ndarray:
+    """y as int64 (m,), integer-valued; a one-line ValueError otherwise."""
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"{what} must be 1-D (one label per row); got shape {y.shape}")
+    if len(y) != m:
+        raise ValueError(f"{what} has {len(y)} labels but X has {m} rows")
+    if y.dtype.kind in "biu":
+        return y.astype(np.int64)
+    if y.dtype.kind != "f":
+        raise ValueError(f"{what} must hold integer relevance labels; got dtype {y.dtype}")
+    bad = ~np.isfinite(y) | (y != np.round(y))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{what} must hold integer relevance labels; row {i} has {y[i].item()!r}")
+    return y.astype(np.int64)
+
+
+def check_qid(qid, m: int, what: str = "qid") -> np.ndarray:
+    """query_ptr int64 (q + 1,) from per-row query ids; the rows of a query must be contiguous."""
+    qid = np.asarray(qid)
+    if qid.ndim != 1:
+        raise ValueError(f"{what} must be 1-D (one query id per row); got shape {qid.shape}")
+    if len(qid) != m:
+        raise ValueError(f"{what} has {len(qid)} entries but X has {m} rows")
+    starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
+    ids = qid[starts]
+    uniq, counts = np.unique(ids, return_counts=True)
+    if (counts > 1).any():
+        bad = uniq[counts > 1][0].item()
+        rows = starts[ids == bad][:2]
+        raise ValueError(f"{what}: the rows of query {bad!r} are not contiguous (runs start at rows "
+                         f"{rows[0]} and {rows[1]}); sort the rows by query first")
+    query_ptr, _ = query_ptr_from_qid(qid)
+    return query_ptr
+
+
+def check_fit_inputs(X, y, qid, *, prefix: str = "", dtype=np.float64):
+    """Validate one (X, y, qid) triple -> (X, y int64, query_ptr int64).
+
+    ``prefix`` names the split in messages (``"X_val"`` etc. when prefix is ``"_val"``).
+    """
+    X = check_X(X, f"X{prefix}", dtype=dtype)
+    y = check_labels(y, X.shape[0], f"y{prefix}")
+    query_ptr = check_qid(qid, X.shape[0], f"qid{prefix}")
+    return X, y, query_ptr
+
+
+def group_ids(query_ptr: np.ndarray) -> np.ndarray:
+    """int64 (m,): 0, 0, ..., 1, 1, ...: the position of each row's query (sorted, contiguous)."""
+    return np.repeat(np.arange(len(query_ptr) - 1, dtype=np.int64), np.diff(query_ptr))

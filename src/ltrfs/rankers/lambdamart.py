@@ -1,0 +1,168 @@
+"""LambdaMART through XGBoost (``xgboost.XGBRanker``, objective ``rank:ndcg``).
+
+Preset (Gupta & Rosso's LambdaMART: 1000 trees, learning rate 0.1, 10 leaves): histogram
+trees grown leaf-wise (``tree_method="hist"``, ``grow_policy="lossguide"``, ``max_leaves=10``,
+``max_depth=0``), ``n_estimators=1000``, ``learning_rate=0.1``. With a validation split,
+training stops when XGBoost's ``ndcg@10`` on it has not improved for ``early_stopping_rounds``
+rounds, and only the trees up to the best round are kept (the booster is sliced, so
+``predict`` and the pickled model use exactly those trees). Without a validation split all
+``n_estimators`` trees are grown.
+
+XGBoost 3.x facts this wrapper relies on: ``fit(X, y, qid=...)`` needs the rows of a query
+contiguous and the qid array sorted, so the wrapper passes its own sorted group index
+(0, 0, ..., 1, 1, ...) rather than the caller's query ids; ``eval_set``/``eval_qid`` carry the
+validation split; the last metric of the last eval set drives early stopping, and
+``best_iteration`` is 0-based. Labels must be integers in 0..31 (exponential gain 2^y - 1).
+Pair construction and the remaining LambdaMART settings are XGBoost's defaults
+(``lambdarank_pair_method="topk"``, 32 pairs per document, ``lambdarank_normalization=True``,
+``reg_lambda=1``); change them through ``params``.
+"""
+from __future__ import annotations
+
+import logging
+import time
+
+import numpy as np
+
+from ltrfs.rankers.base import (Ranker, check_X, check_fit_inputs, check_positive_float,
+                                check_positive_int, group_ids)
+
+log = logging.getLogger(__name__)
+
+#: wrapper parameters that ``params`` may not repeat (they have their own argument)
+_OWN = ("n_estimators", "learning_rate", "max_leaves", "early_stopping_rounds", "min_child_weight",
+        "subsample", "random_state", "n_jobs")
+#: keys the wrapper sets itself, with the XGBoost synonyms that would contradict them
+_FIXED_SYNONYMS = {"eta": "learning_rate", "seed": "random_state", "nthread": "n_jobs",
+                   "num_boost_round": "n_estimators", "max_leaf_nodes": "max_leaves"}
+_MAX_LABEL = 31
+
+
+class LambdaMART(Ranker):
+    """LambdaMART (XGBoost ``rank:ndcg``) with the FS-ED preset.
+
+    Parameters
+    ----------
+    n_estimators : int, default 1000        boosting rounds (trees)
+    learning_rate : float, default 0.1      shrinkage
+    max_leaves : int, default 10            leaves per tree (leaf-wise growth, no depth limit)
+    early_stopping_rounds : int or None, default 100
+        with a validation split, stop when vali ndcg@10 has not improved for this many rounds;
+        None disables early stopping.
+    min_child_weight : float, default 0.1
+        minimum hessian sum in a leaf. LambdaMART's hessians are small (|delta NDCG|-weighted
+        sigma'(.) terms: about 0.07 per row on MQ2008 Fold 1), so XGBoost's default of 1
+        means roughly 14 rows per leaf; 0.1 (about 1-2 rows) is close to RankLib's
+        "minimum leaf support 1". On MQ2008 Fold 1 the values 0, 0.1 and 1 give the same model.
+    subsample : float, default 1.0          row subsampling per tree (randomness -> random_state)
+    random_state : int, default 0           seed
+    n_jobs : int, default 1                 XGBoost threads (``nthread``)
+    params : dict or None                   any other XGBoost parameter (e.g. ``reg_lambda``,
+                                            ``lambdarank_pair_method``, ``objective``)
+
+    Attributes
+    ----------
+    booster_ : xgboost.Booster   the model, sliced to the trees 0..best_iteration_
+    best_iteration_ : int        0-based index of the last tree used
+    best_score_ : float or None  vali ndcg@10 (XGBoost's convention) at best_iteration_
+    evals_result_ : dict         per-round vali metric (empty without a validation split)
+    n_features_in_ : int
+    """
+
+    name = "lambdamart"
+    default_grid: dict = {}
+
+    def __init__(self, n_estimators=1000, learning_rate=0.1, max_leaves=10, early_stopping_rounds=100,
+                 min_child_weight=0.1, subsample=1.0, random_state=0, n_jobs=1, params=None):
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.max_leaves = max_leaves
+        self.early_stopping_rounds = early_stopping_rounds
+        self.min_child_weight = min_child_weight
+        self.subsample = subsample
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.params = params
+
+    def _xgb_params(self) -> dict:
+        n_estimators = check_positive_int(self.n_estimators, "n_estimators")
+        learning_rate = check_positive_float(self.learning_rate, "learning_rate")
+        max_leaves = check_positive_int(self.max_leaves, "max_leaves", minimum=2)
+        min_child_weight = check_positive_float(self.min_child_weight, "min_child_weight", allow_zero=True)
+        subsample = check_positive_float(self.subsample, "subsample")
+        if subsample > 1:
+            raise ValueError(f"subsample must be in (0, 1]; got {self.subsample!r}")
+        random_state = check_positive_int(self.random_state, "random_state", minimum=0)
+        n_jobs = check_positive_int(self.n_jobs, "n_jobs")
+        if not isinstance(self.params, (dict, type(None))):
+            raise ValueError(f"params must be a dict of XGBoost parameters or None; got {type(self.params).__name__}")
+        extra = dict(self.params or {})
+        for key in extra:
+            if key in _OWN:
+                raise ValueError(f"params[{key!r}] repeats the LambdaMART parameter {key!r}; set that instead")
+            if key in _FIXED_SYNONYMS:
+                raise ValueError(f"params[{key!r}] is XGBoost's name for {_FIXED_SYNONYMS[key]!r}; "
+                                 f"set the LambdaMART parameter {_FIXED_SYNONYMS[key]!r} instead")
+        out = {"objective": "rank:ndcg", "tree_method": "hist", "grow_policy": "lossguide",
+               "max_leaves": max_leaves, "max_depth": 0, "n_estimators": n_estimators,
+               "learning_rate": learning_rate, "min_child_weight": min_child_weight,
+               "subsample": subsample, "random_state": random_state, "n_jobs": n_jobs,
+               "eval_metric": "ndcg@10"}
+        out.update(extra)
+        return out
+
+    def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
+        """Fit on (X (m, d), y (m,), qid (m,)); early stopping on (X_val, y_val, qid_val) if given."""
+        import xgboost as xgb
+
+        params = self._xgb_params()
+        X, y, query_ptr = check_fit_inputs(X, y, qid, dtype=np.float32)
+        _check_label_range(y, "y")
+        val = (X_val, y_val, qid_val)
+        if any(v is not None for v in val) and any(v is None for v in val):
+            raise ValueError("give all of X_val, y_val and qid_val, or none of them")
+        early = self.early_stopping_rounds
+        if early is not None:
+            early = check_positive_int(early, "early_stopping_rounds")
+        fit_kw = {}
+        if X_val is not None:
+            Xv, yv, ptr_v = check_fit_inputs(X_val, y_val, qid_val, prefix="_val", dtype=np.float32)
+            if Xv.shape[1] != X.shape[1]:
+                raise ValueError(f"X_val has {Xv.shape[1]} features but X has {X.shape[1]}")
+            _check_label_range(yv, "y_val")
+            fit_kw = {"eval_set": [(Xv, yv)], "eval_qid": [group_ids(ptr_v)]}
+        else:
+            early = None
+        start = time.perf_counter()
+        model = xgb.XGBRanker(early_stopping_rounds=early, **params)
+        model.fit(X, y, qid=group_ids(query_ptr), verbose=False, **fit_kw)
+        booster = model.get_booster()
+        n_rounds = booster.num_boosted_rounds()
+        if early is not None:
+            best = int(model.best_iteration)
+            self.best_score_ = float(model.best_score)
+        else:
+            best = n_rounds - 1
+            self.best_score_ = None
+        self.evals_result_ = model.evals_result() if fit_kw else {}
+        self.booster_ = booster[: best + 1] if best + 1 < n_rounds else booster
+        self.booster_.set_param({"nthread": params["n_jobs"]})
+        self.best_iteration_ = best
+        self.n_features_in_ = X.shape[1]
+        self.seconds_ = time.perf_counter() - start
+        log.debug("LambdaMART: %d rounds grown, best iteration %d (vali ndcg@10 %s), %.2f s",
+                  n_rounds, best, self.best_score_, self.seconds_)
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        """Scores float64 (m,) from the trees 0..best_iteration_."""
+        self._check_fitted("booster_")
+        X = check_X(X, n_features=self.n_features_in_, dtype=np.float32)
+        return np.asarray(self.booster_.inplace_predict(X), dtype=np.float64)
+
+
+def _check_label_range(y: np.ndarray, what: str) -> None:
+    if y.min() < 0 or y.max() > _MAX_LABEL:
+        bad = int(np.flatnonzero((y < 0) | (y > _MAX_LABEL))[0])
+        raise ValueError(f"{what}: LambdaMART (rank:ndcg) needs labels in 0..{_MAX_LABEL}; "
+                         f"row {bad} has {y[bad]}")
