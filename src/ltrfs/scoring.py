@@ -1,0 +1,71 @@
+"""Per-feature scores shared by several selectors (SPEC section 2).
+
+Only the single-feature importance table lives here so far; Kendall similarity, Pearson and
+FS-ED divergence join it as further scorers. A *scorer* is a named function from a training
+split to a dict of arrays, cached per fold by the workflow's ``score`` stage as
+``scores/{scorer}.npz``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ltrfs import metrics
+from ltrfs.data import RankingData
+
+#: metric names of the single-feature table, in the order of ``metrics.evaluate``
+SINGLE_FEATURE_METRICS = tuple([f"p@{k}" for k in range(1, 11)] + ["map"]
+                               + [f"ndcg@{k}" for k in range(1, 11)] + ["meanndcg"])
+
+
+def single_feature_table(X: np.ndarray, y: np.ndarray, query_ptr: np.ndarray,
+                         convention: str = "letor4") -> dict[str, np.ndarray]:
+    """Rank every query by each feature alone and evaluate it (SPEC 2, "single-feature importance").
+
+    Returns float64 arrays of shape (d,) keyed ``"<metric>"`` for the descending ranking
+    (larger value first, ties in file order) and ``"<metric>:asc"`` for the ascending one, for
+    every metric of ``SINGLE_FEATURE_METRICS`` (P@1..10, MAP, NDCG@1..10, MeanNDCG), macro
+    averaged over queries in the given convention.
+    """
+    d = X.shape[1]
+    out = {name: np.empty(d) for name in SINGLE_FEATURE_METRICS}
+    out.update({f"{name}:asc": np.empty(d) for name in SINGLE_FEATURE_METRICS})
+    for f in range(d):
+        column = X[:, f].astype(np.float64)
+        for suffix, scores in (("", column), (":asc", -column)):
+            qm = metrics.evaluate(y, scores, query_ptr, convention=convention, max_k=10)
+            means = np.concatenate([qm.precision.mean(0), [qm.map.mean()],
+                                    qm.ndcg.mean(0), [qm.mean_ndcg.mean()]])
+            for name, value in zip(SINGLE_FEATURE_METRICS, means):
+                out[name + suffix][f] = value
+    return out
+
+
+def importance(table: dict[str, np.ndarray], metric: str = "ndcg@10",
+               orientation: str = "descending") -> tuple[np.ndarray, np.ndarray]:
+    """(importance (d,), sign (d,)) of every feature from a single-feature table.
+
+    ``orientation="descending"`` (the papers' reading): importance of ranking by the feature
+    as it is, sign +1. ``"best"``: the better of descending and ascending, with sign -1 where
+    ascending wins (the feature should be negated).
+    """
+    metric = metric.lower()
+    if metric not in SINGLE_FEATURE_METRICS:
+        raise ValueError(f"unknown importance metric {metric!r}; valid: {', '.join(SINGLE_FEATURE_METRICS)}")
+    desc = np.asarray(table[metric], dtype=np.float64)
+    if orientation == "descending":
+        return desc, np.ones_like(desc)
+    if orientation == "best":
+        asc = np.asarray(table[metric + ":asc"], dtype=np.float64)
+        sign = np.where(asc > desc, -1.0, 1.0)
+        return np.maximum(desc, asc), sign
+    raise ValueError(f"unknown orientation {orientation!r}; valid: descending, best")
+
+
+SCORERS = {"single_feature": single_feature_table}
+
+
+def compute(scorer: str, train: RankingData, convention: str) -> dict[str, np.ndarray]:
+    """Run the named scorer on a training split."""
+    if scorer not in SCORERS:
+        raise ValueError(f"unknown scorer {scorer!r}; valid: {', '.join(SCORERS)}")
+    return SCORERS[scorer](train.X, train.y, train.query_ptr, convention=convention)

@@ -1,0 +1,18 @@
+"""Feature selectors by name: ``SELECTORS[name]`` is the class, ``make_selector`` builds one."""
+from __future__ import annotations
+
+from ltrfs.selection.base import Selector
+from ltrfs.selection.importance import ImportanceTopK
+from ltrfs.selection.random_k import RandomK
+from ltrfs.selection.waf import WAF
+from ltrfs.util import build_estimator
+
+SELECTORS: dict[str, type[Selector]] = {cls.name: cls for cls in (WAF, RandomK, ImportanceTopK)}
+
+
+def make_selector(name: str, **params) -> Selector:
+    """A selector from its method name and parameters (one-line ValueError if either is unknown)."""
+    return build_estimator("method", SELECTORS, name, params)
+
+
+__all__ = ["SELECTORS", "Selector", "make_selector"]

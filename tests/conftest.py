@@ -1,0 +1,39 @@
+"""Shared fixtures: small ranking problems with planted structure, and the real MQ2008 data
+from ../shared/data when it is there."""
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ltrfs.data import RankingData
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+MQ2008_ZIP = SHARED_DATA / "MQ2008.zip"
+
+
+def planted(n_queries=40, d=6, informative=(2,), seed=0, levels=3) -> RankingData:
+    """Random queries of 5-30 documents; labels depend only on the ``informative`` features."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(5, 31, n_queries)
+    m = int(sizes.sum())
+    X = rng.random((m, d))
+    latent = X[:, list(informative)].sum(1) + 0.05 * rng.standard_normal(m)
+    cuts = np.quantile(latent, np.linspace(0, 1, levels + 1)[1:-1] + 0.15)
+    y = np.searchsorted(cuts, latent).astype(np.int32)
+    ptr = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    return RankingData(X.astype(np.float32), y, ptr, np.arange(100, 100 + n_queries, dtype=np.int64))
+
+
+@pytest.fixture(scope="session")
+def mq2008_dir(tmp_path_factory) -> Path:
+    """The extracted MQ2008 folder, or a skip saying where the archive was looked for."""
+    if not MQ2008_ZIP.exists():
+        pytest.skip(f"real-data check skipped: {MQ2008_ZIP} is absent")
+    root = tmp_path_factory.mktemp("mq2008")
+    with zipfile.ZipFile(MQ2008_ZIP) as archive:
+        archive.extractall(root)
+    return root / "MQ2008"

@@ -1,0 +1,87 @@
+import numpy as np
+import pytest
+
+from conftest import planted
+from ltrfs import metrics, scoring
+from ltrfs.selection import SELECTORS, make_selector
+
+
+def test_registry_names():
+    assert {"waf", "random", "importance"} <= set(SELECTORS)
+
+
+def test_waf_keeps_every_feature_whatever_k():
+    data = planted(d=7)
+    sel = make_selector("waf").fit(data.X, data.y, data.qid)
+    assert sel.ranking_.tolist() == list(range(7))
+    assert sel.support(3).tolist() == list(range(7))
+    assert sel.transform(data.X, 2).shape == (data.n_rows, 7)
+
+
+def test_random_is_a_seeded_permutation():
+    data = planted(d=12)
+    a = make_selector("random", random_state=5).fit(data.X, data.y, data.qid)
+    b = make_selector("random", random_state=5).fit(data.X, data.y, data.qid)
+    c = make_selector("random", random_state=6).fit(data.X, data.y, data.qid)
+    assert sorted(a.ranking_.tolist()) == list(range(12))
+    assert a.ranking_.tolist() == b.ranking_.tolist()
+    assert a.ranking_.tolist() != c.ranking_.tolist()
+    assert a.support(4).tolist() == a.ranking_[:4].tolist()
+
+
+def test_single_feature_table_matches_per_feature_metrics():
+    data = planted(d=5, seed=3)
+    table = scoring.single_feature_table(data.X, data.y, data.query_ptr, convention="letor4")
+    for f in range(5):
+        for name, metric in (("ndcg@10", "ndcg@10"), ("map", "map"), ("p@3", "p@3"), ("meanndcg", "meanndcg")):
+            want = metrics.metric_per_query(data.y, data.X[:, f], data.query_ptr, metric, "letor4").mean()
+            assert table[name][f] == pytest.approx(want, abs=1e-12)
+            want_asc = metrics.metric_per_query(data.y, -data.X[:, f].astype(float), data.query_ptr,
+                                                metric, "letor4").mean()
+            assert table[name + ":asc"][f] == pytest.approx(want_asc, abs=1e-12)
+
+
+def test_importance_finds_planted_features_and_orientation():
+    data = planted(d=8, informative=(2, 5), seed=1)
+    sel = make_selector("importance").fit(data.X, data.y, data.qid)
+    assert set(sel.ranking_[:2].tolist()) == {2, 5}
+    assert sel.scores_.shape == (8,)
+    # negate feature 5: descending importance drops it, "best" orientation recovers it with sign -1
+    X = data.X.copy()
+    X[:, 5] = -X[:, 5]
+    desc = make_selector("importance").fit(X, data.y, data.qid)
+    best = make_selector("importance", orientation="best").fit(X, data.y, data.qid)
+    assert 5 not in desc.ranking_[:2].tolist()
+    assert set(best.ranking_[:2].tolist()) == {2, 5}
+    assert best.sign_[5] == -1 and best.sign_[2] == 1
+
+
+def test_importance_uses_precomputed_table():
+    data = planted(d=4)
+    table = scoring.single_feature_table(data.X, data.y, data.query_ptr)
+    table = {key: value.copy() for key, value in table.items()}
+    table["ndcg@10"][:] = [0.1, 0.4, 0.3, 0.2]  # the stored scores decide, not a recomputation
+    sel = make_selector("importance").fit(data.X, data.y, data.qid, precomputed={"single_feature": table})
+    assert sel.ranking_.tolist() == [1, 2, 3, 0]
+
+
+def test_support_rejects_k_outside_range():
+    data = planted(d=4)
+    sel = make_selector("importance").fit(data.X, data.y, data.qid)
+    with pytest.raises(ValueError, match=r"k=5 is outside 1\.\.4"):
+        sel.support(5)
+
+
+@pytest.mark.parametrize("name, params, message", [
+    ("gas", {}, r"unknown method 'gas'; valid: importance, random, waf"),
+    ("importance", {"metrc": "map"}, r"method 'importance' has no parameter 'metrc'; valid: metric, orientation, convention"),
+])
+def test_make_selector_errors(name, params, message):
+    with pytest.raises(ValueError, match=message):
+        make_selector(name, **params)
+
+
+def test_importance_rejects_unknown_metric():
+    data = planted(d=3)
+    with pytest.raises(ValueError, match="unknown importance metric 'ndcg@11'"):
+        make_selector("importance", metric="ndcg@11").fit(data.X, data.y, data.qid)
