@@ -1,0 +1,224 @@
+"""The ``ltrfs`` command line: the workflow's operations on single files, for researchers who
+work outside Snakemake (the way RankLib users do).
+
+    ltrfs eval --convention letor4 DATA SCORES [--per-query]
+    ltrfs select --method NAME [--set key=value ...] TRAIN [--vali VALI] [--out FILE]
+    ltrfs train --ranker NAME [--set key=value ...] TRAIN [--vali VALI]
+                [--features 3,7,12 | --selection FILE --k K] --out MODEL
+    ltrfs predict MODEL DATA
+    ltrfs datasets
+
+Data files are LETOR/SVMlight text (optionally .gz) or the workflow's .npz cache. Feature ids
+are 1-based as in the data files.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import numpy as np
+
+from ltrfs import __version__
+
+
+def _read(path, args):
+    from ltrfs import io
+
+    return io.read_any(path, null_policy=args.null_policy)
+
+
+def _read_scores(path, n_rows: int) -> np.ndarray:
+    from ltrfs.data import DataError
+
+    try:
+        scores = np.loadtxt(path, dtype=np.float64, ndmin=1)
+    except ValueError as exc:
+        raise DataError(f"{path}: not one number per line ({exc})") from None
+    if scores.ndim != 1 or len(scores) != n_rows:
+        raise DataError(f"{path}: {len(scores)} scores for {n_rows} rows of the data file")
+    if not np.all(np.isfinite(scores)):
+        raise DataError(f"{path}: line {int(np.flatnonzero(~np.isfinite(scores))[0]) + 1} is not a finite number")
+    return scores
+
+
+def cmd_eval(args) -> int:
+    from ltrfs import metrics
+
+    data = _read(args.data, args)
+    scores = _read_scores(args.scores, data.n_rows)
+    qm = metrics.evaluate(data.y, scores, data.query_ptr, convention=args.convention, max_k=10)
+    sys.stdout.write(metrics.format_eval_score(data.query_ids, qm, per_query=args.per_query))
+    return 0
+
+
+def cmd_select(args) -> int:
+    from ltrfs.experiments import fit_selector, selection_record
+    from ltrfs.util import parse_assignments, write_json
+
+    train = _read(args.train, args)
+    vali = _read(args.vali, args) if args.vali else None
+    method = {"algorithm": args.method, "params": parse_assignments(args.set)}
+    selector = fit_selector(method, train, vali, seed=args.seed, convention=args.convention)
+    record = selection_record(args.method, method, selector)
+    if args.out:
+        write_json(args.out, record)
+    else:
+        json.dump(record, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    return 0
+
+
+def _features(args, n_features: int) -> np.ndarray:
+    from ltrfs.experiments import features_for_k
+
+    if args.features and args.selection:
+        raise ValueError("give either --features or --selection, not both")
+    if args.features:
+        try:
+            ids = [int(x) for x in args.features.split(",") if x.strip()]
+        except ValueError:
+            raise ValueError(f"--features expects comma-separated feature ids, got {args.features!r}") from None
+        bad = [i for i in ids if not 1 <= i <= n_features]
+        if bad:
+            raise ValueError(f"--features: feature id {bad[0]} is outside 1..{n_features}")
+        return np.asarray(sorted(set(ids)), dtype=np.int64) - 1
+    if args.selection:
+        if args.k is None:
+            raise ValueError("--selection needs --k")
+        with open(args.selection) as fh:
+            selection = json.load(fh)
+        if selection["n_features"] != n_features:
+            raise ValueError(f"{args.selection}: selection is for {selection['n_features']} features, "
+                             f"the data has {n_features}")
+        return features_for_k(selection, args.k)
+    return np.arange(n_features)
+
+
+def cmd_train(args) -> int:
+    from ltrfs.experiments import fit_best, save_models
+    from ltrfs.util import parse_assignments
+
+    train = _read(args.train, args)
+    features = _features(args, train.n_features)
+    settings = parse_assignments(args.set)
+    grid = {key: value for key, value in settings.items() if isinstance(value, list)}
+    params = {key: value for key, value in settings.items() if not isinstance(value, list)}
+    ranker = {"algorithm": args.ranker, "params": params}
+    if grid:
+        ranker["grid"] = grid
+    vali = _read(args.vali, args) if args.vali else None
+    if vali is None:
+        from ltrfs.experiments import ranker_grid
+
+        points = ranker_grid(ranker)
+        if len(points) > 1:
+            ranker["grid"] = {key: [value] for key, value in points[0].items()}
+            print(f"ltrfs: no --vali: using the first grid point {points[0]} without choice",
+                  file=sys.stderr)
+        vali_data = train
+    else:
+        vali_data = vali
+    model, point, trials = fit_best(ranker, train.select_features(features), vali_data.select_features(features),
+                                    metric=args.metric, convention=args.convention, seed=args.seed,
+                                    threads=args.threads)
+    save_models(args.out, {len(features): {"ranker": args.ranker, "features": features,
+                                           "params": {**params, **point}, "estimator": model}})
+    if vali is not None:
+        for trial in trials:
+            print(f"vali {args.metric} {trial['vali']:.4f}  {trial['params']}", file=sys.stderr)
+    print(f"ltrfs: trained {args.ranker} on {len(features)} features with {point or params}; wrote {args.out}",
+          file=sys.stderr)
+    return 0
+
+
+def cmd_predict(args) -> int:
+    from ltrfs.experiments import load_models, predict
+
+    models = load_models(args.model)
+    if args.k is None and len(models) > 1:
+        raise ValueError(f"{args.model} holds models for k in {sorted(models)}; choose one with --k")
+    model = models[args.k] if args.k is not None else next(iter(models.values()))
+    scores = predict(model, _read(args.data, args))
+    sys.stdout.write("".join(f"{s:.9g}\n" for s in scores))
+    return 0
+
+
+def cmd_datasets(args) -> int:
+    from ltrfs.datasets.registry import load_registry
+
+    for name, entry in load_registry(args.registry).items():
+        print(f"{name:14s} {entry.get('n_features', '?')!s:>4} features  folds {entry['folds']}  "
+              f"{entry['convention']:8s} {entry.get('description', '')}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from ltrfs.metrics import CONVENTIONS
+
+    parser = argparse.ArgumentParser(prog="ltrfs", description="Feature selection for learning to rank.")
+    parser.add_argument("--version", action="version", version=f"ltrfs {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def data_options(p):
+        p.add_argument("--null-policy", choices=["min", "zero", "error"], default="min",
+                       help="LETOR 3.0 NULL values: per-query minimum (default), zero, or an error")
+
+    def common(p):
+        data_options(p)
+        p.add_argument("--convention", choices=sorted(CONVENTIONS), default="letor4",
+                       help="metric convention (default letor4)")
+        p.add_argument("--seed", type=int, default=0)
+        p.add_argument("--set", action="append", metavar="KEY=VALUE",
+                       help="a parameter (repeatable); a YAML list value is a grid chosen on --vali")
+
+    p = sub.add_parser("eval", help="evaluate a score file, Eval-Score table")
+    p.add_argument("--convention", choices=sorted(CONVENTIONS), required=True)
+    p.add_argument("--per-query", action="store_true", help="one row per query before the averages")
+    p.add_argument("data")
+    p.add_argument("scores", help="one score per line, in the data file's row order")
+    data_options(p)
+    p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("select", help="run a feature-selection method, write JSON")
+    p.add_argument("--method", required=True)
+    p.add_argument("train")
+    p.add_argument("--vali")
+    p.add_argument("--out", help="JSON file (default: standard output)")
+    common(p)
+    p.set_defaults(func=cmd_select)
+
+    p = sub.add_parser("train", help="train a ranker (grid chosen on --vali)")
+    p.add_argument("--ranker", required=True)
+    p.add_argument("train")
+    p.add_argument("--vali")
+    p.add_argument("--features", help="comma-separated 1-based feature ids")
+    p.add_argument("--selection", help="a selection JSON from 'ltrfs select'")
+    p.add_argument("--k", type=int, help="number of features of --selection")
+    p.add_argument("--out", required=True, help="model file")
+    p.add_argument("--metric", default="ndcg@10", help="vali metric choosing the grid point")
+    p.add_argument("--threads", type=int, default=1)
+    common(p)
+    p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser("predict", help="print one score per line for a data file")
+    p.add_argument("model")
+    p.add_argument("data")
+    p.add_argument("--k", type=int, help="which model of a workflow model file")
+    data_options(p)
+    p.set_defaults(func=cmd_predict)
+
+    p = sub.add_parser("datasets", help="list the dataset registry")
+    p.add_argument("--registry", default="config/datasets.yaml")
+    p.set_defaults(func=cmd_datasets)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (ValueError, OSError, KeyError) as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"ltrfs: error: {message}", file=sys.stderr)
+        return 2

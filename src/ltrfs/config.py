@@ -1,0 +1,127 @@
+"""Checking the workflow configuration before anything runs, and planning its jobs.
+
+``check`` validates against the JSON schema (``workflow/schemas/config.schema.yaml``), fills
+defaults, then checks every name against the dataset registry and the package's selectors and
+rankers, building each configured estimator once so that an unknown parameter is caught too.
+Every problem is a one-line ``ConfigError`` naming the bad entry and listing the valid ones.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+DEFAULTS = {
+    "datasets_file": "config/datasets.yaml",
+    "mirror": None,
+    "resources_dir": "resources",
+    "results_dir": "results",
+    "seed": 2026,
+    "validation_metric": "ndcg@10",
+    "conventions": {},
+}
+EXPERIMENT_DEFAULTS = {"k": [5, 10, 20], "figure_metrics": ["NDCG@10", "MAP"]}
+
+
+class ConfigError(ValueError):
+    """A configuration problem; the message is one line."""
+
+
+def _where(error: jsonschema.ValidationError) -> str:
+    return ".".join(str(p) for p in error.absolute_path) or "(top level)"
+
+
+def check(config: dict, schema_path, registry: dict | None = None) -> dict:
+    """Validate ``config`` in place (defaults filled) and return it; raise ConfigError."""
+    schema = yaml.safe_load(Path(schema_path).read_text())
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(config))
+    if error is not None:
+        raise ConfigError(f"config {_where(error)}: {error.message}")
+    for key, value in DEFAULTS.items():
+        config.setdefault(key, value)
+    for experiment in config["experiments"].values():
+        for key, value in EXPERIMENT_DEFAULTS.items():
+            experiment.setdefault(key, list(value))
+    if registry is None:
+        from ltrfs.datasets.registry import load_registry
+
+        registry = load_registry(config["datasets_file"])
+    _check_names(config, registry)
+    return config
+
+
+def _unknown(what: str, name: str, where: str, valid) -> ConfigError:
+    return ConfigError(f"config {where}: unknown {what} {name!r}; valid: {', '.join(sorted(valid))}")
+
+
+def _check_names(config: dict, registry: dict) -> None:
+    from ltrfs.experiments import expand_grid
+    from ltrfs.rankers import RANKERS, make_ranker
+    from ltrfs.selection import SELECTORS, make_selector
+
+    from ltrfs.experiments import column_name
+
+    try:
+        column_name(config["validation_metric"])
+        for ename, experiment in config["experiments"].items():
+            for metric in experiment["figure_metrics"]:
+                column_name(metric)
+    except ValueError as exc:
+        raise ConfigError(f"config: {exc}") from None
+    for dataset in config.get("conventions") or {}:
+        if dataset not in registry:
+            raise _unknown("dataset", dataset, "conventions", registry)
+    for name in config["run"]:
+        if name not in config["experiments"]:
+            raise _unknown("experiment", name, "run", config["experiments"])
+    for name, method in config["methods"].items():
+        if method["algorithm"] not in SELECTORS:
+            raise _unknown("method algorithm", method["algorithm"], f"methods.{name}", SELECTORS)
+        try:
+            make_selector(method["algorithm"], **(method.get("params") or {}))
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"config methods.{name}: {exc}") from None
+    for name, ranker in config["rankers"].items():
+        if ranker["algorithm"] not in RANKERS:
+            raise _unknown("ranker algorithm", ranker["algorithm"], f"rankers.{name}", RANKERS)
+        try:
+            make_ranker(ranker["algorithm"], **(ranker.get("params") or {}), **expand_grid(ranker.get("grid"))[0])
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"config rankers.{name}: {exc}") from None
+    for ename, experiment in config["experiments"].items():
+        for dataset in experiment["datasets"]:
+            if dataset not in registry:
+                raise _unknown("dataset", dataset, f"experiments.{ename}.datasets", registry)
+            folds = set(registry[dataset]["folds"])
+            extra = sorted(set(experiment.get("folds", [])) - folds)
+            if extra:
+                raise ConfigError(f"config experiments.{ename}.folds: dataset {dataset!r} has no fold {extra[0]}; "
+                                  f"valid: {', '.join(map(str, sorted(folds)))}")
+        for method in experiment["methods"]:
+            if method not in config["methods"]:
+                raise _unknown("method", method, f"experiments.{ename}.methods", config["methods"])
+        for ranker in experiment["rankers"]:
+            if ranker not in config["rankers"]:
+                raise _unknown("ranker", ranker, f"experiments.{ename}.rankers", config["rankers"])
+
+
+def folds_of(config: dict, registry: dict, experiment: str, dataset: str) -> list[int]:
+    chosen = config["experiments"][experiment].get("folds")
+    return [f for f in registry[dataset]["folds"] if chosen is None or f in chosen]
+
+
+def k_grid(config: dict, dataset: str, method: str, ranker: str) -> list[int]:
+    """The k values to train for (dataset, method, ranker): the union over the experiments
+    being run that contain the combination (one run file serves them all)."""
+    ks = set()
+    for name in config["run"]:
+        e = config["experiments"][name]
+        if dataset in e["datasets"] and method in e["methods"] and ranker in e["rankers"]:
+            ks.update(e["k"])
+    return sorted(ks)
+
+
+def convention_of(config: dict, registry: dict, dataset: str) -> str:
+    """The metric convention of a dataset: ``conventions[dataset]`` or the registry's."""
+    return (config.get("conventions") or {}).get(dataset) or registry[dataset]["convention"]

@@ -1,0 +1,291 @@
+"""What the workflow's rules call: one function per stage, each reading its input files,
+calling the package, and writing its outputs atomically (a killed job leaves nothing a rerun
+would trust).
+
+Files (DESIGN.md "Stages and files"):
+
+    data/{split}.npz            prepare()   parsed split of one fold
+    scores/{scorer}.npz         score()     per-feature scores of the training split
+    select/{method}.json        select()    feature order, per-k subsets, scores, timing
+    models/{method}/{ranker}.pkl|.json
+                                train()     one model per k, hyperparameters chosen on vali
+    runs/{method}/{ranker}.tsv  evaluate()  per-query vali and test metrics for every k
+    tables/{experiment}.csv|.md tables()    fold-averaged test metrics, std, p-values
+"""
+from __future__ import annotations
+
+import copy
+import inspect
+import itertools
+import json
+import logging
+import pickle
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ltrfs import io, metrics, scoring
+from ltrfs.data import RankingData
+from ltrfs.rankers import make_ranker
+from ltrfs.selection import SELECTORS, make_selector
+from ltrfs.util import atomic_path, write_json, write_text
+
+log = logging.getLogger("ltrfs")
+
+MODEL_FORMAT = 1
+METRIC_COLUMNS = ([f"P@{k}" for k in range(1, 11)] + ["MAP"]
+                  + [f"NDCG@{k}" for k in range(1, 11)] + ["MeanNDCG"])
+
+
+def column_name(metric: str) -> str:
+    """The run-file column of a metric name in any case (``ndcg@10`` -> ``NDCG@10``)."""
+    names = {c.lower(): c for c in METRIC_COLUMNS}
+    if metric.lower() not in names:
+        raise ValueError(f"metric {metric!r} is not reported; valid: {', '.join(METRIC_COLUMNS)}")
+    return names[metric.lower()]
+
+
+# ----------------------------------------------------------------------------- prepare / score
+
+def prepare(entry: dict, root, fold: int, seed: int, outputs: dict) -> None:
+    """Read one fold of a fetched dataset and cache its splits as .npz (``outputs[split]``)."""
+    from ltrfs.datasets.folds import load_fold
+
+    splits = load_fold(entry, Path(root), fold, seed=seed)
+    for split, path in outputs.items():
+        data = splits[split]
+        log.info("%s: %d queries, %d rows, %d features", split, data.n_queries, data.n_rows, data.n_features)
+        io.save_npz(data, path)
+
+
+def score(scorer: str, train_path, out_path, convention: str) -> None:
+    """Compute a per-feature scorer on the training split and cache it as .npz."""
+    start = time.perf_counter()
+    table = scoring.compute(scorer, io.load_npz(train_path), convention)
+    with atomic_path(out_path) as tmp:
+        with open(tmp, "wb") as fh:
+            np.savez(fh, **table)
+    log.info("scorer %s: %.2f s", scorer, time.perf_counter() - start)
+
+
+def load_scores(paths: dict) -> dict:
+    """scorer name -> dict of arrays, from the cached .npz files."""
+    out = {}
+    for name, path in paths.items():
+        with np.load(path) as z:
+            out[name] = {key: z[key] for key in z.files}
+    return out
+
+
+# ----------------------------------------------------------------------------- select
+
+def fit_selector(method: dict, train: RankingData, vali: RankingData | None, *, seed: int,
+                 convention: str, precomputed: dict | None = None):
+    """Build the configured selector (``{"algorithm": ..., "params": {...}}``) and fit it."""
+    algorithm = method["algorithm"]
+    params = dict(method.get("params") or {})
+    cls = SELECTORS.get(algorithm)
+    if cls is not None:
+        accepted = inspect.signature(cls.__init__).parameters
+        if "random_state" in accepted:
+            params.setdefault("random_state", seed)
+        if "convention" in accepted:
+            params.setdefault("convention", convention)
+    selector = make_selector(algorithm, **params)
+    kwargs = {}
+    if vali is not None:
+        kwargs = dict(X_val=vali.X, y_val=vali.y, qid_val=vali.qid)
+    selector.fit(train.X, train.y, train.qid, precomputed=precomputed, **kwargs)
+    return selector
+
+
+def selection_record(name: str, method: dict, selector) -> dict:
+    """The JSON-able description of a fitted selector; feature ids are 1-based as in the data.
+
+    ``ranking`` is the feature order and ``scores`` the method's score of feature id i at
+    position i - 1 (null when the method has none). ``subsets`` (k -> ids) is written only for
+    methods whose k-subsets are not prefixes of the ranking; otherwise subset k is
+    ``ranking[:k]``.
+    """
+    d = selector.n_features_in_
+    scores = None if selector.scores_ is None else [float(s) for s in selector.scores_]
+    record = {
+        "method": name,
+        "algorithm": method["algorithm"],
+        "params": selector.get_params(),
+        "n_features": d,
+        "ranking": [int(f) + 1 for f in selector.ranking_],
+        "scores": scores,
+        "uses_k": bool(selector.uses_k),
+        "chosen": selector.chosen_,
+        "seconds": round(selector.seconds_, 6),
+    }
+    if selector.uses_k and not selector.prefix_consistent:
+        record["subsets"] = {str(k): sorted(int(f) + 1 for f in selector.support(k)) for k in range(1, d + 1)}
+    return record
+
+
+def valid_ks(ks, d: int, uses_k: bool = True) -> list[int]:
+    """The k grid for a method on d features: k > d is dropped (logged), WAF gets [d]."""
+    if not uses_k:
+        return [d]
+    dropped = [k for k in ks if k > d]
+    if dropped:
+        log.warning("k %s exceed the %d features and are skipped", dropped, d)
+    kept = sorted({int(k) for k in ks if 1 <= k <= d})
+    return kept or [d]
+
+
+def select(name: str, method: dict, train_path, vali_path, score_paths: dict, out_path, *,
+           seed: int, convention: str) -> dict:
+    train, vali = io.load_npz(train_path), io.load_npz(vali_path)
+    selector = fit_selector(method, train, vali, seed=seed, convention=convention,
+                            precomputed=load_scores(score_paths))
+    record = selection_record(name, method, selector)
+    write_json(out_path, record)
+    log.info("%s: selected in %.3f s; top features %s", name, record["seconds"], record["ranking"][:10])
+    return record
+
+
+def features_for_k(selection: dict, k: int) -> np.ndarray:
+    """0-based feature indices of the k-subset of a selection record."""
+    d = selection["n_features"]
+    if not selection.get("uses_k", True):
+        return np.arange(d)
+    if not 1 <= k <= d:
+        raise ValueError(f"k={k} is outside 1..{d} (the number of features)")
+    subset = selection.get("subsets", {}).get(str(k))
+    ids = subset if subset is not None else selection["ranking"][:k]
+    return np.asarray(sorted(ids), dtype=np.int64) - 1
+
+
+# ----------------------------------------------------------------------------- train
+
+def expand_grid(grid: dict | None) -> list[dict]:
+    """``{"C": [1, 2], "x": [3]}`` -> ``[{"C": 1, "x": 3}, {"C": 2, "x": 3}]`` (grid order kept)."""
+    if not grid:
+        return [{}]
+    keys = list(grid)
+    return [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
+
+
+def ranker_class(algorithm: str):
+    from ltrfs.rankers import RANKERS
+
+    if algorithm not in RANKERS:
+        raise ValueError(f"unknown ranker {algorithm!r}; valid: {', '.join(sorted(RANKERS))}")
+    return RANKERS[algorithm]
+
+
+def ranker_grid(ranker: dict) -> list[dict]:
+    """The grid points of a configured ranker: its ``grid`` or else the class's default grid."""
+    grid = ranker.get("grid")
+    if grid is None:
+        grid = getattr(ranker_class(ranker["algorithm"]), "default_grid", {})
+    return expand_grid(grid)
+
+
+def fit_best(ranker: dict, train: RankingData, vali: RankingData, *, metric: str, convention: str,
+             seed: int, threads: int = 1):
+    """Fit the ranker at every grid point on train, keep the one with the best mean vali ``metric``.
+
+    Returns (estimator, chosen grid point, list of (grid point, vali score, seconds)).
+    Ties keep the earlier grid point.
+    """
+    algorithm = ranker["algorithm"]
+    base = dict(ranker.get("params") or {})
+    accepted = inspect.signature(ranker_class(algorithm).__init__).parameters
+    if "random_state" in accepted:
+        base.setdefault("random_state", seed)
+    if "n_jobs" in accepted:
+        base["n_jobs"] = threads
+    points = ranker_grid(ranker)
+    # a solver that can restart from its previous state (RankSVM keeps its cutting planes, valid
+    # for every C) is refitted in place along the grid; the best model is kept as a copy
+    warm = "warm_start" in accepted and len(points) > 1
+    if warm:
+        base["warm_start"] = True
+    best, trials, model = None, [], None
+    for point in points:
+        start = time.perf_counter()
+        if warm and model is not None:
+            model.set_params(**point)
+        else:
+            model = make_ranker(algorithm, **{**base, **point})
+        model.fit(train.X, train.y, train.qid, X_val=vali.X, y_val=vali.y, qid_val=vali.qid)
+        value = float(metrics.metric_per_query(vali.y, model.predict(vali.X), vali.query_ptr,
+                                               metric, convention).mean())
+        seconds = time.perf_counter() - start
+        trials.append({"params": point, "vali": value, "seconds": round(seconds, 4)})
+        log.info("  %s %s: vali %s = %.4f (%.2f s)", algorithm, point, metric, value, seconds)
+        if best is None or value > best[2]:
+            best = (copy.deepcopy(model) if warm else model, point, value)
+    return best[0], best[1], trials
+
+
+def train(selection_path, ranker_name: str, ranker: dict, train_path, vali_path, out_model,
+          out_info, *, ks, metric: str, convention: str, seed: int, threads: int = 1) -> None:
+    """Train the ranker on every k-subset of a selection, hyperparameters chosen on vali."""
+    selection = json.loads(Path(selection_path).read_text())
+    train_data, vali_data = io.load_npz(train_path), io.load_npz(vali_path)
+    models, info = {}, {"ranker": ranker_name, "algorithm": ranker["algorithm"],
+                        "method": selection["method"], "validation_metric": metric, "k": {}}
+    for k in valid_ks(ks, selection["n_features"], selection.get("uses_k", True)):
+        features = features_for_k(selection, k)
+        log.info("k=%d: features %s", k, (features + 1).tolist())
+        start = time.perf_counter()
+        model, point, trials = fit_best(ranker, train_data.select_features(features),
+                                        vali_data.select_features(features), metric=metric,
+                                        convention=convention, seed=seed, threads=threads)
+        models[k] = {"ranker": ranker["algorithm"], "features": features, "params": point, "estimator": model}
+        info["k"][str(k)] = {"features": (features + 1).tolist(), "chosen": point,
+                             "trials": trials, "seconds": round(time.perf_counter() - start, 4)}
+    save_models(out_model, models)
+    write_json(out_info, info)
+
+
+def save_models(path, models: dict) -> None:
+    """Pickle a mapping k -> {"ranker", "features" (0-based), "params", "estimator"}."""
+    with atomic_path(path) as tmp:
+        with open(tmp, "wb") as fh:
+            pickle.dump({"format": MODEL_FORMAT, "models": models}, fh, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def load_models(path) -> dict:
+    with open(path, "rb") as fh:
+        obj = pickle.load(fh)
+    if not isinstance(obj, dict) or obj.get("format") != MODEL_FORMAT:
+        raise ValueError(f"{path}: not an ltrfs model file")
+    return obj["models"]
+
+
+def predict(model: dict, data: RankingData) -> np.ndarray:
+    """Scores of a trained model record on a dataset (applies its feature subset)."""
+    if data.n_features <= int(np.max(model["features"], initial=-1)):
+        raise ValueError(f"the model uses feature {int(np.max(model['features'])) + 1} "
+                         f"but the data has only {data.n_features}")
+    return np.asarray(model["estimator"].predict(data.X[:, model["features"]]), dtype=np.float64)
+
+
+# ----------------------------------------------------------------------------- evaluate
+
+def per_query_rows(data: RankingData, scores: np.ndarray, convention: str) -> np.ndarray:
+    """(q, 22) per-query metrics in the order of ``METRIC_COLUMNS``."""
+    qm = metrics.evaluate(data.y, scores, data.query_ptr, convention=convention, max_k=10)
+    return np.column_stack([qm.precision, qm.map, qm.ndcg, qm.mean_ndcg])
+
+
+def evaluate(model_path, split_paths: dict, out_path, *, convention: str) -> None:
+    """Per-query metrics of every k's model on each split (``{"vali": path, "test": path}``)."""
+    models = load_models(model_path)
+    lines = ["\t".join(["k", "split", "qid", "n_docs"] + METRIC_COLUMNS)]
+    for split, path in split_paths.items():
+        data = io.load_npz(path)
+        sizes = data.query_sizes()
+        for k, model in sorted(models.items()):
+            values = per_query_rows(data, predict(model, data), convention)
+            for qid, n, row in zip(data.query_ids, sizes, values):
+                lines.append("\t".join([str(k), split, str(qid), str(n)] + [f"{v:.9g}" for v in row]))
+            log.info("k=%s %s: NDCG@10 %.4f MAP %.4f", k, split, values[:, 20].mean(), values[:, 10].mean())
+    write_text(out_path, "\n".join(lines) + "\n")

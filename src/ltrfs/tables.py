@@ -1,0 +1,111 @@
+"""Fold-averaged result tables from the per-query run files.
+
+Input: ``runs/{method}/{ranker}.tsv`` of every fold (columns k, split, qid, n_docs and the
+metrics of ``experiments.METRIC_COLUMNS``). Output rows are (method, ranker, k) with, for
+every metric, the mean over folds of the fold's test mean and the standard deviation over folds
+(ddof=1; 0 with one fold); plus one row per (method, ranker) with ``k = "vali"``: in each fold
+the k whose mean vali metric is best (ties: smaller k), as SPEC section 1 asks where a paper
+chooses k by validation. ``p_vs_waf`` is the paired two-sided t-test of the per-query test
+values of the validation metric against WAF with the same ranker, over the test queries of all
+folds pooled (SPEC section 1); empty when the experiment has no WAF.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ltrfs import metrics
+from ltrfs.experiments import METRIC_COLUMNS
+from ltrfs.util import write_text
+
+KEY = ["method", "ranker", "k"]
+
+
+def read_runs(runs: list[dict]) -> pd.DataFrame:
+    """Concatenate run files; ``runs`` items are {"path", "fold", "method", "ranker"}."""
+    frames = []
+    for run in runs:
+        frame = pd.read_csv(run["path"], sep="\t", dtype={"k": str, "qid": str})
+        frame.insert(0, "fold", int(run["fold"]))
+        frame.insert(1, "method", run["method"])
+        frame.insert(2, "ranker", run["ranker"])
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def _with_vali_choice(per_query: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """Append, per (fold, method, ranker) with more than one k, the rows of the k chosen on
+    vali, labelled k='vali'."""
+    n_k = per_query.groupby(["method", "ranker"])["k"].transform("nunique")
+    vali = per_query[(per_query.split == "vali") & (n_k > 1)]
+    means = vali.groupby(["fold", "method", "ranker", "k"], sort=False)[metric].mean().reset_index()
+    means["k_num"] = means.k.astype(int)
+    means = means.sort_values(["fold", "method", "ranker", metric, "k_num"],
+                              ascending=[True, True, True, False, True], kind="stable")
+    chosen = means.groupby(["fold", "method", "ranker"], sort=False).head(1)[["fold", "method", "ranker", "k"]]
+    picked = per_query.merge(chosen, on=["fold", "method", "ranker", "k"])
+    picked["k_chosen"] = picked["k"]
+    picked["k"] = "vali"
+    return pd.concat([per_query.assign(k_chosen=per_query["k"]), picked], ignore_index=True)
+
+
+def summarise(per_query: pd.DataFrame, metric: str = "NDCG@10") -> pd.DataFrame:
+    """The long table: one row per (method, ranker, k); ``<metric>`` mean and ``<metric>_std``."""
+    if metric not in METRIC_COLUMNS:
+        raise ValueError(f"unknown table metric {metric!r}; valid: {', '.join(METRIC_COLUMNS)}")
+    data = _with_vali_choice(per_query, metric)
+    test = data[data.split == "test"]
+    fold_means = test.groupby(KEY + ["fold"], sort=False)[METRIC_COLUMNS].mean()
+    grouped = fold_means.groupby(level=KEY, sort=False)
+    table = grouped.mean()
+    std = grouped.std(ddof=1).fillna(0.0).add_suffix("_std")
+    table = table.join(std)
+    table["folds"] = grouped.size()
+    table["n_queries"] = test.groupby(KEY, sort=False).size()
+    table["k_chosen"] = (test.groupby(KEY, sort=False)["k_chosen"]
+                         .agg(lambda s: ",".join(sorted(set(s), key=int))))
+    table = table.reset_index()
+    table["p_vs_waf"] = _p_values(test, table, metric)
+    order = table.k.map(lambda k: (1, 0) if k == "vali" else (0, int(k)))
+    table = table.assign(_o=order).sort_values(["method", "ranker", "_o"], kind="stable").drop(columns="_o")
+    return table.reset_index(drop=True)
+
+
+def _p_values(test: pd.DataFrame, table: pd.DataFrame, metric: str) -> list:
+    waf = test[(test.method == "waf") & (test.k != "vali")]
+    out = []
+    for row in table.itertuples(index=False):
+        if waf.empty or row.method == "waf":
+            out.append(np.nan)
+            continue
+        base = waf[waf.ranker == row.ranker][["fold", "qid", metric]]
+        mine = test[(test.method == row.method) & (test.ranker == row.ranker) & (test.k == row.k)]
+        pairs = mine[["fold", "qid", metric]].merge(base, on=["fold", "qid"], suffixes=("", "_waf"))
+        if pairs.empty:
+            out.append(np.nan)
+            continue
+        out.append(metrics.paired_ttest(pairs[metric].to_numpy(), pairs[metric + "_waf"].to_numpy())[1])
+    return out
+
+
+def to_markdown(table: pd.DataFrame, columns=("NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "P@10", "MAP"),
+                metric: str = "NDCG@10", title: str | None = None) -> str:
+    """A readable table: mean ± std over folds for ``columns``, k chosen, p-value vs WAF."""
+    head = ["method", "ranker", "k"] + list(columns) + [f"p ({metric} vs WAF)"]
+    lines = ([f"### {title}", ""] if title else []) + ["| " + " | ".join(head) + " |",
+                                                         "|" + "---|" * len(head)]
+    for row in table.to_dict("records"):
+        k = f"vali ({row['k_chosen']})" if row["k"] == "vali" else row["k"]
+        cells = [row["method"], row["ranker"], str(k)]
+        cells += [f"{row[c]:.4f} ± {row[c + '_std']:.4f}" for c in columns]
+        p = row["p_vs_waf"]
+        cells.append("" if p != p else f"{p:.3g}")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", title=None) -> pd.DataFrame:
+    table = summarise(read_runs(runs), metric)
+    write_text(out_csv, table.to_csv(index=False, float_format="%.6f"))
+    write_text(out_md, to_markdown(table, metric=metric, title=title))
+    return table

@@ -1,0 +1,69 @@
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ltrfs.config import ConfigError, check, k_grid
+from ltrfs.datasets.registry import load_registry
+
+REPO = Path(__file__).resolve().parents[1]
+SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
+
+
+@pytest.fixture(scope="module")
+def registry():
+    return load_registry(REPO / "config/datasets.yaml")
+
+
+@pytest.fixture
+def config():
+    return yaml.safe_load((REPO / "config/config.yaml").read_text())
+
+
+def test_default_config_is_valid_and_gets_defaults(config, registry):
+    checked = check(copy.deepcopy(config), SCHEMA, registry)
+    assert checked["results_dir"] == "results" and checked["conventions"] == {}
+    assert k_grid(checked, "synthetic", "importance", "ranksvm") == [3, 6, 10, 15, 20]
+    assert k_grid(checked, "MQ2008", "importance", "ranksvm") == []
+
+
+def test_every_shipped_config_is_valid(registry):
+    base = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    for path in sorted((REPO / "config").glob("*.yaml")):
+        if path.name in ("config.yaml", "datasets.yaml"):
+            continue
+        merged = {**copy.deepcopy(base), **yaml.safe_load(path.read_text())}
+        merged["experiments"] = {**base["experiments"], **merged["experiments"]}
+        check(merged, SCHEMA, registry)
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda c: c["experiments"]["demo"]["methods"].append("gas"),
+     r"^config experiments\.demo\.methods: unknown method 'gas'; valid: importance, random, waf$"),
+    (lambda c: c["experiments"]["demo"]["rankers"].append("svm"),
+     r"^config experiments\.demo\.rankers: unknown ranker 'svm'; valid: lambdamart, ranksvm$"),
+    (lambda c: c["experiments"]["demo"]["datasets"].append("MQ2009"),
+     r"^config experiments\.demo\.datasets: unknown dataset 'MQ2009'; valid: .*MQ2008.*$"),
+    (lambda c: c["methods"].update(x={"algorithm": "fsmrankk"}),
+     r"^config methods\.x: unknown method algorithm 'fsmrankk'; valid: importance, random, waf$"),
+    (lambda c: c["methods"]["importance"]["params"].update(metrc="map"),
+     r"^config methods\.importance: method 'importance' has no parameter 'metrc'"),
+    (lambda c: c["rankers"]["ranksvm"]["grid"].update(Cc=[1]),
+     r"^config rankers\.ranksvm: .*'Cc'"),
+    (lambda c: c.update(run=["demo2"]),
+     r"^config run: unknown experiment 'demo2'; valid: demo$"),
+    (lambda c: c["experiments"]["demo"].update(k=[0, 5]),
+     r"^config experiments\.demo\.k\.0: 0 is less than the minimum of 1$"),
+    (lambda c: c.update(validation_metric="ndcg@20"),
+     r"^config: metric 'ndcg@20' is not reported"),
+    (lambda c: c["experiments"]["demo"].update(folds=[6]),
+     r"^config experiments\.demo\.folds: dataset 'synthetic' has no fold 6; valid: 1, 2, 3, 4, 5$"),
+    (lambda c: c.update(colour="red"),
+     r"^config \(top level\): Additional properties are not allowed \('colour' was unexpected\)$"),
+])
+def test_config_errors_are_one_line_and_name_the_entry(config, registry, edit, message):
+    edit(config)
+    with pytest.raises(ConfigError, match=message) as info:
+        check(config, SCHEMA, registry)
+    assert "\n" not in str(info.value)

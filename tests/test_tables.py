@@ -1,0 +1,69 @@
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from ltrfs.experiments import METRIC_COLUMNS
+from ltrfs.tables import read_runs, summarise, to_markdown, write_tables
+
+
+def write_run(path, rows):
+    """rows: (k, split, qid, ndcg10); the other metrics are set to ndcg10 / 2."""
+    lines = ["\t".join(["k", "split", "qid", "n_docs"] + METRIC_COLUMNS)]
+    for k, split, qid, value in rows:
+        vals = [value / 2] * len(METRIC_COLUMNS)
+        vals[METRIC_COLUMNS.index("NDCG@10")] = value
+        lines.append("\t".join([str(k), split, str(qid), "10"] + [repr(v) for v in vals]))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.fixture
+def runs(tmp_path):
+    # two folds; WAF uses all 8 features; "imp" has k = 2 and 4
+    out = []
+    waf = {1: [0.5, 0.3], 2: [0.6, 0.2]}
+    imp = {  # fold -> k -> (test values of queries 1, 2), vali mean
+        1: {2: ([0.4, 0.2], 0.9), 4: ([0.7, 0.5], 0.1)},
+        2: {2: ([0.8, 0.4], 0.3), 4: ([0.1, 0.3], 0.3)},  # vali tie -> smaller k
+    }
+    for fold in (1, 2):
+        rows = [(8, "test", q, v) for q, v in zip((1, 2), waf[fold])] + [(8, "vali", 9, 0.5)]
+        out.append({"path": write_run(tmp_path / f"w{fold}.tsv", rows), "fold": fold, "method": "waf", "ranker": "r"})
+        rows = []
+        for k, (test, vali) in imp[fold].items():
+            rows += [(k, "test", q, v) for q, v in zip((1, 2), test)] + [(k, "vali", 9, vali)]
+        out.append({"path": write_run(tmp_path / f"i{fold}.tsv", rows), "fold": fold, "method": "imp", "ranker": "r"})
+    return out
+
+
+def test_fold_means_std_vali_choice_and_p_values(runs):
+    table = summarise(read_runs(runs), "NDCG@10").set_index(["method", "k"])
+    # k=2: fold means 0.3 and 0.6 -> mean 0.45, std (ddof 1) = 0.212132
+    assert table.loc[("imp", "2"), "NDCG@10"] == pytest.approx(0.45)
+    assert table.loc[("imp", "2"), "NDCG@10_std"] == pytest.approx(np.std([0.3, 0.6], ddof=1))
+    assert table.loc[("imp", "2"), "MAP"] == pytest.approx(0.225)
+    assert table.loc[("waf", "8"), "NDCG@10"] == pytest.approx((0.4 + 0.4) / 2)
+    # vali chooses k=2 in fold 1 (0.9 > 0.1) and k=2 in fold 2 (tie -> smaller k)
+    assert table.loc[("imp", "vali"), "k_chosen"] == "2"
+    assert table.loc[("imp", "vali"), "NDCG@10"] == pytest.approx(0.45)
+    # p-value: paired t-test over the pooled (fold, query) test values against WAF
+    want = stats.ttest_rel([0.4, 0.2, 0.8, 0.4], [0.5, 0.3, 0.6, 0.2]).pvalue
+    assert table.loc[("imp", "2"), "p_vs_waf"] == pytest.approx(want)
+    assert np.isnan(table.loc[("waf", "8"), "p_vs_waf"])
+    assert table.loc[("imp", "4"), "folds"] == 2 and table.loc[("imp", "4"), "n_queries"] == 4
+
+
+def test_written_tables(runs, tmp_path):
+    write_tables(runs, tmp_path / "t.csv", tmp_path / "t.md", title="demo")
+    csv = pd.read_csv(tmp_path / "t.csv", dtype={"k": str})
+    assert list(csv.k) == ["2", "4", "vali", "8"]
+    md = (tmp_path / "t.md").read_text()
+    assert "| imp | r | 2 | " in md and "0.4500 ± 0.2121" in md
+    assert "| imp | r | vali (2) |" in md
+    assert to_markdown(summarise(read_runs(runs))).count("\n") == 2 + 4
+
+
+def test_unknown_table_metric(runs):
+    with pytest.raises(ValueError, match="unknown table metric 'NDCG@20'"):
+        summarise(read_runs(runs), "NDCG@20")
