@@ -1,0 +1,81 @@
+import sys
+from pathlib import Path
+
+from ltrfs.config import ConfigError, check, convention_of, folds_of, k_grid
+from ltrfs.datasets.registry import load_registry
+from ltrfs.experiments import METRIC_COLUMNS, column_name
+from ltrfs.selection import SELECTORS
+from ltrfs.util import stable_seed
+
+try:
+    REGISTRY = load_registry(config.get("datasets_file", "config/datasets.yaml"))
+    check(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml", REGISTRY)
+except (ConfigError, ValueError, OSError) as exc:
+    sys.exit(f"ltrfs: {exc}")
+
+RESOURCES = config["resources_dir"]
+RESULTS = config["results_dir"]
+FOLD = RESULTS + "/{dataset}/fold{fold}"
+
+
+wildcard_constraints:
+    dataset=r"[A-Za-z0-9][A-Za-z0-9_.+-]*",
+    fold=r"\d+",
+    split=r"train|vali|test",
+    method=r"[A-Za-z0-9][A-Za-z0-9_.+-]*",
+    ranker=r"[A-Za-z0-9][A-Za-z0-9_.+-]*",
+    scorer=r"[a-z_]+",
+    experiment=r"[A-Za-z0-9][A-Za-z0-9_.+-]*",
+    metric=r"[A-Za-z0-9]+",
+
+
+def convention(wildcards):
+    return convention_of(config, REGISTRY, wildcards.dataset)
+
+
+def job_seed(*names):
+    """A params function: the config seed combined with the named wildcards."""
+    return lambda w: stable_seed(config["seed"], *(w[name] for name in names))
+
+
+def method_config(wildcards):
+    return config["methods"][wildcards.method]
+
+
+def ranker_config(wildcards):
+    return config["rankers"][wildcards.ranker]
+
+
+def scorer_inputs(wildcards):
+    """The per-fold score files the method's algorithm reads."""
+    algorithm = config["methods"][wildcards.method]["algorithm"]
+    return {name: FOLD.format(**wildcards) + f"/scores/{name}.npz" for name in SELECTORS[algorithm].requires}
+
+
+def run_records(experiment, dataset):
+    """Every run file of an experiment on a dataset, with its coordinates (for the tables)."""
+    e = config["experiments"][experiment]
+    return [
+        {"path": f"{RESULTS}/{dataset}/fold{fold}/runs/{method}/{ranker}.tsv",
+         "fold": fold, "method": method, "ranker": ranker}
+        for fold in folds_of(config, REGISTRY, experiment, dataset)
+        for method in e["methods"]
+        for ranker in e["rankers"]
+    ]
+
+
+METRIC_BY_FILE_NAME = {c.replace("@", ""): c for c in METRIC_COLUMNS}
+
+
+def metric_file_name(metric):
+    return column_name(metric).replace("@", "")
+
+
+def all_targets():
+    targets = []
+    for name in config["run"]:
+        e = config["experiments"][name]
+        for dataset in e["datasets"]:
+            targets += [f"{RESULTS}/{dataset}/tables/{name}.csv", f"{RESULTS}/{dataset}/tables/{name}.md"]
+            targets += [f"{RESULTS}/figures/{name}/{dataset}_{metric_file_name(m)}.png" for m in e["figure_metrics"]]
+    return targets

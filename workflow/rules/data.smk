@@ -1,0 +1,34 @@
+rule download:
+    output:
+        RESOURCES + "/{dataset}/manifest.json",
+    params:
+        entry=lambda w: REGISTRY[w.dataset],
+        seed=job_seed("dataset"),
+    log:
+        "logs/download/{dataset}.log",
+    benchmark:
+        "benchmarks/download/{dataset}.tsv"
+    resources:
+        runtime=240,
+    script:
+        "../scripts/download.py"
+
+
+rule prepare:
+    input:
+        RESOURCES + "/{dataset}/manifest.json",
+    output:
+        train=FOLD + "/data/train.npz",
+        vali=FOLD + "/data/vali.npz",
+        test=FOLD + "/data/test.npz",
+    params:
+        entry=lambda w: REGISTRY[w.dataset],
+        seed=job_seed("dataset"),
+    log:
+        "logs/prepare/{dataset}/fold{fold}.log",
+    benchmark:
+        "benchmarks/prepare/{dataset}/fold{fold}.tsv"
+    resources:
+        mem_mb=4000,
+    script:
+        "../scripts/prepare.py"

@@ -1,0 +1,16 @@
+rule figure_metric_vs_k:
+    input:
+        RESULTS + "/{dataset}/tables/{experiment}.csv",
+    output:
+        png=RESULTS + "/figures/{experiment}/{dataset}_{metric}.png",
+        pdf=RESULTS + "/figures/{experiment}/{dataset}_{metric}.pdf",
+        csv=RESULTS + "/figures/{experiment}/{dataset}_{metric}.csv",
+    params:
+        metric=lambda w: METRIC_BY_FILE_NAME[w.metric],
+        title=lambda w: f"{config['experiments'][w.experiment].get('title', w.experiment)}: {w.dataset}",
+    log:
+        "logs/figures/{experiment}/{dataset}_{metric}.log",
+    benchmark:
+        "benchmarks/figures/{experiment}/{dataset}_{metric}.tsv"
+    script:
+        "../scripts/figure_metric_vs_k.py"

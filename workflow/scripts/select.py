@@ -1,0 +1,10 @@
+"""Snakemake adapter: fit one feature-selection method on a fold."""
+from ltrfs.experiments import select
+from ltrfs.selection import SELECTORS
+from ltrfs.util import log_to
+
+log_to(snakemake.log[0])
+method = snakemake.params.method
+scores = {name: snakemake.input[name] for name in SELECTORS[method["algorithm"]].requires}
+select(snakemake.wildcards.method, method, snakemake.input.train, snakemake.input.vali, scores,
+       snakemake.output[0], seed=snakemake.params.seed, convention=snakemake.params.convention)

@@ -1,0 +1,7 @@
+"""Snakemake adapter: fold-averaged tables of one experiment on one dataset."""
+from ltrfs.tables import write_tables
+from ltrfs.util import log_to
+
+log_to(snakemake.log[0])
+write_tables(snakemake.params.runs, snakemake.output.csv, snakemake.output.md,
+             metric=snakemake.params.metric, title=snakemake.params.title)

@@ -1,0 +1,9 @@
+"""Snakemake adapter: train a ranker on every k-subset of a selection (grid chosen on vali)."""
+from ltrfs.experiments import train
+from ltrfs.util import log_to
+
+log_to(snakemake.log[0])
+train(snakemake.input.selection, snakemake.wildcards.ranker, snakemake.params.ranker,
+      snakemake.input.train, snakemake.input.vali, snakemake.output.model, snakemake.output.info,
+      ks=snakemake.params.k, metric=snakemake.params.metric, convention=snakemake.params.convention,
+      seed=snakemake.params.seed, threads=snakemake.threads)
