@@ -1,0 +1,1100 @@
+"""Read and write LETOR / SVMlight ranking files and the ``.npz`` cache.
+
+Text format, one query-document pair per line::
+
+    <label> qid:<query id> <index>:<value> <index>:<value> ... # <comment>
+
+Reading (:func:`read_letor`) is one compiled pass over the raw bytes (Numba). Numbers are parsed
+exactly: a decimal token whose digits form an integer mantissa ``w <= 2**53`` and whose decimal
+exponent ``e`` has ``|e| <= 22`` is converted as ``w * 10**e`` (or ``w / 10**-e``), a single
+correctly rounded IEEE operation on exact operands, so it equals Python's ``float(token)``; every
+other syntactically valid token is handed to ``float()``. Values are parsed as float64 and then
+rounded to float32 (the same two roundings as ``load_svmlight_file(...)`` followed by
+``astype(np.float32)``).
+
+Rules the reader enforces (each violation raises :class:`~ltrfs.data.DataError` with the one-line
+message ``"<file>:<line>: <what is wrong>"``):
+
+* the label is an integer in the int32 range, written as digits with an optional sign and an
+  optional fractional part made only of zeros: ``2``, ``+2``, ``-1`` and ``2.0`` are read as
+  integers; ``1.5``, ``2e0`` and ``two`` are errors;
+* ``qid:<integer>`` follows the label (int64, optional sign);
+* feature indices are integers ``>= 1``, strictly increasing within a line, and at most
+  ``n_features`` when given; missing indices are 0 (sparse lines);
+* values are decimal numbers (``1``, ``-0.5``, ``.5``, ``5.``, ``1e-3``); ``nan``, ``inf`` and
+  values outside the float32 range are errors; ``NULL`` (LETOR 3.0, any letter case) follows
+  ``null_policy``;
+* the rows of one query are contiguous: a qid may not reappear after another qid.
+
+Blank lines and lines holding only a comment are skipped; spaces, tabs and carriage returns are
+whitespace, so LF and CRLF files read identically. The text after the first ``#`` of a data line,
+stripped, is the row's docid. A UTF-8 byte-order mark at the start is ignored. Input compressed
+with gzip, bzip2 or xz is recognised by suffix or by magic bytes.
+"""
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+import math
+import os
+import re
+import secrets
+import zipfile
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from ltrfs.data import DataError, RankingData
+
+__all__ = ["read_letor", "save_npz", "load_npz", "read_any", "write_letor", "NULL_POLICIES"]
+
+NULL_POLICIES = ("min", "zero", "error")
+
+# ----------------------------------------------------------------------------------------------
+# Compiled scanner
+# ----------------------------------------------------------------------------------------------
+
+_POW10 = np.array([10.0 ** k for k in range(23)], dtype=np.float64)  # exact in float64
+_MAX_EXACT = 2 ** 53
+_MANT_LIMIT = 10 ** 17  # accumulate mantissa digits while w < this (keeps w*10+d < 2**63)
+_MAX_DENSE = 2 ** 32    # refuse dense matrices with more elements than this (16 GiB float32)
+
+# error codes returned by _scan
+_OK = 0
+_E_LABEL = 1
+_E_NOQID = 2
+_E_QID = 3
+_E_TOKEN = 4
+_E_INDEX0 = 5
+_E_ORDER = 6
+_E_WIDTH = 7
+_E_VALUE = 8
+_E_NULL = 9
+_E_TOOWIDE = 10
+_E_INDEXBIG = 11
+
+
+@njit(cache=True)
+def _is_ws(c):
+    return c == 32 or c == 9 or c == 13
+
+
+@njit(cache=True)
+def _is_delim(c):
+    return c == 32 or c == 9 or c == 13 or c == 10 or c == 35
+
+
+@njit(cache=True)
+def _is_strip(c):
+    # the ASCII characters Python's str.strip() removes
+    return (9 <= c <= 13) or (28 <= c <= 32)
+
+
+@njit(cache=True, error_model="numpy")
+def _parse_number(buf, s, n):
+    """Decimal number starting at buf[s] -> (value, status, end).
+
+    Reads ``[+-]?(digits[.digits*]|.digits)([eE][+-]?digits)?`` greedily and stops at ``end``;
+    status 0: value is exact (= float(token)), 1: valid but outside the fast path (use float()),
+    2: invalid syntax. The caller checks that the token ends at ``end``.
+    """
+    i = s
+    neg = False
+    if i < n and (buf[i] == 43 or buf[i] == 45):
+        neg = buf[i] == 45
+        i += 1
+    w = 0
+    exp10 = 0
+    ndig = 0
+    inexact = False
+    while i < n:
+        d = np.int64(buf[i]) - 48
+        if d < 0 or d > 9:
+            break
+        if w < _MANT_LIMIT:
+            w = w * 10 + d
+        else:
+            exp10 += 1
+            if d != 0:
+                inexact = True
+        ndig += 1
+        i += 1
+    if i < n and buf[i] == 46:
+        i += 1
+        while i < n:
+            d = np.int64(buf[i]) - 48
+            if d < 0 or d > 9:
+                break
+            if w < _MANT_LIMIT:
+                w = w * 10 + d
+                exp10 -= 1
+            elif d != 0:
+                inexact = True
+            ndig += 1
+            i += 1
+    if ndig == 0:
+        return 0.0, 2, i
+    if i < n and (buf[i] == 101 or buf[i] == 69):
+        i += 1
+        eneg = False
+        if i < n and (buf[i] == 43 or buf[i] == 45):
+            eneg = buf[i] == 45
+            i += 1
+        ev = 0
+        nexp = 0
+        while i < n:
+            d = np.int64(buf[i]) - 48
+            if d < 0 or d > 9:
+                break
+            if ev < 100000:
+                ev = ev * 10 + d
+            nexp += 1
+            i += 1
+        if nexp == 0:
+            return 0.0, 2, i
+        exp10 += -ev if eneg else ev
+    if w == 0:
+        return (-0.0 if neg else 0.0), 0, i
+    if inexact or w > _MAX_EXACT or exp10 > 22 or exp10 < -22:
+        return 0.0, 1, i
+    v = np.float64(w)
+    if exp10 > 0:
+        v = v * _POW10[exp10]
+    elif exp10 < 0:
+        v = v / _POW10[-exp10]
+    return (-v if neg else v), 0, i
+
+
+@njit(cache=True)
+def _parse_label(buf, s, e):
+    """[+-]?digits(.0*)? in buf[s:e] -> (value, ok); value within int32."""
+    i = s
+    neg = False
+    if i < e and (buf[i] == 43 or buf[i] == 45):
+        neg = buf[i] == 45
+        i += 1
+    v = 0
+    nd = 0
+    while i < e:
+        d = np.int64(buf[i]) - 48
+        if d < 0 or d > 9:
+            break
+        v = v * 10 + d
+        if v > 2147483648:
+            return 0, False
+        nd += 1
+        i += 1
+    if nd == 0:
+        return 0, False
+    if i < e and buf[i] == 46:
+        i += 1
+        while i < e and buf[i] == 48:
+            i += 1
+    if i != e:
+        return 0, False
+    if neg:
+        v = -v
+    if v > 2147483647:
+        return 0, False
+    return v, True
+
+
+@njit(cache=True)
+def _parse_int64(buf, s, e):
+    """[+-]?digits in buf[s:e] -> (value, ok); at most 18 digits."""
+    i = s
+    neg = False
+    if i < e and (buf[i] == 43 or buf[i] == 45):
+        neg = buf[i] == 45
+        i += 1
+    if i >= e or e - i > 18:
+        return 0, False
+    v = 0
+    while i < e:
+        d = np.int64(buf[i]) - 48
+        if d < 0 or d > 9:
+            return 0, False
+        v = v * 10 + d
+        i += 1
+    return (-v if neg else v), True
+
+
+@njit(cache=True)
+def _count_newlines(buf):
+    count = 0
+    for i in range(buf.shape[0]):
+        if buf[i] == 10:
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def _guess_width(buf, start, max_lines):
+    """Largest feature index on the first ``max_lines`` lines (index before each line's last ':')."""
+    n = buf.shape[0]
+    i = start
+    best = 0
+    lines = 0
+    while i < n and lines < max_lines:
+        last_colon = -1
+        in_comment = False
+        while i < n and buf[i] != 10:
+            c = buf[i]
+            if c == 35:
+                in_comment = True
+            elif c == 58 and not in_comment:
+                last_colon = i
+            i += 1
+        i += 1
+        lines += 1
+        if last_colon > 0:
+            j = last_colon - 1
+            v = 0
+            mult = 1
+            while j >= start and 48 <= buf[j] <= 57 and mult <= 1000000000:
+                v += (np.int64(buf[j]) - 48) * mult
+                mult *= 10
+                j -= 1
+            if v > best and v < 100000000:
+                best = v
+    return best
+
+
+@njit(cache=True)
+def _grow2(a, n):
+    b = np.empty((max(2 * a.shape[0], n), a.shape[1]), a.dtype)
+    b[: a.shape[0]] = a
+    return b
+
+
+@njit(cache=True, error_model="numpy")
+def _scan(buf, start, n_upper, cap, fixed, null_error):
+    """One pass over the bytes of a LETOR file.
+
+    Returns (X, y, row_line, cstart, cend, qstart, qids, fallback, nulls, err, m, nq, dmax,
+    has_comment, comments_ascii). ``X`` is (n_upper, cap) float32 with rows [:m] filled;
+    ``fallback`` rows are (row, col, start, end) of tokens for float(); ``nulls`` rows are
+    (row, col, line); ``err`` is (code, line, a, b, c) with code 0 when the file is valid.
+    """
+    n = buf.shape[0]
+    X = np.zeros((n_upper, cap), np.float32)
+    y = np.empty(n_upper, np.int32)
+    row_line = np.empty(n_upper, np.int64)
+    cstart = np.zeros(n_upper, np.int64)
+    cend = np.zeros(n_upper, np.int64)
+    qstart = np.empty(n_upper + 1, np.int64)
+    qids = np.empty(n_upper, np.int64)
+    fb = np.empty((64, 4), np.int64)
+    nfb = 0
+    nl = np.empty((64, 3), np.int64)
+    nnl = 0
+    err = np.zeros(5, np.int64)
+    code = 0
+    row = 0
+    nq = 0
+    line = 0
+    dmax = 0
+    has_comment = False
+    comments_ascii = True
+    i = start
+    while i < n:
+        line += 1
+        while i < n and _is_ws(buf[i]):
+            i += 1
+        if i >= n:
+            break
+        c = buf[i]
+        if c == 10:
+            i += 1
+            continue
+        if c == 35:  # comment-only line
+            while i < n and buf[i] != 10:
+                i += 1
+            i += 1
+            continue
+        # label
+        s = i
+        while i < n and not _is_delim(buf[i]):
+            i += 1
+        lab, ok = _parse_label(buf, s, i)
+        if not ok:
+            code = _E_LABEL
+            err[2] = s
+            err[3] = i
+            break
+        while i < n and _is_ws(buf[i]):
+            i += 1
+        if not (i + 4 <= n and buf[i] == 113 and buf[i + 1] == 105 and buf[i + 2] == 100
+                and buf[i + 3] == 58):
+            code = _E_NOQID
+            s = i
+            while i < n and not _is_delim(buf[i]):
+                i += 1
+            err[2] = s
+            err[3] = i
+            break
+        i += 4
+        s = i
+        while i < n and not _is_delim(buf[i]):
+            i += 1
+        qv, ok = _parse_int64(buf, s, i)
+        if not ok:
+            code = _E_QID
+            err[2] = s
+            err[3] = i
+            break
+        # features and comment
+        prev = 0
+        while True:
+            while i < n and _is_ws(buf[i]):
+                i += 1
+            if i >= n:
+                break
+            c = buf[i]
+            if c == 10:
+                break
+            if c == 35:
+                has_comment = True
+                i += 1
+                s = i
+                acc = 0
+                while i < n:
+                    c = buf[i]
+                    if c == 10:
+                        break
+                    acc |= c
+                    i += 1
+                if acc >= 128:
+                    comments_ascii = False
+                e = i
+                while s < e and _is_strip(buf[s]):
+                    s += 1
+                while e > s and _is_strip(buf[e - 1]):
+                    e -= 1
+                cstart[row] = s
+                cend[row] = e
+                break
+            s = i
+            idx = 0
+            while i < n:
+                d = np.int64(buf[i]) - 48
+                if d < 0 or d > 9:
+                    break
+                if idx <= 2147483647:
+                    idx = idx * 10 + d
+                i += 1
+            if i == s or i >= n or buf[i] != 58:
+                while i < n and not _is_delim(buf[i]):
+                    i += 1
+                code = _E_TOKEN
+                err[2] = s
+                err[3] = i
+                break
+            if idx > 2147483647:
+                code = _E_INDEXBIG
+                err[2] = s
+                err[3] = i
+                break
+            if idx == 0:
+                code = _E_INDEX0
+                break
+            if idx <= prev:
+                code = _E_ORDER
+                err[2] = idx
+                err[3] = prev
+                break
+            if idx > cap:
+                if fixed:
+                    code = _E_WIDTH
+                    err[2] = idx
+                    err[3] = cap
+                    break
+                newcap = max(idx, 2 * cap, 8)
+                if newcap * n_upper > _MAX_DENSE:
+                    code = _E_TOOWIDE
+                    err[2] = idx
+                    err[3] = n_upper
+                    break
+                X2 = np.zeros((n_upper, newcap), np.float32)
+                X2[: row + 1, :cap] = X[: row + 1, :]
+                X = X2
+                cap = newcap
+            i += 1
+            s = i
+            v, st, i = _parse_number(buf, s, n)
+            if i < n and not _is_delim(buf[i]):
+                st = 2
+                while i < n and not _is_delim(buf[i]):
+                    i += 1
+            if st == 0:
+                X[row, idx - 1] = v
+            elif st == 1:
+                if nfb == fb.shape[0]:
+                    fb = _grow2(fb, nfb + 1)
+                fb[nfb, 0] = row
+                fb[nfb, 1] = idx - 1
+                fb[nfb, 2] = s
+                fb[nfb, 3] = i
+                nfb += 1
+            elif (i - s == 4 and (buf[s] | 32) == 110 and (buf[s + 1] | 32) == 117
+                  and (buf[s + 2] | 32) == 108 and (buf[s + 3] | 32) == 108):
+                if null_error:
+                    code = _E_NULL
+                    err[2] = idx
+                    break
+                if nnl == nl.shape[0]:
+                    nl = _grow2(nl, nnl + 1)
+                nl[nnl, 0] = row
+                nl[nnl, 1] = idx - 1
+                nl[nnl, 2] = line
+                nnl += 1
+            else:
+                code = _E_VALUE
+                err[2] = s
+                err[3] = i
+                err[4] = idx
+                break
+            prev = idx
+        if code != 0:
+            break
+        if prev > dmax:
+            dmax = prev
+        y[row] = lab
+        row_line[row] = line
+        if nq == 0 or qv != qids[nq - 1]:
+            qstart[nq] = row
+            qids[nq] = qv
+            nq += 1
+        row += 1
+        i += 1  # past the newline
+    err[0] = code
+    err[1] = line
+    qstart[nq] = row
+    return (X, y, row_line, cstart, cend, qstart[: nq + 1], qids[:nq], fb[:nfb], nl[:nnl], err,
+            row, nq, dmax, has_comment, comments_ascii)
+
+
+@njit(cache=True)
+def _gather_ascii(buf, starts, ends, width):
+    """Comment spans as a (m, width) uint32 array of code points (zero padded) for a 'U' view."""
+    m = starts.shape[0]
+    out = np.zeros((m, width), np.uint32)
+    for r in range(m):
+        s = starts[r]
+        for k in range(ends[r] - s):
+            out[r, k] = buf[s + k]
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Reading text
+# ----------------------------------------------------------------------------------------------
+
+_COMPRESSED = {".gz": gzip.decompress, ".bz2": bz2.decompress, ".xz": lzma.decompress}
+_MAGIC = ((b"\x1f\x8b", gzip.decompress), (b"BZh", bz2.decompress),
+          (b"\xfd7zXZ\x00", lzma.decompress))
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise DataError(f"{path}: is a directory, not a data file") from None
+    decompress = _COMPRESSED.get(path.suffix.lower())
+    if decompress is None:
+        for magic, fn in _MAGIC:
+            if raw.startswith(magic):
+                decompress = fn
+                break
+    if decompress is not None:
+        try:
+            raw = decompress(raw)
+        except (OSError, EOFError, lzma.LZMAError, ValueError) as exc:
+            raise DataError(f"{path}: cannot decompress ({exc})") from None
+    if b"\0" in raw[:4096]:
+        raise DataError(f"{path}: binary data (NUL bytes), not a LETOR text file")
+    return raw
+
+
+def _token(raw: bytes, s: int, e: int) -> str:
+    t = raw[s:e].decode("utf-8", errors="replace")
+    return t if len(t) <= 40 else t[:37] + "..."
+
+
+def _scan_error(path, raw, err) -> DataError:
+    code, line, a, b, c = (int(v) for v in err)
+    where = f"{path}:{line}: "
+    if code == _E_LABEL:
+        what = (f"bad label {_token(raw, a, b)!r} (the label must be an integer such as 2 or 2.0,"
+                " within int32)")
+    elif code == _E_NOQID:
+        found = _token(raw, a, b)
+        what = ("missing qid (expected 'qid:<integer>' after the label"
+                + (f", found {found!r})" if found else ")"))
+    elif code == _E_QID:
+        what = f"bad qid {_token(raw, a, b)!r} (expected an integer of at most 18 digits)"
+    elif code == _E_TOKEN:
+        what = f"bad feature token {_token(raw, a, b)!r} (expected <index>:<value>)"
+    elif code == _E_INDEX0:
+        what = "feature index 0 (indices start at 1)"
+    elif code == _E_ORDER:
+        what = (f"duplicate feature index {a}" if a == b else
+                f"feature index {a} after {b} (indices must be strictly increasing)")
+    elif code == _E_WIDTH:
+        what = f"feature index {a} exceeds n_features={b}"
+    elif code == _E_VALUE:
+        tok = _token(raw, a, b)
+        try:
+            bad = not math.isfinite(float(tok))
+        except ValueError:
+            bad = False
+        what = (f"non-finite value {tok!r} for feature {c}" if bad
+                else f"bad value {tok!r} for feature {c} (expected a decimal number)")
+    elif code == _E_NULL:
+        what = f"NULL value for feature {a} (null_policy='error')"
+    elif code == _E_TOOWIDE:
+        what = (f"feature index {a} needs a dense matrix of {b} x {a} float32 values, too large"
+                " (pass n_features or check the file)")
+    elif code == _E_INDEXBIG:
+        what = f"feature index {_token(raw, a, b)!r} is too large"
+    else:  # pragma: no cover - every code is listed above
+        what = f"unknown parse error {code}"
+    return DataError(where + what)
+
+
+def _decode_docids(raw, buf, cstart, cend, ascii_ok, row_line):
+    """(docids 'U' array, None) or (None, (line, problem)) for the first comment not in UTF-8."""
+    width = max(int((cend - cstart).max()), 1)
+    if ascii_ok:
+        codes = _gather_ascii(buf, cstart, cend, width)
+        return codes.view(f"<U{width}").reshape(-1), None
+    out = []
+    for r, (s, e) in enumerate(zip(cstart.tolist(), cend.tolist())):
+        try:
+            out.append(raw[s:e].decode("utf-8").strip())
+        except UnicodeDecodeError:
+            return None, (int(row_line[r]), "comment is not valid UTF-8")
+    return np.array(out, dtype=str), None
+
+
+def _fallback_values(raw, fb, row_line):
+    """float32 values of the tokens outside the exact fast path, by Python's float().
+
+    Returns (values, None) or (None, (line, problem)) for the first value outside float32.
+    """
+    rows, cols, starts, ends = fb.T.tolist()
+    vals = np.array([float(raw[s:e]) for s, e in zip(starts, ends)], dtype=np.float64)
+    with np.errstate(over="ignore"):
+        v32 = vals.astype(np.float32)
+    bad = np.flatnonzero(~np.isfinite(v32))
+    if bad.size:
+        k = int(bad[0])
+        return None, (int(row_line[rows[k]]), f"value {_token(raw, starts[k], ends[k])!r} of "
+                      f"feature {cols[k] + 1} is outside the float32 range")
+    return v32, None
+
+
+def _noncontiguous_query(query_ids, query_ptr, row_line):
+    """None, or (line, problem) for the first qid that reappears after another qid."""
+    if len(np.unique(query_ids)) == len(query_ids):
+        return None
+    order = np.argsort(query_ids, kind="stable")
+    later = order[1:][query_ids[order[1:]] == query_ids[order[:-1]]]
+    k = int(later.min())
+    first = int(np.flatnonzero(query_ids[:k] == query_ids[k])[0])
+    return (int(row_line[query_ptr[k]]),
+            f"qid {query_ids[k]} reappears after other queries (first seen at line "
+            f"{row_line[query_ptr[first]]}; the rows of a query must be contiguous)")
+
+
+def _apply_nulls(X, nulls, query_ptr, policy):
+    """Replace NULL entries (rows (row, col, line) of ``nulls``) by 0 or the per-query minimum."""
+    rows = nulls[:, 0]
+    cols = nulls[:, 1]
+    if policy == "zero":
+        X[rows, cols] = 0.0
+        return
+    ucols, cpos = np.unique(cols, return_inverse=True)
+    sub = X[:, ucols]  # copy, (m, k)
+    sub[rows, cpos] = np.inf
+    mins = np.minimum.reduceat(sub, query_ptr[:-1], axis=0)  # (q, k)
+    mins[np.isinf(mins)] = 0.0  # every value of the query is NULL
+    qrow = np.searchsorted(query_ptr, rows, side="right") - 1
+    X[rows, cols] = mins[qrow, cpos]
+
+
+def read_letor(path, *, n_features: int | None = None, null_policy: str = "min") -> RankingData:
+    """Read a LETOR / SVMlight ranking file into a :class:`RankingData`.
+
+    path         text file; ``.gz``/``.bz2``/``.xz`` (by suffix or magic bytes) is decompressed
+    n_features   width d of X; None (default) -> the largest feature index in the file; an index
+                 above a given ``n_features`` is an error
+    null_policy  LETOR 3.0 ``NULL`` values: ``"min"`` (default) -> the minimum of that feature over
+                 the query's non-NULL values (0 when the whole query is NULL for it), as LETOR's
+                 Feature-min files; ``"zero"`` -> 0; ``"error"`` -> DataError
+
+    Returns X float32 (m, d) with column j = feature j + 1 (missing features 0), y int32 (m,),
+    query_ptr int64 (q + 1,), query_ids int64 (q,), docids str (m,) (text after ``#``, stripped;
+    "" on lines without a comment; None when no line has one). Errors raise DataError
+    ``"<file>:<line>: <what is wrong>"``; see the module docstring for the accepted syntax.
+    """
+    if null_policy not in NULL_POLICIES:
+        raise ValueError(f"null_policy must be one of {NULL_POLICIES}, got {null_policy!r}")
+    if n_features is not None:
+        if isinstance(n_features, bool) or int(n_features) != n_features or n_features < 1:
+            raise ValueError(f"n_features must be a positive integer or None, got {n_features!r}")
+        n_features = int(n_features)
+    path = Path(path)
+    raw = _read_bytes(path)
+    buf = np.frombuffer(raw, dtype=np.uint8)
+    start = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
+    n_upper = int(_count_newlines(buf)) + (1 if raw and not raw.endswith(b"\n") else 0)
+    if n_upper == 0:
+        raise DataError(f"{path}: empty file (no data lines)")
+    if n_features is not None:
+        cap, fixed = n_features, True
+    else:
+        cap, fixed = int(_guess_width(buf, start, 100)), False
+    (X, y, row_line, cstart, cend, query_ptr, query_ids, fb, nulls, err, m, _nq, dmax,
+     has_comment, comments_ascii) = _scan(buf, start, n_upper, cap, fixed, null_policy == "error")
+    if err[0] != _OK:
+        raise _scan_error(path, raw, err)
+    if m == 0:
+        raise DataError(f"{path}: empty file (no data lines)")
+    d = n_features if fixed else dmax
+    # trim the over-allocation (rows: blank/comment lines; columns: width guess) when it matters
+    if X.shape[1] != d or m < 0.9 * X.shape[0]:
+        X = np.ascontiguousarray(X[:m, :d])
+    else:
+        X = X[:m]
+    y, row_line, cstart, cend = y[:m], row_line[:m], cstart[:m], cend[:m]
+    # checks that need the whole file: report the problem on the earliest line
+    problems = []
+    problem = _noncontiguous_query(query_ids, query_ptr, row_line)
+    if problem:
+        problems.append(problem)
+    if len(fb):
+        values, problem = _fallback_values(raw, fb, row_line)
+        if problem:
+            problems.append(problem)
+        else:
+            X[fb[:, 0], fb[:, 1]] = values
+    docids = None
+    if has_comment:
+        docids, problem = _decode_docids(raw, buf, cstart, cend, comments_ascii, row_line)
+        if problem:
+            problems.append(problem)
+    if problems:
+        line, what = min(problems)
+        raise DataError(f"{path}:{line}: {what}")
+    if len(nulls):
+        _apply_nulls(X, nulls, query_ptr, null_policy)
+    return RankingData(X=X, y=y, query_ptr=query_ptr, query_ids=query_ids, docids=docids)
+
+
+# ----------------------------------------------------------------------------------------------
+# Atomic writes
+# ----------------------------------------------------------------------------------------------
+
+@contextmanager
+def _atomic_file(path: Path):
+    """Yield a binary file object on a temporary name next to ``path``; rename it on success."""
+    path = Path(path)
+    # like mkstemp, but with the usual permissions (0o666 minus the umask) for the final file
+    while True:
+        tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            break
+        except FileExistsError:  # pragma: no cover - 32 random bits collided
+            continue
+    try:
+        with os.fdopen(fd, "wb") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+# ----------------------------------------------------------------------------------------------
+# .npz cache
+# ----------------------------------------------------------------------------------------------
+
+_NPZ_FORMAT = 1
+_NPY_HEADER = re.compile(rb"\{'descr': '([<>|=]?[A-Za-z][0-9]*)', 'fortran_order': (True|False), "
+                         rb"'shape': \(((?:\d+, ?)*\d*)\), \}\s*")
+_NPZ_DTYPES = {"X": np.float32, "y": np.int32, "query_ptr": np.int64, "query_ids": np.int64}
+
+
+def save_npz(data: RankingData, path) -> None:
+    """Write ``data`` to ``path`` as an uncompressed ``.npz`` (atomically: temp name + os.replace).
+
+    Keys: X float32 (m, d), y int32 (m,), query_ptr int64 (q+1,), query_ids int64 (q,), docids
+    'U' (m,) when present, format int64 () = 1. Nothing needs pickle.
+    """
+    arrays = {
+        "format": np.array(_NPZ_FORMAT, dtype=np.int64),
+        "X": np.ascontiguousarray(data.X, dtype=np.float32),
+        "y": np.ascontiguousarray(data.y, dtype=np.int32),
+        "query_ptr": np.ascontiguousarray(data.query_ptr, dtype=np.int64),
+        "query_ids": np.ascontiguousarray(data.query_ids, dtype=np.int64),
+    }
+    if data.docids is not None:
+        docids = np.asarray(data.docids)
+        if docids.dtype.kind != "U":
+            docids = docids.astype(str)
+        arrays["docids"] = np.ascontiguousarray(docids)
+    with _atomic_file(Path(path)) as f:
+        np.savez(f, **arrays)
+
+
+def _read_member(f, zf: zipfile.ZipFile, info: zipfile.ZipInfo, path):
+    """A stored .npy member read straight into a fresh (aligned) array; None -> generic reader."""
+    if info.compress_type != zipfile.ZIP_STORED:
+        return None
+    f.seek(info.header_offset)
+    local = f.read(30)
+    if len(local) != 30 or local[:4] != b"PK\x03\x04":
+        raise DataError(f"{path}: corrupt .npz (bad local header for {info.filename})")
+    f.seek(info.header_offset + 30 + int.from_bytes(local[26:28], "little")
+           + int.from_bytes(local[28:30], "little"))
+    version = np.lib.format.read_magic(f)
+    if version not in ((1, 0), (2, 0)):
+        return None
+    pos = f.tell()
+    nlen = 2 if version == (1, 0) else 4
+    header = f.read(int.from_bytes(f.read(nlen), "little"))
+    match = _NPY_HEADER.fullmatch(header)
+    if match:  # the layout np.save writes: skip the generic literal_eval
+        dtype = np.dtype(match.group(1).decode("ascii"))
+        fortran = match.group(2) == b"True"
+        shape = tuple(int(t) for t in match.group(3).split(b",") if t.strip())
+    else:
+        f.seek(pos)
+        read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                       else np.lib.format.read_array_header_2_0)
+        shape, fortran, dtype = read_header(f)
+    if dtype.hasobject:
+        raise DataError(f"{path}: {info.filename} holds Python objects (pickle is not allowed)")
+    arr = np.empty(shape[::-1] if fortran else shape, dtype=dtype)
+    if arr.nbytes:
+        if f.readinto(memoryview(arr).cast("B")) != arr.nbytes:
+            raise DataError(f"{path}: corrupt .npz ({info.filename} is truncated)")
+    return arr.T if fortran else arr
+
+
+def load_npz(path) -> RankingData:
+    """Read a cache written by :func:`save_npz` (no pickle); returns a :class:`RankingData`."""
+    path = Path(path)
+    arrays = {}
+    try:
+        with open(path, "rb") as f, zipfile.ZipFile(f) as zf:
+            for info in zf.infolist():
+                name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+                arr = _read_member(f, zf, info, path)
+                if arr is None:  # compressed member: the generic reader
+                    with zf.open(info) as member:
+                        arr = np.lib.format.read_array(member, allow_pickle=False)
+                arrays[name] = arr
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file") from None
+    except DataError:
+        raise
+    except (zipfile.BadZipFile, ValueError, EOFError, OSError) as exc:
+        raise DataError(f"{path}: not a readable .npz cache ({exc})") from None
+    missing = [k for k in ("X", "y", "query_ptr", "query_ids") if k not in arrays]
+    if missing:
+        raise DataError(f"{path}: not an ltrfs .npz cache (missing {', '.join(missing)})")
+    fmt = arrays.get("format")
+    if fmt is None or fmt.shape != () or int(fmt) != _NPZ_FORMAT:
+        raise DataError(f"{path}: unsupported ltrfs .npz cache format {fmt!r} "
+                        f"(expected {_NPZ_FORMAT}); delete it to rebuild")
+    for key, dt in _NPZ_DTYPES.items():
+        if arrays[key].dtype != dt:
+            raise DataError(f"{path}: {key} has dtype {arrays[key].dtype}, expected {np.dtype(dt)}")
+    docids = arrays.get("docids")
+    if docids is not None:
+        if docids.dtype.kind not in "US" or docids.shape != arrays["y"].shape:
+            raise DataError(f"{path}: docids must be a string array of shape {arrays['y'].shape}, "
+                            f"got {docids.dtype} {docids.shape}")
+        if docids.dtype.kind == "S":
+            docids = docids.astype(str)
+    try:
+        return RankingData(X=arrays["X"], y=arrays["y"], query_ptr=arrays["query_ptr"],
+                           query_ids=arrays["query_ids"], docids=docids)
+    except DataError as exc:
+        raise DataError(f"{path}: inconsistent cache: {exc}") from None
+
+
+def read_any(path, **kw) -> RankingData:
+    """``.npz`` -> :func:`load_npz`; anything else -> :func:`read_letor` (``kw`` passed on).
+
+    For a ``.npz``, ``n_features`` (if given) must equal the cached width; ``null_policy`` is
+    ignored (NULLs were resolved when the cache was built).
+    """
+    path = Path(path)
+    if path.suffix.lower() == ".npz":
+        unknown = set(kw) - {"n_features", "null_policy"}
+        if unknown:
+            raise TypeError(f"read_any got unexpected keyword arguments {sorted(unknown)}")
+        data = load_npz(path)
+        nf = kw.get("n_features")
+        if nf is not None and nf != data.n_features:
+            raise DataError(f"{path}: cache has {data.n_features} features, n_features={nf} asked")
+        return data
+    return read_letor(path, **kw)
+
+
+# ----------------------------------------------------------------------------------------------
+# Writing text
+# ----------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _put_int(out, p, v):
+    """Decimal digits of the integer v at out[p:]; returns the new position."""
+    if v < 0:
+        out[p] = 45
+        p += 1
+        v = -v
+    if v == 0:
+        out[p] = 48
+        return p + 1
+    nd = 0
+    t = v
+    while t > 0:
+        nd += 1
+        t //= 10
+    for k in range(nd - 1, -1, -1):
+        out[p + k] = 48 + v % 10
+        v //= 10
+    return p + nd
+
+
+@njit(cache=True)
+def _exact_value(D, k):
+    """Correctly rounded float64 of D * 10**k for D <= 2**53, |k| <= 22."""
+    if k >= 0:
+        return np.float64(D) * _POW10[k]
+    return np.float64(D) / _POW10[-k]
+
+
+@njit(cache=True)
+def _shortest_digits(v):
+    """Shortest (D, k) with float32(D * 10**k read as float64) == v, for 1e-14 <= |v| < 1e22.
+
+    Tries 1..10 significant digits (D rounded from |v| / 10**k in float64; at 9 and 10 digits also
+    D - 1 and D + 1, which covers any rounding error there); D = -1 if nothing round-trips.
+    """
+    a = abs(np.float64(v))
+    e10 = int(np.floor(np.log10(a)))
+    if e10 >= 0:
+        if e10 <= 22 and _POW10[e10] > a:
+            e10 -= 1
+    elif -e10 <= 22 and a * _POW10[-e10] < 1.0:
+        e10 -= 1
+    target = np.float32(a)
+    for p in range(1, 11):
+        k = e10 - p + 1
+        if k > 22 or k < -22:
+            continue
+        if k >= 0:
+            q = a / _POW10[k]
+        else:
+            q = a * _POW10[-k]
+        D0 = np.int64(np.rint(q))
+        lo = D0 - 1 if p >= 9 else D0
+        hi = D0 + 1 if p >= 9 else D0
+        for D in range(lo, hi + 1):
+            if D > 0 and np.float32(_exact_value(D, k)) == target:
+                return D, k
+    return np.int64(-1), 0
+
+
+@njit(cache=True)
+def _put_float32(out, p, v):
+    """Shortest round-tripping decimal of float32 v (1e-14 <= |v| < 1e22 or 0) at out[p:].
+
+    Returns the new position, or -1 if no candidate round-trips (not expected to happen).
+    """
+    if v == 0:
+        if np.signbit(v):
+            out[p] = 45
+            p += 1
+        out[p] = 48
+        return p + 1
+    D, k = _shortest_digits(v)
+    if D < 0:
+        return -1
+    while D % 10 == 0:
+        D //= 10
+        k += 1
+    if v < 0:
+        out[p] = 45
+        p += 1
+    digits = np.empty(20, np.uint8)
+    nd = 0
+    t = D
+    while t > 0:
+        digits[nd] = 48 + t % 10
+        t //= 10
+        nd += 1
+    digits[:nd] = digits[:nd][::-1].copy()
+    lead = k + nd - 1  # decimal exponent of the leading digit
+    if -4 <= lead <= 8:  # positional like %g (at most 9 integer digits), else d.ddde+XX
+        if k >= 0:
+            for j in range(nd):
+                out[p] = digits[j]
+                p += 1
+            for j in range(k):
+                out[p] = 48
+                p += 1
+        elif lead >= 0:
+            for j in range(nd):
+                if j == lead + 1:
+                    out[p] = 46
+                    p += 1
+                out[p] = digits[j]
+                p += 1
+        else:
+            out[p] = 48
+            out[p + 1] = 46
+            p += 2
+            for j in range(-lead - 1):
+                out[p] = 48
+                p += 1
+            for j in range(nd):
+                out[p] = digits[j]
+                p += 1
+    else:
+        out[p] = digits[0]
+        p += 1
+        if nd > 1:
+            out[p] = 46
+            p += 1
+            for j in range(1, nd):
+                out[p] = digits[j]
+                p += 1
+        out[p] = 101
+        out[p + 1] = 45 if lead < 0 else 43
+        p += 2
+        if -10 < lead < 10:
+            out[p] = 48
+            p += 1
+        p = _put_int(out, p, abs(lead))
+    return p
+
+
+@njit(cache=True)
+def _format_rows(X, y, qid, r0, r1, spec_vals, spec_blob, spec_ptr, com_blob, com_ptr, has_com):
+    """LETOR text of rows r0:r1 as uint8; returns (bytes, failing row or -1)."""
+    d = X.shape[1]
+    size = 0
+    for r in range(r0, r1):
+        size += 48 + d * 40
+        if has_com:
+            size += 3 + com_ptr[r + 1] - com_ptr[r]
+    out = np.empty(size, np.uint8)
+    p = 0
+    for r in range(r0, r1):
+        p = _put_int(out, p, np.int64(y[r]))
+        out[p] = 32
+        out[p + 1] = 113
+        out[p + 2] = 105
+        out[p + 3] = 100
+        out[p + 4] = 58
+        p = _put_int(out, p + 5, qid[r])
+        for j in range(d):
+            out[p] = 32
+            p = _put_int(out, p + 1, j + 1)
+            out[p] = 58
+            p += 1
+            v = X[r, j]
+            a = abs(v)
+            if v != 0 and (a < 1e-14 or a >= 1e22):
+                t = np.searchsorted(spec_vals, v)
+                for b in range(spec_ptr[t], spec_ptr[t + 1]):
+                    out[p] = spec_blob[b]
+                    p += 1
+            else:
+                p2 = _put_float32(out, p, v)
+                if p2 < 0:
+                    return out[:0], r
+                p = p2
+        if has_com:
+            out[p] = 32
+            out[p + 1] = 35
+            p += 2
+            for b in range(com_ptr[r], com_ptr[r + 1]):
+                out[p] = com_blob[b]
+                p += 1
+        out[p] = 10
+        p += 1
+    return out[:p], -1
+
+
+def write_letor(data: RankingData, path, *, chunk_rows: int = 8192) -> None:
+    """Write ``data`` as dense LETOR text, atomically (temp name + os.replace).
+
+    Line r: ``<y> qid:<qid> 1:<X[r,0]> ... d:<X[r,d-1]>[ #<docid>]``; every value is the shortest
+    decimal that reads back to the same float32 (so write -> read round-trips bit for bit), ``-0``
+    kept. A ``.gz`` path is gzip-compressed (deterministic header). Docids are written after
+    ``#`` and must not contain line breaks; read_letor strips surrounding whitespace from them.
+    """
+    X = np.ascontiguousarray(data.X, dtype=np.float32)
+    m = X.shape[0]
+    if m == 0:
+        raise ValueError("write_letor: the dataset has no rows")
+    if not np.isfinite(X).all():
+        r, j = np.argwhere(~np.isfinite(X))[0]
+        raise ValueError(f"write_letor: X[{r}, {j}] = {X[r, j]} is not finite")
+    y = np.ascontiguousarray(data.y, dtype=np.int64)
+    qid = np.ascontiguousarray(data.qid, dtype=np.int64)
+    a = np.abs(X)
+    special = np.unique(X[(X != 0) & ((a < 1e-14) | (a >= 1e22))])
+    del a
+    # tiny / huge values (outside the compiled formatter's exact range): numpy's shortest repr
+    spec_strs = [np.format_float_scientific(v, unique=True, trim="-") for v in special]
+    for s, v in zip(spec_strs, special):
+        if np.float32(float(s)) != v:  # pragma: no cover - numpy's float32 repr round-trips
+            raise RuntimeError(f"write_letor: cannot format {v!r}")
+    spec_bytes = [s.encode() for s in spec_strs]
+    spec_ptr = np.zeros(len(spec_bytes) + 1, np.int64)
+    spec_ptr[1:] = np.cumsum([len(b) for b in spec_bytes])
+    spec_blob = np.frombuffer(b"".join(spec_bytes) or b"\0", np.uint8)
+    has_com = data.docids is not None
+    if has_com:
+        com = [str(s).encode("utf-8") for s in np.asarray(data.docids).tolist()]
+        for r, c in enumerate(com):
+            if b"\n" in c or b"\r" in c:
+                raise ValueError(f"write_letor: docid of row {r} contains a line break")
+        com_ptr = np.zeros(m + 1, np.int64)
+        com_ptr[1:] = np.cumsum([len(c) for c in com])
+        com_blob = np.frombuffer(b"".join(com) or b"\0", np.uint8)
+    else:
+        com_ptr = np.zeros(m + 1, np.int64)
+        com_blob = np.zeros(1, np.uint8)
+    path = Path(path)
+    with _atomic_file(path) as f:
+        sink = (gzip.GzipFile(filename="", mode="wb", fileobj=f, mtime=0)
+                if path.suffix.lower() == ".gz" else f)
+        special = special.astype(np.float32)
+        for r0 in range(0, m, chunk_rows):
+            r1 = min(m, r0 + chunk_rows)
+            text, bad = _format_rows(X, y, qid, r0, r1, special, spec_blob, spec_ptr, com_blob,
+                                     com_ptr, has_com)
+            if bad >= 0:  # pragma: no cover - a 9-digit candidate always round-trips
+                raise RuntimeError(f"write_letor: cannot format row {bad}")
+            sink.write(text.tobytes())
+        if sink is not f:
+            sink.close()
