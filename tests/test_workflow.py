@@ -1,0 +1,146 @@
+"""End-to-end runs of the Snakemake workflow on a tiny generated dataset: the produced table
+is checked against the run files and the models, and reruns do only what changed."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from ltrfs import io, metrics
+from ltrfs.experiments import load_models, predict
+
+REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow
+
+CONFIG = {
+    "run": ["tiny"],
+    "datasets_file": str(REPO / "config/datasets.yaml"),
+    "seed": 7,
+    "experiments": {"tiny": {"datasets": ["synthetic-tiny"], "folds": [1, 2],
+                             "methods": ["waf", "random", "importance"], "rankers": ["ranksvm", "lambdamart"],
+                             "k": [2, 4, 40], "figure_metrics": ["NDCG@10"]}},
+    "methods": {"waf": {"algorithm": "waf"}, "random": {"algorithm": "random"},
+                "importance": {"algorithm": "importance", "params": {"metric": "ndcg@10"}}},
+    "rankers": {"ranksvm": {"algorithm": "ranksvm", "grid": {"C": [0.001, 0.1]}},
+                "lambdamart": {"algorithm": "lambdamart", "params": {"n_estimators": 40, "early_stopping_rounds": 10}}},
+}
+
+
+def snakemake(workdir: Path, *args, check=True, background=False):
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(workdir),
+           "--configfile", str(workdir / "config.yaml"), "--cores", "2", *args]
+    if background:  # in its own process group, so that the test can kill it with its jobs
+        log = open(workdir / "interrupted.log", "w")
+        return subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    if check and result.returncode != 0:
+        raise AssertionError(result.stdout[-3000:] + result.stderr[-3000:])
+    return result
+
+
+def planned_jobs(result) -> dict[str, int]:
+    """Rule -> job count from a dry run's job stats ({} when there is nothing to do)."""
+    out = result.stdout + result.stderr
+    stats = re.search(r"Job stats:\n.*?\n-+\s+-+\n(.*?)\ntotal", out, re.S)
+    if not stats:
+        assert "Nothing to be done" in out, out[-2000:]
+        return {}
+    return {line.split()[0]: int(line.split()[1]) for line in stats.group(1).splitlines() if line.strip()}
+
+
+def write_config(workdir: Path, config: dict) -> None:
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("wf")
+    write_config(workdir, CONFIG)
+    snakemake(workdir)
+    return workdir
+
+
+def test_table_matches_runs_and_models(finished):
+    root = finished / "results/synthetic-tiny"
+    table = pd.read_csv(root / "tables/tiny.csv", dtype={"k": str})
+    # 12 features: k = 40 is dropped; WAF is trained once on all 12
+    assert set(map(tuple, table[["method", "k"]].drop_duplicates().values)) == {
+        ("waf", "12"), ("random", "2"), ("random", "4"), ("random", "vali"),
+        ("importance", "2"), ("importance", "4"), ("importance", "vali")}
+    assert set(table.ranker) == {"ranksvm", "lambdamart"} and (table.folds == 2).all()
+    # every table cell is the mean over folds of the run files' per-query test values...
+    row = table[(table.method == "importance") & (table.ranker == "ranksvm") & (table.k == "4")].iloc[0]
+    fold_means = []
+    for fold in (1, 2):
+        run = pd.read_csv(root / f"fold{fold}/runs/importance/ranksvm.tsv", sep="\t")
+        test = run[(run.k == 4) & (run.split == "test")]
+        fold_means.append(test["NDCG@10"].mean())
+        # ...and the run file holds the metrics of the saved model's scores on the test split
+        data = io.load_npz(root / f"fold{fold}/data/test.npz")
+        model = load_models(root / f"fold{fold}/models/importance/ranksvm.pkl")[4]
+        qm = metrics.evaluate(data.y, predict(model, data), data.query_ptr, "standard")
+        np.testing.assert_allclose(test["NDCG@10"].to_numpy(), qm.ndcg[:, 9], atol=1e-8)
+        selection = json.loads((root / f"fold{fold}/select/importance.json").read_text())
+        assert sorted(np.asarray(selection["ranking"][:4]) - 1) == sorted(model["features"].tolist())
+    assert row["NDCG@10"] == pytest.approx(np.mean(fold_means), abs=1e-6)
+    assert row["NDCG@10_std"] == pytest.approx(np.std(fold_means, ddof=1), abs=1e-6)
+    md = (root / "tables/tiny.md").read_text()
+    assert f"{row['NDCG@10']:.4f} ± {row['NDCG@10_std']:.4f}" in md
+    assert (finished / "results/figures/tiny/synthetic-tiny_NDCG10.png").stat().st_size > 10_000
+    # every job left a log and a benchmark file
+    assert len(list((finished / "logs/train").rglob("*.log"))) == 12
+    assert len(list((finished / "benchmarks/train").rglob("*.tsv"))) == 12
+
+
+def test_rerun_does_nothing_and_a_method_edit_reruns_only_that_method(finished):
+    assert planned_jobs(snakemake(finished, "-n")) == {}
+    config = json.loads(json.dumps(CONFIG))
+    config["methods"]["importance"]["params"]["metric"] = "map"
+    write_config(finished, config)
+    try:
+        jobs = planned_jobs(snakemake(finished, "-n"))
+        # 2 folds x (1 selection + 2 rankers x (train + evaluate)), then the table and figure
+        assert jobs == {"select": 2, "train": 4, "evaluate": 4, "tables": 1, "figure_metric_vs_k": 1, "all": 1}
+    finally:
+        write_config(finished, CONFIG)
+
+
+def test_bad_config_is_one_line(tmp_path):
+    config = json.loads(json.dumps(CONFIG))
+    config["experiments"]["tiny"]["methods"].append("fs_edd")
+    write_config(tmp_path, config)
+    result = snakemake(tmp_path, "-n", check=False)
+    assert result.returncode != 0
+    assert "ltrfs: config experiments.tiny.methods: unknown method 'fs_edd'; valid: importance, random, waf" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_interrupted_run_resumes_with_only_the_unfinished_jobs(tmp_path):
+    write_config(tmp_path, CONFIG)
+    total = sum(planned_jobs(snakemake(tmp_path, "-n")).values())
+    proc = snakemake(tmp_path, background=True)
+    selections = tmp_path / "results/synthetic-tiny/fold1/select"
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list(selections.glob("*.json"))) < 2:
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGTERM)
+    proc.wait(timeout=60)
+    done = {p: p.stat().st_mtime_ns for p in (tmp_path / "results").rglob("*")
+            if p.is_file() and not p.name.startswith(".")}
+    assert done, "the run was interrupted before any output"
+    remaining = sum(planned_jobs(snakemake(tmp_path, "-n")).values())
+    assert 0 < remaining < total
+    snakemake(tmp_path)
+    # the finished outputs were kept as they were, and the table is there now
+    assert all(p.stat().st_mtime_ns == t for p, t in done.items())
+    assert (tmp_path / "results/synthetic-tiny/tables/tiny.csv").exists()
