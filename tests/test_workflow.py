@@ -144,3 +144,15 @@ def test_interrupted_run_resumes_with_only_the_unfinished_jobs(tmp_path):
     # the finished outputs were kept as they were, and the table is there now
     assert all(p.stat().st_mtime_ns == t for p, t in done.items())
     assert (tmp_path / "results/synthetic-tiny/tables/tiny.csv").exists()
+
+
+def test_slurm_profile_dry_run_takes_partition_account_and_rule_resources(tmp_path):
+    write_config(tmp_path, CONFIG)
+    result = snakemake(tmp_path, "-n", "--profile", str(REPO / "profiles/slurm"))
+    out = result.stdout + result.stderr
+    train = out[out.index("rule train:"):]
+    train = train[:train.index("\n\n")] if "\n\n" in train else train
+    resources = re.search(r"resources: (.*)", train).group(1)
+    assert "slurm_partition=compute" in resources and "slurm_account=my_account" in resources
+    assert "mem_mb=4000" in resources and "runtime=120" in resources
+    assert planned_jobs(result)["train"] == 12

@@ -44,7 +44,7 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
     axes[0][0].set_ylabel(f"test {metric}")
     axes[0][-1].legend(fontsize=8, loc="best")
     if title:
-        fig.suptitle(title)
+        fig.suptitle(title, y=1.03)
     save(fig, png, pdf)
     if csv:
         keep = ["method", "ranker", "k", metric, metric + "_std", "folds"]

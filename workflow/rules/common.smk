@@ -1,5 +1,11 @@
+import os
 import sys
 from pathlib import Path
+
+# the jobs import this checkout's package, also inside conda environments (--use-conda)
+os.environ.update(
+    PYTHONPATH=os.pathsep.join(filter(None, [str(Path(workflow.basedir) / "src"), os.environ.get("PYTHONPATH")]))
+)
 
 from ltrfs.config import ConfigError, check, convention_of, folds_of, k_grid
 from ltrfs.datasets.registry import load_registry
@@ -15,7 +21,7 @@ except (ConfigError, ValueError, OSError) as exc:
 
 RESOURCES = config["resources_dir"]
 RESULTS = config["results_dir"]
-FOLD = RESULTS + "/{dataset}/fold{fold}"
+FOLD = f"{RESULTS}/{{dataset}}/fold{{fold}}"
 
 
 wildcard_constraints:
@@ -49,7 +55,8 @@ def ranker_config(wildcards):
 def scorer_inputs(wildcards):
     """The per-fold score files the method's algorithm reads."""
     algorithm = config["methods"][wildcards.method]["algorithm"]
-    return {name: FOLD.format(**wildcards) + f"/scores/{name}.npz" for name in SELECTORS[algorithm].requires}
+    fold = FOLD.format(**wildcards)
+    return {name: f"{fold}/scores/{name}.npz" for name in SELECTORS[algorithm].requires}
 
 
 def run_records(experiment, dataset):

@@ -1,9 +1,11 @@
 rule download:
     output:
-        RESOURCES + "/{dataset}/manifest.json",
+        f"{RESOURCES}/{{dataset}}/manifest.json",
     params:
         entry=lambda w: REGISTRY[w.dataset],
         seed=job_seed("dataset"),
+    conda:
+        "../../envs/ltrfs.yaml"
     log:
         "logs/download/{dataset}.log",
     benchmark:
@@ -16,14 +18,16 @@ rule download:
 
 rule prepare:
     input:
-        RESOURCES + "/{dataset}/manifest.json",
+        f"{RESOURCES}/{{dataset}}/manifest.json",
     output:
-        train=FOLD + "/data/train.npz",
-        vali=FOLD + "/data/vali.npz",
-        test=FOLD + "/data/test.npz",
+        train=f"{FOLD}/data/train.npz",
+        vali=f"{FOLD}/data/vali.npz",
+        test=f"{FOLD}/data/test.npz",
     params:
         entry=lambda w: REGISTRY[w.dataset],
         seed=job_seed("dataset"),
+    conda:
+        "../../envs/ltrfs.yaml"
     log:
         "logs/prepare/{dataset}/fold{fold}.log",
     benchmark:

@@ -1,12 +1,14 @@
 rule evaluate:
     input:
-        model=FOLD + "/models/{method}/{ranker}.pkl",
-        vali=FOLD + "/data/vali.npz",
-        test=FOLD + "/data/test.npz",
+        model=f"{FOLD}/models/{{method}}/{{ranker}}.pkl",
+        vali=f"{FOLD}/data/vali.npz",
+        test=f"{FOLD}/data/test.npz",
     output:
-        FOLD + "/runs/{method}/{ranker}.tsv",
+        f"{FOLD}/runs/{{method}}/{{ranker}}.tsv",
     params:
         convention=convention,
+    conda:
+        "../../envs/ltrfs.yaml"
     log:
         "logs/evaluate/{dataset}/fold{fold}/{method}/{ranker}.log",
     benchmark:
@@ -19,12 +21,14 @@ rule tables:
     input:
         lambda w: [r["path"] for r in run_records(w.experiment, w.dataset)],
     output:
-        csv=RESULTS + "/{dataset}/tables/{experiment}.csv",
-        md=RESULTS + "/{dataset}/tables/{experiment}.md",
+        csv=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.csv",
+        md=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.md",
     params:
         runs=lambda w: run_records(w.experiment, w.dataset),
         metric=column_name(config["validation_metric"]),
         title=lambda w: f"{config['experiments'][w.experiment].get('title', w.experiment)}: {w.dataset}",
+    conda:
+        "../../envs/ltrfs.yaml"
     log:
         "logs/tables/{dataset}/{experiment}.log",
     benchmark:

@@ -1,13 +1,15 @@
 rule figure_metric_vs_k:
     input:
-        RESULTS + "/{dataset}/tables/{experiment}.csv",
+        f"{RESULTS}/{{dataset}}/tables/{{experiment}}.csv",
     output:
-        png=RESULTS + "/figures/{experiment}/{dataset}_{metric}.png",
-        pdf=RESULTS + "/figures/{experiment}/{dataset}_{metric}.pdf",
-        csv=RESULTS + "/figures/{experiment}/{dataset}_{metric}.csv",
+        png=f"{RESULTS}/figures/{{experiment}}/{{dataset}}_{{metric}}.png",
+        pdf=f"{RESULTS}/figures/{{experiment}}/{{dataset}}_{{metric}}.pdf",
+        csv=f"{RESULTS}/figures/{{experiment}}/{{dataset}}_{{metric}}.csv",
     params:
         metric=lambda w: METRIC_BY_FILE_NAME[w.metric],
         title=lambda w: f"{config['experiments'][w.experiment].get('title', w.experiment)}: {w.dataset}",
+    conda:
+        "../../envs/ltrfs.yaml"
     log:
         "logs/figures/{experiment}/{dataset}_{metric}.log",
     benchmark:

@@ -1,10 +1,12 @@
 rule score:
     input:
-        train=FOLD + "/data/train.npz",
+        train=f"{FOLD}/data/train.npz",
     output:
-        FOLD + "/scores/{scorer}.npz",
+        f"{FOLD}/scores/{{scorer}}.npz",
     params:
         convention=convention,
+    conda:
+        "../../envs/ltrfs.yaml"
     log:
         "logs/score/{dataset}/fold{fold}/{scorer}.log",
     benchmark:

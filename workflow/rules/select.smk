@@ -1,14 +1,16 @@
 rule select:
     input:
         unpack(scorer_inputs),
-        train=FOLD + "/data/train.npz",
-        vali=FOLD + "/data/vali.npz",
+        train=f"{FOLD}/data/train.npz",
+        vali=f"{FOLD}/data/vali.npz",
     output:
-        FOLD + "/select/{method}.json",
+        f"{FOLD}/select/{{method}}.json",
     params:
         method=method_config,
         seed=job_seed("dataset", "fold", "method"),
         convention=convention,
+    conda:
+        "../../envs/ltrfs.yaml"
     log:
         "logs/select/{dataset}/fold{fold}/{method}.log",
     benchmark:

@@ -1,17 +1,19 @@
 rule train:
     input:
-        selection=FOLD + "/select/{method}.json",
-        train=FOLD + "/data/train.npz",
-        vali=FOLD + "/data/vali.npz",
+        selection=f"{FOLD}/select/{{method}}.json",
+        train=f"{FOLD}/data/train.npz",
+        vali=f"{FOLD}/data/vali.npz",
     output:
-        model=FOLD + "/models/{method}/{ranker}.pkl",
-        info=FOLD + "/models/{method}/{ranker}.json",
+        model=f"{FOLD}/models/{{method}}/{{ranker}}.pkl",
+        info=f"{FOLD}/models/{{method}}/{{ranker}}.json",
     params:
         ranker=ranker_config,
         k=lambda w: k_grid(config, w.dataset, w.method, w.ranker),
         metric=config["validation_metric"],
         convention=convention,
         seed=job_seed("dataset", "fold", "method", "ranker"),
+    conda:
+        "../../envs/ltrfs.yaml"
     log:
         "logs/train/{dataset}/fold{fold}/{method}/{ranker}.log",
     benchmark:
