@@ -218,6 +218,9 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
+    except BrokenPipeError:  # output piped into head & co.
+        sys.stderr.close()
+        return 0
     except (ValueError, OSError, KeyError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"ltrfs: error: {message}", file=sys.stderr)
