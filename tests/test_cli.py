@@ -79,3 +79,68 @@ def test_errors_are_one_line(files, tmp_path, capsys, argv, message):
     code, out, err = run(capsys, *argv)
     assert code == 2
     assert err.startswith("ltrfs: error: ") and message in err and err.count("\n") == 1
+
+
+def test_fixed_parameter_is_not_replaced_by_the_default_grid(files, tmp_path, capsys):
+    from ltrfs.experiments import load_models, ranker_grid
+
+    assert ranker_grid({"algorithm": "ranksvm", "params": {"C": 1.0}}) == [{}]
+    assert len(ranker_grid({"algorithm": "ranksvm"})) == 20
+    model = tmp_path / "m.pkl"
+    assert run(capsys, "train", "--ranker", "ranksvm", "--set", "C=0.5", files["train"], "--vali", files["vali"],
+               "--out", model)[0] == 0
+    record = load_models(model)[6]
+    assert record["params"] == {"C": 0.5} and record["estimator"].C == 0.5
+
+
+def test_train_without_vali_needs_a_single_grid_point(files, tmp_path, capsys):
+    from ltrfs.experiments import load_models
+
+    code, _, err = run(capsys, "train", "--ranker", "ranksvm", files["train"], "--out", tmp_path / "m.pkl")
+    assert code == 2 and "has 20 points; give --vali" in err
+    model = tmp_path / "l.pkl"
+    assert run(capsys, "train", "--ranker", "lambdamart", "--set", "n_estimators=30", files["train"],
+               "--out", model)[0] == 0
+    booster = load_models(model)[6]["estimator"]
+    assert booster.best_iteration_ == 29  # no early stopping on the training data
+
+
+def test_predict_pads_sparse_files_to_the_model_width(files, tmp_path, capsys):
+    from ltrfs.experiments import load_models
+
+    model = tmp_path / "m.pkl"
+    run(capsys, "train", "--ranker", "ranksvm", "--set", "C=0.1", files["train"], "--out", model)
+    dense = io.read_letor(files["vali"])
+    sparse = tmp_path / "sparse.txt"  # feature 6 left out of every line, as SVMlight allows
+    sparse.write_text("".join(f"{y} qid:{q} " + " ".join(f"{j + 1}:{x[j]:.9g}" for j in range(5)) + "\n"
+                              for y, q, x in zip(dense.y, dense.qid, dense.X)))
+    code, out, err = run(capsys, "predict", model, sparse)
+    assert code == 0, err
+    dense.X[:, 5] = 0
+    want = dense.X.astype(np.float64) @ load_models(model)[6]["estimator"].coef_
+    np.testing.assert_allclose(np.array(out.split(), dtype=float), want, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("make_file, argv, message", [
+    (lambda p: p.write_text("1 qid:1 1:0.5\n"), ["predict", "{f}", "{train}"], "not an ltrfs model file"),
+    (lambda p: p.write_text("1 qid:1 1:0.5\n"), ["train", "--ranker", "ranksvm", "{train}", "--selection", "{f}",
+                                                  "--k", "2", "--out", "{tmp}/m"], "not a selection file"),
+    (lambda p: p.write_text("{}"), ["train", "--ranker", "ranksvm", "{train}", "--selection", "{f}",
+                                    "--k", "2", "--out", "{tmp}/m"], "not a selection file"),
+    (lambda p: None, ["train", "--ranker", "ranksvm", "--set", "C=abc", "{train}", "--out", "{tmp}/m"],
+     "C must be a finite number > 0; got 'abc'"),
+    (lambda p: None, ["train", "--ranker", "ranksvm", "--set", "C=[]", "{train}", "--vali", "{train}",
+                      "--out", "{tmp}/m"], "grid 'C' must be a non-empty list"),
+])
+def test_bad_model_selection_and_parameter_files(files, tmp_path, capsys, make_file, argv, message):
+    f = tmp_path / "f.bin"
+    make_file(f)
+    code, _, err = run(capsys, *[a.format(f=f, train=files["train"], tmp=tmp_path) for a in argv])
+    assert code == 2 and message in err and err.count("\n") == 1
+
+
+def test_predict_names_the_available_k(files, tmp_path, capsys):
+    model = tmp_path / "m.pkl"
+    run(capsys, "train", "--ranker", "ranksvm", "--set", "C=0.1", files["train"], "--out", model)
+    code, _, err = run(capsys, "predict", model, files["vali"], "--k", 3)
+    assert code == 2 and "has no model for k=3; available: 6" in err

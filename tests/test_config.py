@@ -67,3 +67,21 @@ def test_config_errors_are_one_line_and_name_the_entry(config, registry, edit, m
     with pytest.raises(ConfigError, match=message) as info:
         check(config, SCHEMA, registry)
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda c: c["methods"]["importance"]["params"].update(metric="ndcg@20"),
+     r"^config methods\.importance: unknown importance metric 'ndcg@20'"),
+    (lambda c: c["methods"]["importance"]["params"].update(orientation="up"),
+     r"^config methods\.importance: unknown orientation 'up'; valid: descending, best$"),
+    (lambda c: c["rankers"]["ranksvm"]["grid"].update(C=[1, "abc"]),
+     r"^config rankers\.ranksvm: C must be a finite number > 0; got 'abc'$"),
+    (lambda c: c["rankers"]["lambdamart"]["params"].update(n_estimators=-5),
+     r"^config rankers\.lambdamart: n_estimators must be an integer >= 1; got -5$"),
+    (lambda c: c["rankers"]["ranksvm"]["params"].update(C=1.0),
+     r"^config rankers\.ranksvm: 'C' is both a fixed parameter and a grid$"),
+])
+def test_bad_parameter_values_are_caught_before_any_job(config, registry, edit, message):
+    edit(config)
+    with pytest.raises(ConfigError, match=message):
+        check(config, SCHEMA, registry)

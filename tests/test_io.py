@@ -485,3 +485,17 @@ def test_read_any_dispatch(tmp_path):
     assert text.X.shape == (3, 4)
     save_npz(text, tmp_path / "h.npz")
     assert_same(text, read_any(tmp_path / "h.npz"))
+
+
+def test_atomic_outputs_have_the_usual_permissions(tmp_path):
+    import os
+
+    from ltrfs.util import write_text
+
+    old = os.umask(0o022)
+    try:
+        write_text(tmp_path / "a.txt", "x")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "a.txt").stat().st_mode & 0o777 == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == ["a.txt"]

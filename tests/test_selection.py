@@ -85,3 +85,27 @@ def test_importance_rejects_unknown_metric():
     data = planted(d=3)
     with pytest.raises(ValueError, match="unknown importance metric 'ndcg@11'"):
         make_selector("importance", metric="ndcg@11").fit(data.X, data.y, data.qid)
+
+
+def test_precomputed_table_of_another_convention_is_recomputed():
+    data = planted(d=4)
+    table = {key: value.copy() for key, value in scoring.single_feature_table(data.X, data.y, data.query_ptr,
+                                                                              convention="mslr").items()}
+    table["convention"] = np.array("mslr")
+    table["ndcg@10"][:] = [0.4, 0.3, 0.2, 0.1]
+    sel = make_selector("importance", convention="letor4").fit(data.X, data.y, data.qid,
+                                                             precomputed={"single_feature": table})
+    want = scoring.single_feature_table(data.X, data.y, data.query_ptr, convention="letor4")["ndcg@10"]
+    np.testing.assert_allclose(sel.scores_, want)
+
+
+def test_selection_record_keeps_the_orientation_sign():
+    from ltrfs.experiments import selection_record
+
+    data = planted(d=5, informative=(1,), seed=4)
+    X = data.X.copy()
+    X[:, 1] = -X[:, 1]
+    method = {"algorithm": "importance", "params": {"orientation": "best"}}
+    sel = make_selector("importance", orientation="best").fit(X, data.y, data.qid)
+    record = selection_record("imp", method, sel)
+    assert record["ranking"][0] == 2 and record["sign"][1] == -1

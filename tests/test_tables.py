@@ -67,3 +67,19 @@ def test_written_tables(runs, tmp_path):
 def test_unknown_table_metric(runs):
     with pytest.raises(ValueError, match="unknown table metric 'NDCG@20'"):
         summarise(read_runs(runs), "NDCG@20")
+
+
+def test_experiment_k_grid_filters_shared_run_files(runs):
+    # the run files hold k = 2 and 4 (union of two experiments); this experiment asked for 4 only
+    for run in runs:
+        run["k"] = [4]
+    table = summarise(read_runs(runs), "NDCG@10")
+    assert sorted(set(table.k)) == ["4", "8"]  # WAF's single k stays; no vali row with one k
+
+
+def test_baseline_is_found_by_the_methods_passed_not_by_the_name_waf(runs):
+    for run in runs:
+        run["method"] = "all" if run["method"] == "waf" else run["method"]
+    table = summarise(read_runs(runs), "NDCG@10", baselines=("all",)).set_index(["method", "k"])
+    assert table.loc[("imp", "2"), "p_vs_waf"] == pytest.approx(
+        stats.ttest_rel([0.4, 0.2, 0.8, 0.4], [0.5, 0.3, 0.6, 0.2]).pvalue)

@@ -111,6 +111,12 @@ def test_rerun_does_nothing_and_a_method_edit_reruns_only_that_method(finished):
         jobs = planned_jobs(snakemake(finished, "-n"))
         # 2 folds x (1 selection + 2 rankers x (train + evaluate)), then the table and figure
         assert jobs == {"select": 2, "train": 4, "evaluate": 4, "tables": 1, "figure_metric_vs_k": 1, "all": 1}
+        # a new k retrains the methods that use k, not WAF, and selects nothing again
+        config = json.loads(json.dumps(CONFIG))
+        config["experiments"]["tiny"]["k"].append(3)
+        write_config(finished, config)
+        jobs = planned_jobs(snakemake(finished, "-n"))
+        assert jobs == {"train": 8, "evaluate": 8, "tables": 1, "figure_metric_vs_k": 1, "all": 1}
     finally:
         write_config(finished, CONFIG)
 

@@ -22,10 +22,25 @@ import numpy as np
 from ltrfs import __version__
 
 
-def _read(path, args):
+def _read(path, args, n_features=None):
+    """A data file; ``n_features`` (else ``--n-features``) fixes the width of sparse text files."""
     from ltrfs import io
 
-    return io.read_any(path, null_policy=args.null_policy)
+    n_features = n_features or args.n_features
+    if str(path).endswith(".npz"):
+        data = io.load_npz(path)
+        if n_features and data.n_features != n_features:
+            raise ValueError(f"{path}: {data.n_features} features, expected {n_features}")
+        return data
+    return io.read_letor(path, n_features=n_features, null_policy=args.null_policy)
+
+
+def _read_json(path) -> dict:
+    try:
+        with open(path) as fh:
+            return json.load(fh)
+    except json.JSONDecodeError:
+        raise ValueError(f"{path}: not a selection file (not JSON)") from None
 
 
 def _read_scores(path, n_rows: int) -> np.ndarray:
@@ -69,10 +84,10 @@ def cmd_select(args) -> int:
     return 0
 
 
-def _features(args, n_features: int) -> np.ndarray:
+def _features(args, n_features: int, selection: dict | None) -> np.ndarray:
     from ltrfs.experiments import features_for_k
 
-    if args.features and args.selection:
+    if args.features and selection is not None:
         raise ValueError("give either --features or --selection, not both")
     if args.features:
         try:
@@ -83,51 +98,47 @@ def _features(args, n_features: int) -> np.ndarray:
         if bad:
             raise ValueError(f"--features: feature id {bad[0]} is outside 1..{n_features}")
         return np.asarray(sorted(set(ids)), dtype=np.int64) - 1
-    if args.selection:
+    if selection is not None:
         if args.k is None:
             raise ValueError("--selection needs --k")
-        with open(args.selection) as fh:
-            selection = json.load(fh)
-        if selection["n_features"] != n_features:
-            raise ValueError(f"{args.selection}: selection is for {selection['n_features']} features, "
-                             f"the data has {n_features}")
         return features_for_k(selection, args.k)
     return np.arange(n_features)
 
 
 def cmd_train(args) -> int:
-    from ltrfs.experiments import fit_best, save_models
+    from ltrfs.experiments import fit_best, ranker_grid, save_models
     from ltrfs.util import parse_assignments
 
-    train = _read(args.train, args)
-    features = _features(args, train.n_features)
+    selection = None
+    if args.selection:
+        selection = _read_json(args.selection)
+        if not isinstance(selection, dict) or "n_features" not in selection:
+            raise ValueError(f"{args.selection}: not a selection file (written by 'ltrfs select')")
+    n_features = selection["n_features"] if selection else None
+    train = _read(args.train, args, n_features)
+    features = _features(args, train.n_features, selection)
     settings = parse_assignments(args.set)
     grid = {key: value for key, value in settings.items() if isinstance(value, list)}
     params = {key: value for key, value in settings.items() if not isinstance(value, list)}
     ranker = {"algorithm": args.ranker, "params": params}
     if grid:
         ranker["grid"] = grid
-    vali = _read(args.vali, args) if args.vali else None
-    if vali is None:
-        from ltrfs.experiments import ranker_grid
-
-        points = ranker_grid(ranker)
-        if len(points) > 1:
-            ranker["grid"] = {key: [value] for key, value in points[0].items()}
-            print(f"ltrfs: no --vali: using the first grid point {points[0]} without choice",
-                  file=sys.stderr)
-        vali_data = train
-    else:
-        vali_data = vali
-    model, point, trials = fit_best(ranker, train.select_features(features), vali_data.select_features(features),
+    vali = _read(args.vali, args, train.n_features) if args.vali else None
+    points = ranker_grid(ranker)
+    if vali is None and len(points) > 1:
+        raise ValueError(f"{args.ranker}: the grid {', '.join(sorted(points[0]))} has {len(points)} points; "
+                         f"give --vali to choose on, or fix them with --set")
+    model, point, trials = fit_best(ranker, train.select_features(features),
+                                    None if vali is None else vali.select_features(features),
                                     metric=args.metric, convention=args.convention, seed=args.seed,
                                     threads=args.threads)
-    save_models(args.out, {len(features): {"ranker": args.ranker, "features": features,
-                                           "params": {**params, **point}, "estimator": model}})
+    save_models(args.out, {len(features): {"ranker": args.ranker, "n_features": train.n_features,
+                                           "features": features, "params": {**params, **point},
+                                           "estimator": model}})
     if vali is not None:
         for trial in trials:
             print(f"vali {args.metric} {trial['vali']:.4f}  {trial['params']}", file=sys.stderr)
-    print(f"ltrfs: trained {args.ranker} on {len(features)} features with {point or params}; wrote {args.out}",
+    print(f"ltrfs: trained {args.ranker} on {len(features)} features with {({**params, **point})}; wrote {args.out}",
           file=sys.stderr)
     return 0
 
@@ -138,8 +149,10 @@ def cmd_predict(args) -> int:
     models = load_models(args.model)
     if args.k is None and len(models) > 1:
         raise ValueError(f"{args.model} holds models for k in {sorted(models)}; choose one with --k")
+    if args.k is not None and args.k not in models:
+        raise ValueError(f"{args.model} has no model for k={args.k}; available: {', '.join(map(str, sorted(models)))}")
     model = models[args.k] if args.k is not None else next(iter(models.values()))
-    scores = predict(model, _read(args.data, args))
+    scores = predict(model, _read(args.data, args, model.get("n_features")))
     sys.stdout.write("".join(f"{s:.9g}\n" for s in scores))
     return 0
 
@@ -163,6 +176,8 @@ def build_parser() -> argparse.ArgumentParser:
     def data_options(p):
         p.add_argument("--null-policy", choices=["min", "zero", "error"], default="min",
                        help="LETOR 3.0 NULL values: per-query minimum (default), zero, or an error")
+        p.add_argument("--n-features", type=int, help="number of features of sparse text files "
+                       "(default: the highest feature id present)")
 
     def common(p):
         data_options(p)

@@ -79,14 +79,19 @@ def _check_names(config: dict, registry: dict) -> None:
         if method["algorithm"] not in SELECTORS:
             raise _unknown("method algorithm", method["algorithm"], f"methods.{name}", SELECTORS)
         try:
-            make_selector(method["algorithm"], **(method.get("params") or {}))
+            make_selector(method["algorithm"], **(method.get("params") or {})).validate_params()
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"config methods.{name}: {exc}") from None
     for name, ranker in config["rankers"].items():
         if ranker["algorithm"] not in RANKERS:
             raise _unknown("ranker algorithm", ranker["algorithm"], f"rankers.{name}", RANKERS)
+        params, grid = ranker.get("params") or {}, ranker.get("grid") or {}
+        both = sorted(set(params) & set(grid))
+        if both:
+            raise ConfigError(f"config rankers.{name}: {both[0]!r} is both a fixed parameter and a grid")
         try:
-            make_ranker(ranker["algorithm"], **(ranker.get("params") or {}), **expand_grid(ranker.get("grid"))[0])
+            for point in expand_grid(grid):
+                make_ranker(ranker["algorithm"], **params, **point).validate_params()
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"config rankers.{name}: {exc}") from None
     for ename, experiment in config["experiments"].items():

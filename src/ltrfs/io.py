@@ -37,9 +37,7 @@ import bz2
 import gzip
 import lzma
 import math
-import os
 import re
-import secrets
 import zipfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -48,6 +46,7 @@ import numpy as np
 from numba import njit
 
 from ltrfs.data import DataError, RankingData
+from ltrfs.util import atomic_path
 
 __all__ = ["read_letor", "save_npz", "load_npz", "read_any", "write_letor", "NULL_POLICIES"]
 
@@ -704,27 +703,8 @@ def read_letor(path, *, n_features: int | None = None, null_policy: str = "min")
 @contextmanager
 def _atomic_file(path: Path):
     """Yield a binary file object on a temporary name next to ``path``; rename it on success."""
-    path = Path(path)
-    # like mkstemp, but with the usual permissions (0o666 minus the umask) for the final file
-    while True:
-        tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            break
-        except FileExistsError:  # pragma: no cover - 32 random bits collided
-            continue
-    try:
-        with os.fdopen(fd, "wb") as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+        yield f
 
 
 # ----------------------------------------------------------------------------------------------

@@ -21,9 +21,10 @@ def save(fig, png, pdf=None) -> None:
     plt.close(fig)
 
 
-def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title: str = "") -> None:
+def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title: str = "",
+                baselines=("waf",)) -> None:
     """One panel per ranker: test ``metric`` (mean over folds, bars = std) against k, one line per
-    method; methods that ignore k (WAF) are drawn as a horizontal line."""
+    method; the all-features ``baselines`` are drawn as a horizontal line with a std band."""
     rows = table[table.k != "vali"].copy()
     rows["k_num"] = rows.k.astype(int)
     rankers = list(dict.fromkeys(rows.ranker))
@@ -31,9 +32,9 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
     for ax, ranker in zip(axes[0], rankers):
         for method, group in rows[rows.ranker == ranker].groupby("method", sort=False):
             group = group.sort_values("k_num")
-            if len(group) == 1 and method == "waf":
+            if method in baselines:
                 mean, std = group[metric].iloc[0], group[metric + "_std"].iloc[0]
-                ax.axhline(mean, ls="--", lw=1, color="k", label="waf")
+                ax.axhline(mean, ls="--", lw=1, color="k", label=method)
                 ax.axhspan(mean - std, mean + std, color="k", alpha=0.07)
             else:
                 ax.errorbar(group.k_num, group[metric], yerr=group[metric + "_std"], marker="o", ms=3,

@@ -68,4 +68,6 @@ def compute(scorer: str, train: RankingData, convention: str) -> dict[str, np.nd
     """Run the named scorer on a training split."""
     if scorer not in SCORERS:
         raise ValueError(f"unknown scorer {scorer!r}; valid: {', '.join(SCORERS)}")
-    return SCORERS[scorer](train.X, train.y, train.query_ptr, convention=convention)
+    table = SCORERS[scorer](train.X, train.y, train.query_ptr, convention=convention)
+    table["convention"] = np.array(convention)
+    return table

@@ -6,8 +6,12 @@ every metric, the mean over folds of the fold's test mean and the standard devia
 (ddof=1; 0 with one fold); plus one row per (method, ranker) with ``k = "vali"``: in each fold
 the k whose mean vali metric is best (ties: smaller k), as SPEC section 1 asks where a paper
 chooses k by validation. ``p_vs_waf`` is the paired two-sided t-test of the per-query test
-values of the validation metric against WAF with the same ranker, over the test queries of all
-folds pooled (SPEC section 1); empty when the experiment has no WAF.
+values of the validation metric against the all-features baseline (the methods of algorithm
+``waf``) with the same ranker, over the test queries of all folds pooled (SPEC section 1);
+empty when the experiment has no such baseline.
+
+One run file serves every experiment that contains its (dataset, method, ranker), with the
+union of their k grids; ``read_runs`` keeps the k values of the experiment at hand.
 """
 from __future__ import annotations
 
@@ -22,10 +26,15 @@ KEY = ["method", "ranker", "k"]
 
 
 def read_runs(runs: list[dict]) -> pd.DataFrame:
-    """Concatenate run files; ``runs`` items are {"path", "fold", "method", "ranker"}."""
+    """Concatenate run files; ``runs`` items are {"path", "fold", "method", "ranker"} and
+    optionally "k", the experiment's k grid: rows of other k are dropped, unless the file has
+    none of those k (methods that ignore k, or every k above the feature count)."""
     frames = []
     for run in runs:
         frame = pd.read_csv(run["path"], sep="\t", dtype={"k": str, "qid": str})
+        wanted = {str(k) for k in run.get("k") or ()}
+        if wanted & set(frame.k):
+            frame = frame[frame.k.isin(wanted)]
         frame.insert(0, "fold", int(run["fold"]))
         frame.insert(1, "method", run["method"])
         frame.insert(2, "ranker", run["ranker"])
@@ -49,8 +58,9 @@ def _with_vali_choice(per_query: pd.DataFrame, metric: str) -> pd.DataFrame:
     return pd.concat([per_query.assign(k_chosen=per_query["k"]), picked], ignore_index=True)
 
 
-def summarise(per_query: pd.DataFrame, metric: str = "NDCG@10") -> pd.DataFrame:
-    """The long table: one row per (method, ranker, k); ``<metric>`` mean and ``<metric>_std``."""
+def summarise(per_query: pd.DataFrame, metric: str = "NDCG@10", baselines=("waf",)) -> pd.DataFrame:
+    """The long table: one row per (method, ranker, k); ``<metric>`` mean and ``<metric>_std``;
+    ``p_vs_waf`` against the method(s) named in ``baselines``."""
     if metric not in METRIC_COLUMNS:
         raise ValueError(f"unknown table metric {metric!r}; valid: {', '.join(METRIC_COLUMNS)}")
     data = _with_vali_choice(per_query, metric)
@@ -65,17 +75,19 @@ def summarise(per_query: pd.DataFrame, metric: str = "NDCG@10") -> pd.DataFrame:
     table["k_chosen"] = (test.groupby(KEY, sort=False)["k_chosen"]
                          .agg(lambda s: ",".join(sorted(set(s), key=int))))
     table = table.reset_index()
-    table["p_vs_waf"] = _p_values(test, table, metric)
+    table["p_vs_waf"] = _p_values(test, table, metric, baselines)
     order = table.k.map(lambda k: (1, 0) if k == "vali" else (0, int(k)))
     table = table.assign(_o=order).sort_values(["method", "ranker", "_o"], kind="stable").drop(columns="_o")
     return table.reset_index(drop=True)
 
 
-def _p_values(test: pd.DataFrame, table: pd.DataFrame, metric: str) -> list:
-    waf = test[(test.method == "waf") & (test.k != "vali")]
+def _p_values(test: pd.DataFrame, table: pd.DataFrame, metric: str, baselines) -> list:
+    waf = test[test.method.isin(list(baselines)) & (test.k != "vali")]
+    if waf.method.nunique() > 1:
+        raise ValueError(f"more than one all-features baseline: {sorted(waf.method.unique())}")
     out = []
     for row in table.itertuples(index=False):
-        if waf.empty or row.method == "waf":
+        if waf.empty or row.method in baselines:
             out.append(np.nan)
             continue
         base = waf[waf.ranker == row.ranker][["fold", "qid", metric]]
@@ -104,8 +116,9 @@ def to_markdown(table: pd.DataFrame, columns=("NDCG@1", "NDCG@3", "NDCG@5", "NDC
     return "\n".join(lines) + "\n"
 
 
-def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", title=None) -> pd.DataFrame:
-    table = summarise(read_runs(runs), metric)
+def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", title=None,
+                 baselines=("waf",)) -> pd.DataFrame:
+    table = summarise(read_runs(runs), metric, baselines)
     write_text(out_csv, table.to_csv(index=False, float_format="%.6f"))
     write_text(out_md, to_markdown(table, metric=metric, title=title))
     return table

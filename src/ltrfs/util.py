@@ -7,7 +7,7 @@ import hashlib
 import inspect
 import json
 import os
-import tempfile
+import secrets
 from pathlib import Path
 
 import yaml
@@ -34,13 +34,25 @@ def stable_seed(*parts) -> int:
 
 @contextlib.contextmanager
 def atomic_path(path):
-    """Yield a temporary path beside ``path``; rename it onto ``path`` only if the block succeeds."""
+    """Yield a temporary path beside ``path``; when the block succeeds, flush it to disk and
+    rename it onto ``path``; otherwise delete it. The file gets the usual permissions
+    (0o666 minus the umask), unlike ``tempfile.mkstemp``'s 0o600."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
+    while True:
+        tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+        try:
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            break
+        except FileExistsError:  # pragma: no cover - 32 random bits collided
+            continue
     try:
-        yield Path(tmp)
+        yield tmp
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

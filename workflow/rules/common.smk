@@ -44,6 +44,26 @@ def job_seed(*names):
     return lambda w: stable_seed(config["seed"], *(w[name] for name in names))
 
 
+def baselines(experiment):
+    """The experiment's all-features methods (algorithm waf), for p-values and figures."""
+    return [m for m in config["experiments"][experiment]["methods"] if config["methods"][m]["algorithm"] == "waf"]
+
+
+def train_ks(wildcards):
+    """The k grid of a train job; [] for methods that ignore k, so that editing the
+    experiments' k lists does not rerun them."""
+    if not SELECTORS[config["methods"][wildcards.method]["algorithm"]].uses_k:
+        return []
+    return k_grid(config, wildcards.dataset, wildcards.method, wildcards.ranker)
+
+
+def fetch_entry(wildcards):
+    """The registry fields that decide a dataset's files (not its description), so that
+    editing the description does not fetch the data again."""
+    entry = REGISTRY[wildcards.dataset]
+    return {key: value for key, value in entry.items() if key not in ("description", "homepage")}
+
+
 def method_config(wildcards):
     return config["methods"][wildcards.method]
 
@@ -64,7 +84,7 @@ def run_records(experiment, dataset):
     e = config["experiments"][experiment]
     return [
         {"path": f"{RESULTS}/{dataset}/fold{fold}/runs/{method}/{ranker}.tsv",
-         "fold": fold, "method": method, "ranker": ranker}
+         "fold": fold, "method": method, "ranker": ranker, "k": e["k"]}
         for fold in folds_of(config, REGISTRY, experiment, dataset)
         for method in e["methods"]
         for ranker in e["rankers"]

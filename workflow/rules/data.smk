@@ -2,7 +2,7 @@ rule download:
     output:
         f"{RESOURCES}/{{dataset}}/manifest.json",
     params:
-        entry=lambda w: REGISTRY[w.dataset],
+        entry=fetch_entry,
         seed=job_seed("dataset"),
     conda:
         "../../envs/ltrfs.yaml"
@@ -24,7 +24,7 @@ rule prepare:
         vali=f"{FOLD}/data/vali.npz",
         test=f"{FOLD}/data/test.npz",
     params:
-        entry=lambda w: REGISTRY[w.dataset],
+        entry=fetch_entry,
         seed=job_seed("dataset"),
     conda:
         "../../envs/ltrfs.yaml"

@@ -8,7 +8,7 @@ rule train:
         info=f"{FOLD}/models/{{method}}/{{ranker}}.json",
     params:
         ranker=ranker_config,
-        k=lambda w: k_grid(config, w.dataset, w.method, w.ranker),
+        k=train_ks,
         metric=config["validation_metric"],
         convention=convention,
         seed=job_seed("dataset", "fold", "method", "ranker"),

@@ -7,4 +7,4 @@ from ltrfs.util import log_to
 log_to(snakemake.log[0])
 table = pd.read_csv(snakemake.input[0], dtype={"k": str})
 metric_vs_k(table, snakemake.params.metric, snakemake.output.png, snakemake.output.pdf,
-            snakemake.output.csv, title=snakemake.params.title)
+            snakemake.output.csv, title=snakemake.params.title, baselines=snakemake.params.baselines)

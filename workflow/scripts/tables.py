@@ -4,4 +4,4 @@ from ltrfs.util import log_to
 
 log_to(snakemake.log[0])
 write_tables(snakemake.params.runs, snakemake.output.csv, snakemake.output.md,
-             metric=snakemake.params.metric, title=snakemake.params.title)
+             metric=snakemake.params.metric, title=snakemake.params.title, baselines=snakemake.params.baselines)

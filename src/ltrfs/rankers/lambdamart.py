@@ -84,6 +84,11 @@ class LambdaMART(Ranker):
         self.n_jobs = n_jobs
         self.params = params
 
+    def validate_params(self):
+        self._xgb_params()
+        if self.early_stopping_rounds is not None:
+            check_positive_int(self.early_stopping_rounds, "early_stopping_rounds")
+
     def _xgb_params(self) -> dict:
         n_estimators = check_positive_int(self.n_estimators, "n_estimators")
         learning_rate = check_positive_float(self.learning_rate, "learning_rate")

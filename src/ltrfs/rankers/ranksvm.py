@@ -398,6 +398,12 @@ class RankSVM(Ranker):
         self.warm_start = warm_start
         self.n_jobs = n_jobs
 
+    def validate_params(self):
+        check_positive_float(self.C, "C")
+        check_positive_float(self.epsilon, "epsilon")
+        check_positive_int(self.max_iter, "max_iter")
+        check_positive_int(self.n_jobs, "n_jobs")
+
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
         """Fit on (X (m, d), y (m,), qid (m,)); the validation arguments are accepted and unused."""
         C = check_positive_float(self.C, "C")

@@ -26,8 +26,22 @@ class ImportanceTopK(Selector):
         self.orientation = orientation
         self.convention = convention
 
+    def validate_params(self):
+        from ltrfs.metrics import CONVENTIONS
+
+        if self.metric.lower() not in scoring.SINGLE_FEATURE_METRICS:
+            raise ValueError(f"unknown importance metric {self.metric!r}; valid: {', '.join(scoring.SINGLE_FEATURE_METRICS)}")
+        if self.orientation not in ("descending", "best"):
+            raise ValueError(f"unknown orientation {self.orientation!r}; valid: descending, best")
+        if self.convention not in CONVENTIONS:
+            raise ValueError(f"unknown convention {self.convention!r}; valid: {', '.join(CONVENTIONS)}")
+
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
+        self.validate_params()
         table = precomputed.get("single_feature")
+        # a cached table computed in another metric convention is not this method's
+        if table is not None and str(table.get("convention", self.convention)) != self.convention:
+            table = None
         if table is None:
             table = scoring.single_feature_table(X, y, query_ptr, convention=self.convention)
         imp, sign = scoring.importance(table, self.metric, self.orientation)
