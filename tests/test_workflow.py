@@ -164,3 +164,9 @@ def test_slurm_profile_dry_run_takes_partition_account_and_rule_resources(tmp_pa
     assert "slurm_partition=compute" in resources and "slurm_account=my_account" in resources
     assert "mem_mb=4000" in resources and "runtime=120" in resources
     assert planned_jobs(result)["train"] == 12
+
+
+def test_generic_cluster_profile_dry_run(tmp_path):
+    write_config(tmp_path, CONFIG)
+    result = snakemake(tmp_path, "-n", "--profile", str(REPO / "profiles/generic"))
+    assert planned_jobs(result)["train"] == 12

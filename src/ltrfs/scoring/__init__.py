@@ -1,9 +1,10 @@
 """Per-feature scores shared by several selectors (SPEC section 2).
 
-Only the single-feature importance table lives here so far; Kendall similarity, Pearson and
-FS-ED divergence join it as further scorers. A *scorer* is a named function from a training
-split to a dict of arrays, cached per fold by the workflow's ``score`` stage as
-``scores/{scorer}.npz``.
+A *scorer* is a named function ``(train, vali, convention) -> dict of arrays`` registered in
+``SCORERS``; the workflow's ``score`` stage caches each one per fold as
+``scores/{scorer}.npz`` and selectors name the scorers they read in ``requires``. The
+single-feature importance table lives here; the other scores have a module each in this
+package.
 """
 from __future__ import annotations
 
@@ -61,13 +62,19 @@ def importance(table: dict[str, np.ndarray], metric: str = "ndcg@10",
     raise ValueError(f"unknown orientation {orientation!r}; valid: descending, best")
 
 
-SCORERS = {"single_feature": single_feature_table}
+def _single_feature(train: RankingData, vali: RankingData | None, convention: str) -> dict:
+    return single_feature_table(train.X, train.y, train.query_ptr, convention=convention)
 
 
-def compute(scorer: str, train: RankingData, convention: str) -> dict[str, np.ndarray]:
-    """Run the named scorer on a training split."""
+#: scorer name -> function (train, vali, convention) -> dict of arrays
+SCORERS = {"single_feature": _single_feature}
+
+
+def compute(scorer: str, train: RankingData, convention: str, vali: RankingData | None = None) -> dict[str, np.ndarray]:
+    """Run the named scorer on a fold's training (and validation) split; the result records the
+    metric convention under ``"convention"``."""
     if scorer not in SCORERS:
         raise ValueError(f"unknown scorer {scorer!r}; valid: {', '.join(SCORERS)}")
-    table = SCORERS[scorer](train.X, train.y, train.query_ptr, convention=convention)
+    table = SCORERS[scorer](train, vali, convention)
     table["convention"] = np.array(convention)
     return table
