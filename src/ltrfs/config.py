@@ -20,6 +20,7 @@ DEFAULTS = {
     "seed": 2026,
     "validation_metric": "ndcg@10",
     "conventions": {},
+    "chunks": {},
 }
 EXPERIMENT_DEFAULTS = {"k": [5, 10, 20], "figure_metrics": ["NDCG@10", "MAP"]}
 
@@ -69,6 +70,11 @@ def _check_names(config: dict, registry: dict) -> None:
                 column_name(metric)
     except ValueError as exc:
         raise ConfigError(f"config: {exc}") from None
+    from ltrfs.scoring import CHUNKED
+
+    for scorer in config.get("chunks") or {}:
+        if scorer not in CHUNKED:
+            raise _unknown("chunked scorer", scorer, "chunks", CHUNKED)
     for dataset in config.get("conventions") or {}:
         if dataset not in registry:
             raise _unknown("dataset", dataset, "conventions", registry)

@@ -59,14 +59,27 @@ def prepare(entry: dict, root, fold: int, seed: int, outputs: dict) -> None:
         io.save_npz(data, path)
 
 
-def score(scorer: str, train_path, out_path, convention: str) -> None:
-    """Compute a per-feature scorer on the training split and cache it as .npz."""
-    start = time.perf_counter()
-    table = scoring.compute(scorer, io.load_npz(train_path), convention)
+def _save_scores(table: dict, out_path) -> None:
     with atomic_path(out_path) as tmp:
         with open(tmp, "wb") as fh:
             np.savez(fh, **table)
-    log.info("scorer %s: %.2f s", scorer, time.perf_counter() - start)
+
+
+def score(scorer: str, train_path, vali_path, out_path, convention: str, *, threads: int = 1,
+          chunk: tuple[int, int] | None = None) -> None:
+    """Compute a per-feature scorer on a fold (or the feature slice ``chunk = (i, n)``) and
+    cache it as .npz."""
+    start = time.perf_counter()
+    table = scoring.compute(scorer, io.load_npz(train_path), convention, io.load_npz(vali_path),
+                            n_threads=threads, chunk=chunk)
+    _save_scores(table, out_path)
+    log.info("scorer %s%s: %.2f s", scorer, f" chunk {chunk[0] + 1} of {chunk[1]}" if chunk else "",
+             time.perf_counter() - start)
+
+
+def merge_scores(scorer: str, chunk_paths, out_path) -> None:
+    """Merge the chunk files of a chunked scorer into its per-fold score file."""
+    _save_scores(scoring.merge(scorer, list(load_scores(dict(enumerate(chunk_paths))).values())), out_path)
 
 
 def load_scores(paths: dict) -> dict:
@@ -81,7 +94,7 @@ def load_scores(paths: dict) -> dict:
 # ----------------------------------------------------------------------------- select
 
 def fit_selector(method: dict, train: RankingData, vali: RankingData | None, *, seed: int,
-                 convention: str, precomputed: dict | None = None):
+                 convention: str, precomputed: dict | None = None, threads: int = 1):
     """Build the configured selector (``{"algorithm": ..., "params": {...}}``) and fit it."""
     algorithm = method["algorithm"]
     params = dict(method.get("params") or {})
@@ -92,6 +105,8 @@ def fit_selector(method: dict, train: RankingData, vali: RankingData | None, *, 
             params.setdefault("random_state", seed)
         if "convention" in accepted:
             params.setdefault("convention", convention)
+        if "n_jobs" in accepted:
+            params["n_jobs"] = threads
     selector = make_selector(algorithm, **params)
     kwargs = {}
     if vali is not None:
@@ -121,6 +136,8 @@ def selection_record(name: str, method: dict, selector) -> dict:
         "chosen": selector.chosen_,
         "seconds": round(selector.seconds_, 6),
     }
+    if getattr(selector, "details_", None):
+        record["details"] = selector.details_  # method-specific output, e.g. an elimination curve
     if getattr(selector, "sign_", None) is not None:
         # -1 where the method found the feature useful in ascending order (orientation "best")
         record["sign"] = [int(s) for s in selector.sign_]
@@ -145,10 +162,10 @@ def valid_ks(ks, d: int, uses_k: bool = True) -> list[int]:
 
 
 def select(name: str, method: dict, train_path, vali_path, score_paths: dict, out_path, *,
-           seed: int, convention: str) -> dict:
+           seed: int, convention: str, threads: int = 1) -> dict:
     train, vali = io.load_npz(train_path), io.load_npz(vali_path)
     selector = fit_selector(method, train, vali, seed=seed, convention=convention,
-                            precomputed=load_scores(score_paths))
+                            precomputed=load_scores(score_paths), threads=threads)
     record = selection_record(name, method, selector)
     write_json(out_path, record)
     log.info("%s: selected in %.3f s; top features %s", name, record["seconds"], record["ranking"][:10])

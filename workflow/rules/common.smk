@@ -31,6 +31,8 @@ wildcard_constraints:
     method=r"[A-Za-z0-9][A-Za-z0-9_.+-]*",
     ranker=r"[A-Za-z0-9][A-Za-z0-9_.+-]*",
     scorer=r"[a-z_]+",
+    chunk=r"\d+",
+    n_chunks=r"\d+",
     experiment=r"[A-Za-z0-9][A-Za-z0-9_.+-]*",
     metric=r"[A-Za-z0-9]+",
 
@@ -62,6 +64,11 @@ def fetch_entry(wildcards):
     editing the description does not fetch the data again."""
     entry = REGISTRY[wildcards.dataset]
     return {key: value for key, value in entry.items() if key not in ("description", "homepage")}
+
+
+def n_chunks(scorer):
+    """How many jobs compute one fold's scorer (config ``chunks``; 1 = one job)."""
+    return int((config.get("chunks") or {}).get(scorer, 1))
 
 
 def method_config(wildcards):

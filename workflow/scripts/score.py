@@ -1,6 +1,10 @@
-"""Snakemake adapter: per-feature scores of a fold's training split."""
-from ltrfs.experiments import score
+"""Snakemake adapter: per-feature scores of a fold (or the merge of their chunk files)."""
+from ltrfs.experiments import merge_scores, score
 from ltrfs.util import log_to
 
 log_to(snakemake.log[0])
-score(snakemake.wildcards.scorer, snakemake.input.train, snakemake.output[0], snakemake.params.convention)
+if "chunks" in snakemake.input.keys():
+    merge_scores(snakemake.wildcards.scorer, snakemake.input.chunks, snakemake.output[0])
+else:
+    score(snakemake.wildcards.scorer, snakemake.input.train, snakemake.input.vali, snakemake.output[0],
+          snakemake.params.convention, threads=snakemake.threads)

@@ -7,4 +7,5 @@ log_to(snakemake.log[0])
 method = snakemake.params.method
 scores = {name: snakemake.input[name] for name in SELECTORS[method["algorithm"]].requires}
 select(snakemake.wildcards.method, method, snakemake.input.train, snakemake.input.vali, scores,
-       snakemake.output[0], seed=snakemake.params.seed, convention=snakemake.params.convention)
+       snakemake.output[0], seed=snakemake.params.seed, convention=snakemake.params.convention,
+       threads=snakemake.threads)

@@ -8,10 +8,13 @@ package.
 """
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from ltrfs import metrics
 from ltrfs.data import RankingData
+from ltrfs.scoring import divergence
 
 #: metric names of the single-feature table, in the order of ``metrics.evaluate``
 SINGLE_FEATURE_METRICS = tuple([f"p@{k}" for k in range(1, 11)] + ["map"]
@@ -66,15 +69,41 @@ def _single_feature(train: RankingData, vali: RankingData | None, convention: st
     return single_feature_table(train.X, train.y, train.query_ptr, convention=convention)
 
 
-#: scorer name -> function (train, vali, convention) -> dict of arrays
-SCORERS = {"single_feature": _single_feature}
+#: scorer name -> function (train, vali, convention, n_threads=1) -> dict of arrays
+SCORERS = {"single_feature": _single_feature, "divergence": divergence.scorer}
+
+#: scorers that can be computed in slices of the features by separate jobs and merged:
+#: name -> (function (train, vali, convention, chunk, n_chunks, n_threads=1), merge(list))
+CHUNKED = {"divergence": (divergence.scorer_chunk, divergence.merge_chunks)}
 
 
-def compute(scorer: str, train: RankingData, convention: str, vali: RankingData | None = None) -> dict[str, np.ndarray]:
-    """Run the named scorer on a fold's training (and validation) split; the result records the
-    metric convention under ``"convention"``."""
+def _call(function, *args, n_threads: int = 1):
+    if "n_threads" in inspect.signature(function).parameters:
+        return function(*args, n_threads=n_threads)
+    return function(*args)
+
+
+def compute(scorer: str, train: RankingData, convention: str, vali: RankingData | None = None, *,
+            n_threads: int = 1, chunk: tuple[int, int] | None = None) -> dict[str, np.ndarray]:
+    """Run the named scorer on a fold's training (and validation) split, or on the slice
+    ``chunk = (i, n)`` of its features; the result records the metric convention."""
     if scorer not in SCORERS:
         raise ValueError(f"unknown scorer {scorer!r}; valid: {', '.join(SCORERS)}")
-    table = SCORERS[scorer](train, vali, convention)
+    if chunk is None:
+        table = _call(SCORERS[scorer], train, vali, convention, n_threads=n_threads)
+    elif scorer in CHUNKED:
+        table = _call(CHUNKED[scorer][0], train, vali, convention, chunk[0], chunk[1], n_threads=n_threads)
+    else:
+        raise ValueError(f"scorer {scorer!r} cannot be split into chunks; these can: {', '.join(CHUNKED)}")
     table["convention"] = np.array(convention)
+    return table
+
+
+def merge(scorer: str, tables: list[dict]) -> dict[str, np.ndarray]:
+    """Merge the chunks of a chunked scorer (every feature covered exactly once)."""
+    conventions = {str(t["convention"]) for t in tables}
+    if len(conventions) != 1:
+        raise ValueError(f"chunks of {scorer!r} disagree on the metric convention: {sorted(conventions)}")
+    table = CHUNKED[scorer][1]([{k: v for k, v in t.items() if k != "convention"} for t in tables])
+    table["convention"] = np.array(conventions.pop())
     return table

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 from ltrfs.selection.base import Selector
+from ltrfs.selection.fs_ed import FSED
 from ltrfs.selection.importance import ImportanceTopK
 from ltrfs.selection.random_k import RandomK
 from ltrfs.selection.waf import WAF
 from ltrfs.util import build_estimator
 
-SELECTORS: dict[str, type[Selector]] = {cls.name: cls for cls in (WAF, RandomK, ImportanceTopK)}
+SELECTORS: dict[str, type[Selector]] = {cls.name: cls for cls in (WAF, RandomK, ImportanceTopK, FSED)}
 
 
 def make_selector(name: str, **params) -> Selector:

@@ -1,0 +1,123 @@
+"""FS-ED (Gupta & Rosso, COLING 2012): features ranked by ``psi(f) = s(f) + d(f)``.
+
+``s(f)`` is the single-feature importance on the training queries (NDCG@10 of ranking every
+query by f alone, descending) and ``d(f)`` the expected divergence of f over the relevance
+classes (``ltrfs.scoring.divergence``: class KDEs learnt on train, compared at the validation
+rows' feature values). The top k by psi are the k-subset; the order is prefix-consistent.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ltrfs import scoring
+from ltrfs.scoring import divergence
+from ltrfs.selection.base import Selector
+
+SCALES = ("none", "minmax")
+
+
+def _minmax(v: np.ndarray) -> np.ndarray:
+    """(v - min) / (max - min); a constant vector becomes zeros."""
+    lo, hi = float(v.min()), float(v.max())
+    return (v - lo) / (hi - lo) if hi > lo else np.zeros_like(v)
+
+
+class FSED(Selector):
+    """FS-ED: rank features by ``psi = s + d`` (ties: lower feature index first).
+
+    Parameters
+    ----------
+    metric : str, default "ndcg@10"
+        single-feature importance metric of s (a key of ``scoring.SINGLE_FEATURE_METRICS``).
+    points : {"vali", "grid"}, default "vali"
+        where the class densities are compared (SPEC decision: the validation rows' values).
+    scale : {"none", "minmax"}, default "none"
+        "none" adds s and d as they are (the paper); "minmax" maps each to [0, 1] first.
+    convention : str, default "letor4"
+        metric convention of s (``ltrfs.metrics.CONVENTIONS``).
+    approx : bool or "auto", default "auto"
+        divergence evaluation when it is not precomputed (``divergence.expected_divergence``).
+    n_jobs : int, default 1
+        threads for the divergence when it is not precomputed.
+
+    Attributes: ``ranking_`` (d,), ``scores_`` = psi (d,), ``s_`` (d,), ``d_`` (d,) unscaled.
+    Precomputed inputs: ``precomputed["single_feature"]`` (used when its convention matches)
+    and ``precomputed["divergence"]`` (used when its ``points`` match; an unmerged chunk with
+    NaN is an error); otherwise both are computed here.
+    """
+
+    name = "fs_ed"
+    requires = ("single_feature", "divergence")
+
+    def __init__(self, metric: str = "ndcg@10", points: str = "vali", scale: str = "none",
+                 convention: str = "letor4", approx="auto", n_jobs: int = 1):
+        self.metric = metric
+        self.points = points
+        self.scale = scale
+        self.convention = convention
+        self.approx = approx
+        self.n_jobs = n_jobs
+
+    def validate_params(self):
+        from ltrfs.metrics import CONVENTIONS
+
+        if not isinstance(self.metric, str) or self.metric.lower() not in scoring.SINGLE_FEATURE_METRICS:
+            raise ValueError(f"unknown importance metric {self.metric!r}; valid: {', '.join(scoring.SINGLE_FEATURE_METRICS)}")
+        if self.points not in divergence.POINTS:
+            raise ValueError(f"unknown points {self.points!r}; valid: {', '.join(divergence.POINTS)}")
+        if self.scale not in SCALES:
+            raise ValueError(f"unknown scale {self.scale!r}; valid: {', '.join(SCALES)}")
+        if self.convention not in CONVENTIONS:
+            raise ValueError(f"unknown convention {self.convention!r}; valid: {', '.join(CONVENTIONS)}")
+        if not (isinstance(self.approx, (bool, np.bool_)) or self.approx == "auto"):
+            raise ValueError(f"approx must be true, false or 'auto'; got {self.approx!r}")
+        n = self.n_jobs
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral) or n < 1:
+            raise ValueError(f"n_jobs must be an integer >= 1; got {n!r} "
+                             "(ltrfs never uses all cores implicitly: give a thread count)")
+
+    def _importance(self, X, y, query_ptr, precomputed) -> np.ndarray:
+        table = precomputed.get("single_feature")
+        # a cached table computed in another metric convention is not this method's
+        if table is not None and str(table.get("convention", self.convention)) != self.convention:
+            table = None
+        if table is None:
+            table = scoring.single_feature_table(X, y, query_ptr, convention=self.convention)
+        s, _ = scoring.importance(table, self.metric, "descending")
+        if s.shape != (X.shape[1],):
+            raise ValueError(f"precomputed single_feature table has {s.shape[0]} features; X has {X.shape[1]}")
+        return s
+
+    def _divergence(self, X, y, X_val, precomputed) -> np.ndarray:
+        d = X.shape[1]
+        cached = precomputed.get("divergence")
+        if cached is not None and str(cached.get("points", "vali")) == self.points:
+            div = np.asarray(cached["divergence"], dtype=np.float64)
+            if div.shape != (d,):
+                raise ValueError(f"precomputed divergence has shape {div.shape}; expected ({d},) for X")
+            if not np.all(np.isfinite(div)):
+                f = int(np.flatnonzero(~np.isfinite(div))[0])
+                raise ValueError(f"precomputed divergence has no value for feature {f + 1} "
+                                 "(an unmerged chunk? use divergence.merge_chunks)")
+            return div
+        if X_val is None and self.points == "vali":
+            raise ValueError("fs_ed needs the validation split (X_val) to compute the divergence "
+                             "with points='vali', or precomputed['divergence']")
+        if X_val is not None:
+            X_val = np.asarray(X_val)
+            if X_val.ndim != 2 or X_val.shape[1] != d:
+                raise ValueError(f"X_val must be (m_val, {d}) like X; got shape {X_val.shape}")
+        return divergence.expected_divergence(X, y, X_val, points=self.points, approx=self.approx,
+                                              n_threads=int(self.n_jobs))
+
+    def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
+        self.validate_params()
+        s = self._importance(X, y, query_ptr, precomputed)
+        d = self._divergence(X, y, X_val, precomputed)
+        self.s_ = s
+        self.d_ = d
+        psi = s + d if self.scale == "none" else _minmax(s) + _minmax(d)
+        self.scores_ = psi
+        self.ranking_ = np.argsort(-psi, kind="stable").astype(np.int64)

@@ -1,0 +1,8 @@
+"""Snakemake adapter: per-feature scores of one slice of a fold's features."""
+from ltrfs.experiments import score
+from ltrfs.util import log_to
+
+log_to(snakemake.log[0])
+w = snakemake.wildcards
+score(w.scorer, snakemake.input.train, snakemake.input.vali, snakemake.output[0], snakemake.params.convention,
+      threads=snakemake.threads, chunk=(int(w.chunk) - 1, int(w.n_chunks)))
