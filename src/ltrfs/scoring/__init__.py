@@ -12,36 +12,12 @@ import inspect
 
 import numpy as np
 
-from ltrfs import metrics
 from ltrfs.data import RankingData
 from ltrfs.scoring import divergence
+from ltrfs.scoring.single_feature import METRIC_NAMES, single_feature_table  # compiled kernel
 
 #: metric names of the single-feature table, in the order of ``metrics.evaluate``
-SINGLE_FEATURE_METRICS = tuple([f"p@{k}" for k in range(1, 11)] + ["map"]
-                               + [f"ndcg@{k}" for k in range(1, 11)] + ["meanndcg"])
-
-
-def single_feature_table(X: np.ndarray, y: np.ndarray, query_ptr: np.ndarray,
-                         convention: str = "letor4") -> dict[str, np.ndarray]:
-    """Rank every query by each feature alone and evaluate it (SPEC 2, "single-feature importance").
-
-    Returns float64 arrays of shape (d,) keyed ``"<metric>"`` for the descending ranking
-    (larger value first, ties in file order) and ``"<metric>:asc"`` for the ascending one, for
-    every metric of ``SINGLE_FEATURE_METRICS`` (P@1..10, MAP, NDCG@1..10, MeanNDCG), macro
-    averaged over queries in the given convention.
-    """
-    d = X.shape[1]
-    out = {name: np.empty(d) for name in SINGLE_FEATURE_METRICS}
-    out.update({f"{name}:asc": np.empty(d) for name in SINGLE_FEATURE_METRICS})
-    for f in range(d):
-        column = X[:, f].astype(np.float64)
-        for suffix, scores in (("", column), (":asc", -column)):
-            qm = metrics.evaluate(y, scores, query_ptr, convention=convention, max_k=10)
-            means = np.concatenate([qm.precision.mean(0), [qm.map.mean()],
-                                    qm.ndcg.mean(0), [qm.mean_ndcg.mean()]])
-            for name, value in zip(SINGLE_FEATURE_METRICS, means):
-                out[name + suffix][f] = value
-    return out
+SINGLE_FEATURE_METRICS = METRIC_NAMES
 
 
 def importance(table: dict[str, np.ndarray], metric: str = "ndcg@10",
@@ -65,8 +41,8 @@ def importance(table: dict[str, np.ndarray], metric: str = "ndcg@10",
     raise ValueError(f"unknown orientation {orientation!r}; valid: descending, best")
 
 
-def _single_feature(train: RankingData, vali: RankingData | None, convention: str) -> dict:
-    return single_feature_table(train.X, train.y, train.query_ptr, convention=convention)
+def _single_feature(train: RankingData, vali: RankingData | None, convention: str, n_threads: int = 1) -> dict:
+    return single_feature_table(train.X, train.y, train.query_ptr, convention=convention, n_threads=n_threads)
 
 
 #: scorer name -> function (train, vali, convention, n_threads=1) -> dict of arrays
