@@ -113,3 +113,13 @@ def all_targets():
             targets += [f"{RESULTS}/{dataset}/tables/{name}.csv", f"{RESULTS}/{dataset}/tables/{name}.md"]
             targets += [f"{RESULTS}/figures/{name}/{dataset}_{metric_file_name(m)}.png" for m in e["figure_metrics"]]
     return targets
+
+
+def score_inputs(wildcards):
+    """A fold's splits, plus the chunk files when the scorer is split across jobs."""
+    fold = FOLD.format(**wildcards)
+    inputs = {"train": f"{fold}/data/train.npz", "vali": f"{fold}/data/vali.npz"}
+    n = n_chunks(wildcards.scorer)
+    if n > 1:
+        inputs["chunks"] = [f"{fold}/scores/{wildcards.scorer}.chunk{i}of{n}.npz" for i in range(1, n + 1)]
+    return inputs

@@ -1,13 +1,3 @@
-def score_inputs(wildcards):
-    """A fold's splits, plus the chunk files when the scorer is split across jobs."""
-    fold = FOLD.format(**wildcards)
-    inputs = {"train": f"{fold}/data/train.npz", "vali": f"{fold}/data/vali.npz"}
-    n = n_chunks(wildcards.scorer)
-    if n > 1:
-        inputs["chunks"] = [f"{fold}/scores/{wildcards.scorer}.chunk{i}of{n}.npz" for i in range(1, n + 1)]
-    return inputs
-
-
 rule score:
     input:
         unpack(score_inputs),
