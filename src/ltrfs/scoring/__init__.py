@@ -13,7 +13,7 @@ import inspect
 import numpy as np
 
 from ltrfs.data import RankingData
-from ltrfs.scoring import divergence
+from ltrfs.scoring import discrete, divergence, kendall, pairwise, pearson
 from ltrfs.scoring.single_feature import METRIC_NAMES, single_feature_table  # compiled kernel
 
 #: metric names of the single-feature table, in the order of ``metrics.evaluate``
@@ -46,11 +46,13 @@ def _single_feature(train: RankingData, vali: RankingData | None, convention: st
 
 
 #: scorer name -> function (train, vali, convention, n_threads=1) -> dict of arrays
-SCORERS = {"single_feature": _single_feature, "divergence": divergence.scorer}
+SCORERS = {"single_feature": _single_feature, "divergence": divergence.scorer, "kendall": kendall.scorer,
+           "pearson": pearson.scorer, "pairwise": pairwise.scorer, "discrete": discrete.scorer}
 
 #: scorers that can be computed in slices of the features by separate jobs and merged:
 #: name -> (function (train, vali, convention, chunk, n_chunks, n_threads=1), merge(list))
-CHUNKED = {"divergence": (divergence.scorer_chunk, divergence.merge_chunks)}
+CHUNKED = {"divergence": (divergence.scorer_chunk, divergence.merge_chunks),
+           "kendall": (kendall.scorer_chunk, kendall.merge_chunks)}
 
 
 def _call(function, *args, n_threads: int = 1):
