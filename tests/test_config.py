@@ -41,8 +41,8 @@ def test_every_shipped_config_is_valid(registry):
 
 
 @pytest.mark.parametrize("edit, message", [
-    (lambda c: c["experiments"]["demo"]["methods"].append("gas"),
-     r"^config experiments\.demo\.methods: unknown method 'gas'; valid: importance, random, waf$"),
+    (lambda c: c["experiments"]["demo"]["methods"].append("gasx"),
+     r"^config experiments\.demo\.methods: unknown method 'gasx'; valid: chi, fs_ed, gas_e, gas_e_map, .*waf$"),
     (lambda c: c["experiments"]["demo"]["rankers"].append("svm"),
      r"^config experiments\.demo\.rankers: unknown ranker 'svm'; valid: lambdamart, ranksvm$"),
     (lambda c: c["experiments"]["demo"]["datasets"].append("MQ2009"),

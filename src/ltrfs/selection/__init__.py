@@ -2,13 +2,22 @@
 from __future__ import annotations
 
 from ltrfs.selection.base import Selector
+from ltrfs.selection.boosting import GBMImportance
+from ltrfs.selection.filters import ChiSquare, InformationGain, PearsonTopK
+from ltrfs.selection.forest import RFImportance
 from ltrfs.selection.fs_ed import FSED
+from ltrfs.selection.gas import GAS, GASE, GASL
 from ltrfs.selection.importance import ImportanceTopK
+from ltrfs.selection.l1_logistic import L1Logistic
+from ltrfs.selection.ordinal_cr import OrdinalCR
 from ltrfs.selection.random_k import RandomK
+from ltrfs.selection.svm_rfe import SVMRFE
 from ltrfs.selection.waf import WAF
 from ltrfs.util import build_estimator
 
-SELECTORS: dict[str, type[Selector]] = {cls.name: cls for cls in (WAF, RandomK, ImportanceTopK, FSED)}
+SELECTORS: dict[str, type[Selector]] = {cls.name: cls for cls in (
+    WAF, RandomK, ImportanceTopK, FSED, GAS, GASE, GASL, InformationGain, ChiSquare, PearsonTopK,
+    L1Logistic, SVMRFE, OrdinalCR, RFImportance, GBMImportance)}
 
 
 def make_selector(name: str, **params) -> Selector:

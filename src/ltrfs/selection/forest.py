@@ -1,0 +1,173 @@
+"""Random-forest importance and its elimination curve (Lei & Han 2017, section 2.3.2).
+
+The report used R's ``randomForest`` as a CLASSIFIER of the relevance labels (a factor; it
+predicted 5-column class-probability matrices and ranked by the expected label), 501 trees,
+``mtry = floor(sqrt(d))``, other settings default (bootstrap samples of n rows, trees grown
+to purity), and R's ``rfcv`` with ``step = 0.7`` for the cross-validated error while
+eliminating features (Table 2.1: 136, 95, 67, 47, 33, 23, 16, 11, 8, 5).
+
+Here: scikit-learn ``RandomForestClassifier(n_estimators=501, max_features="sqrt")`` (the
+same defaults otherwise) on the labels. Importance (``importance``):
+
+* ``"impurity"`` (default): mean decrease in Gini impurity, ``feature_importances_``
+  (R's MeanDecreaseGini, normalised to sum 1);
+* ``"permutation"``: out-of-bag permutation importance, R's MeanDecreaseAccuracy without
+  scaling: for every tree, the accuracy on its out-of-bag rows minus the accuracy after
+  permuting feature j among those rows, averaged over trees.
+
+Elimination curve (``curve=True``), as ``rfcv``: sizes ``round(d * keep^i)`` for
+i = 0 .. floor(log(d) / log(1 / keep)) - 1, duplicates removed, 1 appended (d = 136,
+keep = 0.7: 136, 95, 67, 47, 33, 23, 16, 11, 8, 5, 4, 3, 2, 1). For each of ``cv`` folds
+(grouped by query with ``GroupKFold``; rfcv stratified rows by class), a forest on all
+features ranks the features by importance on the training part; forests on the top-n
+features, for every size n, predict the held-out part (``recursive=True`` re-ranks with each
+smaller forest, rfcv's option). The error of a size is the misclassification rate over all
+held-out rows. ``curve_`` = [(n, error)], ``chosen_["n_features"]`` = the size of lowest
+error (the larger size on ties). The ranking itself comes from the forest on all features
+and all rows; ``predict_scores(X)`` = its expected label ``sum_r r P(r)``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ltrfs.selection import statistical as st
+from ltrfs.selection.base import Selector
+
+IMPORTANCES = ("impurity", "permutation")
+
+
+def rfcv_sizes(d: int, keep: float = 0.7) -> list[int]:
+    """Feature counts of the elimination curve (R's ``rfcv`` with ``scale="log"``)."""
+    k = int(np.floor(np.log(d) / np.log(1.0 / keep) + 1e-12)) if d > 1 else 0
+    sizes = np.round(d * keep ** np.arange(k)).astype(int).tolist()  # round half to even, as R
+    out: list[int] = []
+    for n in sizes:
+        if not out or n != out[-1]:
+            out.append(n)
+    if 1 not in out:
+        out.append(1)
+    return out
+
+
+def oob_permutation_importance(forest, X: np.ndarray, y: np.ndarray, random_state=0,
+                               max_block_bytes: int = 64 << 20) -> np.ndarray:
+    """(d,) mean over trees of (OOB accuracy - OOB accuracy with feature j permuted among the
+    tree's out-of-bag rows). ``forest`` a fitted ``RandomForestClassifier`` on (X, y)."""
+    X = np.asarray(X, dtype=np.float32)
+    n, d = X.shape
+    code = np.searchsorted(forest.classes_, y)  # trees predict class indices
+    rng = np.random.default_rng(random_state)
+    total = np.zeros(d)
+    n_trees = 0
+    for tree, inbag in zip(forest.estimators_, forest.estimators_samples_):
+        oob = np.ones(n, bool)
+        oob[inbag] = False
+        rows = np.flatnonzero(oob)
+        if len(rows) == 0:
+            continue
+        n_trees += 1
+        Xo, yo = X[rows], code[rows]
+        base = np.mean(tree.predict_proba(Xo, check_input=False).argmax(axis=1) == yo)
+        per_block = max(1, int(max_block_bytes // max(1, Xo.nbytes)))
+        for start in range(0, d, per_block):
+            feats = np.arange(start, min(d, start + per_block))
+            block = np.tile(Xo, (len(feats), 1))
+            for b, j in enumerate(feats):
+                block[b * len(rows):(b + 1) * len(rows), j] = Xo[rng.permutation(len(rows)), j]
+            hit = tree.predict_proba(block, check_input=False).argmax(axis=1) == np.tile(yo, len(feats))
+            total[feats] += base - hit.reshape(len(feats), len(rows)).mean(axis=1)
+    return total / max(n_trees, 1)
+
+
+class RFImportance(Selector):
+    """Random-forest classifier importance, with rfcv's elimination curve.
+
+    Parameters (defaults): n_estimators 501, max_features "sqrt", importance "impurity"
+    ("impurity" or "permutation" = OOB mean decrease in accuracy), curve True, keep 0.7
+    (fraction of features kept per elimination step), cv 5, recursive False, sample_size None
+    (all rows; the report used 10,000), random_state 0 (row sample, forests, permutations),
+    n_jobs 1 (scikit-learn's).
+
+    Learned: ranking_, scores_ (d,) importance, classes_, forest_ (the fitted forest),
+    curve_ [(n_features, cv_error)] when curve, chosen_ {"n_features", "cv_error", "curve"}
+    when curve (the curve is in chosen_ so that it reaches the selection JSON: Table 2.1).
+    """
+
+    name = "rf_importance"
+
+    def __init__(self, n_estimators: int = 501, max_features="sqrt", importance: str = "impurity",
+                 curve: bool = True, keep: float = 0.7, cv: int = 5, recursive: bool = False,
+                 sample_size: int | None = None, random_state: int = 0, n_jobs: int = 1):
+        self.n_estimators = n_estimators
+        self.max_features = max_features
+        self.importance = importance
+        self.curve = curve
+        self.keep = keep
+        self.cv = cv
+        self.recursive = recursive
+        self.sample_size = sample_size
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def validate_params(self):
+        st.check_int("n_estimators", self.n_estimators, 1)
+        st.check_choice("importance", self.importance, IMPORTANCES)
+        st.check_int("cv", self.cv, 2)
+        st.check_int("n_jobs", self.n_jobs, 1)
+        st.check_sample_size(self.sample_size)
+        if not 0 < self.keep < 1:
+            raise ValueError(f"keep must be in (0, 1), got {self.keep!r}")
+        mf = self.max_features
+        if not (mf in ("sqrt", "log2", None) or (isinstance(mf, float) and 0 < mf <= 1)
+                or (isinstance(mf, (int, np.integer)) and not isinstance(mf, bool) and mf >= 1)):
+            raise ValueError(f"max_features must be 'sqrt', 'log2', None, a fraction or a count, got {mf!r}")
+
+    def _forest(self):
+        from sklearn.ensemble import RandomForestClassifier
+
+        return RandomForestClassifier(n_estimators=self.n_estimators, max_features=self.max_features,
+                                      random_state=self.random_state, n_jobs=self.n_jobs)
+
+    def _importance(self, forest, X, y) -> np.ndarray:
+        if self.importance == "impurity":
+            return np.asarray(forest.feature_importances_, dtype=np.float64)
+        return oob_permutation_importance(forest, X, y, self.random_state)
+
+    def elimination_curve(self, X, y, group) -> list[tuple[int, float]]:
+        """[(n_features, cv misclassification rate)] over ``rfcv_sizes`` (see module doc)."""
+        d = X.shape[1]
+        sizes = rfcv_sizes(d, self.keep)
+        wrong = np.zeros(len(sizes))
+        for train, test in st.grouped_folds(group, self.cv):
+            forest = self._forest().fit(X[train], y[train])
+            wrong[0] += np.sum(forest.predict(X[test]) != y[test])
+            order = np.argsort(-self._importance(forest, X[train], y[train]), kind="stable")
+            for i, n in enumerate(sizes[1:], start=1):
+                cols = order[:n]
+                sub = self._forest().fit(X[train][:, cols], y[train])
+                wrong[i] += np.sum(sub.predict(X[test][:, cols]) != y[test])
+                if self.recursive:
+                    order = cols[np.argsort(-self._importance(sub, X[train][:, cols], y[train]), kind="stable")]
+        return [(int(n), float(w / len(y))) for n, w in zip(sizes, wrong)]
+
+    def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
+        self.validate_params()
+        X, y, group = st.prepare_rows(X, y, query_ptr, self.sample_size, self.random_state)
+        X = X.astype(np.float32)
+        self.forest_ = self._forest().fit(X, y)
+        self.classes_ = self.forest_.classes_
+        self.scores_ = self._importance(self.forest_, X, y)
+        self.ranking_ = np.argsort(-self.scores_, kind="stable").astype(np.int64)
+        self.chosen_ = {"n_rows": int(len(y))}
+        self.curve_ = None
+        if self.curve:
+            self.curve_ = self.elimination_curve(X, y, group)
+            errors = np.array([e for _, e in self.curve_])
+            best = int(np.argmin(errors))  # sizes descend: ties keep the larger size
+            self.chosen_.update({"n_features": self.curve_[best][0], "cv_error": self.curve_[best][1],
+                                 "curve": [list(point) for point in self.curve_]})
+
+    def predict_scores(self, X) -> np.ndarray:
+        """(m,) expected label ``sum_r classes_[r] P(r | x)`` of the forest on all features."""
+        proba = self.forest_.predict_proba(np.asarray(X, dtype=np.float32))
+        return st.expected_label(proba, self.classes_)
