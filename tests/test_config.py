@@ -44,7 +44,7 @@ def test_every_shipped_config_is_valid(registry):
     (lambda c: c["experiments"]["demo"]["methods"].append("gasx"),
      r"^config experiments\.demo\.methods: unknown method 'gasx'; valid: chi, fs_ed, gas_e, gas_e_map, .*waf$"),
     (lambda c: c["experiments"]["demo"]["rankers"].append("svm"),
-     r"^config experiments\.demo\.rankers: unknown ranker 'svm'; valid: lambdamart, ranksvm$"),
+     r"^config experiments\.demo\.rankers: unknown ranker 'svm'; valid: lambdamart, own, ranksvm$"),
     (lambda c: c["experiments"]["demo"]["datasets"].append("MQ2009"),
      r"^config experiments\.demo\.datasets: unknown dataset 'MQ2009'; valid: .*MQ2008.*$"),
     (lambda c: c["methods"].update(x={"algorithm": "fsmrankk"}),
@@ -87,3 +87,10 @@ def test_bad_parameter_values_are_caught_before_any_job(config, registry, edit, 
     edit(config)
     with pytest.raises(ConfigError, match=message):
         check(config, SCHEMA, registry)
+
+
+def test_own_ranker_takes_no_parameters():
+    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    config["rankers"]["own"]["grid"] = {"C": [1]}
+    with pytest.raises(ConfigError, match=r"^config rankers\.own: the 'own' ranker takes no params or grid"):
+        check(config, SCHEMA, load_registry(REPO / "config/datasets.yaml"))

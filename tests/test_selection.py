@@ -111,3 +111,53 @@ def test_selection_record_keeps_the_orientation_sign():
     sel = make_selector("importance", orientation="best").fit(X, data.y, data.qid)
     record = selection_record("imp", method, sel)
     assert record["ranking"][0] == 2 and record["sign"][1] == -1
+
+
+# -------------------------------------------------- every selector against the planted truth
+
+#: method -> (parameters for a fast test fit, floors of precision@8 and @16 of the planted signal).
+#: The univariate scores rank every signal feature above every noise feature; the multivariate
+#: models (L1, ordinal, forests, boosting, SVM-RFE) put the informative features first but
+#: rightly give little weight to the redundant copies of features they already use, so their
+#: floor is on the top 8.
+PLANTED_FLOORS = {
+    "importance": ({}, 0.9, 0.9), "gas": ({"c": 0.0}, 0.9, 0.9), "gas_e": ({"c": 0.0}, 0.9, 0.9),
+    "gas_l": ({"c": 0.0}, 0.9, 0.9), "fs_ed": ({}, 0.9, 0.9), "ig": ({}, 0.9, 0.9), "chi": ({}, 0.9, 0.9),
+    "pearson": ({}, 0.9, 0.9),
+    "l1_logistic": ({"relevant_min": 1, "cv": 5, "n_lambdas": 40}, 0.9, 0.6), "svm_rfe": ({"relevant_min": 1}, 0.9, 0.6),
+    "ordinal_cr": ({}, 0.9, 0.6), "rf_importance": ({"n_estimators": 100, "curve": False}, 0.9, 0.6),
+    "gbm_importance": ({"n_estimators": 100, "learning_rate": 0.1}, 0.9, 0.6),
+    "random": ({}, 0.0, 0.0),  # chance: 16/30 on average; the table shows it for comparison
+}
+
+
+def test_every_selector_ranks_the_planted_signal_first(capsys):
+    """synthetic.make(n_queries=240, seed=0): 8 informative + 8 redundant signal features and
+    14 noise; queries 1-160 train, 161-240 vali, scores computed as the workflow does. Prints
+    the table of precision@8 and @16 of the signal features; asserts each method's floor."""
+    import warnings
+
+    from ltrfs.datasets import synthetic
+    from ltrfs.experiments import fit_selector
+
+    full, truth = synthetic.make(n_queries=240, seed=0)
+    train, vali = full.subset_queries(np.arange(160)), full.subset_queries(np.arange(160, 240))
+    signal = {f - 1 for f in truth["informative"] + truth["redundant"]}
+    assert set(PLANTED_FLOORS) == set(SELECTORS) - {"waf"}, "add the new selector to PLANTED_FLOORS"
+    rows, failed = [], []
+    for name, (params, floor8, floor16) in PLANTED_FLOORS.items():
+        needed = SELECTORS[name].requires
+        scores = {s: scoring.compute(s, train, "letor4", vali) for s in needed}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sel = fit_selector({"algorithm": name, "params": params}, train, vali, seed=1, convention="letor4",
+                               precomputed=scores)
+        p8, p16 = (len(signal & set(sel.ranking_[:k].tolist())) / k for k in (8, 16))
+        rows.append(f"{name:<15} {p8:>6.3f} {p16:>6.3f} {floor8:>6.2f} {floor16:>6.2f} {sel.seconds_:>7.2f}")
+        if p8 < floor8 or p16 < floor16:
+            failed.append((name, p8, p16))
+    with capsys.disabled():
+        print("\nplanted signal (16 of 30 features) among the top k\n"
+              "method            P@8   P@16  floor8 floor16 seconds")
+        print("\n".join(rows))
+    assert not failed, failed

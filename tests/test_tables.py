@@ -4,7 +4,7 @@ import pytest
 from scipy import stats
 
 from ltrfs.experiments import METRIC_COLUMNS
-from ltrfs.tables import read_runs, summarise, to_markdown, write_tables
+from ltrfs.tables import by_k_markdown, read_runs, summarise, to_markdown, write_tables
 
 
 def write_run(path, rows):
@@ -62,6 +62,14 @@ def test_written_tables(runs, tmp_path):
     assert "| imp | r | 2 | " in md and "0.4500 ± 0.2121" in md
     assert "| imp | r | vali (2) |" in md
     assert to_markdown(summarise(read_runs(runs))).count("\n") == 2 + 4
+
+
+def test_metric_by_k_table(runs):
+    lines = by_k_markdown(summarise(read_runs(runs), "NDCG@10")).splitlines()
+    assert lines[0] == "| method | ranker | k=2 | k=4 | vali | fixed |"
+    # WAF's only k (8, all features) is outside the grid: the "fixed" column
+    assert lines[2:] == ["| imp | r | 0.4500 | 0.4000 | 0.4500 (2) |  |",
+                         "| waf | r |  |  |  | 0.4000 (k=8) |"]
 
 
 def test_unknown_table_metric(runs):

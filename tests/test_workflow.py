@@ -27,9 +27,10 @@ CONFIG = {
     "datasets_file": str(REPO / "config/datasets.yaml"),
     "seed": 7,
     "experiments": {"tiny": {"datasets": ["synthetic-tiny"], "folds": [1, 2],
-                             "methods": ["waf", "random", "importance"], "rankers": ["ranksvm", "lambdamart"],
+                             "methods": ["waf", "random", "importance", "fs_ed"], "rankers": ["ranksvm", "lambdamart"],
                              "k": [2, 4, 40], "figure_metrics": ["NDCG@10"]}},
-    "methods": {"waf": {"algorithm": "waf"}, "random": {"algorithm": "random"},
+    "chunks": {"divergence": 2},
+    "methods": {"waf": {"algorithm": "waf"}, "random": {"algorithm": "random"}, "fs_ed": {"algorithm": "fs_ed"},
                 "importance": {"algorithm": "importance", "params": {"metric": "ndcg@10"}}},
     "rankers": {"ranksvm": {"algorithm": "ranksvm", "grid": {"C": [0.001, 0.1]}},
                 "lambdamart": {"algorithm": "lambdamart", "params": {"n_estimators": 40, "early_stopping_rounds": 10}}},
@@ -76,7 +77,8 @@ def test_table_matches_runs_and_models(finished):
     # 12 features: k = 40 is dropped; WAF is trained once on all 12
     assert set(map(tuple, table[["method", "k"]].drop_duplicates().values)) == {
         ("waf", "12"), ("random", "2"), ("random", "4"), ("random", "vali"),
-        ("importance", "2"), ("importance", "4"), ("importance", "vali")}
+        ("importance", "2"), ("importance", "4"), ("importance", "vali"),
+        ("fs_ed", "2"), ("fs_ed", "4"), ("fs_ed", "vali")}
     assert set(table.ranker) == {"ranksvm", "lambdamart"} and (table.folds == 2).all()
     # every table cell is the mean over folds of the run files' per-query test values...
     row = table[(table.method == "importance") & (table.ranker == "ranksvm") & (table.k == "4")].iloc[0]
@@ -98,8 +100,47 @@ def test_table_matches_runs_and_models(finished):
     assert f"{row['NDCG@10']:.4f} ± {row['NDCG@10_std']:.4f}" in md
     assert (finished / "results/figures/tiny/synthetic-tiny_NDCG10.png").stat().st_size > 10_000
     # every job left a log and a benchmark file
-    assert len(list((finished / "logs/train").rglob("*.log"))) == 12
-    assert len(list((finished / "benchmarks/train").rglob("*.tsv"))) == 12
+    assert len(list((finished / "logs/train").rglob("*.log"))) == 16
+    assert len(list((finished / "benchmarks/train").rglob("*.tsv"))) == 16
+
+
+def test_feature_reports_follow_the_methods(finished):
+    figures = finished / "results/figures/tiny/features"
+    # importance and fs_ed read the single-feature table; fs_ed draws its densities; no Kendall
+    assert sorted(p.name for p in figures.glob("*.png")) == [
+        "synthetic-tiny_densities_fs_ed.png", "synthetic-tiny_importance_MAP.png"]
+    bars = pd.read_csv(figures / "synthetic-tiny_importance_MAP.csv")
+    fold_means = np.mean([np.load(finished / f"results/synthetic-tiny/fold{f}/scores/single_feature.npz")["map"]
+                          for f in (1, 2)], axis=0)
+    np.testing.assert_allclose(bars.iloc[:, 1], fold_means, atol=1e-6)
+    top = pd.read_csv(finished / "results/synthetic-tiny/tables/top_features/tiny.csv")
+    selection = json.loads((finished / "results/synthetic-tiny/fold1/select/fs_ed.json").read_text())
+    assert top[top.method == "fs_ed"].feature.tolist() == selection["ranking"][:10]
+    assert set(top.method) == {"random", "importance", "fs_ed"}  # WAF ranks nothing
+
+
+def test_own_ranker_runs_only_for_methods_with_a_model(tmp_path):
+    config = {**CONFIG, "experiments": {"tiny": {**CONFIG["experiments"]["tiny"], "methods": ["waf", "ordinal_cr"],
+                                                 "rankers": ["ranksvm", "own"]}},
+              "methods": {**CONFIG["methods"], "ordinal_cr": {"algorithm": "ordinal_cr"}},
+              "rankers": {**CONFIG["rankers"], "own": {"algorithm": "own"}}}
+    write_config(tmp_path, config)
+    out = snakemake(tmp_path, "-n")
+    # per fold: waf and ordinal_cr with ranksvm, ordinal_cr with its own model; not waf with own
+    assert planned_jobs(out)["train"] == 6
+    assert "runs/waf/own.tsv" not in out.stdout + out.stderr
+
+
+def test_chunked_scorer_equals_one_job(finished):
+    from ltrfs import scoring
+
+    fold = finished / "results/synthetic-tiny/fold1"
+    assert sorted(p.name for p in (fold / "scores").glob("divergence.chunk*")) == [
+        "divergence.chunk1of2.npz", "divergence.chunk2of2.npz"]
+    whole = scoring.compute("divergence", io.load_npz(fold / "data/train.npz"), "standard",
+                            io.load_npz(fold / "data/vali.npz"))
+    with np.load(fold / "scores/divergence.npz") as merged:
+        np.testing.assert_array_equal(merged["divergence"], whole["divergence"])
 
 
 def test_rerun_does_nothing_and_a_method_edit_reruns_only_that_method(finished):
@@ -116,7 +157,7 @@ def test_rerun_does_nothing_and_a_method_edit_reruns_only_that_method(finished):
         config["experiments"]["tiny"]["k"].append(3)
         write_config(finished, config)
         jobs = planned_jobs(snakemake(finished, "-n"))
-        assert jobs == {"train": 8, "evaluate": 8, "tables": 1, "figure_metric_vs_k": 1, "all": 1}
+        assert jobs == {"train": 12, "evaluate": 12, "tables": 1, "figure_metric_vs_k": 1, "all": 1}
     finally:
         write_config(finished, CONFIG)
 
@@ -127,7 +168,7 @@ def test_bad_config_is_one_line(tmp_path):
     write_config(tmp_path, config)
     result = snakemake(tmp_path, "-n", check=False)
     assert result.returncode != 0
-    assert "ltrfs: config experiments.tiny.methods: unknown method 'fs_edd'; valid: importance, random, waf" in result.stderr
+    assert "ltrfs: config experiments.tiny.methods: unknown method 'fs_edd'; valid: fs_ed, importance, random, waf" in result.stderr
     assert "Traceback" not in result.stderr
 
 
@@ -163,10 +204,16 @@ def test_slurm_profile_dry_run_takes_partition_account_and_rule_resources(tmp_pa
     resources = re.search(r"resources: (.*)", train).group(1)
     assert "slurm_partition=compute" in resources and "slurm_account=my_account" in resources
     assert "mem_mb=4000" in resources and "runtime=120" in resources
-    assert planned_jobs(result)["train"] == 12
+    assert planned_jobs(result)["train"] == 16
 
 
 def test_generic_cluster_profile_dry_run(tmp_path):
     write_config(tmp_path, CONFIG)
     result = snakemake(tmp_path, "-n", "--profile", str(REPO / "profiles/generic"))
-    assert planned_jobs(result)["train"] == 12
+    assert planned_jobs(result)["train"] == 16
+
+
+def test_workflow_passes_snakemake_lint():
+    result = subprocess.run([sys.executable, "-m", "snakemake", "--lint", "-s", str(REPO / "Snakefile")],
+                            cwd=REPO, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]

@@ -57,7 +57,7 @@ def _unknown(what: str, name: str, where: str, valid) -> ConfigError:
 
 
 def _check_names(config: dict, registry: dict) -> None:
-    from ltrfs.experiments import expand_grid
+    from ltrfs.experiments import OWN, expand_grid
     from ltrfs.rankers import RANKERS, make_ranker
     from ltrfs.selection import SELECTORS, make_selector
 
@@ -89,8 +89,13 @@ def _check_names(config: dict, registry: dict) -> None:
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"config methods.{name}: {exc}") from None
     for name, ranker in config["rankers"].items():
+        if ranker["algorithm"] == OWN:
+            if ranker.get("params") or ranker.get("grid"):
+                raise ConfigError(f"config rankers.{name}: the {OWN!r} ranker takes no params or grid "
+                                  "(it uses the method's own fitted model)")
+            continue
         if ranker["algorithm"] not in RANKERS:
-            raise _unknown("ranker algorithm", ranker["algorithm"], f"rankers.{name}", RANKERS)
+            raise _unknown("ranker algorithm", ranker["algorithm"], f"rankers.{name}", [*RANKERS, OWN])
         params, grid = ranker.get("params") or {}, ranker.get("grid") or {}
         both = sorted(set(params) & set(grid))
         if both:

@@ -34,6 +34,8 @@ from ltrfs.util import atomic_path, write_json, write_text
 log = logging.getLogger("ltrfs")
 
 MODEL_FORMAT = 1
+#: the ranker algorithm that ranks with the selection method's own model (Lei & Han)
+OWN = "own"
 METRIC_COLUMNS = ([f"P@{k}" for k in range(1, 11)] + ["MAP"]
                   + [f"NDCG@{k}" for k in range(1, 11)] + ["MeanNDCG"])
 
@@ -262,11 +264,60 @@ def fit_best(ranker: dict, train: RankingData, vali: RankingData | None, *, metr
     return best[0], best[1], trials
 
 
+class OwnPredictions:
+    """A fitted selector used as a ranker: ``predict(X)`` is its ``predict_scores(X)``
+    (P(relevant) or the expected label, as Lei & Han report them)."""
+
+    def __init__(self, selector):
+        self.selector = selector
+
+    def predict(self, X) -> np.ndarray:
+        return self.selector.predict_scores(X)
+
+
+def has_own_predictions(algorithm: str) -> bool:
+    """Whether a selection algorithm can rank by itself (ranker ``own``)."""
+    return hasattr(SELECTORS[algorithm], "predict_scores")
+
+
+def train_own(selection: dict, train_data: RankingData, vali_data: RankingData, *,
+              threads: int = 1) -> tuple[dict, dict]:
+    """Refit the selection's method with the parameters it recorded (deterministic: same seed,
+    same data) and keep its model as the ranker, on all d features (k = d in the run file; the
+    method's own choice of features is inside its model). Returns (models, info["k"])."""
+    algorithm, d = selection["algorithm"], selection["n_features"]
+    if not has_own_predictions(algorithm):
+        raise ValueError(f"method {selection['method']!r} ({algorithm}) has no predictions of its own; "
+                         f"these have: {', '.join(a for a in sorted(SELECTORS) if has_own_predictions(a))}")
+    params = dict(selection["params"])
+    if "n_jobs" in params:
+        params["n_jobs"] = threads
+    if "curve" in params:
+        params["curve"] = False  # the elimination curve is in the selection file; the model is the same
+    start = time.perf_counter()
+    selector = make_selector(algorithm, **params)
+    selector.fit(train_data.X, train_data.y, train_data.qid, X_val=vali_data.X, y_val=vali_data.y,
+                 qid_val=vali_data.qid)
+    features = np.arange(d, dtype=np.int64)
+    models = {d: {"ranker": OWN, "n_features": d, "features": features, "params": selector.chosen_,
+                  "estimator": OwnPredictions(selector)}}
+    info = {str(d): {"features": (features + 1).tolist(), "chosen": selector.chosen_, "trials": [],
+                     "seconds": round(time.perf_counter() - start, 4)}}
+    return models, info
+
+
 def train(selection_path, ranker_name: str, ranker: dict, train_path, vali_path, out_model,
           out_info, *, ks, metric: str, convention: str, seed: int, threads: int = 1) -> None:
-    """Train the ranker on every k-subset of a selection, hyperparameters chosen on vali."""
+    """Train the ranker on every k-subset of a selection, hyperparameters chosen on vali
+    (ranker algorithm ``own``: the method's own model, see ``train_own``)."""
     selection = json.loads(Path(selection_path).read_text())
     train_data, vali_data = io.load_npz(train_path), io.load_npz(vali_path)
+    if ranker["algorithm"] == OWN:
+        models, by_k = train_own(selection, train_data, vali_data, threads=threads)
+        save_models(out_model, models)
+        write_json(out_info, {"ranker": ranker_name, "algorithm": OWN, "method": selection["method"],
+                              "validation_metric": None, "k": by_k})
+        return
     models, info = {}, {"ranker": ranker_name, "algorithm": ranker["algorithm"],
                         "method": selection["method"], "validation_metric": metric, "k": {}}
     for k in valid_ks(ks, selection["n_features"], selection.get("uses_k", True)):

@@ -50,3 +50,92 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
     if csv:
         keep = ["method", "ranker", "k", metric, metric + "_std", "folds"]
         write_text(csv, rows[keep].to_csv(index=False, float_format="%.6f"))
+
+
+def _feature_labels(n: int, names=None) -> list[str]:
+    return [f"{i + 1}" if not names else f"{i + 1} {names[i]}" for i in range(n)]
+
+
+def feature_bars(values, label: str, png, pdf=None, csv=None, title: str = "", names=None) -> None:
+    """One bar per feature id (GAS Fig. 6: the MAP each feature reaches alone); ``values`` (d,)
+    is the fold mean, written beside the figure with the feature names when there are any."""
+    import numpy as np
+
+    values = np.asarray(values, dtype=float)
+    d = len(values)
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.16 * d), 3.2))
+    ax.bar(np.arange(1, d + 1), values, width=0.8, color="tab:blue")
+    ax.set_xlabel("feature id")
+    ax.set_ylabel(label)
+    ax.set_xlim(0.3, d + 0.7)
+    ax.grid(axis="y", alpha=0.3)
+    if title:
+        ax.set_title(title)
+    save(fig, png, pdf)
+    if csv:
+        frame = pd.DataFrame({"feature": np.arange(1, d + 1), label: values})
+        if names:
+            frame["name"] = names
+        write_text(csv, frame.to_csv(index=False, float_format="%.6f"))
+
+
+def similarity_heatmap(matrix, png, pdf=None, csv=None, title: str = "", label: str = "Kendall tau") -> None:
+    """The feature-by-feature similarity matrix as a heat map (GAS Fig. 7)."""
+    import numpy as np
+
+    matrix = np.asarray(matrix, dtype=float)
+    d = len(matrix)
+    fig, ax = plt.subplots(figsize=(5.2, 4.4))
+    image = ax.imshow(matrix, cmap="RdBu_r", vmin=-1, vmax=1, extent=(0.5, d + 0.5, d + 0.5, 0.5))
+    fig.colorbar(image, ax=ax, label=label)
+    ax.set_xlabel("feature id")
+    ax.set_ylabel("feature id")
+    if title:
+        ax.set_title(title)
+    save(fig, png, pdf)
+    if csv:
+        frame = pd.DataFrame(matrix, columns=[str(i) for i in range(1, d + 1)])
+        frame.insert(0, "feature", np.arange(1, d + 1))
+        write_text(csv, frame.to_csv(index=False, float_format="%.6f"))
+
+
+def class_densities(panels: list[dict], png, pdf=None, csv=None, title: str = "") -> None:
+    """FS-ED Fig. 3: per relevance class, the density of a feature; one panel per entry of
+    ``panels`` ({"feature": id, "caption": str, "points": (p,), "densities": {label: (p,)}})."""
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.4 * len(panels), 3.2), squeeze=False)
+    rows = []
+    for ax, panel in zip(axes[0], panels):
+        for label, density in sorted(panel["densities"].items()):
+            ax.plot(panel["points"], density, lw=1.4, label=f"label {label}")
+            rows += [{"feature": panel["feature"], "label": label, "x": x, "density": v}
+                     for x, v in zip(panel["points"], density)]
+        ax.set_title(panel["caption"], fontsize=10)
+        ax.set_xlabel(f"value of feature {panel['feature']}")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    axes[0][0].set_ylabel("density")
+    if title:
+        fig.suptitle(title, y=1.03)
+    save(fig, png, pdf)
+    if csv:
+        write_text(csv, pd.DataFrame(rows).to_csv(index=False, float_format="%.6g"))
+
+
+def elimination_curve(curves: dict, png, pdf=None, csv=None, title: str = "") -> None:
+    """Lei & Han Table 2.1 as a figure: cross-validated error against the number of features
+    kept while the forest drops the least important 30% per step; one line per fold."""
+    fig, ax = plt.subplots(figsize=(5.0, 3.4))
+    rows = []
+    for fold, curve in sorted(curves.items()):
+        sizes, errors = zip(*curve)
+        ax.plot(sizes, errors, marker="o", ms=3, lw=1.2, label=f"fold {fold}")
+        rows += [{"fold": fold, "n_features": n, "cv_error": e} for n, e in curve]
+    ax.set_xlabel("number of features")
+    ax.set_ylabel("cross-validated error")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    if title:
+        ax.set_title(title)
+    save(fig, png, pdf)
+    if csv:
+        write_text(csv, pd.DataFrame(rows).to_csv(index=False, float_format="%.6f"))

@@ -116,9 +116,38 @@ def to_markdown(table: pd.DataFrame, columns=("NDCG@1", "NDCG@3", "NDCG@5", "NDC
     return "\n".join(lines) + "\n"
 
 
+def by_k_markdown(table: pd.DataFrame, metric: str = "NDCG@10", alpha: float = 0.05) -> str:
+    """``metric`` (test, fold mean) with one row per (method, ranker) and one column per k, plus
+    ``vali`` (the k chosen on vali) and ``fixed`` for rows whose one k is outside the grid (WAF
+    on all d features, a method's own model); ``*`` marks p < ``alpha`` against WAF."""
+    single = table[table.k != "vali"].groupby(["method", "ranker"])["k"].transform("nunique") == 1
+    grid = sorted({int(k) for k in table.k[(table.k != "vali") & ~single]})
+    fixed = table[(table.k != "vali") & single & ~table.k.isin([str(k) for k in grid])]
+    head = ["method", "ranker"] + [f"k={k}" for k in grid] + ["vali", "fixed"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for (method, ranker), rows in table.groupby(["method", "ranker"], sort=False):
+        by_k = {row["k"]: row for row in rows.to_dict("records")}
+
+        def cell(row):
+            if row is None:
+                return ""
+            star = "*" if row["p_vs_waf"] == row["p_vs_waf"] and row["p_vs_waf"] < alpha else ""
+            return f"{row[metric]:.4f}{star}"
+
+        cells = [cell(by_k.get(str(k))) for k in grid]
+        vali = by_k.get("vali")
+        cells.append("" if vali is None else f"{cell(vali)} ({vali['k_chosen']})")
+        own = fixed[(fixed.method == method) & (fixed.ranker == ranker)]
+        cells.append("" if own.empty else f"{cell(own.iloc[0].to_dict())} (k={own.iloc[0]['k']})")
+        lines.append("| " + " | ".join([method, ranker] + cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", title=None,
                  baselines=("waf",)) -> pd.DataFrame:
+    """The long table as CSV; as Markdown, the table of every metric and then ``metric`` by k."""
     table = summarise(read_runs(runs), metric, baselines)
     write_text(out_csv, table.to_csv(index=False, float_format="%.6f"))
-    write_text(out_md, to_markdown(table, metric=metric, title=title))
+    write_text(out_md, to_markdown(table, metric=metric, title=title) + f"\n#### {metric} by k (test, mean over "
+               f"folds; * p < 0.05 against WAF; vali: the k chosen on vali)\n\n" + by_k_markdown(table, metric))
     return table

@@ -8,8 +8,8 @@ os.environ.update(
 )
 
 from ltrfs.config import ConfigError, check, convention_of, folds_of, k_grid
-from ltrfs.datasets.registry import load_registry
-from ltrfs.experiments import METRIC_COLUMNS, column_name
+from ltrfs.datasets.registry import feature_names, load_registry
+from ltrfs.experiments import METRIC_COLUMNS, OWN, column_name, has_own_predictions
 from ltrfs.selection import SELECTORS
 from ltrfs.util import stable_seed
 
@@ -56,6 +56,8 @@ def train_ks(wildcards):
     experiments' k lists does not rerun them."""
     if not SELECTORS[config["methods"][wildcards.method]["algorithm"]].uses_k:
         return []
+    if config["rankers"][wildcards.ranker]["algorithm"] == OWN:
+        return []
     return k_grid(config, wildcards.dataset, wildcards.method, wildcards.ranker)
 
 
@@ -79,11 +81,25 @@ def ranker_config(wildcards):
     return config["rankers"][wildcards.ranker]
 
 
+def train_threads(wildcards):
+    """The ranker's own ``threads`` (default 1); ranker ``own`` takes the method's."""
+    if config["rankers"][wildcards.ranker]["algorithm"] == OWN:
+        return config["methods"][wildcards.method].get("threads", 1)
+    return config["rankers"][wildcards.ranker].get("threads", 1)
+
+
 def scorer_inputs(wildcards):
     """The per-fold score files the method's algorithm reads."""
     algorithm = config["methods"][wildcards.method]["algorithm"]
     fold = FOLD.format(**wildcards)
     return {name: f"{fold}/scores/{name}.npz" for name in SELECTORS[algorithm].requires}
+
+
+def ranks_itself(method, ranker):
+    """False for the pair (method, ranker ``own``) when the method has no model of its own."""
+    if config["rankers"][ranker]["algorithm"] != OWN:
+        return True
+    return has_own_predictions(config["methods"][method]["algorithm"])
 
 
 def run_records(experiment, dataset):
@@ -95,6 +111,7 @@ def run_records(experiment, dataset):
         for fold in folds_of(config, REGISTRY, experiment, dataset)
         for method in e["methods"]
         for ranker in e["rankers"]
+        if ranks_itself(method, ranker)
     ]
 
 
@@ -112,7 +129,47 @@ def all_targets():
         for dataset in e["datasets"]:
             targets += [f"{RESULTS}/{dataset}/tables/{name}.csv", f"{RESULTS}/{dataset}/tables/{name}.md"]
             targets += [f"{RESULTS}/figures/{name}/{dataset}_{metric_file_name(m)}.png" for m in e["figure_metrics"]]
+            targets += feature_report_targets(name, dataset)
     return targets
+
+
+def methods_with(experiment, test):
+    """The experiment's methods whose configuration passes ``test(method config, class)``."""
+    return [m for m in config["experiments"][experiment]["methods"]
+            if test(config["methods"][m], SELECTORS[config["methods"][m]["algorithm"]])]
+
+
+def feature_report_targets(experiment, dataset):
+    """The per-feature figures and tables of the papers that the experiment's methods make
+    possible: single-feature importance bars (GAS Fig. 6) and the Kendall heat map (Fig. 7)
+    when a method reads those scores, FS-ED densities (Fig. 3) per fs_ed method, the
+    elimination curve per rf_importance method with a curve, and the top-feature table."""
+    base = f"{RESULTS}/figures/{experiment}/features/{dataset}"
+    targets = []
+    if methods_with(experiment, lambda m, cls: cls.uses_k):
+        targets.append(f"{RESULTS}/{dataset}/tables/top_features/{experiment}.md")
+    if methods_with(experiment, lambda m, cls: "single_feature" in cls.requires):
+        targets.append(f"{base}_importance_MAP.png")
+    if methods_with(experiment, lambda m, cls: "kendall" in cls.requires):
+        targets.append(f"{base}_kendall.png")
+    targets += [f"{base}_densities_{m}.png" for m in methods_with(experiment, lambda m, cls: cls.name == "fs_ed")]
+    targets += [f"{base}_elimination_{m}.png" for m in methods_with(
+        experiment, lambda m, cls: cls.name == "rf_importance" and (m.get("params") or {}).get("curve", True))]
+    return targets
+
+
+def fold_files(experiment, dataset, pattern):
+    """``pattern`` (relative to a fold folder) in every fold of the experiment on the dataset."""
+    return [f"{RESULTS}/{dataset}/fold{fold}/{pattern}" for fold in folds_of(config, REGISTRY, experiment, dataset)]
+
+
+def first_fold(experiment, dataset):
+    return folds_of(config, REGISTRY, experiment, dataset)[0]
+
+
+def names_of(dataset):
+    """The dataset's feature names from the registry (None when it has none)."""
+    return feature_names(REGISTRY[dataset], Path(config["datasets_file"]).parent)
 
 
 def score_inputs(wildcards):

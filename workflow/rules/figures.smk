@@ -17,3 +17,94 @@ rule figure_metric_vs_k:
         "benchmarks/figures/{experiment}/{dataset}_{metric}.tsv"
     script:
         "../scripts/figure_metric_vs_k.py"
+
+
+rule figure_importance:
+    input:
+        lambda w: fold_files(w.experiment, w.dataset, "scores/single_feature.npz"),
+    output:
+        png=f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_importance_{{metric}}.png",
+        pdf=f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_importance_{{metric}}.pdf",
+        csv=f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_importance_{{metric}}.csv",
+    params:
+        metric=lambda w: METRIC_BY_FILE_NAME[w.metric],
+        names=lambda w: names_of(w.dataset),
+        title=lambda w: f"{w.dataset}: each feature alone, fold mean",
+    conda:
+        "../../envs/ltrfs.yaml"
+    log:
+        "logs/figures/{experiment}/features/{dataset}_importance_{metric}.log",
+    script:
+        "../scripts/figure_features.py"
+
+
+rule figure_kendall:
+    input:
+        lambda w: fold_files(w.experiment, w.dataset, "scores/kendall.npz"),
+    output:
+        png=f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_kendall.png",
+        pdf=f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_kendall.pdf",
+        csv=f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_kendall.csv",
+    params:
+        title=lambda w: f"{w.dataset}: Kendall similarity, fold mean",
+    conda:
+        "../../envs/ltrfs.yaml"
+    log:
+        "logs/figures/{experiment}/features/{dataset}_kendall.log",
+    script:
+        "../scripts/figure_features.py"
+
+
+rule figure_densities:
+    input:
+        train=lambda w: f"{RESULTS}/{w.dataset}/fold{first_fold(w.experiment, w.dataset)}/data/train.npz",
+        selection=lambda w: f"{RESULTS}/{w.dataset}/fold{first_fold(w.experiment, w.dataset)}/select/{w.method}.json",
+    output:
+        png=f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_densities_{{method}}.png",
+        pdf=f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_densities_{{method}}.pdf",
+        csv=f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_densities_{{method}}.csv",
+    params:
+        title=lambda w: f"{w.dataset} fold {first_fold(w.experiment, w.dataset)}: {w.method}",
+    conda:
+        "../../envs/ltrfs.yaml"
+    log:
+        "logs/figures/{experiment}/features/{dataset}_densities_{method}.log",
+    script:
+        "../scripts/figure_features.py"
+
+
+rule figure_elimination:
+    input:
+        lambda w: fold_files(w.experiment, w.dataset, f"select/{w.method}.json"),
+    output:
+        png=f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_elimination_{{method}}.png",
+        pdf=f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_elimination_{{method}}.pdf",
+        csv=f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_elimination_{{method}}.csv",
+    params:
+        folds=lambda w: folds_of(config, REGISTRY, w.experiment, w.dataset),
+        title=lambda w: f"{w.dataset}: {w.method} elimination curve",
+    conda:
+        "../../envs/ltrfs.yaml"
+    log:
+        "logs/figures/{experiment}/features/{dataset}_elimination_{method}.log",
+    script:
+        "../scripts/figure_features.py"
+
+
+rule top_features:
+    input:
+        lambda w: [f"{RESULTS}/{w.dataset}/fold{first_fold(w.experiment, w.dataset)}/select/{m}.json"
+                   for m in methods_with(w.experiment, lambda m, cls: cls.uses_k)],
+    output:
+        md=f"{RESULTS}/{{dataset}}/tables/top_features/{{experiment}}.md",
+        csv=f"{RESULTS}/{{dataset}}/tables/top_features/{{experiment}}.csv",
+    params:
+        methods=lambda w: methods_with(w.experiment, lambda m, cls: cls.uses_k),
+        names=lambda w: names_of(w.dataset),
+        title=lambda w: f"Top features by method: {w.dataset} fold {first_fold(w.experiment, w.dataset)}",
+    conda:
+        "../../envs/ltrfs.yaml"
+    log:
+        "logs/tables/{dataset}/top_features/{experiment}.log",
+    script:
+        "../scripts/top_features.py"

@@ -5,7 +5,7 @@ rule select:
         vali=f"{FOLD}/data/vali.npz",
     output:
         f"{FOLD}/select/{{method}}.json",
-    threads: 1
+    threads: lambda w: method_config(w).get("threads", 1)
     params:
         method=method_config,
         seed=job_seed("dataset", "fold", "method"),

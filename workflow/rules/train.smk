@@ -12,6 +12,7 @@ rule train:
         metric=config["validation_metric"],
         convention=convention,
         seed=job_seed("dataset", "fold", "method", "ranker"),
+    threads: train_threads
     conda:
         "../../envs/ltrfs.yaml"
     log:

@@ -1,0 +1,87 @@
+"""Per-feature figures and tables of an experiment on a dataset, from the cached fold files:
+GAS Fig. 6 (each feature's metric alone) and Fig. 7 (Kendall similarity), FS-ED Fig. 3
+(densities per relevance class of the top and the last feature by psi), the random-forest
+elimination curve (Lei & Han Table 2.1) and the top-feature tables with feature names
+(Lei & Han Tables 3.1-3.5). Values over folds are fold means."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ltrfs import io, plots
+from ltrfs.util import write_text
+
+
+def _fold_mean(paths, key: str) -> np.ndarray:
+    arrays = []
+    for path in paths:
+        with np.load(path) as z:
+            arrays.append(np.asarray(z[key], dtype=float))
+    return np.mean(arrays, axis=0)
+
+
+def importance_figure(score_paths, metric: str, png, pdf, csv, *, title: str = "", names=None) -> None:
+    """Bars of the single-feature ``metric`` (key of the single-feature table), fold mean."""
+    plots.feature_bars(_fold_mean(score_paths, metric.lower()), f"{metric} of the feature alone (train)",
+                       png, pdf, csv, title=title, names=names)
+
+
+def kendall_figure(score_paths, png, pdf, csv, *, title: str = "") -> None:
+    """Heat map of the Kendall similarity matrix, fold mean."""
+    plots.similarity_heatmap(_fold_mean(score_paths, "similarity"), png, pdf, csv, title=title)
+
+
+def fsed_figure(train_path, selection_path, png, pdf, csv, *, title: str = "", n_points: int = 200) -> None:
+    """Densities per relevance class (train rows) of the top and the last feature by psi."""
+    from ltrfs.scoring.divergence import class_densities
+
+    train = io.load_npz(train_path)
+    selection = json.loads(Path(selection_path).read_text())
+    panels = []
+    for caption, feature in (("top feature by psi", selection["ranking"][0]),
+                             ("last feature by psi", selection["ranking"][-1])):
+        x = train.X[:, feature - 1].astype(np.float64)
+        low, high = float(x.min()), float(x.max())
+        pad = 0.05 * (high - low) if high > low else 0.5
+        points = np.linspace(low - pad, high + pad, n_points)
+        psi = selection["scores"][feature - 1]
+        panels.append({"feature": feature, "caption": f"{caption}: {feature} (psi {psi:.3f})", "points": points,
+                       "densities": class_densities(x, train.y, points)})
+    plots.class_densities(panels, png, pdf, csv, title=title)
+
+
+def rf_curve_figure(selection_paths: dict, png, pdf, csv, *, title: str = "") -> None:
+    """Cross-validated error against the number of features kept, one line per fold."""
+    curves = {}
+    for fold, path in selection_paths.items():
+        chosen = json.loads(Path(path).read_text()).get("chosen") or {}
+        if "curve" not in chosen:
+            raise ValueError(f"{path}: the selection has no elimination curve (rf_importance with curve: true)")
+        curves[fold] = [tuple(point) for point in chosen["curve"]]
+    plots.elimination_curve(curves, png, pdf, csv, title=title)
+
+
+def top_features(selection_paths: dict, out_md, out_csv, *, k: int = 10, names=None, title: str = "") -> None:
+    """For each method, its top ``k`` features in the first fold given (the set a method chose
+    itself, when it chose one, in the order of its ranking) with their names and scores."""
+    rows, lines = [], [f"### {title}", ""] if title else []
+    for method, path in selection_paths.items():
+        selection = json.loads(Path(path).read_text())
+        chosen = (selection.get("chosen") or {}).get("n_selected")
+        n = int(chosen) if chosen else k
+        ids = selection["ranking"][:n]
+        scores = selection.get("scores")
+        lines += [f"**{method}** ({'its own choice of ' if chosen else 'top '}{n} features)", "",
+                  "| rank | feature | name | score |", "|---|---|---|---|"]
+        for rank, feature in enumerate(ids, 1):
+            name = names[feature - 1] if names else ""
+            score = "" if scores is None else f"{scores[feature - 1]:.4g}"
+            lines.append(f"| {rank} | {feature} | {name} | {score} |")
+            rows.append({"method": method, "rank": rank, "feature": feature, "name": name,
+                         "score": None if scores is None else scores[feature - 1]})
+        lines.append("")
+    write_text(out_md, "\n".join(lines))
+    write_text(out_csv, pd.DataFrame(rows).to_csv(index=False))
