@@ -150,8 +150,10 @@ def test_rerun_does_nothing_and_a_method_edit_reruns_only_that_method(finished):
     write_config(finished, config)
     try:
         jobs = planned_jobs(snakemake(finished, "-n"))
-        # 2 folds x (1 selection + 2 rankers x (train + evaluate)), then the table and figure
-        assert jobs == {"select": 2, "train": 4, "evaluate": 4, "tables": 1, "figure_metric_vs_k": 1, "all": 1}
+        # 2 folds x (1 selection + 2 rankers x (train + evaluate)), then the table, its figure
+        # and the top-feature table (the importance bars read the unchanged score files)
+        assert jobs == {"select": 2, "train": 4, "evaluate": 4, "tables": 1, "figure_metric_vs_k": 1,
+                        "top_features": 1, "all": 1}
         # a new k retrains the methods that use k, not WAF, and selects nothing again
         config = json.loads(json.dumps(CONFIG))
         config["experiments"]["tiny"]["k"].append(3)
