@@ -1,0 +1,646 @@
+"""Coordinate Ascent (Metzler & Croft 2007) with RankLib's search rules.
+
+Model: a linear score ``s(x) = w . x`` whose weights directly maximise a ranking metric on the
+training queries (Metzler & Croft, "Linear feature-based models for information retrieval",
+Information Retrieval 10(3), 2007)::
+
+    max_w  M(w) = (1/q) sum_q metric_q(X_q w)                 (metric: ndcg@K, p@K, map, meanndcg)
+    (regularized:  M(w) - slack * || w / |w|_1  -  u / |u|_1 ||_2,   u = (1/d, ..., 1/d))
+
+M is piecewise constant in w, so it is optimised one coordinate at a time by a line search,
+with RankLib's rules (``ciir.umass.edu.learning.CoorAscent``; ranker 4):
+
+- a restart starts from w = (1/d, ..., 1/d) (see ``restart_init`` for later restarts);
+- a pass visits the features in a freshly shuffled order (seeded here); for feature f with
+  current weight w0 it tries direction +1, and only if that brings no improvement, -1. Along a
+  direction the first step is ``0.001`` (or ``step_base * |w0|`` when ``0.001 > |w0| / 2``) and
+  every further step is ``step_scale`` times the previous one; trial j sets
+  ``w_f = w0 + step_0 (1 + scale + ... + scale^j)``, j = 0 .. n_iterations - 1. The best trial
+  that beats the current score strictly is kept (earliest on ties), then w is L1-normalised
+  (w / sum |w|; uniform when w = 0);
+- passes repeat until a whole pass ends with d - 1 or more consecutive failed features (one
+  for d = 1), or until a pass ends with the restart's score less than ``tolerance`` above its
+  starting score;
+- of ``n_restarts`` restarts the one with the best validation score is kept when a validation
+  split is given, else the one with the best training score (earliest on ties).
+
+RankLib's default optimisation metric is ERR@10; ltrfs uses NDCG@10 in the LETOR 4.0
+convention (``metric`` / ``convention``), matching how every ranker of the workflow is judged.
+
+Deviations from RankLib (both RankLib behaviours look unintended):
+
+- RankLib sets the small-weight first step to ``+step_base * |w0|`` in both directions (the sign
+  is lost); here it is ``direction * step_base * |w0|``.
+- RankLib restarts all from the uniform vector and differ only in the shuffled feature order;
+  here restarts after the first start from random positive L1-normalised weights by default
+  (``restart_init="random"``); ``restart_init="uniform"`` gives RankLib's behaviour. (RankLib 2.8+
+  also "tries" w_f = 0 per feature, but evaluates it with the unchanged cached scores, so it
+  never changes anything when unregularized; it is not reproduced.)
+- After an accepted move the scores are recomputed as ``X @ w`` from the normalised weights
+  and the score re-evaluated (RankLib updates cached scores incrementally and keeps the trial's
+  score); identical up to rounding, and it keeps ``score`` exactly consistent with ``w``.
+- With ``regularized`` a random start pays its penalty in the start score (RankLib's uniform
+  start has penalty 0, so nothing changes there).
+
+Speed: a trial changes the scores by ``t * X[:, f]``, so every trial of a line search is
+evaluated by one compiled kernel over all queries (``MetricContext.trials``) from the current
+scores, a column and the trial steps: NDCG@K and P@K keep a stable top-K per query (no sort),
+MAP and MeanNDCG sort each query (stable, like ``ltrfs.metrics``). Queries whose value cannot
+change (no relevant document, or fewer than K documents where the convention gives 0) are
+summed once when the context is built; features constant within every query are skipped (they
+cannot change a ranking). ``coordinate_ascent`` is the loop shared by the ranker and FS-BFS;
+build the ``MetricContext`` once per (labels, queries, metric) and pass it in.
+"""
+from __future__ import annotations
+
+import logging
+import numbers
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit, prange
+
+from ltrfs.metrics import (_discount_table, _gain_table, _segmented_sort_desc, get_convention,
+                           parse_metric)
+from ltrfs.rankers.base import (Ranker, check_fit_inputs, check_positive_float, check_positive_int,
+                                check_X)
+
+log = logging.getLogger(__name__)
+
+__all__ = ["MetricContext", "CAResult", "coordinate_ascent", "CoordinateAscent"]
+
+_KINDS = {"ndcg": 0, "p": 1, "map": 2, "meanndcg": 3}
+_RESTART_INITS = ("random", "uniform")
+#: RankLib's first step along a direction (before the small-weight rule)
+_FIRST_STEP = 0.001
+
+
+# ----------------------------------------------------------------------------- compiled kernels
+
+
+@njit(cache=True)
+def _query_values(kind, k, a, b, base, x, steps, gains, rel, disc, ideal, idcg_cum, out, col):  # pragma: no cover
+    """Metric of query rows a:b for every trial t (scores base + steps[t] * x) into out[:, col].
+
+    kind 0 NDCG@k (ideal = IDCG@min(k, n)), 1 P@k (divided by k), 2 AP (ideal = number of
+    relevant documents), 3 MeanNDCG (idcg_cum = per-position cumulative ideal DCG).
+    Ranking: score descending, equal scores in row order (a stable sort of -score).
+    """
+    n = b - a
+    T = steps.shape[0]
+    if kind <= 1:
+        kk = min(k, n)
+        top_s = np.empty(kk)
+        top_i = np.empty(kk, np.int64)
+        for t in range(T):
+            st = steps[t]
+            cnt = 0
+            for i in range(a, b):
+                sc = base[i] + st * x[i]
+                if cnt < kk:
+                    pos = cnt
+                    cnt += 1
+                elif sc > top_s[kk - 1]:
+                    pos = kk - 1
+                else:
+                    continue
+                while pos > 0 and top_s[pos - 1] < sc:  # strict: an earlier row wins a tie
+                    top_s[pos] = top_s[pos - 1]
+                    top_i[pos] = top_i[pos - 1]
+                    pos -= 1
+                top_s[pos] = sc
+                top_i[pos] = i
+            acc = 0.0
+            if kind == 0:
+                for r in range(kk):
+                    acc += gains[top_i[r]] * disc[r]
+                out[t, col] = acc / ideal
+            else:
+                for r in range(kk):
+                    acc += rel[top_i[r]]
+                out[t, col] = acc / k
+    else:
+        neg = np.empty(n)
+        for t in range(T):
+            st = steps[t]
+            for i in range(n):
+                neg[i] = -(base[a + i] + st * x[a + i])
+            order = np.argsort(neg, kind="mergesort")
+            acc = 0.0
+            if kind == 2:
+                hits = 0.0
+                for r in range(n):
+                    if rel[a + order[r]] > 0.0:
+                        hits += 1.0
+                        acc += hits / (r + 1.0)
+                out[t, col] = acc / ideal
+            else:
+                dcg = 0.0
+                for r in range(n):
+                    dcg += gains[a + order[r]] * disc[r]
+                    acc += dcg / idcg_cum[a + r]
+                out[t, col] = acc / n
+
+
+@njit(cache=True)
+def _trials_serial(kind, k, active, ptr, base, x, steps, gains, rel, disc, ideal, idcg_cum):  # pragma: no cover
+    vals = np.empty((steps.shape[0], active.shape[0]))
+    for j in range(active.shape[0]):
+        q = active[j]
+        _query_values(kind, k, ptr[q], ptr[q + 1], base, x, steps, gains, rel, disc, ideal[q], idcg_cum, vals, j)
+    return vals
+
+
+@njit(cache=True, parallel=True)
+def _trials_parallel(kind, k, active, ptr, base, x, steps, gains, rel, disc, ideal, idcg_cum):  # pragma: no cover
+    vals = np.empty((steps.shape[0], active.shape[0]))
+    for j in prange(active.shape[0]):
+        q = active[j]
+        _query_values(kind, k, ptr[q], ptr[q + 1], base, x, steps, gains, rel, disc, ideal[q], idcg_cum, vals, j)
+    return vals
+
+
+@njit(cache=True)
+def _row_sums(vals, const_sum, n_queries):  # pragma: no cover
+    """Mean over all queries for every trial: (const_sum + sum of the active queries' values) / q,
+    summed in query order (the same arithmetic whatever the thread count)."""
+    T, na = vals.shape
+    out = np.empty(T)
+    for t in range(T):
+        acc = const_sum
+        for j in range(na):
+            acc += vals[t, j]
+        out[t] = acc / n_queries
+    return out
+
+
+# ----------------------------------------------------------------------------- metric context
+
+
+class MetricContext:
+    """Everything about (labels, queries, metric) that does not depend on the scores, so that a
+    metric evaluation costs only the per-query ranking work.
+
+    Parameters: y (m,) integer labels >= 0, query_ptr int64 (q + 1,), metric (``ndcg@K``,
+    ``p@K``, ``map``, ``meanndcg``), convention (name or ``ltrfs.metrics.Convention``).
+
+    Values equal ``ltrfs.metrics.metric_per_query(y, scores, query_ptr, metric, convention)``
+    (same ranking rule: score descending, ties in row order).
+
+    Attributes: ``n_rows``, ``n_queries``, ``active`` int64 (a,) the queries whose value
+    depends on the scores, ``const`` float64 (q,) the fixed value of the others (0 for active
+    ones), ``metric``, ``convention`` (the Convention), ``kind``/``k``.
+    """
+
+    def __init__(self, y, query_ptr, metric: str = "ndcg@10", convention="letor4"):
+        kind_name, k = parse_metric(metric)
+        conv = get_convention(convention)
+        y = np.asarray(y)
+        ptr = np.ascontiguousarray(query_ptr, dtype=np.int64)
+        if y.ndim != 1:
+            raise ValueError(f"y must be 1-D; got shape {y.shape}")
+        sizes = np.diff(ptr)
+        if ptr.ndim != 1 or ptr.size < 2 or ptr[0] != 0 or ptr[-1] != y.shape[0] or (sizes <= 0).any():
+            raise ValueError(f"query_ptr must rise strictly from 0 to the number of rows ({y.shape[0]})")
+        y = y.astype(np.int64)
+        if y.min() < 0:
+            raise ValueError(f"labels must be >= 0; got {int(y.min())}")
+        q = sizes.size
+        self.metric = str(metric)
+        self.convention = conv
+        self.kind = _KINDS[kind_name]
+        self.k = int(k) if k is not None else 0
+        self.n_rows = int(y.shape[0])
+        self.n_queries = int(q)
+        self.ptr = ptr
+        self.gains = _gain_table(int(y.max()), conv)[y]
+        self.rel = (y >= conv.relevant_min).astype(np.float64)
+        self.disc = _discount_table(int(sizes.max()), conv)
+        qidx = np.repeat(np.arange(q), sizes)
+        pos = np.arange(self.n_rows) - np.repeat(ptr[:-1], sizes)
+        ideal_gains = _segmented_sort_desc(self.gains, ptr)  # gains of the ideal ranking
+        contrib = ideal_gains * self.disc[pos]
+        self.idcg_cum = np.zeros(1)
+        const = np.zeros(q)
+        if self.kind == 0:
+            k = self.k
+            ideal = np.bincount(qidx[pos < k], weights=contrib[pos < k], minlength=q)
+            short = (sizes < k) if conv.short_ndcg == "zero" else np.zeros(q, bool)
+            active = ~short & (ideal > 0)
+            const[~short & (ideal <= 0)] = float(conv.ideal_zero)
+        elif self.kind == 1:
+            n_rel = np.bincount(qidx, weights=self.rel, minlength=q)
+            short = (sizes < self.k) if conv.short_precision == "zero" else np.zeros(q, bool)
+            ideal = np.ones(q)
+            active = ~short & (n_rel > 0)
+        elif self.kind == 2:
+            ideal = np.bincount(qidx, weights=self.rel, minlength=q)
+            active = ideal > 0
+        else:
+            cum = np.cumsum(contrib)
+            start = np.r_[0.0, cum[ptr[1:-1] - 1]]
+            self.idcg_cum = cum - np.repeat(start, sizes)
+            total = np.bincount(qidx, weights=contrib, minlength=q)
+            ideal = np.ones(q)
+            active = total > 0
+            const[~active] = float(conv.ideal_zero)
+        self.ideal = np.where(active, ideal, 1.0).astype(np.float64)
+        self.active = np.flatnonzero(active).astype(np.int64)
+        self.const = const
+        self.const_sum = float(const.sum())
+
+    def _values(self, scores, x, steps, n_jobs):
+        kernel = _trials_parallel if n_jobs > 1 and self.active.size >= 2 * n_jobs else _trials_serial
+        if kernel is _trials_parallel:
+            import numba
+
+            previous = numba.get_num_threads()
+            numba.set_num_threads(max(1, min(int(n_jobs), numba.config.NUMBA_NUM_THREADS)))
+            try:
+                return kernel(self.kind, self.k, self.active, self.ptr, scores, x, steps, self.gains,
+                              self.rel, self.disc, self.ideal, self.idcg_cum)
+            finally:
+                numba.set_num_threads(previous)
+        return kernel(self.kind, self.k, self.active, self.ptr, scores, x, steps, self.gains,
+                      self.rel, self.disc, self.ideal, self.idcg_cum)
+
+    def _check_scores(self, scores, what="scores"):
+        scores = np.ascontiguousarray(scores, dtype=np.float64)
+        if scores.shape != (self.n_rows,):
+            raise ValueError(f"{what} must have shape ({self.n_rows},); got {scores.shape}")
+        return scores
+
+    def trials(self, scores, x, steps, n_jobs: int = 1) -> np.ndarray:
+        """Mean metric over all queries of ``scores + t * x`` for every t in ``steps``: float64 (T,).
+
+        scores, x float64 (m,) (C-contiguous for speed), steps (T,)."""
+        scores = self._check_scores(scores)
+        x = self._check_scores(x, "x")
+        steps = np.ascontiguousarray(steps, dtype=np.float64).reshape(-1)
+        vals = self._values(scores, x, steps, n_jobs)
+        return _row_sums(vals, self.const_sum, float(self.n_queries))
+
+    def mean(self, scores, n_jobs: int = 1) -> float:
+        """Mean metric over all queries of one score vector (m,)."""
+        scores = self._check_scores(scores)
+        return float(self.trials(scores, scores, np.zeros(1), n_jobs)[0])
+
+    def per_query(self, scores) -> np.ndarray:
+        """Metric of every query, float64 (q,) (as ``ltrfs.metrics.metric_per_query``)."""
+        scores = self._check_scores(scores)
+        out = self.const.copy()
+        out[self.active] = self._values(scores, scores, np.zeros(1), 1)[0]
+        return out
+
+
+# ----------------------------------------------------------------------------- the search
+
+
+@dataclass
+class CAResult:
+    """What ``coordinate_ascent(..., return_info=True)`` reports besides (w, score).
+
+    train_score           metric on the training data of the kept weights (unpenalised)
+    vali_score            metric on the validation data of the kept weights, or None
+    best_restart          index of the kept restart
+    restart_scores        (R,) per restart: training objective at its end (penalised when
+                          regularized)
+    restart_vali_scores   (R,) per restart: validation metric, or None without validation data
+    restart_weights       (R, d) the weights each restart ended with
+    n_passes              (R,) passes over the features per restart
+    n_evals               metric evaluations (trial weight vectors scored), all restarts
+    n_accepted            accepted coordinate moves, all restarts
+    seconds_per_restart   (R,)
+    """
+
+    train_score: float
+    vali_score: float | None
+    best_restart: int
+    restart_scores: np.ndarray
+    restart_vali_scores: np.ndarray | None
+    restart_weights: np.ndarray
+    n_passes: np.ndarray
+    n_evals: int
+    n_accepted: int
+    seconds_per_restart: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+
+def _trial_totals(w0: float, direction: int, n_iterations: int, step_base: float, step_scale: float):
+    """Cumulative offsets of w_f along one direction (RankLib's schedule, sign kept)."""
+    step = _FIRST_STEP * direction
+    if w0 != 0.0 and abs(step) > 0.5 * abs(w0):
+        step = direction * step_base * abs(w0)
+    totals = np.empty(n_iterations)
+    total = step
+    for j in range(n_iterations):
+        totals[j] = total
+        if j < n_iterations - 1:
+            step *= step_scale
+            total += step
+    return totals
+
+
+def _penalty(w, f, totals, slack):
+    """slack * || w'/|w'|_1 - 1/d ||_2 for w' = w with w'_f = w_f + t, every t in totals: (T,)."""
+    W = np.repeat(w[None, :], len(totals), axis=0)
+    W[:, f] = w[f] + totals
+    S = np.abs(W).sum(axis=1, keepdims=True)
+    S[S == 0] = 1.0
+    return slack * np.sqrt(((W / S - 1.0 / w.size) ** 2).sum(axis=1))
+
+
+def _penalty_one(w, slack):
+    S = np.abs(w).sum()
+    return slack * float(np.sqrt((((w / (S if S > 0 else 1.0)) - 1.0 / w.size) ** 2).sum()))
+
+
+def _varies_within_queries(XT, ptr):
+    """(d,) bool: the feature takes at least two values inside some query."""
+    first = np.repeat(XT[:, ptr[:-1]], np.diff(ptr), axis=1)
+    return (XT != first).any(axis=1)
+
+
+def coordinate_ascent(X, y=None, query_ptr=None, *, metric: str = "ndcg@10", convention="letor4",
+                      context: MetricContext | None = None, n_restarts: int = 5, n_iterations: int = 25,
+                      step_base: float = 0.05, step_scale: float = 2.0, tolerance: float = 0.001,
+                      regularized: bool = False, slack: float = 0.001, restart_init: str = "random",
+                      max_passes: int | None = None, w_init=None, X_val=None, y_val=None, query_ptr_val=None,
+                      context_val: MetricContext | None = None, rng=None, n_jobs: int = 1,
+                      return_info: bool = False):
+    """Coordinate Ascent on one feature matrix (module docstring): ``(w, score)``.
+
+    X (m, d) features (any float dtype; float64 copies are made, column-major), and either
+    (y (m,), query_ptr (q + 1,)) or a prebuilt ``context`` (``MetricContext``; then ``metric`` and
+    ``convention`` are the context's). Validation data: X_val (m', d) with (y_val,
+    query_ptr_val) or ``context_val``; with them the restart kept is the one best on them.
+
+    ``rng``: numpy Generator or int seed (feature orders and random restarts). ``w_init`` (d,):
+    start of the first restart instead of the uniform vector (L1-normalised).
+    ``max_passes``: cap on passes per restart (None: RankLib's rule alone).
+
+    Returns ``(w float64 (d,) with sum |w| = 1, score)`` with score the validation metric of w
+    when validation data are given, else its training objective; ``(w, score, CAResult)`` with
+    ``return_info``. Inputs are checked for shape only (callers validate; FS-BFS calls this
+    thousands of times).
+    """
+    t_start = time.perf_counter()
+    if context is None:
+        if y is None or query_ptr is None:
+            raise ValueError("give y and query_ptr, or a MetricContext as context")
+        context = MetricContext(y, query_ptr, metric, convention)
+    X = np.asarray(X)
+    if X.ndim != 2 or X.shape[0] != context.n_rows or X.shape[1] == 0:
+        raise ValueError(f"X must be ({context.n_rows}, d >= 1) to match the labels; got shape {X.shape}")
+    if restart_init not in _RESTART_INITS:
+        raise ValueError(f"restart_init must be one of {', '.join(_RESTART_INITS)}; got {restart_init!r}")
+    rng = np.random.default_rng(rng)
+    d = X.shape[1]
+    XT = np.ascontiguousarray(X.T, dtype=np.float64)  # (d, m): one contiguous row per feature
+    movable = np.ones(d, bool) if regularized else _varies_within_queries(XT, context.ptr)
+    XvT = None
+    if X_val is not None:
+        if context_val is None:
+            if y_val is None or query_ptr_val is None:
+                raise ValueError("with X_val give y_val and query_ptr_val, or context_val")
+            context_val = MetricContext(y_val, query_ptr_val, context.metric, context.convention)
+        X_val = np.asarray(X_val)
+        if X_val.ndim != 2 or X_val.shape != (context_val.n_rows, d):
+            raise ValueError(f"X_val must be ({context_val.n_rows}, {d}); got shape {X_val.shape}")
+        XvT = np.ascontiguousarray(X_val.T, dtype=np.float64)
+    uniform = np.full(d, 1.0 / d)
+
+    R = int(n_restarts)
+    restart_scores = np.empty(R)
+    restart_vali = np.empty(R) if XvT is not None else None
+    restart_weights = np.empty((R, d))
+    n_passes = np.zeros(R, dtype=np.int64)
+    seconds = np.empty(R)
+    n_evals = 0
+    n_accepted = 0
+    best = -1
+    for r in range(R):
+        t_r = time.perf_counter()
+        if r == 0 and w_init is not None:
+            w = np.array(w_init, dtype=np.float64).reshape(-1)
+            if w.shape != (d,) or not np.isfinite(w).all():
+                raise ValueError(f"w_init must be {d} finite numbers")
+        elif r == 0 or restart_init == "uniform":
+            w = uniform.copy()
+        else:
+            w = rng.random(d)
+        total_abs = np.abs(w).sum()
+        w = w / total_abs if total_abs > 0 else uniform.copy()
+        s = w @ XT
+        score = context.mean(s, n_jobs)
+        if regularized:  # 0 at the uniform start (RankLib's only start); random starts pay it too
+            score -= _penalty_one(w, slack)
+        n_evals += 1
+        start_score = score
+        fails = 0
+        while (d > 1 and fails < d - 1) or (d == 1 and fails == 0):
+            if max_passes is not None and n_passes[r] >= max_passes:
+                break
+            n_passes[r] += 1
+            order = rng.permutation(d)
+            accepted = 0
+            for f in order:
+                if not movable[f]:
+                    fails += 1
+                    continue
+                w0 = w[f]
+                success = False
+                for direction in (1, -1):
+                    totals = _trial_totals(w0, direction, n_iterations, step_base, step_scale)
+                    vals = context.trials(s, XT[f], totals, n_jobs)
+                    n_evals += totals.size
+                    if regularized:
+                        vals = vals - _penalty(w, f, totals, slack)
+                    j = int(np.argmax(vals))
+                    if vals[j] > score:
+                        success = True
+                        w[f] = w0 + totals[j]
+                        break
+                if not success:
+                    fails += 1
+                    continue
+                fails = 0
+                accepted += 1
+                total_abs = np.abs(w).sum()
+                w = w / total_abs if total_abs > 0 else uniform.copy()
+                s = w @ XT  # exact scores of the normalised weights (no drift)
+                score = context.mean(s, n_jobs) - (_penalty_one(w, slack) if regularized else 0.0)
+                n_evals += 1
+            n_accepted += accepted
+            if log.isEnabledFor(logging.DEBUG):
+                log.debug("CoordinateAscent restart %d pass %d: %s %.6f (start %.6f), %d moves, %.3f s",
+                          r + 1, n_passes[r], context.metric, score, start_score, accepted,
+                          time.perf_counter() - t_r)
+            if score - start_score < tolerance:
+                break
+        restart_scores[r] = score
+        restart_weights[r] = w
+        if restart_vali is not None:
+            restart_vali[r] = context_val.mean(w @ XvT, n_jobs)
+            n_evals += 1
+        key = restart_vali if restart_vali is not None else restart_scores
+        if best < 0 or key[r] > key[best]:
+            best = r
+        seconds[r] = time.perf_counter() - t_r
+        log.debug("CoordinateAscent restart %d/%d: train %.6f%s, %d passes, %.3f s", r + 1, R, score,
+                  "" if restart_vali is None else f", vali {restart_vali[r]:.6f}", n_passes[r], seconds[r])
+
+    w = restart_weights[best].copy()
+    score = float(restart_vali[best]) if restart_vali is not None else float(restart_scores[best])
+    if not return_info:
+        return w, score
+    train_score = context.mean(w @ XT, n_jobs)
+    info = CAResult(train_score=float(train_score),
+                    vali_score=None if restart_vali is None else float(restart_vali[best]),
+                    best_restart=int(best), restart_scores=restart_scores, restart_vali_scores=restart_vali,
+                    restart_weights=restart_weights, n_passes=n_passes, n_evals=int(n_evals),
+                    n_accepted=int(n_accepted), seconds_per_restart=seconds)
+    log.debug("CoordinateAscent done in %.3f s: %d evaluations", time.perf_counter() - t_start, n_evals)
+    return w, score, info
+
+
+# ----------------------------------------------------------------------------- estimator
+
+
+class CoordinateAscent(Ranker):
+    """Coordinate Ascent (Metzler & Croft 2007), RankLib's search (see the module docstring).
+
+    Parameters
+    ----------
+    metric : str, default "ndcg@10"
+        metric optimised on train and used to pick the restart on vali: ``ndcg@K``, ``p@K``,
+        ``map`` or ``meanndcg`` (RankLib's default is ERR@10, which ltrfs does not implement).
+    convention : str or Convention, default "letor4"
+        metric convention (``ltrfs.metrics``).
+    n_restarts : int, default 5              RankLib ``-r``
+    n_iterations : int, default 25           RankLib ``-i``: trial steps per direction in a line
+                                             search (RankLib has no cap on passes)
+    step_base : float, default 0.05          first step relative to |w_f| when |w_f| < 0.002
+    step_scale : float, default 2.0          growth factor of successive steps
+    tolerance : float, default 0.001         RankLib ``-tolerance``: stop a restart after a pass
+                                             that leaves its score < tolerance above the start
+    regularized : bool, default False        RankLib ``-reg``: subtract
+                                             ``slack * ||w/|w|_1 - u/|u|_1||_2`` (u uniform)
+    slack : float, default 0.001             the regularisation weight
+    restart_init : {"random", "uniform"}, default "random"
+        start of restarts 2..R: random positive weights, or the uniform vector as RankLib
+    max_passes : int or None, default None   cap on passes per restart (None: no cap, as RankLib)
+    random_state : int, default 0            seed of the feature orders and random restarts
+    n_jobs : int, default 1                  threads of the metric kernel (numba)
+
+    Attributes
+    ----------
+    coef_ : float64 (d,)               weights, sum |coef_| = 1; ``predict(X) = X @ coef_``
+    train_score_ : float               metric on the training data at coef_
+    vali_score_ : float or None        metric on the validation data at coef_
+    best_restart_ : int                index of the kept restart
+    restart_scores_ : float64 (R,)     final training objective of every restart
+    restart_vali_scores_ : (R,) or None
+    n_passes_ : int64 (R,)             passes over the features per restart
+    n_iter_ : int                      passes over the features, all restarts
+    n_evals_ : int                     metric evaluations (scored trial weight vectors)
+    seconds_per_restart_ : float64 (R,)
+    seconds_ : float                   fit time
+    n_features_in_ : int
+    """
+
+    name = "coord_ascent"
+    default_grid: dict = {}
+
+    def __init__(self, metric="ndcg@10", convention="letor4", n_restarts=5, n_iterations=25, step_base=0.05,
+                 step_scale=2.0, tolerance=0.001, regularized=False, slack=0.001, restart_init="random",
+                 max_passes=None, random_state=0, n_jobs=1):
+        self.metric = metric
+        self.convention = convention
+        self.n_restarts = n_restarts
+        self.n_iterations = n_iterations
+        self.step_base = step_base
+        self.step_scale = step_scale
+        self.tolerance = tolerance
+        self.regularized = regularized
+        self.slack = slack
+        self.restart_init = restart_init
+        self.max_passes = max_passes
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def validate_params(self):
+        self._params()
+
+    def _params(self) -> dict:
+        parse_metric(self.metric)
+        get_convention(self.convention)
+        if not isinstance(self.regularized, (bool, np.bool_)):
+            raise ValueError(f"regularized must be True or False; got {self.regularized!r}")
+        if self.restart_init not in _RESTART_INITS:
+            raise ValueError(f"restart_init must be one of {', '.join(_RESTART_INITS)}; got {self.restart_init!r}")
+        if self.max_passes is not None:
+            check_positive_int(self.max_passes, "max_passes")
+        if not isinstance(self.random_state, numbers.Integral) or isinstance(self.random_state, bool) \
+                or self.random_state < 0:
+            raise ValueError(f"random_state must be an integer >= 0; got {self.random_state!r}")
+        return {
+            "metric": self.metric,
+            "convention": self.convention,
+            "n_restarts": check_positive_int(self.n_restarts, "n_restarts"),
+            "n_iterations": check_positive_int(self.n_iterations, "n_iterations"),
+            "step_base": check_positive_float(self.step_base, "step_base"),
+            "step_scale": check_positive_float(self.step_scale, "step_scale"),
+            "tolerance": check_positive_float(self.tolerance, "tolerance", allow_zero=True),
+            "regularized": bool(self.regularized),
+            "slack": check_positive_float(self.slack, "slack", allow_zero=True),
+            "restart_init": self.restart_init,
+            "max_passes": None if self.max_passes is None else int(self.max_passes),
+            "n_jobs": check_positive_int(self.n_jobs, "n_jobs"),
+        }
+
+    def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
+        """Fit on (X (m, d), y (m,), qid (m,)); the restart is chosen on (X_val, y_val, qid_val) if given."""
+        params = self._params()
+        start = time.perf_counter()
+        X, y, query_ptr = check_fit_inputs(X, y, qid)
+        if (y < 0).any():
+            raise ValueError(f"y must hold relevance labels >= 0; got {int(y.min())}")
+        val = (X_val, y_val, qid_val)
+        if any(v is not None for v in val) and any(v is None for v in val):
+            raise ValueError("give all of X_val, y_val and qid_val, or none of them")
+        val_kw = {}
+        if X_val is not None:
+            Xv, yv, ptr_v = check_fit_inputs(X_val, y_val, qid_val, prefix="_val")
+            if Xv.shape[1] != X.shape[1]:
+                raise ValueError(f"X_val has {Xv.shape[1]} features but X has {X.shape[1]}")
+            if (yv < 0).any():
+                raise ValueError(f"y_val must hold relevance labels >= 0; got {int(yv.min())}")
+            val_kw = {"X_val": Xv, "y_val": yv, "query_ptr_val": ptr_v}
+        w, _, info = coordinate_ascent(X, y, query_ptr, rng=np.random.default_rng(int(self.random_state)),
+                                       return_info=True, **params, **val_kw)
+        self.coef_ = w
+        self.train_score_ = info.train_score
+        self.vali_score_ = info.vali_score
+        self.best_restart_ = info.best_restart
+        self.restart_scores_ = info.restart_scores
+        self.restart_vali_scores_ = info.restart_vali_scores
+        self.n_passes_ = info.n_passes
+        self.n_iter_ = int(info.n_passes.sum())
+        self.n_evals_ = info.n_evals
+        self.seconds_per_restart_ = info.seconds_per_restart
+        self.n_features_in_ = X.shape[1]
+        self.seconds_ = time.perf_counter() - start
+        log.debug("CoordinateAscent fit: train %s %.6f, vali %s, restart %d kept, %d passes, %d evaluations, %.3f s",
+                  self.metric, self.train_score_, self.vali_score_, self.best_restart_, self.n_iter_,
+                  self.n_evals_, self.seconds_)
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        """Scores float64 (m,) = X @ coef_."""
+        self._check_fitted("coef_")
+        X = check_X(X, n_features=self.n_features_in_)
+        return X @ self.coef_
+
+    def decision_function(self, X) -> np.ndarray:
+        return self.predict(X)
