@@ -1,0 +1,184 @@
+"""Pointwise linear rankers: least-squares regression of the label, and logistic regression of
+binarised relevance (scikit-learn models; the query structure is ignored while fitting).
+
+``linear_regression`` (least squares / ridge, with an intercept)::
+
+    min_{w, b}  sum_i (y_i - w.x_i - b)^2 + alpha ||w||^2
+
+``alpha = 0`` (default) is ordinary least squares (``sklearn.linear_model.LinearRegression``,
+a minimum-norm lstsq solution when X is rank deficient, e.g. constant columns);
+``alpha > 0`` is ``sklearn.linear_model.Ridge``. Score = w.x + b.
+
+``logistic`` (L2-regularised logistic regression, lbfgs)::
+
+    min_{w, b}  1/2 ||w||^2 + C sum_i log(1 + exp(-t_i (w.x_i + b))),   t_i = +1 if y_i >= relevant_min else -1
+
+Score = the decision function w.x + b (the probability is a monotone map of it, so the ranking
+is the same). A training set whose binarised labels are all of one class is refused.
+"""
+from __future__ import annotations
+
+import logging
+import numbers
+import time
+
+import numpy as np
+
+from ltrfs.rankers.base import (Ranker, check_X, check_fit_inputs, check_positive_float,
+                                check_positive_int)
+
+log = logging.getLogger(__name__)
+
+
+class LinearRegressionRanker(Ranker):
+    """Least-squares (optionally ridge) regression of the relevance label on the features.
+
+    Parameters
+    ----------
+    alpha : float, default 0.0        ridge weight; 0 = ordinary least squares (lstsq)
+    fit_intercept : bool, default True
+    n_jobs : int, default 1           BLAS threads (threadpoolctl)
+
+    Attributes
+    ----------
+    coef_ : float64 (d,)              weights
+    intercept_ : float                intercept (does not change the ranking)
+    n_features_in_ : int
+    seconds_ : float                  fit time
+    """
+
+    name = "linear_regression"
+    default_grid: dict = {}
+
+    def __init__(self, alpha=0.0, fit_intercept=True, n_jobs=1):
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.n_jobs = n_jobs
+
+    def validate_params(self):
+        check_positive_float(self.alpha, "alpha", allow_zero=True)
+        if not isinstance(self.fit_intercept, (bool, np.bool_)):
+            raise ValueError(f"fit_intercept must be True or False; got {self.fit_intercept!r}")
+        check_positive_int(self.n_jobs, "n_jobs")
+
+    def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
+        """Fit on (X (m, d), y (m,), qid (m,)); qid is validated but unused (pointwise);
+        the validation arguments are accepted and unused."""
+        self.validate_params()
+        alpha = float(self.alpha)
+        X, y, _ = check_fit_inputs(X, y, qid)
+        from sklearn.linear_model import LinearRegression, Ridge
+        from threadpoolctl import threadpool_limits
+
+        start = time.perf_counter()
+        if alpha == 0.0:
+            model = LinearRegression(fit_intercept=bool(self.fit_intercept))
+        else:
+            model = Ridge(alpha=alpha, fit_intercept=bool(self.fit_intercept))
+        with threadpool_limits(limits=int(self.n_jobs), user_api="blas"):
+            model.fit(X, y.astype(np.float64))
+        self.coef_ = np.asarray(model.coef_, dtype=np.float64).ravel()
+        self.intercept_ = float(model.intercept_)
+        self.n_features_in_ = X.shape[1]
+        self.seconds_ = time.perf_counter() - start
+        log.debug("linear_regression: alpha=%g, %d rows, %.4f s", alpha, X.shape[0], self.seconds_)
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        """Scores float64 (m,) = X @ coef_ + intercept_."""
+        self._check_fitted("coef_")
+        X = check_X(X, n_features=self.n_features_in_)
+        return X @ self.coef_ + self.intercept_
+
+    def decision_function(self, X) -> np.ndarray:
+        return self.predict(X)
+
+
+class LogisticRanker(Ranker):
+    """Logistic regression (lbfgs) of ``y >= relevant_min``; score = decision function.
+
+    Parameters
+    ----------
+    C : float, default 1.0            inverse L2 regularisation strength (scikit-learn's C)
+    relevant_min : int, default 1     labels >= this are the positive class
+    class_weight : None or "balanced", default None
+    max_iter : int, default 1000      lbfgs iterations
+    tol : float, default 1e-4         lbfgs tolerance
+    random_state : int, default 0     passed to scikit-learn (lbfgs itself is deterministic)
+    n_jobs : int, default 1           BLAS threads (threadpoolctl)
+
+    Attributes
+    ----------
+    coef_ : float64 (d,)              weights
+    intercept_ : float
+    n_iter_ : int                     lbfgs iterations used
+    n_features_in_ : int
+    seconds_ : float                  fit time
+    """
+
+    name = "logistic"
+    default_grid = {"C": [0.01, 0.1, 1.0, 10.0, 100.0]}
+
+    def __init__(self, C=1.0, relevant_min=1, class_weight=None, max_iter=1000, tol=1e-4,
+                 random_state=0, n_jobs=1):
+        self.C = C
+        self.relevant_min = relevant_min
+        self.class_weight = class_weight
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def validate_params(self):
+        check_positive_float(self.C, "C")
+        rm = self.relevant_min
+        if isinstance(rm, (bool, np.bool_)) or not isinstance(rm, numbers.Integral):
+            raise ValueError(f"relevant_min must be an integer label; got {rm!r}")
+        if self.class_weight not in (None, "balanced"):
+            raise ValueError(f"class_weight must be None or 'balanced'; got {self.class_weight!r}")
+        check_positive_int(self.max_iter, "max_iter")
+        check_positive_float(self.tol, "tol")
+        check_positive_int(self.random_state, "random_state", minimum=0)
+        check_positive_int(self.n_jobs, "n_jobs")
+
+    def _sklearn_model(self):
+        from sklearn.linear_model import LogisticRegression
+
+        return LogisticRegression(C=float(self.C), class_weight=self.class_weight, solver="lbfgs",
+                                  max_iter=int(self.max_iter), tol=float(self.tol),
+                                  random_state=int(self.random_state))
+
+    def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
+        """Fit on (X (m, d), y (m,), qid (m,)); qid is validated but unused (pointwise);
+        the validation arguments are accepted and unused."""
+        self.validate_params()
+        X, y, _ = check_fit_inputs(X, y, qid)
+        t = (y >= int(self.relevant_min)).astype(np.int64)
+        n_pos = int(t.sum())
+        if n_pos == 0 or n_pos == len(t):
+            kind = "no" if n_pos == 0 else "every"
+            raise ValueError(f"logistic: {kind} training row has label >= relevant_min={self.relevant_min}; "
+                             "both classes are needed")
+        from threadpoolctl import threadpool_limits
+
+        start = time.perf_counter()
+        model = self._sklearn_model()
+        with threadpool_limits(limits=int(self.n_jobs), user_api="blas"):
+            model.fit(X, t)
+        self.coef_ = np.asarray(model.coef_, dtype=np.float64).ravel()
+        self.intercept_ = float(np.ravel(model.intercept_)[0])
+        self.n_iter_ = int(np.max(model.n_iter_))
+        self.n_features_in_ = X.shape[1]
+        self.seconds_ = time.perf_counter() - start
+        log.debug("logistic: C=%g, %d rows (%d positive), %d lbfgs iterations, %.4f s",
+                  self.C, len(t), n_pos, self.n_iter_, self.seconds_)
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        """Scores float64 (m,) = X @ coef_ + intercept_ (the log-odds of relevance)."""
+        self._check_fitted("coef_")
+        X = check_X(X, n_features=self.n_features_in_)
+        return X @ self.coef_ + self.intercept_
+
+    def decision_function(self, X) -> np.ndarray:
+        return self.predict(X)

@@ -1,0 +1,292 @@
+"""Pointwise tree-ensemble rankers: MART (gradient-boosted regression trees, XGBoost) and Random
+Forests (scikit-learn), both regressing the relevance label.
+
+MART / GBRT (Friedman 2001; RankLib's ``-ranker 0``): additive regression trees fitted to the
+squared error of the label,
+
+    F_0 = base score,   F_t = F_{t-1} + eta * f_t,   f_t ~ argmin sum_i (y_i - F_{t-1}(x_i) - f(x_i))^2
+
+through ``xgboost.train`` (``objective="reg:squarederror"``, ``tree_method="hist"``, leaf-wise
+growth with ``max_leaves``). Preset = RankLib's MART defaults: 1000 trees, 10 leaves, learning
+rate 0.1, minimum leaf support 1 (the squared-error hessian is 1 per row, so
+``min_child_weight=1`` means at least one row per leaf), 256 threshold candidates per feature
+(XGBoost's ``max_bin`` default is also 256), no penalty on leaf values (``reg_lambda=0``: a
+leaf predicts the mean residual of its rows, as RankLib's leaves do). With a validation
+split, the metric (``ndcg@10`` by default, computed by ``ltrfs.metrics`` in the ``letor4``
+convention, on XGBoost's cached vali predictions through ``custom_metric``) is evaluated after
+every tree; training stops when it has not improved for ``early_stopping_rounds`` rounds and
+the booster is sliced to the first round reaching the best value (as RankLib keeps its best
+model on the validation data).
+
+Random Forests (Breiman 2001; RankLib's ``-ranker 8``, a bag of single regression trees):
+``sklearn.ensemble.RandomForestRegressor`` on the labels. Preset after RankLib's RFRanker:
+300 trees, bootstrap samples of the training size (with replacement), feature sampling rate
+0.3, at most 100 leaves per tree, minimum leaf support 1. One difference: RankLib draws the
+30% of features once per tree, scikit-learn draws ``max_features`` anew at every split.
+"""
+from __future__ import annotations
+
+import logging
+import numbers
+import time
+
+import numpy as np
+
+from ltrfs.metrics import get_convention, metric_per_query, parse_metric
+from ltrfs.rankers.base import (Ranker, check_X, check_fit_inputs, check_positive_float,
+                                check_positive_int)
+
+log = logging.getLogger(__name__)
+
+#: MART parameters that ``params`` may not repeat, with the XGBoost synonyms of them
+_MART_OWN = {"n_estimators", "learning_rate", "max_leaves", "min_child_weight", "reg_lambda", "subsample",
+             "random_state", "n_jobs", "early_stopping_rounds"}
+_MART_SYNONYMS = {"eta": "learning_rate", "seed": "random_state", "nthread": "n_jobs",
+                  "num_boost_round": "n_estimators", "max_leaf_nodes": "max_leaves", "lambda": "reg_lambda",
+                  "eval_metric": "metric"}
+
+
+def _check_metric(metric, convention):
+    if not isinstance(metric, str):
+        raise ValueError(f"metric must be a string such as 'ndcg@10'; got {metric!r}")
+    parse_metric(metric)
+    get_convention(convention)
+
+
+class MART(Ranker):
+    """MART / GBRT: boosted regression trees on the labels (XGBoost), RankLib's MART preset.
+
+    Parameters
+    ----------
+    n_estimators : int, default 1000        boosting rounds (trees)
+    learning_rate : float, default 0.1      shrinkage
+    max_leaves : int, default 10            leaves per tree (leaf-wise growth, no depth limit)
+    min_child_weight : float, default 1.0   minimum hessian sum per leaf = minimum rows per leaf
+    reg_lambda : float, default 0.0         L2 penalty on leaf values (RankLib has none)
+    subsample : float, default 1.0          row subsampling per tree (randomness -> random_state)
+    early_stopping_rounds : int or None, default 100
+        with a validation split, stop when the vali metric has not improved for this many
+        rounds. With a validation split the trees up to the best round are always kept;
+        None grows all ``n_estimators`` trees first.
+    metric : str, default "ndcg@10"         validation metric (ltrfs.metrics name)
+    convention : str, default "letor4"      metric convention
+    random_state : int, default 0           seed
+    n_jobs : int, default 1                 XGBoost threads
+    params : dict or None                   other XGBoost parameters (e.g. ``max_bin``, ``base_score``)
+
+    Attributes
+    ----------
+    booster_ : xgboost.Booster   the model, sliced to trees 0..best_iteration_
+    best_iteration_ : int        0-based index of the last tree kept
+    best_score_ : float or None  vali metric at best_iteration_
+    n_iter_ : int                trees grown before stopping
+    evals_result_ : list[float]  vali metric after every round (empty without a validation split)
+    n_features_in_ : int
+    seconds_ : float             fit time
+    """
+
+    name = "mart"
+    default_grid: dict = {}
+
+    def __init__(self, n_estimators=1000, learning_rate=0.1, max_leaves=10, min_child_weight=1.0,
+                 reg_lambda=0.0, subsample=1.0, early_stopping_rounds=100, metric="ndcg@10",
+                 convention="letor4", random_state=0, n_jobs=1, params=None):
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.max_leaves = max_leaves
+        self.min_child_weight = min_child_weight
+        self.reg_lambda = reg_lambda
+        self.subsample = subsample
+        self.early_stopping_rounds = early_stopping_rounds
+        self.metric = metric
+        self.convention = convention
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.params = params
+
+    def validate_params(self):
+        self._xgb_params()
+        if self.early_stopping_rounds is not None:
+            check_positive_int(self.early_stopping_rounds, "early_stopping_rounds")
+        _check_metric(self.metric, self.convention)
+
+    def _xgb_params(self) -> dict:
+        check_positive_int(self.n_estimators, "n_estimators")
+        subsample = check_positive_float(self.subsample, "subsample")
+        if subsample > 1:
+            raise ValueError(f"subsample must be in (0, 1]; got {self.subsample!r}")
+        if not isinstance(self.params, (dict, type(None))):
+            raise ValueError(f"params must be a dict of XGBoost parameters or None; got {type(self.params).__name__}")
+        extra = dict(self.params or {})
+        for key in extra:
+            if key in _MART_OWN:
+                raise ValueError(f"params[{key!r}] repeats the MART parameter {key!r}; set that instead")
+            if key in _MART_SYNONYMS:
+                raise ValueError(f"params[{key!r}] is XGBoost's name for {_MART_SYNONYMS[key]!r}; "
+                                 f"set the MART parameter {_MART_SYNONYMS[key]!r} instead")
+        out = {"objective": "reg:squarederror", "tree_method": "hist", "grow_policy": "lossguide",
+               "max_depth": 0,
+               "max_leaves": check_positive_int(self.max_leaves, "max_leaves", minimum=2),
+               "eta": check_positive_float(self.learning_rate, "learning_rate"),
+               "min_child_weight": check_positive_float(self.min_child_weight, "min_child_weight", allow_zero=True),
+               "lambda": check_positive_float(self.reg_lambda, "reg_lambda", allow_zero=True),
+               "subsample": subsample,
+               "seed": check_positive_int(self.random_state, "random_state", minimum=0),
+               "nthread": check_positive_int(self.n_jobs, "n_jobs"),
+               "verbosity": 0}
+        out.update(extra)
+        return out
+
+    def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
+        """Fit on (X (m, d), y (m,), qid (m,)); early stopping on (X_val, y_val, qid_val) if given.
+        qid is validated but unused by the (pointwise) loss."""
+        import xgboost as xgb
+
+        params = self._xgb_params()
+        n_estimators = check_positive_int(self.n_estimators, "n_estimators")
+        early = self.early_stopping_rounds
+        if early is not None:
+            early = check_positive_int(early, "early_stopping_rounds")
+        _check_metric(self.metric, self.convention)
+        X, y, _ = check_fit_inputs(X, y, qid, dtype=np.float32)
+        val = (X_val, y_val, qid_val)
+        if any(v is not None for v in val) and any(v is None for v in val):
+            raise ValueError("give all of X_val, y_val and qid_val, or none of them")
+        have_val = X_val is not None
+        start = time.perf_counter()
+        dtrain = xgb.DMatrix(X, label=y.astype(np.float32), nthread=params["nthread"])
+        history: list[float] = []
+        kw = {}
+        if have_val:
+            Xv, yv, ptr_v = check_fit_inputs(X_val, y_val, qid_val, prefix="_val", dtype=np.float32)
+            if Xv.shape[1] != X.shape[1]:
+                raise ValueError(f"X_val has {Xv.shape[1]} features but X has {X.shape[1]}")
+            dval = xgb.DMatrix(Xv, label=yv.astype(np.float32), nthread=params["nthread"])
+            metric, convention = self.metric, self.convention
+
+            def vali_metric(predt, dmatrix):
+                value = float(metric_per_query(yv, np.asarray(predt, dtype=np.float64), ptr_v,
+                                               metric, convention).mean())
+                history.append(value)
+                log.debug("MART round %d: vali %s = %.6f", len(history) - 1, metric, value)
+                return metric, value
+
+            params = dict(params, disable_default_eval_metric=1)
+            kw = {"evals": [(dval, "vali")], "custom_metric": vali_metric, "maximize": True,
+                  "early_stopping_rounds": early}
+        booster = xgb.train(params, dtrain, num_boost_round=n_estimators, verbose_eval=False, **kw)
+        n_rounds = booster.num_boosted_rounds()
+        if have_val and history:
+            # the first round reaching the best value (XGBoost's rule when early stopping is on,
+            # and the same rule applied to the full history when it is off)
+            best = int(np.argmax(history))
+            self.best_score_ = float(history[best])
+        else:
+            best = n_rounds - 1
+            self.best_score_ = None
+        self.booster_ = booster[: best + 1] if best + 1 < n_rounds else booster
+        self.booster_.set_param({"nthread": params["nthread"]})
+        self.best_iteration_ = best
+        self.n_iter_ = n_rounds
+        self.evals_result_ = history
+        self.n_features_in_ = X.shape[1]
+        self.seconds_ = time.perf_counter() - start
+        log.debug("MART: %d rounds grown, best iteration %d (vali %s %s), %.2f s",
+                  n_rounds, best, self.metric, self.best_score_, self.seconds_)
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        """Scores float64 (m,) from trees 0..best_iteration_."""
+        self._check_fitted("booster_")
+        X = check_X(X, n_features=self.n_features_in_, dtype=np.float32)
+        return np.asarray(self.booster_.inplace_predict(X), dtype=np.float64)
+
+
+class RandomForest(Ranker):
+    """Random Forests regression of the label (scikit-learn), RankLib's RFRanker preset.
+
+    Parameters
+    ----------
+    n_estimators : int, default 300          trees (RankLib's bags)
+    max_features : float or int, default 0.3 features tried per split (fraction or count)
+    max_leaf_nodes : int or None, default 100  leaves per tree (RankLib's RF ``-leaf``)
+    min_samples_leaf : int, default 1        minimum rows per leaf (RankLib's ``-mls``)
+    bootstrap : bool, default True           sample rows with replacement for every tree
+    max_samples : float or None, default None  bootstrap size (None = training size, RankLib's srate 1.0)
+    random_state : int, default 0
+    n_jobs : int, default 1                  threads (scikit-learn/joblib)
+
+    Attributes
+    ----------
+    model_ : sklearn.ensemble.RandomForestRegressor
+    n_features_in_ : int
+    seconds_ : float                         fit time
+    """
+
+    name = "random_forest"
+    default_grid: dict = {}
+
+    def __init__(self, n_estimators=300, max_features=0.3, max_leaf_nodes=100, min_samples_leaf=1,
+                 bootstrap=True, max_samples=None, random_state=0, n_jobs=1):
+        self.n_estimators = n_estimators
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_samples_leaf = min_samples_leaf
+        self.bootstrap = bootstrap
+        self.max_samples = max_samples
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def validate_params(self):
+        check_positive_int(self.n_estimators, "n_estimators")
+        mf = self.max_features
+        if isinstance(mf, (bool, np.bool_)) or not isinstance(mf, numbers.Real):
+            raise ValueError(f"max_features must be a fraction in (0, 1] or a feature count >= 1; got {mf!r}")
+        if isinstance(mf, numbers.Integral):
+            check_positive_int(mf, "max_features")
+        elif not 0 < mf <= 1:
+            raise ValueError(f"max_features must be a fraction in (0, 1] or a feature count >= 1; got {mf!r}")
+        if self.max_leaf_nodes is not None:
+            check_positive_int(self.max_leaf_nodes, "max_leaf_nodes", minimum=2)
+        check_positive_int(self.min_samples_leaf, "min_samples_leaf")
+        if not isinstance(self.bootstrap, (bool, np.bool_)):
+            raise ValueError(f"bootstrap must be True or False; got {self.bootstrap!r}")
+        if self.max_samples is not None:
+            ms = check_positive_float(self.max_samples, "max_samples")
+            if ms > 1:
+                raise ValueError(f"max_samples must be a fraction in (0, 1] or None; got {self.max_samples!r}")
+            if not self.bootstrap:
+                raise ValueError("max_samples needs bootstrap=True")
+        check_positive_int(self.random_state, "random_state", minimum=0)
+        check_positive_int(self.n_jobs, "n_jobs")
+
+    def sklearn_params(self) -> dict:
+        """The RandomForestRegressor keyword arguments this ranker uses."""
+        self.validate_params()
+        mf = self.max_features
+        return {"n_estimators": int(self.n_estimators),
+                "max_features": int(mf) if isinstance(mf, numbers.Integral) else float(mf),
+                "max_leaf_nodes": None if self.max_leaf_nodes is None else int(self.max_leaf_nodes),
+                "min_samples_leaf": int(self.min_samples_leaf), "bootstrap": bool(self.bootstrap),
+                "max_samples": None if self.max_samples is None else float(self.max_samples),
+                "random_state": int(self.random_state), "n_jobs": int(self.n_jobs)}
+
+    def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
+        """Fit on (X (m, d), y (m,), qid (m,)); qid is validated but unused (pointwise);
+        the validation arguments are accepted and unused (no early stopping in a forest)."""
+        from sklearn.ensemble import RandomForestRegressor
+
+        kwargs = self.sklearn_params()
+        X, y, _ = check_fit_inputs(X, y, qid, dtype=np.float32)
+        start = time.perf_counter()
+        self.model_ = RandomForestRegressor(**kwargs).fit(X, y.astype(np.float64))
+        self.n_features_in_ = X.shape[1]
+        self.seconds_ = time.perf_counter() - start
+        log.debug("random_forest: %d trees on %d rows, %.2f s", kwargs["n_estimators"], X.shape[0], self.seconds_)
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        """Scores float64 (m,): the mean of the trees' predictions."""
+        self._check_fitted("model_")
+        X = check_X(X, n_features=self.n_features_in_, dtype=np.float32)
+        return np.asarray(self.model_.predict(X), dtype=np.float64)
