@@ -3,18 +3,45 @@ qid_val=None)`` and ``predict(X) -> float64 (m,)`` (see ``ltrfs.rankers.base``).
 
 ``RANKERS`` maps the configuration name of every ranker to its class; ``make_ranker`` builds
 one by name with one-line errors for an unknown name or parameter.
+
+=====================  ==========================================================  ==============
+name                   model                                                        module
+=====================  ==========================================================  ==============
+``ranksvm``            linear, pairwise hinge, svm_rank's 1-slack cutting planes    ranksvm
+``ranksvm_primal``     linear, pairwise squared hinge, truncated Newton in primal   ranksvm_primal
+``rankboost``          RankBoost, threshold weak rankers (RankLib)                   rankboost
+``ranknet``            one hidden layer, pairwise cross-entropy                      ranknet
+``lambdamart``         XGBoost ``rank:ndcg``, FS-ED preset                           lambdamart
+``mart``               XGBoost regression trees on the labels (RankLib's MART)       trees
+``coord_ascent``       Coordinate Ascent on a ranking metric (RankLib)               coord_ascent
+``adarank_ndcg``       AdaRank optimising NDCG@5                                     adarank
+``adarank_map``        AdaRank optimising MAP                                        adarank
+``listnet``            linear, top-one probability cross entropy                     listnet
+``random_forest``      scikit-learn random forest of regression trees (RankLib's)    trees
+``rankrls``            least squares on all within-query pairs, closed form          rankrls
+``linear_regression``  pointwise least squares                                       pointwise
+``logistic``           logistic regression on binarised labels                       pointwise
+=====================  ==========================================================  ==============
 """
 from __future__ import annotations
 
+from ltrfs.rankers.adarank import AdaRankMAP, AdaRankNDCG
 from ltrfs.rankers.base import Ranker
+from ltrfs.rankers.coord_ascent import CoordinateAscent
 from ltrfs.rankers.lambdamart import LambdaMART
+from ltrfs.rankers.listnet import ListNet
+from ltrfs.rankers.pointwise import LinearRegressionRanker, LogisticRanker
+from ltrfs.rankers.rankboost import RankBoost
+from ltrfs.rankers.ranknet import RankNet
+from ltrfs.rankers.rankrls import RankRLS
 from ltrfs.rankers.ranksvm import RankSVM
+from ltrfs.rankers.ranksvm_primal import RankSVMPrimal
+from ltrfs.rankers.trees import MART, RandomForest
 from ltrfs.util import build_estimator
 
-RANKERS: dict[str, type[Ranker]] = {
-    RankSVM.name: RankSVM,
-    LambdaMART.name: LambdaMART,
-}
+RANKERS: dict[str, type[Ranker]] = {cls.name: cls for cls in (
+    RankSVM, RankSVMPrimal, RankBoost, RankNet, LambdaMART, MART, CoordinateAscent, AdaRankNDCG,
+    AdaRankMAP, ListNet, RandomForest, RankRLS, LinearRegressionRanker, LogisticRanker)}
 
 
 def make_ranker(name: str, **params) -> Ranker:
@@ -22,4 +49,4 @@ def make_ranker(name: str, **params) -> Ranker:
     return build_estimator("ranker", RANKERS, name, params)
 
 
-__all__ = ["RANKERS", "Ranker", "RankSVM", "LambdaMART", "make_ranker"]
+__all__ = ["RANKERS", "Ranker", "make_ranker", *(cls.__name__ for cls in RANKERS.values())]
