@@ -10,8 +10,8 @@
     C = C / n_queries), each pair once with alternating sign): time ratio (pair building
     reported apart) and relative objective gap, both objectives evaluated by the same oracle.
 (3) An MSLR-WEB10K-sized synthetic fold (6000 queries, ~120 documents each, ~730,000 rows,
-    136 features, 5 label levels) trains one C: seconds, peak RSS and tracemalloc peak of the
-    fitting process (data generated once by a child process and cached under the temp dir, so
+    136 features, 5 label levels) trains one C with RankSVM-Primal and with the hinge-loss
+    cutting-plane RankSVM: seconds, peak RSS and tracemalloc peak of each fitting process (data generated once by a child process and cached under the temp dir, so
     the generator's own memory is not counted). Skip with --no-scale.
 
 Usage: python bench/bench_ranksvm_primal.py [path/to/MQ2008.zip] [--no-scale] [--folds 1 2 ...]
@@ -124,8 +124,11 @@ def vs_explicit(root: Path) -> None:
     print("  (ratio = liblinear seconds / ours; rel gap < 0: our objective is lower)")
 
 
-def scale_child(path: str) -> None:
-    """Run in a fresh process: load the cached synthetic fold, fit one C, print JSON."""
+def scale_child(path: str, name: str) -> None:
+    """Run in a fresh process: load the cached synthetic fold, fit one C of ranker ``name``
+    (ranksvm_primal, or the hinge-loss cutting-plane ranksvm for comparison), print JSON."""
+    from ltrfs.rankers import make_ranker
+
     import logging
     import resource
     import tracemalloc
@@ -135,16 +138,16 @@ def scale_child(path: str) -> None:
     with np.load(path) as z:
         X, y, ptr = z["X"], z["y"], z["query_ptr"]
     qid = np.repeat(np.arange(len(ptr) - 1), np.diff(ptr))
-    RankSVMPrimal(C=1.0).fit(X[:200], y[:200], qid[:200])  # JIT (cached on disk after the first run)
+    make_ranker(name, C=1.0).fit(X[:200], y[:200], qid[:200])  # JIT (cached on disk after the first run)
     tracemalloc.start()
     start = time.perf_counter()
-    model = RankSVMPrimal(C=SCALE_C).fit(X, y, qid)
+    model = make_ranker(name, C=SCALE_C).fit(X, y, qid)
     seconds = time.perf_counter() - start
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
     print(json.dumps({"rows": int(X.shape[0]), "features": int(X.shape[1]), "queries": int(len(ptr) - 1),
-                      "seconds": seconds, "n_iter": model.n_iter_, "n_hessp": model.n_hessp_,
+                      "seconds": seconds, "n_iter": model.n_iter_, "n_hessp": getattr(model, "n_hessp_", 0),
                       "converged": model.converged_, "objective": model.objective_,
                       "peak_rss": rss, "tracemalloc_peak": peak, "X_bytes": int(X.nbytes)}))
 
@@ -164,15 +167,16 @@ def scale_demo() -> None:
         start = time.perf_counter()
         subprocess.run([sys.executable, __file__, "--scale-generate", str(cache)], check=True)
         print(f"  generated in {time.perf_counter() - start:.1f} s (cached at {cache})")
-    out = subprocess.run([sys.executable, __file__, "--scale-child", str(cache)], check=True,
-                         stdout=subprocess.PIPE, text=True)
-    r = json.loads(out.stdout.strip().splitlines()[-1])
-    print(f"  {r['rows']} rows x {r['features']} features, {r['queries']} queries: fit {r['seconds']:.1f} s "
-          f"(limit 120 s), {r['n_iter']} Newton iterations, {r['n_hessp']} Hv, converged {r['converged']}, "
-          f"objective {r['objective']:.8g}")
-    print(f"  peak RSS of the fitting process {r['peak_rss'] / 2**30:.2f} GiB (limit 4 GiB; includes the loaded "
-          f"float32 X {r['X_bytes'] / 2**30:.2f} GiB), tracemalloc peak during fit {r['tracemalloc_peak'] / 2**30:.2f} GiB "
-          "(mostly the float64 copy of X)")
+    for name, steps in (("ranksvm_primal", "Newton iterations"), ("ranksvm", "cutting-plane iterations")):
+        out = subprocess.run([sys.executable, __file__, "--scale-child", str(cache), "--ranker", name],
+                             check=True, stdout=subprocess.PIPE, text=True)
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        print(f"  {name}: {r['rows']} rows x {r['features']} features, {r['queries']} queries: fit "
+              f"{r['seconds']:.1f} s (limit 120 s), {r['n_iter']} {steps}, {r['n_hessp']} Hv, converged "
+              f"{r['converged']}, objective {r['objective']:.8g}")
+        print(f"    peak RSS of the fitting process {r['peak_rss'] / 2**30:.2f} GiB (limit 4 GiB; includes the "
+              f"loaded float32 X {r['X_bytes'] / 2**30:.2f} GiB), tracemalloc peak during fit "
+              f"{r['tracemalloc_peak'] / 2**30:.2f} GiB (mostly the float64 copy of X)")
 
 
 def main(argv=None) -> int:
@@ -182,9 +186,10 @@ def main(argv=None) -> int:
     parser.add_argument("--folds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
     parser.add_argument("--scale-child", help=argparse.SUPPRESS)
     parser.add_argument("--scale-generate", help=argparse.SUPPRESS)
+    parser.add_argument("--ranker", default="ranksvm_primal", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.scale_child:
-        scale_child(args.scale_child)
+        scale_child(args.scale_child, args.ranker)
         return 0
     if args.scale_generate:
         scale_generate(args.scale_generate)
