@@ -48,9 +48,9 @@ def test_hand_worked_single_query():
     # (Without the equal-label pair (1, 2) it would be 3 / (5 + lam) = 1/2.)
     X = np.array([[0.0], [1.0], [2.0]])
     y = np.array([0, 1, 1])
-    model = RankRLS(lam=1.0).fit(X, y, np.zeros(3))
+    model = RankRLS(pair_weight="pair", lam=1.0).fit(X, y, np.zeros(3))
     assert model.coef_ == pytest.approx([3 / 7], rel=1e-12)
-    G, c, yLy = centered_products(X, y, np.array([0, 3]))
+    G, c, yLy = centered_products(X, y, np.array([0, 3]), "pair")
     assert G[0, 0] == pytest.approx(6.0) and c[0] == pytest.approx(3.0) and yLy == pytest.approx(2.0)
     # objective at w: sum (dy - w dx)^2 + lam w^2
     w = 3 / 7
@@ -71,7 +71,7 @@ def test_closed_form_equals_explicit_pairs_least_squares(seed, lam):
     A = np.vstack([D, np.sqrt(lam) * np.eye(d)])
     b = np.r_[t, np.zeros(d)]
     w_ref = np.linalg.lstsq(A, b, rcond=None)[0]
-    model = RankRLS(lam=lam).fit(X, y, qid)
+    model = RankRLS(pair_weight="pair", lam=lam).fit(X, y, qid)
     np.testing.assert_allclose(model.coef_, w_ref, rtol=1e-8, atol=1e-10 * np.abs(w_ref).max())
     assert model.objective_ == pytest.approx(explicit_objective(w_ref, X, y, ptr, lam), rel=1e-9)
     assert model.n_pairs_ == len(t)
@@ -88,7 +88,7 @@ def test_closed_form_is_the_minimiser_scipy_optimize():
         return r @ r + lam * w @ w, -2 * D.T @ r + 2 * lam * w
 
     res = minimize(f, np.zeros(4), jac=True, method="BFGS", options={"gtol": 1e-10})
-    model = RankRLS(lam=lam).fit(X, y, qid)
+    model = RankRLS(pair_weight="pair", lam=lam).fit(X, y, qid)
     np.testing.assert_allclose(model.coef_, res.x, rtol=1e-6)
     assert model.objective_ <= res.fun * (1 + 1e-12)
     # optimality: any perturbation increases the explicit objective
@@ -103,14 +103,14 @@ def test_objective_identity_and_products(seed):
     rng = np.random.default_rng(100 + seed)
     X, y, ptr, _ = random_queries(rng, n_queries=6, d=3)
     D, t = explicit_pairs(X, y, ptr)
-    G, c, yLy = centered_products(X, y, ptr)
+    G, c, yLy = centered_products(X, y, ptr, "pair")
     np.testing.assert_allclose(G, D.T @ D, rtol=1e-10, atol=1e-9)
     np.testing.assert_allclose(c, D.T @ t, rtol=1e-10, atol=1e-9)
     assert yLy == pytest.approx(t @ t, rel=1e-12)
     for _ in range(3):
         w = rng.normal(size=3)
         lam = rng.uniform(0.1, 5)
-        assert pairwise_objective(w, X, y, ptr, lam) == pytest.approx(explicit_objective(w, X, y, ptr, lam), rel=1e-10)
+        assert pairwise_objective(w, X, y, ptr, lam, "pair") == pytest.approx(explicit_objective(w, X, y, ptr, lam), rel=1e-10)
     np.testing.assert_allclose(solve_rankrls(G, c, 2.0), np.linalg.solve(G + 2 * np.eye(3), c), rtol=1e-10)
 
 
@@ -124,23 +124,23 @@ def test_query_center():
 def test_invariances_and_equal_label_queries():
     rng = np.random.default_rng(3)
     X, y, ptr, qid = random_queries(rng, n_queries=8, d=4, min_size=2)
-    base = RankRLS(lam=0.7).fit(X, y, qid)
+    base = RankRLS(pair_weight="pair", lam=0.7).fit(X, y, qid)
     # a per-query shift of the features or the labels changes no pair difference
     shift = np.repeat(rng.normal(size=(8, 4)), np.diff(ptr), axis=0)
     yshift = y + np.repeat(rng.integers(0, 3, 8), np.diff(ptr))
-    np.testing.assert_allclose(RankRLS(lam=0.7).fit(X + shift, yshift, qid).coef_, base.coef_, rtol=1e-8)
+    np.testing.assert_allclose(RankRLS(pair_weight="pair", lam=0.7).fit(X + shift, yshift, qid).coef_, base.coef_, rtol=1e-8)
     # single-document queries contribute nothing
     X1 = np.vstack([X, rng.normal(size=(3, 4))])
     y1 = np.r_[y, [3, 0, 2]]
     qid1 = np.r_[qid, [1000, 1001, 1002]]
-    np.testing.assert_allclose(RankRLS(lam=0.7).fit(X1, y1, qid1).coef_, base.coef_, rtol=1e-10)
+    np.testing.assert_allclose(RankRLS(pair_weight="pair", lam=0.7).fit(X1, y1, qid1).coef_, base.coef_, rtol=1e-10)
     # a query whose labels are all equal still counts (it pushes its scores together), so
     # adding one changes w; when every query has equal labels, w = 0
     Xe = np.vstack([X, rng.normal(size=(6, 4))])
     ye = np.r_[y, np.full(6, 2)]
     qide = np.r_[qid, np.full(6, 999)]
-    assert np.abs(RankRLS(lam=0.7).fit(Xe, ye, qide).coef_ - base.coef_).max() > 1e-3
-    flat = RankRLS(lam=0.7).fit(X, np.ones(len(y), dtype=int), qid)
+    assert np.abs(RankRLS(pair_weight="pair", lam=0.7).fit(Xe, ye, qide).coef_ - base.coef_).max() > 1e-3
+    flat = RankRLS(pair_weight="pair", lam=0.7).fit(X, np.ones(len(y), dtype=int), qid)
     np.testing.assert_array_equal(flat.coef_, 0.0)
 
 
@@ -152,7 +152,7 @@ def test_beats_random_and_best_single_feature():
     def ndcg(s):
         return metric_per_query(test.y, s, test.query_ptr, "ndcg@10", "letor4").mean()
 
-    model = RankRLS(lam=1.0).fit(train.X, train.y, train.qid)
+    model = RankRLS(pair_weight="pair", lam=1.0).fit(train.X, train.y, train.qid)
     ours = ndcg(model.predict(test.X))
     rng = np.random.default_rng(0)
     random_score = np.mean([ndcg(rng.random(test.n_rows)) for _ in range(5)])
@@ -173,11 +173,11 @@ def test_grid_and_validation_messages():
     assert RankRLS.name == "rankrls"
     for bad in (0, -1.0, np.nan, "1"):
         with pytest.raises(ValueError, match="lam"):
-            RankRLS(lam=bad).validate_params()
+            RankRLS(pair_weight="pair", lam=bad).validate_params()
     with pytest.raises(ValueError, match="n_jobs"):
         RankRLS(n_jobs=0).validate_params()
     with pytest.raises(ValueError, match="lam"):
-        RankRLS(lam=-2).fit(np.ones((3, 2)), [0, 1, 0], [1, 1, 1])
+        RankRLS(pair_weight="pair", lam=-2).fit(np.ones((3, 2)), [0, 1, 0], [1, 1, 1])
     with pytest.raises(NotFittedError):
         RankRLS().predict(np.ones((2, 2)))
     model = RankRLS().fit(np.random.default_rng(0).normal(size=(6, 2)), [0, 1, 2, 0, 1, 1], [1, 1, 1, 2, 2, 2])
@@ -185,3 +185,28 @@ def test_grid_and_validation_messages():
         model.predict(np.ones((2, 3)))
     with pytest.raises(ValueError, match="contiguous"):
         RankRLS().fit(np.ones((4, 2)), [0, 1, 0, 1], [1, 2, 1, 2])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_default_query_weighting_is_spec_objective_and_ridge_on_centred_data(seed):
+    """SPEC: sum_Q 1/(2|Q|) sum_{i,j in Q} (y_i - y_j - w.(x_i - x_j))^2 + lam ||w||^2, i.e.
+    each ordered pair counted with weight 1/(2|Q|) = each unordered pair with 1/|Q|; equal to
+    ridge regression (no intercept) on query-centred X and y."""
+    rng = np.random.default_rng(seed)
+    X, y, ptr, qid = random_queries(rng)
+    lam = 0.8
+    sizes = np.diff(ptr)
+    D, t = explicit_pairs(X, y, ptr)
+    v = np.concatenate([np.full(n * (n - 1) // 2, 1.0 / n) for n in sizes])
+    A = np.vstack([D * np.sqrt(v)[:, None], np.sqrt(lam) * np.eye(X.shape[1])])
+    w_ref = np.linalg.lstsq(A, np.r_[t * np.sqrt(v), np.zeros(X.shape[1])], rcond=None)[0]
+    model = RankRLS(lam=lam).fit(X, y, qid)
+    np.testing.assert_allclose(model.coef_, w_ref, rtol=1e-8, atol=1e-12)
+    Xc, yc = query_center(X, ptr), query_center(y, ptr)
+    ridge = np.linalg.solve(Xc.T @ Xc + lam * np.eye(X.shape[1]), Xc.T @ yc)
+    np.testing.assert_allclose(model.coef_, ridge, rtol=1e-8)
+    r = t - D @ model.coef_
+    assert model.objective_ == pytest.approx(float(v @ (r * r) + lam * model.coef_ @ model.coef_), rel=1e-9)
+    assert pairwise_objective(model.coef_, X, y, ptr, lam) == pytest.approx(model.objective_, rel=1e-9)
+    with pytest.raises(ValueError, match="pair_weight must be one of query, pair"):
+        RankRLS(pair_weight="pairs").validate_params()

@@ -1,22 +1,26 @@
 """RankRLS: regularised least squares on all within-query document pairs, in closed form.
 
 Objective (Pahikkala et al., "An efficient algorithm for learning to rank from preference
-graphs", Machine Learning 2009; the linear, query-restricted form used by Greedy RankRLS,
-Pahikkala et al. 2010)::
+graphs", Machine Learning 2009; the linear, query-restricted form of Greedy RankRLS,
+Pahikkala et al. 2010, and SPEC section 3)::
 
-    min_w  sum_q sum_{i<j in q} ((y_i - y_j) - w.(x_i - x_j))^2  +  lam ||w||^2
+    min_w  sum_q  v_q sum_{i<j in q} ((y_i - y_j) - w.(x_i - x_j))^2  +  lam ||w||^2
+
+with ``v_q = 1 / |q|`` (``pair_weight="query"``, the default: SPEC's
+``sum_Q 1/(2|Q|) sum_{i,j in Q}``, i.e. ridge regression on query-centred data) or ``v_q = 1``
+(``pair_weight="pair"``: every pair counts once, so a query weighs in proportion to its size).
 
 Every pair of documents of the same query counts, INCLUDING pairs with equal labels (as in
 Pahikkala's RankRLS): for those the target difference is 0, so the loss also pulls documents
 of equal relevance towards equal scores. Pairs across queries do not count.
 
 No pairs are built. For one query with residuals a (n_q,),
-``sum_{i<j} (a_i - a_j)^2 = n_q ||a - mean(a)||^2``, so with the Laplacian-like block matrix
-``L = blockdiag_q(n_q I - 1 1^T)`` the loss is ``(y - X w)^T L (y - X w)`` and
+``sum_{i<j} (a_i - a_j)^2 = n_q ||a - mean(a)||^2``, so with the block matrix
+``L = blockdiag_q(v_q (n_q I - 1 1^T))`` the loss is ``(y - X w)^T L (y - X w)`` and
 
     w = (X^T L X + lam I)^{-1} X^T L y,
 
-with ``X^T L X = sum_q n_q Xc_q^T Xc_q`` and ``X^T L y = sum_q n_q Xc_q^T yc_q`` built from the
+with ``X^T L X = sum_q v_q n_q Xc_q^T Xc_q`` and ``X^T L y = sum_q v_q n_q Xc_q^T yc_q`` built from the
 query-centred data ``Xc_q = X_q - mean(X_q)`` in O(m d^2) time and O(m d) memory. The d x d
 system is solved by a Cholesky factorisation (``scipy.linalg.solve(..., assume_a="pos")``).
 There is no intercept (it cancels in every pair difference) and no randomness.
@@ -47,18 +51,31 @@ def query_center(A: np.ndarray, query_ptr: np.ndarray) -> np.ndarray:
     return A - np.repeat(means, sizes, axis=0)
 
 
-def centered_products(X: np.ndarray, y: np.ndarray, query_ptr: np.ndarray):
+PAIR_WEIGHTS = ("query", "pair")
+
+
+def row_weights(query_ptr: np.ndarray, pair_weight: str = "query") -> np.ndarray:
+    """float64 (m,): v_q n_q for every row (1 for ``"query"``, the query size for ``"pair"``)."""
+    if pair_weight not in PAIR_WEIGHTS:
+        raise ValueError(f"pair_weight must be one of {', '.join(PAIR_WEIGHTS)}; got {pair_weight!r}")
+    sizes = np.diff(np.asarray(query_ptr, dtype=np.int64))
+    if pair_weight == "query":
+        return np.ones(int(sizes.sum()))
+    return np.repeat(sizes.astype(np.float64), sizes)
+
+
+def centered_products(X: np.ndarray, y: np.ndarray, query_ptr: np.ndarray, pair_weight: str = "query"):
     """The pairwise normal-equation pieces ``(X^T L X, X^T L y, y^T L y)``.
 
-    X (m, d), y (m,), query_ptr (q + 1,); L = blockdiag_q(n_q I - 1 1^T). Returns float64
-    (d, d), (d,) and a float: ``G = sum_q n_q Xc_q^T Xc_q``, ``c = sum_q n_q Xc_q^T yc_q`` and
-    ``yLy = sum_q n_q ||yc_q||^2`` (= sum over within-query pairs of (y_i - y_j)^2).
+    X (m, d), y (m,), query_ptr (q + 1,); L = blockdiag_q(v_q (n_q I - 1 1^T)). Returns float64
+    (d, d), (d,) and a float: ``G = sum_q v_q n_q Xc_q^T Xc_q``, ``c = sum_q v_q n_q Xc_q^T yc_q``
+    and ``yLy = sum_q v_q n_q ||yc_q||^2`` (= the weighted sum over within-query pairs of
+    (y_i - y_j)^2).
     """
     query_ptr = np.asarray(query_ptr, dtype=np.int64)
-    sizes = np.diff(query_ptr).astype(np.float64)
     Xc = query_center(X, query_ptr)
     yc = query_center(y, query_ptr)
-    weight = np.repeat(sizes, np.diff(query_ptr))
+    weight = row_weights(query_ptr, pair_weight)
     Xw = Xc * weight[:, None]
     G = Xw.T @ Xc
     G = 0.5 * (G + G.T)  # exact symmetry for the Cholesky solve
@@ -75,12 +92,12 @@ def solve_rankrls(G: np.ndarray, c: np.ndarray, lam: float) -> np.ndarray:
     return solve(A, c, assume_a="pos", check_finite=False)
 
 
-def pairwise_objective(w, X, y, query_ptr, lam: float) -> float:
-    """``sum_q sum_{i<j in q} ((y_i - y_j) - w.(x_i - x_j))^2 + lam ||w||^2`` without pairs."""
+def pairwise_objective(w, X, y, query_ptr, lam: float, pair_weight: str = "query") -> float:
+    """``sum_q v_q sum_{i<j in q} ((y_i - y_j) - w.(x_i - x_j))^2 + lam ||w||^2`` without pairs."""
     w = np.asarray(w, dtype=np.float64)
     query_ptr = np.asarray(query_ptr, dtype=np.int64)
     r = query_center(np.asarray(y, dtype=np.float64) - np.asarray(X, dtype=np.float64) @ w, query_ptr)
-    weight = np.repeat(np.diff(query_ptr).astype(np.float64), np.diff(query_ptr))
+    weight = row_weights(query_ptr, pair_weight)
     return float((weight * r) @ r + lam * (w @ w))
 
 
@@ -91,8 +108,10 @@ class RankRLS(Ranker):
     ----------
     lam : float, default 1.0
         the ridge weight ``lam`` of ``lam ||w||^2`` (the paper's lambda; ``lambda`` is a Python
-        keyword). The loss is a plain sum over pairs (not an average), so the useful range
-        grows with the number of pairs; the default grid spans 2^-10..2^16.
+        keyword). The loss is a sum over queries (or pairs), not an average, so the useful range
+        grows with the data; the default grid spans 2^-10..2^16.
+    pair_weight : {"query", "pair"}, default "query"
+        v_q = 1/|q| (SPEC, Greedy RankRLS; ridge on query-centred data) or 1 (every pair once).
     n_jobs : int, default 1
         threads for the BLAS calls (threadpoolctl).
 
@@ -100,23 +119,25 @@ class RankRLS(Ranker):
     ----------
     coef_ : float64 (d,)       weights; ``predict(X) = X @ coef_``
     objective_ : float         the pairwise objective at ``coef_`` on the training data
-    n_pairs_ : int             within-query pairs counted (all pairs, equal labels included)
+    n_pairs_ : int             within-query pairs (all pairs, equal labels included)
     n_features_in_ : int
     seconds_ : float           fit time
     """
 
     name = "rankrls"
-    # 2^-10..2^16, which contains the Greedy RankRLS paper's grid {2^-7, 2^2, 2^6, 2^8}. The
-    # loss sums over pairs (trace(X^T L X) / d is about 2e4 on MQ2008), and the vali optimum on
-    # MQ2008 lies at 2^10-2^12, the edge of 2^-10..2^10, hence the upper end 2^16.
+    # 2^-10..2^16, which contains the Greedy RankRLS paper's grid {2^-7, 2^2, 2^6, 2^8}. With
+    # pair_weight="pair" the loss sums over pairs and the vali optimum on MQ2008 lies at
+    # 2^10-2^14, hence the upper end 2^16.
     default_grid = {"lam": [2.0 ** k for k in range(-10, 17)]}
 
-    def __init__(self, lam=1.0, n_jobs=1):
+    def __init__(self, lam=1.0, pair_weight="query", n_jobs=1):
         self.lam = lam
+        self.pair_weight = pair_weight
         self.n_jobs = n_jobs
 
     def validate_params(self):
         check_positive_float(self.lam, "lam")
+        row_weights(np.array([0, 1]), self.pair_weight)
         check_positive_int(self.n_jobs, "n_jobs")
 
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
@@ -129,7 +150,7 @@ class RankRLS(Ranker):
 
         start = time.perf_counter()
         with threadpool_limits(limits=n_jobs, user_api="blas"):
-            G, c, yLy = centered_products(X, y, query_ptr)
+            G, c, yLy = centered_products(X, y, query_ptr, self.pair_weight)
             w = solve_rankrls(G, c, lam)
         sizes = np.diff(query_ptr)
         self.coef_ = w
