@@ -56,7 +56,7 @@ import time
 import numpy as np
 
 from ltrfs.metrics import get_convention, metric_per_query, parse_metric
-from ltrfs.rankers.base import (Ranker, check_X, check_fit_inputs, check_positive_float,
+from ltrfs.rankers.base import (Ranker, check_X, check_positive_float,
                                 check_positive_int)
 
 log = logging.getLogger(__name__)
@@ -145,25 +145,6 @@ class AdaRank(Ranker):
             raise ValueError(f"weight_update must be one of {', '.join(_UPDATES)}; got {self.weight_update!r}")
         get_convention(self.convention)
         check_positive_int(self.n_jobs, "n_jobs")
-
-    def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
-        """Fit on (X (m, d), y (m,), qid (m,)); model choice on (X_val, y_val, qid_val) if given."""
-        self.validate_params()
-        X, y, query_ptr = check_fit_inputs(X, y, qid)
-        val = (X_val, y_val, qid_val)
-        if any(v is not None for v in val) and any(v is None for v in val):
-            raise ValueError("give all of X_val, y_val and qid_val, or none of them")
-        vali = None
-        if X_val is not None:
-            Xv, yv, ptr_v = check_fit_inputs(X_val, y_val, qid_val, prefix="_val")
-            if Xv.shape[1] != X.shape[1]:
-                raise ValueError(f"X_val has {Xv.shape[1]} features but X has {X.shape[1]}")
-            vali = (Xv, yv, ptr_v)
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=self.n_jobs, user_api="blas"):
-            self._fit(X, y, query_ptr, vali)
-        return self
 
     # ------------------------------------------------------------------ training loop
 

@@ -36,7 +36,23 @@ class Ranker(Estimator):
     #: hyperparameter grid used when the configuration gives none
     default_grid: dict = {}
 
-    def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):  # pragma: no cover
+    def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
+        """Fit on (X (m, d), y (m,), qid (m,)), with an optional validation split.
+
+        The shared template: ``validate_params()``, input checks, BLAS threads limited to
+        ``n_jobs``, then ``_fit(X float64, y int64, query_ptr, vali)`` with ``vali`` None or
+        (X_val, y_val, query_ptr_val). Rankers with other needs override ``fit`` itself.
+        """
+        self.validate_params()
+        X, y, query_ptr = check_fit_inputs(X, y, qid)
+        vali = check_validation_split(X.shape[1], X_val, y_val, qid_val)
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=int(getattr(self, "n_jobs", 1)), user_api="blas"):
+            self._fit(X, y, query_ptr, vali)
+        return self
+
+    def _fit(self, X, y, query_ptr, vali) -> None:  # pragma: no cover
         raise NotImplementedError
 
     def predict(self, X) -> np.ndarray:  # pragma: no cover
@@ -138,6 +154,35 @@ def check_fit_inputs(X, y, qid, *, prefix: str = "", dtype=np.float64):
     y = check_labels(y, X.shape[0], f"y{prefix}")
     query_ptr = check_qid(qid, X.shape[0], f"qid{prefix}")
     return X, y, query_ptr
+
+
+def check_validation_split(n_features: int, X_val, y_val, qid_val, *, dtype=np.float64):
+    """None when no validation split is given, else the validated (X_val, y_val int64,
+    query_ptr_val) triple; one-line ValueErrors for a partial split or a width other than
+    ``n_features``."""
+    given = [v is not None for v in (X_val, y_val, qid_val)]
+    if any(given) and not all(given):
+        raise ValueError("give all of X_val, y_val and qid_val, or none of them")
+    if not any(given):
+        return None
+    Xv, yv, ptr_v = check_fit_inputs(X_val, y_val, qid_val, prefix="_val", dtype=dtype)
+    if Xv.shape[1] != n_features:
+        raise ValueError(f"X_val has {Xv.shape[1]} features but X has {n_features}")
+    return Xv, yv, ptr_v
+
+
+class LinearScores:
+    """Mixin for linear rankers: ``predict(X) = X @ coef_ + intercept_`` (float64 (m,); no
+    intercept unless the model sets ``intercept_``), also as ``decision_function``."""
+
+    def predict(self, X) -> np.ndarray:
+        """Scores float64 (m,) = X @ coef_ (+ intercept_)."""
+        self._check_fitted("coef_")
+        X = check_X(X, n_features=self.n_features_in_)
+        return X @ self.coef_ + getattr(self, "intercept_", 0.0)
+
+    def decision_function(self, X) -> np.ndarray:
+        return self.predict(X)
 
 
 def group_ids(query_ptr: np.ndarray) -> np.ndarray:

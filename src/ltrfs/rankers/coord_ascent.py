@@ -63,8 +63,8 @@ from numba import njit, prange
 
 from ltrfs.metrics import (_discount_table, _gain_table, _segmented_sort_desc, get_convention,
                            parse_metric)
-from ltrfs.rankers.base import (Ranker, check_fit_inputs, check_positive_float, check_positive_int,
-                                check_X)
+from ltrfs.rankers.base import (LinearScores, Ranker, check_fit_inputs, check_positive_float, check_positive_int,
+                                check_validation_split)
 
 log = logging.getLogger(__name__)
 
@@ -507,7 +507,7 @@ def coordinate_ascent(X, y=None, query_ptr=None, *, metric: str = "ndcg@10", con
 # ----------------------------------------------------------------------------- estimator
 
 
-class CoordinateAscent(Ranker):
+class CoordinateAscent(LinearScores, Ranker):
     """Coordinate Ascent (Metzler & Croft 2007), RankLib's search (see the module docstring).
 
     Parameters
@@ -606,14 +606,10 @@ class CoordinateAscent(Ranker):
         X, y, query_ptr = check_fit_inputs(X, y, qid)
         if (y < 0).any():
             raise ValueError(f"y must hold relevance labels >= 0; got {int(y.min())}")
-        val = (X_val, y_val, qid_val)
-        if any(v is not None for v in val) and any(v is None for v in val):
-            raise ValueError("give all of X_val, y_val and qid_val, or none of them")
+        vali = check_validation_split(X.shape[1], X_val, y_val, qid_val)
         val_kw = {}
-        if X_val is not None:
-            Xv, yv, ptr_v = check_fit_inputs(X_val, y_val, qid_val, prefix="_val")
-            if Xv.shape[1] != X.shape[1]:
-                raise ValueError(f"X_val has {Xv.shape[1]} features but X has {X.shape[1]}")
+        if vali is not None:
+            Xv, yv, ptr_v = vali
             if (yv < 0).any():
                 raise ValueError(f"y_val must hold relevance labels >= 0; got {int(yv.min())}")
             val_kw = {"X_val": Xv, "y_val": yv, "query_ptr_val": ptr_v}
@@ -636,11 +632,3 @@ class CoordinateAscent(Ranker):
                   self.n_evals_, self.seconds_)
         return self
 
-    def predict(self, X) -> np.ndarray:
-        """Scores float64 (m,) = X @ coef_."""
-        self._check_fitted("coef_")
-        X = check_X(X, n_features=self.n_features_in_)
-        return X @ self.coef_
-
-    def decision_function(self, X) -> np.ndarray:
-        return self.predict(X)

@@ -25,7 +25,7 @@ import time
 import numpy as np
 
 from ltrfs.rankers.base import (Ranker, check_X, check_fit_inputs, check_positive_float,
-                                check_positive_int, group_ids)
+                                check_positive_int, group_ids, check_validation_split)
 
 log = logging.getLogger(__name__)
 
@@ -123,17 +123,13 @@ class LambdaMART(Ranker):
         params = self._xgb_params()
         X, y, query_ptr = check_fit_inputs(X, y, qid, dtype=np.float32)
         _check_label_range(y, "y")
-        val = (X_val, y_val, qid_val)
-        if any(v is not None for v in val) and any(v is None for v in val):
-            raise ValueError("give all of X_val, y_val and qid_val, or none of them")
+        vali = check_validation_split(X.shape[1], X_val, y_val, qid_val, dtype=np.float32)
         early = self.early_stopping_rounds
         if early is not None:
             early = check_positive_int(early, "early_stopping_rounds")
         fit_kw = {}
-        if X_val is not None:
-            Xv, yv, ptr_v = check_fit_inputs(X_val, y_val, qid_val, prefix="_val", dtype=np.float32)
-            if Xv.shape[1] != X.shape[1]:
-                raise ValueError(f"X_val has {Xv.shape[1]} features but X has {X.shape[1]}")
+        if vali is not None:
+            Xv, yv, ptr_v = vali
             _check_label_range(yv, "y_val")
             fit_kw = {"eval_set": [(Xv, yv)], "eval_qid": [group_ids(ptr_v)]}
         else:

@@ -52,10 +52,9 @@ import time
 import numpy as np
 from numba import njit
 
-from ltrfs.rankers.base import (Ranker, check_X, check_fit_inputs, check_positive_float,
+from ltrfs.rankers.base import (LinearScores, Ranker, check_positive_float,
                                 check_positive_int, group_ids)
-from ltrfs.rankers.ranknet import (ValidationTracker, check_common_params, check_validation_split,
-                                   standardizer)
+from ltrfs.rankers.ranknet import ValidationTracker, check_common_params, standardizer
 
 log = logging.getLogger(__name__)
 
@@ -158,7 +157,7 @@ def _sgd_epoch(X, p_y, query_ptr, w, learning_rate, alpha):  # pragma: no cover 
 # ----------------------------------------------------------------------------- estimator
 
 
-class ListNet(Ranker):
+class ListNet(LinearScores, Ranker):
     """Linear ListNet (top-one cross entropy), L-BFGS or RankLib-style per-query SGD.
 
     Parameters
@@ -235,17 +234,6 @@ class ListNet(Ranker):
         if not isinstance(self.standardize, (bool, np.bool_)):
             raise ValueError(f"standardize must be True or False; got {self.standardize!r}")
         check_common_params(self)
-
-    def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
-        """Fit on (X (m, d), y (m,), qid (m,)); model choice on (X_val, y_val, qid_val) if given."""
-        self.validate_params()
-        X, y, query_ptr = check_fit_inputs(X, y, qid)
-        val = check_validation_split(X.shape[1], X_val, y_val, qid_val)
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=int(self.n_jobs), user_api="blas"):
-            self._fit(X, y, query_ptr, val)
-        return self
 
     def _fit(self, X, y, query_ptr, val):
         start = time.perf_counter()
@@ -336,8 +324,3 @@ class ListNet(Ranker):
         log.debug("ListNet done: %d iterations, best %d (vali %s), %.3f s", n_iter, self.best_iteration_,
                   self.best_score_, self.seconds_)
 
-    def predict(self, X) -> np.ndarray:
-        """Scores float64 (m,) = X @ coef_ + intercept_."""
-        self._check_fitted("coef_")
-        X = check_X(X, n_features=self.n_features_in_)
-        return X @ self.coef_ + self.intercept_

@@ -24,13 +24,13 @@ import time
 
 import numpy as np
 
-from ltrfs.rankers.base import (Ranker, check_X, check_fit_inputs, check_positive_float,
+from ltrfs.rankers.base import (LinearScores, Ranker, check_fit_inputs, check_positive_float,
                                 check_positive_int)
 
 log = logging.getLogger(__name__)
 
 
-class LinearRegressionRanker(Ranker):
+class LinearRegressionRanker(LinearScores, Ranker):
     """Least-squares (optionally ridge) regression of the relevance label on the features.
 
     Parameters
@@ -84,17 +84,9 @@ class LinearRegressionRanker(Ranker):
         log.debug("linear_regression: alpha=%g, %d rows, %.4f s", alpha, X.shape[0], self.seconds_)
         return self
 
-    def predict(self, X) -> np.ndarray:
-        """Scores float64 (m,) = X @ coef_ + intercept_."""
-        self._check_fitted("coef_")
-        X = check_X(X, n_features=self.n_features_in_)
-        return X @ self.coef_ + self.intercept_
-
-    def decision_function(self, X) -> np.ndarray:
-        return self.predict(X)
 
 
-class LogisticRanker(Ranker):
+class LogisticRanker(LinearScores, Ranker):
     """Logistic regression (lbfgs) of ``y >= relevant_min``; score = decision function.
 
     Parameters
@@ -174,11 +166,3 @@ class LogisticRanker(Ranker):
                   self.C, len(t), n_pos, self.n_iter_, self.seconds_)
         return self
 
-    def predict(self, X) -> np.ndarray:
-        """Scores float64 (m,) = X @ coef_ + intercept_ (the log-odds of relevance)."""
-        self._check_fitted("coef_")
-        X = check_X(X, n_features=self.n_features_in_)
-        return X @ self.coef_ + self.intercept_
-
-    def decision_function(self, X) -> np.ndarray:
-        return self.predict(X)

@@ -47,7 +47,7 @@ import time
 import numpy as np
 from numba import njit
 
-from ltrfs.rankers.base import (Ranker, check_X, check_fit_inputs, check_positive_float,
+from ltrfs.rankers.base import (Ranker, check_X, check_positive_float,
                                 check_positive_int)
 
 log = logging.getLogger(__name__)
@@ -69,19 +69,6 @@ def check_common_params(est) -> None:
         check_positive_int(est.patience, "patience")
     check_positive_int(est.random_state, "random_state", minimum=0)
     check_positive_int(est.n_jobs, "n_jobs")
-
-
-def check_validation_split(n_features, X_val, y_val, qid_val):
-    """None, or the validated (X_val float64, y_val int64, query_ptr_val) triple."""
-    given = [v is not None for v in (X_val, y_val, qid_val)]
-    if any(given) and not all(given):
-        raise ValueError("give all of X_val, y_val and qid_val, or none of them")
-    if not any(given):
-        return None
-    Xv, yv, ptr_v = check_fit_inputs(X_val, y_val, qid_val, prefix="_val")
-    if Xv.shape[1] != n_features:
-        raise ValueError(f"X_val has {Xv.shape[1]} features but X has {n_features}")
-    return Xv, yv, ptr_v
 
 
 def standardizer(X: np.ndarray):
@@ -298,17 +285,6 @@ class RankNet(Ranker):
         check_positive_int(self.batch_size, "batch_size")
         check_positive_float(self.alpha, "alpha", allow_zero=True)
         check_common_params(self)
-
-    def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
-        """Fit on (X (m, d), y (m,), qid (m,)); early stopping on (X_val, y_val, qid_val) if given."""
-        self.validate_params()
-        X, y, query_ptr = check_fit_inputs(X, y, qid)
-        val = check_validation_split(X.shape[1], X_val, y_val, qid_val)
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=int(self.n_jobs), user_api="blas"):
-            self._fit(X, y, query_ptr, val)
-        return self
 
     def _init_params(self, d: int, rng: np.random.Generator):
         H = int(self.hidden_units)

@@ -35,7 +35,7 @@ import time
 
 import numpy as np
 
-from ltrfs.rankers.base import (Ranker, check_X, check_fit_inputs, check_positive_float,
+from ltrfs.rankers.base import (LinearScores, Ranker, check_fit_inputs, check_positive_float,
                                 check_positive_int)
 
 log = logging.getLogger(__name__)
@@ -101,7 +101,7 @@ def pairwise_objective(w, X, y, query_ptr, lam: float, pair_weight: str = "query
     return float((weight * r) @ r + lam * (w @ w))
 
 
-class RankRLS(Ranker):
+class RankRLS(LinearScores, Ranker):
     """Linear RankRLS (all within-query pairs, squared loss on label differences), closed form.
 
     Parameters
@@ -163,11 +163,3 @@ class RankRLS(Ranker):
                   lam, len(sizes), self.n_pairs_, self.objective_, self.seconds_)
         return self
 
-    def predict(self, X) -> np.ndarray:
-        """Scores float64 (m,) = X @ coef_."""
-        self._check_fitted("coef_")
-        X = check_X(X, n_features=self.n_features_in_)
-        return X @ self.coef_
-
-    def decision_function(self, X) -> np.ndarray:
-        return self.predict(X)

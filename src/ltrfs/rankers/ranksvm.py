@@ -44,7 +44,7 @@ import numpy as np
 from numba import njit
 from ltrfs.estimator import ConvergenceWarning
 
-from ltrfs.rankers.base import (Ranker, check_X, check_fit_inputs, check_positive_float,
+from ltrfs.rankers.base import (LinearScores, Ranker, check_fit_inputs, check_positive_float,
                                 check_positive_int)
 
 log = logging.getLogger(__name__)
@@ -101,7 +101,7 @@ def _fenwick_add(tree, pos, value):
 
 @njit(cache=True)
 def _fenwick_prefix(tree, pos):
-    total = 0
+    total = tree[0] * 0  # zero of the tree's dtype (counts or float sums)
     while pos > 0:
         total += tree[pos]
         pos -= pos & (-pos)
@@ -356,7 +356,7 @@ def _fingerprint(X, y, query_ptr) -> str:
     return h.hexdigest()
 
 
-class RankSVM(Ranker):
+class RankSVM(LinearScores, Ranker):
     """Linear RankSVM (svm_rank's objective and stopping rule), pair-free cutting planes.
 
     Parameters
@@ -498,11 +498,3 @@ class RankSVM(Ranker):
         log.debug("RankSVM done: %d iterations, objective %.8g, %d cuts, %.3f s",
                   it, self.objective_, len(b), self.seconds_)
 
-    def predict(self, X) -> np.ndarray:
-        """Scores float64 (m,) = X @ coef_."""
-        self._check_fitted("coef_")
-        X = check_X(X, n_features=self.n_features_in_)
-        return X @ self.coef_
-
-    def decision_function(self, X) -> np.ndarray:
-        return self.predict(X)

@@ -47,9 +47,9 @@ import numpy as np
 from numba import njit
 
 from ltrfs.estimator import ConvergenceWarning
-from ltrfs.rankers.base import (Ranker, check_X, check_fit_inputs, check_positive_float,
+from ltrfs.rankers.base import (LinearScores, Ranker, check_fit_inputs, check_positive_float,
                                 check_positive_int)
-from ltrfs.rankers.ranksvm import count_pairs, label_levels
+from ltrfs.rankers.ranksvm import _fenwick_add, _fenwick_prefix, count_pairs, label_levels
 
 log = logging.getLogger(__name__)
 
@@ -60,23 +60,6 @@ _LS_MAX_ITER = 50
 
 
 # ----------------------------------------------------------------------------- kernels
-
-
-@njit(cache=True)
-def _fw_add(tree, pos, value):
-    n = tree.shape[0]
-    while pos < n:
-        tree[pos] += value
-        pos += pos & (-pos)
-
-
-@njit(cache=True)
-def _fw_prefix(tree, pos):
-    total = 0.0
-    while pos > 0:
-        total += tree[pos]
-        pos -= pos & (-pos)
-    return total
 
 
 @njit(cache=True)
@@ -134,14 +117,14 @@ def _sqh_kernel(scores, levels, query_ptr, order, coef):  # pragma: no cover - c
                 j = order[p]
                 sj = scores[j] - centre
                 pos = levels[j] + 1
-                _fw_add(t_cnt, pos, 1.0)
-                _fw_add(t_s1, pos, sj)
-                _fw_add(t_s2, pos, sj * sj)
+                _fenwick_add(t_cnt, pos, 1.0)
+                _fenwick_add(t_s1, pos, sj)
+                _fenwick_add(t_s2, pos, sj * sj)
                 p -= 1
-            cnt = _fw_prefix(t_cnt, levels[k])
+            cnt = _fenwick_prefix(t_cnt, levels[k])
             if cnt > 0.0:
-                s1 = _fw_prefix(t_s1, levels[k])
-                s2 = _fw_prefix(t_s2, levels[k])
+                s1 = _fenwick_prefix(t_s1, levels[k])
+                s2 = _fenwick_prefix(t_s2, levels[k])
                 base = 1.0 - sk  # r = base + s_j
                 loss += cnt * base * base + 2.0 * base * s1 + s2
                 coef[k] -= cnt * base + s1
@@ -159,14 +142,14 @@ def _sqh_kernel(scores, levels, query_ptr, order, coef):  # pragma: no cover - c
                 i = order[p]
                 si = scores[i] - centre
                 pos = levels[i] + 1
-                _fw_add(t_cnt, pos, 1.0)
-                _fw_add(t_s1, pos, si)
+                _fenwick_add(t_cnt, pos, 1.0)
+                _fenwick_add(t_s1, pos, si)
                 tot_cnt += 1.0
                 tot_s1 += si
                 p += 1
-            cnt = tot_cnt - _fw_prefix(t_cnt, levels[k] + 1)
+            cnt = tot_cnt - _fenwick_prefix(t_cnt, levels[k] + 1)
             if cnt > 0.0:
-                s1 = tot_s1 - _fw_prefix(t_s1, levels[k] + 1)
+                s1 = tot_s1 - _fenwick_prefix(t_s1, levels[k] + 1)
                 coef[k] += cnt * (1.0 + sk) - s1  # r = 1 + s_k - s_i
     return loss, n_active
 
@@ -190,12 +173,12 @@ def _hessp_kernel(scores, levels, query_ptr, order, u, out):  # pragma: no cover
             k = order[t]
             while p >= a and scores[k] - scores[order[p]] < 1.0:
                 j = order[p]
-                _fw_add(t_cnt, levels[j] + 1, 1.0)
-                _fw_add(t_u, levels[j] + 1, u[j])
+                _fenwick_add(t_cnt, levels[j] + 1, 1.0)
+                _fenwick_add(t_u, levels[j] + 1, u[j])
                 p -= 1
-            cnt = _fw_prefix(t_cnt, levels[k])
+            cnt = _fenwick_prefix(t_cnt, levels[k])
             if cnt > 0.0:
-                out[k] += cnt * u[k] - _fw_prefix(t_u, levels[k])
+                out[k] += cnt * u[k] - _fenwick_prefix(t_u, levels[k])
         t_cnt[:] = 0.0
         t_u[:] = 0.0
         tot_cnt = 0.0
@@ -205,14 +188,14 @@ def _hessp_kernel(scores, levels, query_ptr, order, u, out):  # pragma: no cover
             k = order[t]
             while p < b and scores[order[p]] - scores[k] < 1.0:
                 i = order[p]
-                _fw_add(t_cnt, levels[i] + 1, 1.0)
-                _fw_add(t_u, levels[i] + 1, u[i])
+                _fenwick_add(t_cnt, levels[i] + 1, 1.0)
+                _fenwick_add(t_u, levels[i] + 1, u[i])
                 tot_cnt += 1.0
                 tot_u += u[i]
                 p += 1
-            cnt = tot_cnt - _fw_prefix(t_cnt, levels[k] + 1)
+            cnt = tot_cnt - _fenwick_prefix(t_cnt, levels[k] + 1)
             if cnt > 0.0:
-                out[k] += cnt * u[k] - (tot_u - _fw_prefix(t_u, levels[k] + 1))
+                out[k] += cnt * u[k] - (tot_u - _fenwick_prefix(t_u, levels[k] + 1))
 
 
 # ----------------------------------------------------------------------------- public oracles
@@ -418,7 +401,7 @@ def _newton(problem, w, tol, max_iter):
 # ----------------------------------------------------------------------------- estimator
 
 
-class RankSVMPrimal(Ranker):
+class RankSVMPrimal(LinearScores, Ranker):
     """Linear RankSVM with the squared pairwise hinge (Chapelle & Keerthi 2010), pair-free
     truncated Newton in the primal.
 
@@ -525,11 +508,3 @@ class RankSVMPrimal(Ranker):
         self.C_effective_ = float(C_eff)
         self.n_features_in_ = d
 
-    def predict(self, X) -> np.ndarray:
-        """Scores float64 (m,) = X @ coef_."""
-        self._check_fitted("coef_")
-        X = check_X(X, n_features=self.n_features_in_)
-        return X @ self.coef_
-
-    def decision_function(self, X) -> np.ndarray:
-        return self.predict(X)

@@ -34,7 +34,7 @@ import numpy as np
 
 from ltrfs.metrics import get_convention, metric_per_query, parse_metric
 from ltrfs.rankers.base import (Ranker, check_X, check_fit_inputs, check_positive_float,
-                                check_positive_int)
+                                check_positive_int, check_validation_split)
 
 log = logging.getLogger(__name__)
 
@@ -149,18 +149,14 @@ class MART(Ranker):
             early = check_positive_int(early, "early_stopping_rounds")
         _check_metric(self.metric, self.convention)
         X, y, _ = check_fit_inputs(X, y, qid, dtype=np.float32)
-        val = (X_val, y_val, qid_val)
-        if any(v is not None for v in val) and any(v is None for v in val):
-            raise ValueError("give all of X_val, y_val and qid_val, or none of them")
-        have_val = X_val is not None
+        vali = check_validation_split(X.shape[1], X_val, y_val, qid_val, dtype=np.float32)
+        have_val = vali is not None
         start = time.perf_counter()
         dtrain = xgb.DMatrix(X, label=y.astype(np.float32), nthread=params["nthread"])
         history: list[float] = []
         kw = {}
         if have_val:
-            Xv, yv, ptr_v = check_fit_inputs(X_val, y_val, qid_val, prefix="_val", dtype=np.float32)
-            if Xv.shape[1] != X.shape[1]:
-                raise ValueError(f"X_val has {Xv.shape[1]} features but X has {X.shape[1]}")
+            Xv, yv, ptr_v = vali
             dval = xgb.DMatrix(Xv, label=yv.astype(np.float32), nthread=params["nthread"])
             metric, convention = self.metric, self.convention
 
