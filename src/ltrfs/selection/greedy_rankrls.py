@@ -1,0 +1,490 @@
+"""Greedy RankRLS (Pahikkala, Airola, Naula, Salakoski 2010; SPEC section 3): greedy forward
+selection wrapped around linear RankRLS with leave-query-out (LQO) cross-validation as the
+criterion, computed by rank-one updates in O(k m n) time and O(m n) memory.
+
+RankRLS (the paper's objective, ``pair_weight="query"``)::
+
+    w = argmin_w  sum_Q (1/(2|Q|)) sum_{i,j in Q} (y_i - y_j - w.(x_i - x_j))^2  +  lam ||w||^2
+
+Since ``(1/(2|Q|)) sum_{i,j in Q} (e_i - e_j)^2 = e_Q^T L_Q e_Q`` with the idempotent
+``L_Q = I - 1 1^T / |Q|``, this is ridge regression (no intercept) on the query-wise centred
+data ``X~ = L X``, ``y~ = L y``: ``w = (X~^T X~ + lam I)^{-1} X~^T y~``.
+``pair_weight="pair"`` weighs every within-query pair by 1 instead of ``1/|Q|``
+(``sum_Q sum_{i<j in Q} (...)^2``, the objective of ``ltrfs.rankers.RankRLS``); that is the
+same ridge regression on ``sqrt(|Q|) X~``, ``sqrt(|Q|) y~``, so everything below holds for
+both after that row scaling.
+
+LQO error of a feature set S (the selection criterion; what ``lqo_errors`` report)::
+
+    LQO(S) = sum_Q  (1/(2|Q|)) sum_{i,j in Q} (e_i - e_j)^2  =  sum_Q ||L_Q e_Q||^2,
+    e_Q = y_Q - X_{Q,S} w_{-Q},   w_{-Q} = RankRLS trained on all queries but Q (same lam),
+
+i.e. the pairwise squared error of each held-out query, in the same pair weighting as the
+training loss (``"pair"``: ``sum_Q sum_{i<j in Q} (e_i - e_j)^2``), summed over queries. The
+paper averages over queries (divides by the number of queries); the arg min is the same.
+Centring is per query, so leaving a query out changes nothing in the others' centred data.
+
+Greedy forward selection (the paper's wrapper): S = {}; while |S| < k: add
+``b = argmin_{i not in S} LQO(S + {i})`` (ties: lowest index); finally w = RankRLS(X_S).
+
+The fast algorithm (the paper's, derived in its kernel form; names as there, with X~ stored
+feature-major, n x m). With ``G = X~_S X~_S^T + lam I`` (m x m, never formed) it keeps::
+
+    a = G^{-1} y~ (m,)            dual coefficients; w = X~_S^T a
+    C = G^{-1} X~ (n x m)         for every feature
+    U_Q = (G^{-1})_{QQ}^{-1} C_Q  per query block (n x |Q|)
+    r_Q = (G^{-1})_{QQ}^{-1} a_Q  = the LQO residuals y~_Q - X~_{Q,S} w_{-Q}
+
+(the leave-block-out identity of ridge regression), starting from a = y~/lam, C = X~/lam,
+U = X~, r = y~. Adding feature i (v = X~_{:,i}) is the rank-one update G + v v^T; by
+Sherman-Morrison, with ``c = 1/(1 + v.C_i)``, ``d = c C_i.y~`` and, per query,
+``gamma_Q = 1/(-1/c + C_{i,Q}.U_{i,Q})``::
+
+    r_Q <- r_Q - alpha_Q U_{i,Q},   alpha_Q = d + gamma_Q (U_{i,Q}.a_Q - d C_{i,Q}.U_{i,Q})
+    LQO(S + {i}) = sum_Q ||r_Q||^2
+
+which costs O(m) per candidate, so O(m n) per round. After choosing b, with
+``t = c X~_b^T C`` (n,): ``U_Q <- U_Q - U_{b,Q} t - gamma_Q U_{b,Q} (U_{b,Q}.(C_Q - C_{b,Q} t))``,
+``a <- a - d C_b``, ``C <- C - C_b t`` (again O(m n)). Both loops are compiled with numba and
+run over the candidate features in ``n_jobs`` threads.
+
+``naive_greedy_path`` is the plain wrapper (for every round, candidate and held-out query:
+centre the other queries, solve the ridge system, score the held-out query by its explicit
+pairs); it is the test oracle and the speed reference.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+from numba import njit, prange
+
+from ltrfs import metrics
+from ltrfs.data import query_ptr_from_qid
+from ltrfs.rankers.rankrls import PAIR_WEIGHTS, query_center, row_weights
+from ltrfs.selection.base import Selector
+
+DEFAULT_LAM_GRID = (2.0 ** -7, 2.0 ** 2, 2.0 ** 6, 2.0 ** 8)
+
+
+# --------------------------------------------------------------------------------------------
+# compiled kernels
+
+
+@njit(cache=True, parallel=True)
+def _candidate_errors(Xt, C, U, a, r, yt, ptr, cand, out):  # pragma: no cover - compiled
+    """out[j] = LQO error after adding feature cand[j] (module docstring), for every j."""
+    nq = ptr.shape[0] - 1
+    m = Xt.shape[1]
+    for jj in prange(cand.shape[0]):
+        i = cand[jj]
+        s = 0.0
+        cy = 0.0
+        for p in range(m):
+            s += Xt[i, p] * C[i, p]
+            cy += C[i, p] * yt[p]
+        c = 1.0 / (1.0 + s)
+        d = c * cy
+        e = 0.0
+        for q in range(nq):
+            lo = ptr[q]
+            hi = ptr[q + 1]
+            cu = 0.0
+            ua = 0.0
+            for p in range(lo, hi):
+                cu += C[i, p] * U[i, p]
+                ua += U[i, p] * a[p]
+            gamma = 1.0 / (-1.0 / c + cu)
+            alpha = d + gamma * (ua - d * cu)
+            for p in range(lo, hi):
+                z = r[p] - alpha * U[i, p]
+                e += z * z
+        out[jj] = e
+
+
+@njit(cache=True)
+def _query_terms(Xt, C, U, a, r, yt, ptr, b):  # pragma: no cover - compiled
+    """Add feature b to the residuals r (in place); returns (c, d, cu (q,), gamma (q,))."""
+    nq = ptr.shape[0] - 1
+    m = Xt.shape[1]
+    s = 0.0
+    cy = 0.0
+    for p in range(m):
+        s += Xt[b, p] * C[b, p]
+        cy += C[b, p] * yt[p]
+    c = 1.0 / (1.0 + s)
+    d = c * cy
+    cu = np.empty(nq)
+    gamma = np.empty(nq)
+    for q in range(nq):
+        lo = ptr[q]
+        hi = ptr[q + 1]
+        su = 0.0
+        ua = 0.0
+        for p in range(lo, hi):
+            su += C[b, p] * U[b, p]
+            ua += U[b, p] * a[p]
+        g = 1.0 / (-1.0 / c + su)
+        alpha = d + g * (ua - d * su)
+        for p in range(lo, hi):
+            r[p] -= alpha * U[b, p]
+        cu[q] = su
+        gamma[q] = g
+    return c, d, cu, gamma
+
+
+@njit(cache=True, parallel=True)
+def _update_features(Xt, C, U, ptr, b, c, cu, gamma, rest):  # pragma: no cover - compiled
+    """Rank-one update of C and U for every feature in ``rest`` after adding feature b."""
+    nq = ptr.shape[0] - 1
+    m = Xt.shape[1]
+    Cb = C[b].copy()
+    Ub = U[b].copy()
+    vb = Xt[b]
+    for jj in prange(rest.shape[0]):
+        j = rest[jj]
+        t = 0.0
+        for p in range(m):
+            t += vb[p] * C[j, p]
+        t *= c
+        for q in range(nq):
+            lo = ptr[q]
+            hi = ptr[q + 1]
+            h = 0.0
+            for p in range(lo, hi):
+                h += Ub[p] * C[j, p]
+            h = gamma[q] * (h - t * cu[q])
+            for p in range(lo, hi):
+                U[j, p] -= Ub[p] * (t + h)
+        for p in range(m):
+            C[j, p] -= Cb[p] * t
+
+
+# --------------------------------------------------------------------------------------------
+# helpers
+
+
+def _weighted_centred(X, y, query_ptr, pair_weight: str):
+    """(X~ (m, n), y~ (m,)) float64: query-centred rows, times sqrt(|Q|) for ``"pair"``."""
+    scale = np.sqrt(row_weights(query_ptr, pair_weight))
+    return query_center(X, query_ptr) * scale[:, None], query_center(y, query_ptr) * scale
+
+
+def _check_path_inputs(X, y, query_ptr, lam, k, pair_weight):
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    query_ptr = np.asarray(query_ptr, dtype=np.int64)
+    if X.ndim != 2 or y.shape != (X.shape[0],):
+        raise ValueError(f"X must be (m, n) with one label per row; got X {X.shape}, y {y.shape}")
+    if query_ptr.ndim != 1 or len(query_ptr) < 2 or query_ptr[0] != 0 or query_ptr[-1] != X.shape[0] \
+            or np.any(np.diff(query_ptr) < 1):
+        raise ValueError("query_ptr must be increasing offsets from 0 to m with non-empty queries")
+    if not np.all(np.isfinite(X)) or not np.all(np.isfinite(y)):
+        raise ValueError("X and y must be finite (no NaN or inf)")
+    if isinstance(lam, (bool, np.bool_)) or not isinstance(lam, numbers.Real) or not (math.isfinite(lam) and lam > 0):
+        raise ValueError(f"lam must be a finite number > 0; got {lam!r}")
+    n = X.shape[1]
+    k = n if k is None else k
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or not 1 <= k <= n:
+        raise ValueError(f"k must be an integer in 1..{n} (the number of features); got {k!r}")
+    if pair_weight not in PAIR_WEIGHTS:
+        raise ValueError(f"unknown pair_weight {pair_weight!r}; valid: {', '.join(PAIR_WEIGHTS)}")
+    return X, y, query_ptr, float(lam), int(k)
+
+
+def _set_threads(n_jobs: int):
+    import numba
+
+    previous = numba.get_num_threads()
+    numba.set_num_threads(max(1, min(int(n_jobs), numba.config.NUMBA_NUM_THREADS)))
+    return previous
+
+
+# --------------------------------------------------------------------------------------------
+# public functions
+
+
+def greedy_path(X, y, query_ptr, lam: float = 1.0, k: int | None = None, *, pair_weight: str = "query",
+                n_jobs: int = 1, return_details: bool = False):
+    """Greedy RankRLS selection path by the fast algorithm (module docstring).
+
+    X (m, n), y (m,) relevance labels, query_ptr (q + 1,) query offsets; lam > 0 the ridge
+    weight; k features to select (default n, the whole path); pair_weight "query" (the paper's
+    ``1/(2|Q|)`` pair weights) or "pair" (weight 1, as ``ltrfs.rankers.RankRLS``); n_jobs
+    numba threads over the candidate features.
+
+    Returns ``(order int64 (k,), lqo_errors float64 (k,))``: the feature added in each round
+    and the LQO error of the selected set after that round. With ``return_details=True`` a
+    third item, a dict: ``coefs`` (list of k arrays, the RankRLS weights w (t,) on
+    ``order[:t]`` trained on all the data, t = 1..k) and ``candidate_errors`` (k x n float64,
+    the LQO error of every candidate in every round; NaN for features already selected).
+    Time O(k m n), memory O(m n).
+    """
+    X, y, query_ptr, lam, k = _check_path_inputs(X, y, query_ptr, lam, k, pair_weight)
+    m, n = X.shape
+    Xc, yt = _weighted_centred(X, y, query_ptr, pair_weight)
+    Xt = np.ascontiguousarray(Xc.T)           # n x m, X~ feature-major
+    del Xc
+    C = Xt / lam                              # G^{-1} X~ with G = lam I
+    U = Xt.copy()                             # (G^{-1})_QQ^{-1} C_Q
+    a = yt / lam
+    r = yt.copy()                             # LQO residuals of the empty model
+    alive = np.ones(n, dtype=bool)
+    order = np.empty(k, dtype=np.int64)
+    errors = np.empty(k, dtype=np.float64)
+    coefs = []
+    cand_err = np.full((k, n), np.nan) if return_details else None
+    previous = _set_threads(n_jobs)
+    try:
+        for step in range(k):
+            cand = np.flatnonzero(alive).astype(np.int64)
+            out = np.empty(len(cand))
+            _candidate_errors(Xt, C, U, a, r, yt, query_ptr, cand, out)
+            j = int(np.argmin(out))            # first minimum = lowest feature index
+            b = int(cand[j])
+            order[step] = b
+            errors[step] = out[j]
+            if cand_err is not None:
+                cand_err[step, cand] = out
+            alive[b] = False
+            c, d, cu, gamma = _query_terms(Xt, C, U, a, r, yt, query_ptr, b)
+            rest = np.flatnonzero(alive).astype(np.int64)
+            Cb = C[b].copy()
+            if step + 1 < k and len(rest):
+                _update_features(Xt, C, U, query_ptr, b, c, cu, gamma, rest)
+            a -= d * Cb
+            if return_details:
+                coefs.append(Xt[order[:step + 1]] @ a)
+    finally:
+        import numba
+
+        numba.set_num_threads(previous)
+    if return_details:
+        return order, errors, {"coefs": coefs, "candidate_errors": cand_err}
+    return order, errors
+
+
+def lqo_error(X, y, query_ptr, features, lam: float, *, pair_weight: str = "query") -> float:
+    """LQO error of one feature set by the definition (module docstring): for every query,
+    train RankRLS on the other queries' centred data with an explicit ridge solve, and sum the
+    held-out query's explicit pairwise squared errors ``w_Q sum_{i<j in Q} (e_i - e_j)^2``
+    (``w_Q = 1/|Q|`` for "query", 1 for "pair"). O(q (m s^2 + s^3 + |Q|^2)) for s features."""
+    X = np.asarray(X, dtype=np.float64)[:, list(features)]
+    y = np.asarray(y, dtype=np.float64)
+    query_ptr = np.asarray(query_ptr, dtype=np.int64)
+    nq = len(query_ptr) - 1
+    s = X.shape[1]
+    total = 0.0
+    for q in range(nq):
+        lo, hi = query_ptr[q], query_ptr[q + 1]
+        keep = np.r_[0:lo, hi:X.shape[0]]
+        ptr = np.r_[query_ptr[:q + 1], query_ptr[q + 2:] - (hi - lo)]
+        Xc, yc = _weighted_centred(X[keep], y[keep], ptr, pair_weight)
+        w = np.linalg.solve(Xc.T @ Xc + lam * np.eye(s), Xc.T @ yc)
+        e = y[lo:hi] - X[lo:hi] @ w
+        diff = e[:, None] - e[None, :]
+        pair_sum = 0.5 * float((diff * diff).sum())  # sum over i < j
+        total += pair_sum / (hi - lo) if pair_weight == "query" else pair_sum
+    return total
+
+
+def naive_greedy_path(X, y, query_ptr, lam: float = 1.0, k: int | None = None, *, pair_weight: str = "query"):
+    """The plain wrapper (the paper's "standard wrapper approach"): every round, every
+    candidate's ``lqo_error`` by retraining once per held-out query with explicit solves; add
+    the arg min (lowest index on ties). Returns ``(order (k,), lqo_errors (k,))`` like
+    ``greedy_path``. O(k n q (m k^2 + k^3)) time: a test oracle and speed reference only."""
+    X, y, query_ptr, lam, k = _check_path_inputs(X, y, query_ptr, lam, k, pair_weight)
+    n = X.shape[1]
+    chosen: list[int] = []
+    errors = []
+    for _ in range(k):
+        best, best_err = -1, math.inf
+        for i in range(n):
+            if i in chosen:
+                continue
+            err = lqo_error(X, y, query_ptr, chosen + [i], lam, pair_weight=pair_weight)
+            if err < best_err:
+                best, best_err = i, err
+        chosen.append(best)
+        errors.append(best_err)
+    return np.asarray(chosen, dtype=np.int64), np.asarray(errors)
+
+
+def rankrls_coef(X, y, query_ptr, lam: float, *, pair_weight: str = "query") -> np.ndarray:
+    """RankRLS weights (n,) on all columns of X in the given pair weighting (primal solve)."""
+    Xc, yc = _weighted_centred(np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64),
+                               np.asarray(query_ptr, dtype=np.int64), pair_weight)
+    from scipy.linalg import solve
+
+    return solve(Xc.T @ Xc + lam * np.eye(Xc.shape[1]), Xc.T @ yc, assume_a="pos", check_finite=False)
+
+
+# --------------------------------------------------------------------------------------------
+# selector
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and math.isfinite(value)
+
+
+class GreedyRankRLS(Selector):
+    """Greedy RankRLS feature selection (module docstring) with lambda and k chosen on vali.
+
+    Parameters
+    ----------
+    k : int or None, default None
+        features selected by the greedy (the path length); None = all d (the full path). The
+        model's own k (``chosen_["k"]``) is chosen on vali among 1..k.
+    lam : float or None, default None
+        the RankRLS lambda; None chooses it on vali from ``lam_grid`` (the paper's protocol).
+    lam_grid : list of float, default (2^-7, 2^2, 2^6, 2^8)
+        the paper's grid, used when ``lam`` is None.
+    metric : str, default "map"
+        vali metric choosing lambda and k (``ltrfs.metrics.metric_per_query``).
+    convention : str, default "letor4"
+        metric convention.
+    pair_weight : {"query", "pair"}, default "query"
+        "query": the paper's ``1/(2|Q|) sum_{i,j in Q}`` pair weights (ridge on query-centred
+        data); "pair": every within-query pair weight 1 (``ltrfs.rankers.RankRLS``).
+    n_jobs : int, default 1
+        numba threads over the candidate features.
+
+    Procedure: for every lambda of the grid, run ``greedy_path`` to length k; on vali score
+    the RankRLS model on the first t features for t = 1..k (from the path's dual coefficients,
+    no refit); the best t per lambda (ties: smaller t), then the best lambda (ties: earlier in
+    the grid). Without vali data, ``lam`` must be given and the model uses all k features.
+
+    Learned: ``ranking_`` (d,) the greedy order for the chosen lambda, then (when k < d) the
+    unselected features by their LQO error in the last round (ascending; lowest index on
+    ties); ``scores_`` None; ``lam_`` and ``k_``; ``coef_`` (k_,) RankRLS weights on
+    ``ranking_[:k_]`` (equal to RankRLS(lam_) trained on those features); ``lqo_errors_``
+    (k,); ``chosen_`` = {lam, k, vali_metric, vali}; ``details_`` per lambda (key ``repr``
+    of lambda): ``order``, ``lqo_error`` after each step, ``vali`` {metric name: value for
+    k = 1..} for the chosen metric, MAP and MeanNDCG, and ``coef`` (the weights for each k),
+    so the paper's MAP / MeanNDCG-vs-k curves can be redrawn on any split.
+    """
+
+    name = "greedy_rankrls"
+
+    def __init__(self, k: int | None = None, lam: float | None = None, lam_grid=DEFAULT_LAM_GRID,
+                 metric: str = "map", convention: str = "letor4", pair_weight: str = "query", n_jobs: int = 1):
+        self.k = k
+        self.lam = lam
+        self.lam_grid = lam_grid
+        self.metric = metric
+        self.convention = convention
+        self.pair_weight = pair_weight
+        self.n_jobs = n_jobs
+
+    def validate_params(self):
+        label = self.name
+        if self.k is not None and (isinstance(self.k, (bool, np.bool_)) or not isinstance(self.k, numbers.Integral)
+                                   or self.k < 1):
+            raise ValueError(f"{label}: k must be an integer >= 1 or None (all features); got {self.k!r}")
+        if self.lam is not None and not (_is_number(self.lam) and self.lam > 0):
+            raise ValueError(f"{label}: lam must be a finite number > 0 or None (choose on vali); got {self.lam!r}")
+        grid = self.lam_grid
+        if isinstance(grid, (str, bytes)) or not hasattr(grid, "__len__") or len(grid) == 0 \
+                or not all(_is_number(v) and v > 0 for v in grid):
+            raise ValueError(f"{label}: lam_grid must be a non-empty list of finite numbers > 0; got {grid!r}")
+        try:
+            metrics.parse_metric(self.metric)
+        except ValueError as exc:
+            raise ValueError(f"{label}: metric: {exc}") from None
+        if self.convention not in metrics.CONVENTIONS:
+            raise ValueError(f"{label}: unknown convention {self.convention!r}; valid: {', '.join(metrics.CONVENTIONS)}")
+        if self.pair_weight not in PAIR_WEIGHTS:
+            raise ValueError(f"{label}: unknown pair_weight {self.pair_weight!r}; valid: {', '.join(PAIR_WEIGHTS)}")
+        n = self.n_jobs
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral) or n < 1:
+            raise ValueError(f"{label}: n_jobs must be an integer >= 1; got {n!r} "
+                             "(ltrfs never uses all cores implicitly: give a thread count)")
+
+    def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
+        self.validate_params()
+        d = X.shape[1]
+        k = d if self.k is None else int(self.k)
+        if k > d:
+            raise ValueError(f"{self.name}: k={k} exceeds the number of features ({d})")
+        has_vali = X_val is not None and y_val is not None and qid_val is not None
+        if self.lam is None and not has_vali:
+            raise ValueError(f"{self.name}: lam=None chooses lambda on validation data, but none was given; "
+                             "pass X_val, y_val and qid_val to fit, or set lam")
+        if has_vali:
+            X_val = np.asarray(X_val, dtype=np.float64)
+            y_val = np.asarray(y_val)
+            if X_val.ndim != 2 or X_val.shape[1] != d or y_val.shape != (X_val.shape[0],):
+                raise ValueError(f"{self.name}: validation data must be (m, {d}) with one label per row; "
+                                 f"got X_val {X_val.shape}, y_val {y_val.shape}")
+            ptr_val, _ = query_ptr_from_qid(np.asarray(qid_val))
+        grid = [float(self.lam)] if self.lam is not None else [float(v) for v in self.lam_grid]
+        metric_names = [self.metric] + [m for m in ("map", "meanndcg")
+                                        if metrics.parse_metric(m) != metrics.parse_metric(self.metric)]
+        details, paths = {}, {}
+        best = None  # (score, lam, k)
+        for lam in grid:
+            order, errors, extra = greedy_path(X, y, query_ptr, lam, k, pair_weight=self.pair_weight,
+                                               n_jobs=self.n_jobs, return_details=True)
+            entry = {"order": order.tolist(), "lqo_error": errors.tolist(),
+                     "coef": [w.tolist() for w in extra["coefs"]]}
+            if has_vali:
+                curves = {name: [] for name in metric_names}
+                for t in range(1, k + 1):
+                    scores = X_val[:, order[:t]] @ extra["coefs"][t - 1]
+                    for name in metric_names:
+                        curves[name].append(float(metrics.metric_per_query(
+                            y_val, scores, ptr_val, name, self.convention).mean()))
+                entry["vali"] = curves
+                main = np.asarray(curves[self.metric])
+                t_best = int(np.argmax(main)) + 1  # first maximum = smallest k
+                if best is None or main[t_best - 1] > best[0]:
+                    best = (float(main[t_best - 1]), lam, t_best)
+            elif best is None:
+                best = (math.nan, lam, k)
+            details[repr(lam)] = entry
+            paths[lam] = (order, errors, extra)
+        score, lam, k_best = best
+        order, errors, extra = paths[lam]
+        rest = np.setdiff1d(np.arange(d), order)
+        if len(rest):
+            last = extra["candidate_errors"][-1, rest]
+            rest = rest[np.argsort(last, kind="stable")]
+        self.ranking_ = np.concatenate([order, rest]).astype(np.int64)
+        self.scores_ = None
+        self.lam_ = lam
+        self.k_ = k_best
+        self.coef_ = np.asarray(extra["coefs"][k_best - 1], dtype=np.float64)
+        self.lqo_errors_ = errors
+        self.chosen_ = {"lam": lam, "k": k_best}
+        if has_vali:
+            self.chosen_.update({"vali_metric": self.metric, "vali": score})
+        self.details_ = {"pair_weight": self.pair_weight, "lqo_error_definition":
+                         "sum over queries of the held-out query's pairwise squared error "
+                         + ("(1/|Q|) sum_{i<j}" if self.pair_weight == "query" else "sum_{i<j}"),
+                         "lambdas": details}
+
+    def predict_scores(self, X) -> np.ndarray:
+        """(m,) scores of the RankRLS model on the chosen features: ``X[:, ranking_[:k_]] @ coef_``
+        for raw features X (m, d)."""
+        if not hasattr(self, "coef_"):
+            from ltrfs.estimator import NotFittedError
+
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit() first")
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X must be (m, {self.n_features_in_}); got shape {X.shape}")
+        return X[:, self.ranking_[:self.k_]] @ self.coef_
+
+    def predict_path(self, X, lam: float | None = None, k: int | None = None) -> np.ndarray:
+        """(m,) scores of the path model for ``lam`` (a grid value; default the chosen one)
+        on its first k greedy features (default the chosen k)."""
+        lam = self.lam_ if lam is None else float(lam)
+        entry = self.details_["lambdas"].get(repr(lam))
+        if entry is None:
+            raise ValueError(f"lam={lam!r} was not on the fitted path; fitted: {', '.join(self.details_['lambdas'])}")
+        k = self.k_ if k is None else int(k)
+        if not 1 <= k <= len(entry["order"]):
+            raise ValueError(f"k={k} is outside 1..{len(entry['order'])}")
+        X = np.asarray(X, dtype=np.float64)
+        return X[:, entry["order"][:k]] @ np.asarray(entry["coef"][k - 1])
