@@ -1,0 +1,481 @@
+"""FSMRank: joint feature selection and ranking by a non-negative weighted-L1 problem
+(Lai, Pan, Tang, Yu, IEEE TNNLS 2013; SPEC section 3): the problem, its solvers and the ranker.
+The selectors built on it (``fsmrank``, ``fsmsvm``) are in ``ltrfs.selection.fsmrank``.
+
+Problem (paper eq. 2). With the d features extended to 2d, ``X' = [X, -X]`` (m, 2d), weights
+``w >= 0`` in R^2d and ``w_hat = w[:d] - w[d:]`` (d,), so that ``w.x' = w_hat.x``::
+
+    min_{w >= 0}  F(w) = lambda1/2 w'Aw + lambda2 sum_i w_i / s_i + f(w)
+    f(w) = (1/p) sum_{(i, j) in P} max(0, 1 - w_hat.(x_i - x_j))^2
+
+P = the p pairs of documents of one query with y_i > y_j (all queries together). ``A`` (2d, 2d)
+and ``s`` (2d,) are the paper's Pearson quantities on the 2d columns (section III-B):
+``s_i = |corr(h_i, y)|`` and ``A_ij = |corr(h_i, h_j)|``; since |corr(-a, b)| = |corr(a, b)|,
+``A = [[P, P], [P, P]]`` and ``s = [q, q]`` with ``q``, ``P`` the d-feature importance and
+similarity of ``ltrfs.scoring.pearson`` (constant feature: q = EPS, row of P zero except the
+diagonal). Ablations (Table III): ``similarity="identity"`` (A = I_2d) and ``importance="ones"``
+(s = 1).
+
+The pair sum is never materialised: ``ltrfs.rankers.ranksvm_primal.squared_hinge_pairs``
+gives ``L(s) = sum_P max(0, 1 - (s_i - s_j))^2`` and ``c`` = half its gradient in score space
+for scores ``s = X w_hat`` in O(n log n) per query, so f = L / p and
+``grad f = [g, -g]`` with ``g = (2/p) X' c`` (d,).
+
+Solver (``fsmrank_solve``, Algorithm 1): Nesterov's accelerated proximal gradient with
+Nemirovski's line search. ``w_0 = z_1 = 0, alpha_1 = 1, gamma = 2, L = L0 / gamma^10`` with
+``L0 = (4 + 2 lambda1) d`` (Theorem 1). Iteration t, with phi = F minus the linear term:
+
+    g = grad phi(z_t)
+    repeat:  w_t = max(0, (L z_t - g - lambda2 / s) / L)        (projection step, closed form)
+             accept if phi(w_t) <= phi(z_t) + g.(w_t - z_t) + L/2 ||w_t - z_t||^2, else L <- gamma L
+    stop if |F(w_t) - F(w_{t-1})| <= tol |F(w_{t-1})|   (tol = 1e-4)   or t = T (T = 400)
+    alpha_{t+1} = (1 + sqrt(1 + 4 alpha_t^2)) / 2
+    z_{t+1} = w_t + (alpha_t - 1) / alpha_{t+1} (w_t - w_{t-1})
+
+L is never decreased (as in the paper). The line-search test accepts a violation of at most
+``1e-12 max(1, |phi(z_t)|)`` (rounding of the pair sums; without it L would double forever once
+the steps are at the level of rounding noise).
+
+Baseline (``subgradient_solve``, the paper's Fig. 5): projected subgradient on the same F,
+``w_t = max(0, w_{t-1} - eta_t G(w_{t-1}))`` with ``G = grad phi + lambda2 / s`` (the linear
+term is differentiable on the orthant) and the diminishing step ``eta_t = step0 / sqrt(t)``;
+``step0`` defaults to ``1 / L0`` (the paper's Lipschitz bound; the paper does not state its
+step rule). Both solvers record F(w_t), the cumulative seconds and (FSMRank) L per iteration.
+
+Convexity note: F is convex when A is positive semidefinite on the orthant directions used; an
+absolute-correlation matrix need not be PSD, in which case the paper's convexity claim (and
+Theorem 2) does not strictly hold; the solver runs all the same (the line search only needs
+the local quadratic upper bound). ``pearson_min_eigenvalue_`` records the smallest eigenvalue of
+the d x d Pearson similarity.
+
+Estimators:
+
+- ``FSMRank`` (ranker ``fsmrank``): fit solves at the given lambdas; ``predict(X) = X @ w_hat``.
+  ``default_grid`` (the paper gives none: "chosen by cross-validation") is the log grid
+  lambda1 in {0, 1e-3, 1e-2, 1e-1, 1} x lambda2 in {0, 1e-4, 1e-3, 1e-2, 1e-1}; the scales
+  follow from f(0) = 1 and |grad f(0)| = O(1) for features in [0, 1]: lambda2 / s_i above the
+  feature's |grad_i f(0)| removes it, so lambda2 = 0.1 already removes most features.
+- ``FSMRankSelector`` (selector ``fsmrank``): lambdas given, or chosen on vali over the grid by
+  ``vali_metric`` of ``X_val @ w_hat``; ``ranking_`` = features by |w_hat| descending (ties, in
+  particular the zero weights: larger Pearson importance first, then lower index);
+  ``scores_ = |w_hat|``; ``predict_scores(X) = X @ w_hat``; ``predict_scores_k(X, k)`` keeps the
+  top k weights (the paper's k-feature FSMRank model) and zeroes the others.
+- ``FSMSVM`` (selector ``fsmsvm``): the paper's two-stage baseline: FSMRank's ranking, then
+  RankSVM-Primal on the top t features with t chosen on vali.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import numbers
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit
+
+from ltrfs.rankers.base import LinearScores, Ranker, check_fit_inputs, check_X
+from ltrfs.rankers.ranksvm import count_pairs, label_levels
+from ltrfs.rankers.ranksvm_primal import squared_hinge_pairs
+from ltrfs.scoring.pearson import pearson_scores
+
+log = logging.getLogger(__name__)
+
+SIMILARITIES = ("pearson", "identity")
+IMPORTANCES = ("pearson", "ones")
+#: the lambda grids used when the paper gives none (see the module docstring)
+LAMBDA1_GRID = (0.0, 1e-3, 1e-2, 1e-1, 1.0)
+LAMBDA2_GRID = (0.0, 1e-4, 1e-3, 1e-2, 1e-1)
+#: maximum number of L doublings in one line search (safety net; never reached in practice)
+_MAX_DOUBLINGS = 200
+#: accepted absolute violation of the line-search inequality, relative to max(1, |phi(z)|)
+_LS_SLACK = 1e-12
+
+
+# ----------------------------------------------------------------------------- kernels
+
+
+@njit(cache=True)
+def _matvec(X, w, out):  # pragma: no cover - compiled
+    """out (m,) <- X @ w with float64 accumulation (X float32 or float64)."""
+    m, d = X.shape
+    for i in range(m):
+        acc = 0.0
+        for j in range(d):
+            acc += X[i, j] * w[j]
+        out[i] = acc
+
+
+@njit(cache=True)
+def _rmatvec(X, c, out):  # pragma: no cover - compiled
+    """out (d,) <- X.T @ c with float64 accumulation; rows with c_i = 0 are skipped."""
+    m, d = X.shape
+    for j in range(d):
+        out[j] = 0.0
+    for i in range(m):
+        ci = c[i]
+        if ci != 0.0:
+            for j in range(d):
+                out[j] += X[i, j] * ci
+
+
+# ----------------------------------------------------------------------------- problem
+
+
+def extended_pearson(X, y, similarity: str = "pearson", importance: str = "pearson", pearson=None):
+    """(A (2d, 2d), s (2d,), P (d, d) or None) of the 2d-extended features [X, -X].
+
+    ``similarity``: "pearson" -> A = [[P, P], [P, P]] with P_ij = |corr(x_i, x_j)|, or
+    "identity" -> I_2d. ``importance``: "pearson" -> s = [q, q] with q_i = |corr(x_i, y)|
+    (at least ``pearson.EPS``), or "ones". ``pearson`` optional precomputed
+    ``(q (d,), P (d, d))`` from ``ltrfs.scoring.pearson.pearson_scores`` on the same rows.
+    """
+    d = np.asarray(X).shape[1]
+    need = similarity == "pearson" or importance == "pearson"
+    q = P = None
+    if need:
+        if pearson is None:
+            pearson = pearson_scores(X, y)
+        q, P = (np.asarray(a, dtype=np.float64) for a in pearson)
+    A = np.tile(P, (2, 2)) if similarity == "pearson" else np.eye(2 * d)
+    s = np.tile(q, 2) if importance == "pearson" else np.ones(2 * d)
+    return np.ascontiguousarray(A), s, P
+
+
+class FSMProblem:
+    """F(w) = lambda1/2 w'Aw + lambda2 sum w_i/s_i + f(w) on X (m, d) (module docstring).
+
+    X float32 or float64 (m, d) (used as it is, products accumulate in float64); y (m,) labels;
+    query_ptr int64 (q + 1,); A (2d, 2d) or (d, d) (tiled to [[A, A], [A, A]]); s (2d,) or (d,)
+    (tiled); lambda1, lambda2 >= 0. ``p`` = number of labelled pairs (f = 0 when there are none).
+    """
+
+    def __init__(self, X, y, query_ptr, A, s, lambda1: float, lambda2: float):
+        X = np.asarray(X)
+        if X.dtype not in (np.float32, np.float64):
+            X = X.astype(np.float64)
+        self.X = np.ascontiguousarray(X)
+        m, d = self.X.shape
+        self.d = d
+        self.query_ptr = np.ascontiguousarray(query_ptr, dtype=np.int64)
+        self.levels = label_levels(np.asarray(y), self.query_ptr)
+        self.n_pairs = int(count_pairs(np.asarray(y), self.query_ptr).sum())
+        self._p = float(max(self.n_pairs, 1))
+        A = np.asarray(A, dtype=np.float64)
+        if A.shape == (d, d):
+            A = np.tile(A, (2, 2))
+        if A.shape != (2 * d, 2 * d):
+            raise ValueError(f"A must be ({d}, {d}) or ({2 * d}, {2 * d}); got {A.shape}")
+        s = np.asarray(s, dtype=np.float64)
+        if s.shape == (d,):
+            s = np.tile(s, 2)
+        if s.shape != (2 * d,) or not np.all(s > 0):
+            raise ValueError(f"s must be ({d},) or ({2 * d},) with every entry > 0")
+        self.A = np.ascontiguousarray(A)
+        self.s = s
+        self.lambda1 = float(lambda1)
+        self.lambda2 = float(lambda2)
+        self.r = self.lambda2 / s  # the linear (weighted-L1 on the orthant) term's gradient
+        self._scores = np.empty(m, dtype=np.float64)
+        self._gh = np.empty(d, dtype=np.float64)
+        self.n_evals = 0
+
+    def L0(self) -> float:
+        """Theorem 1's bound (4 + 2 lambda1) d on the Lipschitz constant of grad phi."""
+        return (4.0 + 2.0 * self.lambda1) * self.d
+
+    @staticmethod
+    def w_hat(w) -> np.ndarray:
+        d = len(w) // 2
+        return w[:d] - w[d:]
+
+    def scores(self, w_hat) -> np.ndarray:
+        if self.X.dtype == np.float64:
+            return self.X @ w_hat
+        _matvec(self.X, np.ascontiguousarray(w_hat, dtype=np.float64), self._scores)
+        return self._scores
+
+    def pair_loss(self, w_hat) -> tuple[float, np.ndarray]:
+        """(f = L / p, c (m,)) with c half the score-space gradient of L."""
+        loss, coef = squared_hinge_pairs(self.scores(w_hat), self.levels, self.query_ptr)
+        return loss / self._p, coef
+
+    def smooth(self, w, grad: bool = True):
+        """(phi(w), grad phi(w) (2d,) or None); phi = lambda1/2 w'Aw + f(w)."""
+        self.n_evals += 1
+        f, coef = self.pair_loss(self.w_hat(w))
+        Aw = self.A @ w
+        phi = 0.5 * self.lambda1 * float(w @ Aw) + f
+        if not grad:
+            return phi, None
+        if self.X.dtype == np.float64:
+            gh = self.X.T @ coef
+        else:
+            _rmatvec(self.X, coef, self._gh)
+            gh = self._gh
+        gh = (2.0 / self._p) * gh
+        return phi, self.lambda1 * Aw + np.concatenate([gh, -gh])
+
+    def objective(self, w) -> float:
+        """F(w) (w >= 0 assumed)."""
+        return self.smooth(w, grad=False)[0] + float(self.r @ w)
+
+    def gradient(self, w) -> np.ndarray:
+        """grad F(w) = grad phi(w) + lambda2 / s (F is differentiable on the orthant)."""
+        return self.smooth(w)[1] + self.r
+
+    def kkt_violation(self, w) -> float:
+        """max_i |min(w_i, G_i)| with G = grad F(w): 0 exactly at a solution of min F over w >= 0
+        (G_i >= 0 everywhere, G_i = 0 where w_i > 0)."""
+        G = self.gradient(w)
+        return float(np.max(np.abs(np.minimum(w, G))))
+
+
+@dataclass
+class SolveResult:
+    """Output of ``fsmrank_solve`` / ``subgradient_solve``.
+
+    w (2d,) >= 0; w_hat (d,) = w[:d] - w[d:]; objective F(w); n_iter iterations done;
+    converged: stopped by the relative-change rule; objectives (n_iter + 1,) F(w_t) for
+    t = 0..n_iter (t = 0 the start); seconds (n_iter + 1,) cumulative wall time at each;
+    lipschitz (n_iter + 1,) L used by each iteration (FSMRank; the step 1/eta_t for the
+    subgradient); n_evals oracle calls (pair sweeps).
+    """
+
+    w: np.ndarray
+    w_hat: np.ndarray
+    objective: float
+    n_iter: int
+    converged: bool
+    objectives: np.ndarray
+    seconds: np.ndarray
+    lipschitz: np.ndarray
+    n_evals: int
+    method: str = "fsmrank"
+    extra: dict = field(default_factory=dict)
+
+    def trace(self) -> dict:
+        """JSON-able convergence trace (for ``details_`` and Fig. 5)."""
+        return {"method": self.method, "n_iter": int(self.n_iter), "converged": bool(self.converged),
+                "objective": [float(v) for v in self.objectives], "seconds": [round(float(v), 6) for v in self.seconds],
+                "lipschitz": [float(v) for v in self.lipschitz], "n_evals": int(self.n_evals)}
+
+
+def _check_solver_args(max_iter, tol, max_seconds):
+    if isinstance(max_iter, (bool, np.bool_)) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
+        raise ValueError(f"max_iter must be an integer >= 1; got {max_iter!r}")
+    if not _is_number(tol) or tol < 0:
+        raise ValueError(f"tol must be a number >= 0; got {tol!r}")
+    if max_seconds is not None and not (_is_number(max_seconds) and max_seconds > 0):
+        raise ValueError(f"max_seconds must be a number > 0 or None; got {max_seconds!r}")
+
+
+def fsmrank_solve(problem: FSMProblem, *, max_iter: int = 400, tol: float = 1e-4, gamma: float = 2.0,
+                  L0: float | None = None, max_seconds: float | None = None, w0=None) -> SolveResult:
+    """Algorithm 1 of Lai et al. (module docstring) on ``problem``.
+
+    max_iter T (400); tol the relative change of F that stops (1e-4; 0 runs T iterations);
+    gamma the line-search factor (2); L0 (default (4 + 2 lambda1) d), L starts at L0 / gamma^10;
+    max_seconds optional wall-time limit (checked after each iteration); w0 start (2d,) >= 0
+    (default 0, the paper's).
+    """
+    _check_solver_args(max_iter, tol, max_seconds)
+    if not (_is_number(gamma) and gamma > 1):
+        raise ValueError(f"gamma must be a number > 1; got {gamma!r}")
+    if L0 is None:
+        L0 = problem.L0()
+    if not (_is_number(L0) and L0 > 0):
+        raise ValueError(f"L0 must be a number > 0; got {L0!r}")
+    n2 = 2 * problem.d
+    start = time.perf_counter()
+    evals0 = problem.n_evals
+    w_prev = np.zeros(n2) if w0 is None else np.maximum(np.asarray(w0, dtype=np.float64), 0.0)
+    z = w_prev.copy()
+    alpha = 1.0
+    L = float(L0) / gamma ** 10
+    F_prev = problem.objective(w_prev)
+    objectives, seconds, lips = [F_prev], [time.perf_counter() - start], [L]
+    converged = False
+    w = w_prev
+    it = 0
+    for it in range(1, max_iter + 1):
+        phi_z, g = problem.smooth(z)
+        g_lin = g + problem.r
+        for _ in range(_MAX_DOUBLINGS):
+            w = np.maximum(z - g_lin / L, 0.0)  # = max(0, (L z - g - lambda2 / s) / L)
+            diff = w - z
+            dd = float(diff @ diff)
+            phi_w, _ = problem.smooth(w, grad=False)
+            if phi_w - phi_z - float(g @ diff) <= 0.5 * L * dd + _LS_SLACK * max(1.0, abs(phi_z)):
+                break
+            L *= gamma
+        F = phi_w + float(problem.r @ w)
+        objectives.append(F)
+        seconds.append(time.perf_counter() - start)
+        lips.append(L)
+        if abs(F - F_prev) <= tol * abs(F_prev):
+            converged = True
+            break
+        if max_seconds is not None and seconds[-1] >= max_seconds:
+            break
+        alpha_next = 0.5 * (1.0 + math.sqrt(1.0 + 4.0 * alpha * alpha))
+        z = w + ((alpha - 1.0) / alpha_next) * (w - w_prev)
+        w_prev, F_prev, alpha = w, F, alpha_next
+    if log.isEnabledFor(logging.DEBUG):
+        log.debug("FSMRank: lambda1=%g lambda2=%g, %d iterations, F=%.10g, L=%.4g, %.3f s", problem.lambda1,
+                  problem.lambda2, it, objectives[-1], L, seconds[-1])
+    return SolveResult(w=w, w_hat=problem.w_hat(w), objective=float(objectives[-1]), n_iter=it, converged=converged,
+                       objectives=np.asarray(objectives), seconds=np.asarray(seconds), lipschitz=np.asarray(lips),
+                       n_evals=problem.n_evals - evals0, method="fsmrank")
+
+
+def subgradient_solve(problem: FSMProblem, *, max_iter: int = 400, tol: float = 0.0, step0: float | None = None,
+                      max_seconds: float | None = None, w0=None) -> SolveResult:
+    """Projected subgradient baseline on the same F (module docstring): step eta_t = step0 / sqrt(t),
+    step0 default 1 / L0 = 1 / ((4 + 2 lambda1) d). Stops after max_iter, at max_seconds, or when
+    the relative change of F is <= tol (default 0: never). ``w`` is the last iterate; the
+    best objective seen is in ``extra["best_objective"]``."""
+    _check_solver_args(max_iter, tol, max_seconds)
+    if step0 is None:
+        step0 = 1.0 / problem.L0()
+    if not (_is_number(step0) and step0 > 0):
+        raise ValueError(f"step0 must be a number > 0; got {step0!r}")
+    n2 = 2 * problem.d
+    start = time.perf_counter()
+    evals0 = problem.n_evals
+    w = np.zeros(n2) if w0 is None else np.maximum(np.asarray(w0, dtype=np.float64), 0.0)
+    phi, g = problem.smooth(w)
+    F = phi + float(problem.r @ w)
+    objectives, seconds, lips = [F], [time.perf_counter() - start], [1.0 / step0]
+    best = F
+    converged = False
+    it = 0
+    for it in range(1, max_iter + 1):
+        eta = step0 / math.sqrt(it)
+        w = np.maximum(w - eta * (g + problem.r), 0.0)
+        phi, g = problem.smooth(w)
+        F_new = phi + float(problem.r @ w)
+        objectives.append(F_new)
+        seconds.append(time.perf_counter() - start)
+        lips.append(1.0 / eta)
+        best = min(best, F_new)
+        stop = abs(F_new - F) <= tol * abs(F)
+        F = F_new
+        if stop:
+            converged = True
+            break
+        if max_seconds is not None and seconds[-1] >= max_seconds:
+            break
+    return SolveResult(w=w, w_hat=problem.w_hat(w), objective=float(F), n_iter=it, converged=converged,
+                       objectives=np.asarray(objectives), seconds=np.asarray(seconds), lipschitz=np.asarray(lips),
+                       n_evals=problem.n_evals - evals0, method="subgradient", extra={"best_objective": float(best)})
+
+
+# ----------------------------------------------------------------------------- parameters
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and math.isfinite(value)
+
+
+def _check_lambda(value, what, allow_none):
+    if value is None and allow_none:
+        return
+    if not (_is_number(value) and value >= 0):
+        extra = " or None (choose on vali)" if allow_none else ""
+        raise ValueError(f"{what} must be a number >= 0{extra}; got {value!r}")
+
+
+def _check_common(obj, label):
+    if obj.similarity not in SIMILARITIES:
+        raise ValueError(f"{label}: unknown similarity {obj.similarity!r}; valid: {', '.join(SIMILARITIES)}")
+    if obj.importance not in IMPORTANCES:
+        raise ValueError(f"{label}: unknown importance {obj.importance!r}; valid: {', '.join(IMPORTANCES)}")
+    try:
+        _check_solver_args(obj.max_iter, obj.tol, None)
+    except ValueError as exc:
+        raise ValueError(f"{label}: {exc}") from None
+    if isinstance(obj.n_jobs, (bool, np.bool_)) or not isinstance(obj.n_jobs, numbers.Integral) or obj.n_jobs < 1:
+        raise ValueError(f"{label}: n_jobs must be an integer >= 1; got {obj.n_jobs!r} "
+                         "(ltrfs never uses all cores implicitly: give a thread count)")
+
+
+def _blas_limit(n_jobs):
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=int(n_jobs), user_api="blas")
+
+
+def _as_data_matrix(X, what="X", n_features=None):
+    """float32 stays float32 (products accumulate in float64), anything else becomes float64."""
+    dtype = np.float32 if np.asarray(X).dtype == np.float32 else np.float64
+    return check_X(X, what, n_features=n_features, dtype=dtype)
+
+
+# ----------------------------------------------------------------------------- ranker
+
+
+class FSMRank(LinearScores, Ranker):
+    """FSMRank as a ranker: solve eq. (2) at the given lambdas; ``predict(X) = X @ coef_``.
+
+    Parameters
+    ----------
+    lambda1 : float >= 0, default 0.01     weight of the similarity penalty lambda1/2 w'Aw
+    lambda2 : float >= 0, default 0.001    weight of the importance-weighted L1 term
+    similarity : {"pearson", "identity"}   A (Table III ablation: "identity")
+    importance : {"pearson", "ones"}       s (Table III ablation: "ones")
+    max_iter : int, default 400            T
+    tol : float, default 1e-4              stop when |F_t - F_{t-1}| <= tol |F_{t-1}|
+    n_jobs : int, default 1                BLAS threads (Pearson Gram matrix, float64 products)
+
+    ``default_grid`` (lambda1 x lambda2, 25 points; the paper gives no grid) is chosen on vali
+    by the workflow. Learned: ``coef_`` (d,) = w_hat, ``w_`` (2d,), ``objective_``,
+    ``n_iter_``, ``converged_``, ``trace_`` (``SolveResult.trace()``), ``seconds_``.
+    """
+
+    name = "fsmrank"
+    default_grid = {"lambda1": list(LAMBDA1_GRID), "lambda2": list(LAMBDA2_GRID)}
+
+    def __init__(self, lambda1=0.01, lambda2=0.001, similarity="pearson", importance="pearson", max_iter=400,
+                 tol=1e-4, n_jobs=1):
+        self.lambda1 = lambda1
+        self.lambda2 = lambda2
+        self.similarity = similarity
+        self.importance = importance
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_jobs = n_jobs
+
+    def validate_params(self):
+        _check_lambda(self.lambda1, "fsmrank: lambda1", False)
+        _check_lambda(self.lambda2, "fsmrank: lambda2", False)
+        _check_common(self, "fsmrank")
+
+    def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
+        """Fit on X (m, d), y (m,), qid (m,); the validation arguments are accepted and unused."""
+        self.validate_params()
+        start = time.perf_counter()
+        dtype = np.float32 if np.asarray(X).dtype == np.float32 else np.float64
+        X, y, query_ptr = check_fit_inputs(X, y, qid, dtype=dtype)
+        with _blas_limit(self.n_jobs):
+            A, s, _ = extended_pearson(X, y, self.similarity, self.importance)
+            problem = FSMProblem(X, y, query_ptr, A, s, self.lambda1, self.lambda2)
+            res = fsmrank_solve(problem, max_iter=int(self.max_iter), tol=float(self.tol))
+        self.w_ = res.w
+        self.coef_ = res.w_hat
+        self.objective_ = res.objective
+        self.n_iter_ = res.n_iter
+        self.converged_ = res.converged
+        self.trace_ = res.trace()
+        self.n_features_in_ = X.shape[1]
+        self.seconds_ = time.perf_counter() - start
+        return self
+
+
+def _matvec_any(X, w) -> np.ndarray:
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    if X.dtype == np.float64:
+        return X @ w
+    out = np.empty(X.shape[0], dtype=np.float64)
+    _matvec(X, w, out)
+    return out

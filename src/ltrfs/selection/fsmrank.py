@@ -1,0 +1,258 @@
+"""FSMRank and FSMSVM as feature selectors (Lai et al. 2013; SPEC section 3).
+
+The problem, its solvers and the FSMRank ranker are in ``ltrfs.rankers.fsmrank`` (see its
+docstring for the objective and Algorithm 1).
+
+- ``FSMRankSelector`` (selector ``fsmrank``): lambdas given, or chosen on vali over the grid by
+  ``vali_metric`` of ``X_val @ w_hat``; ``ranking_`` = features by |w_hat| descending (ties, in
+  particular the zero weights: larger Pearson importance first, then lower index);
+  ``scores_ = |w_hat|``; ``predict_scores(X) = X @ w_hat``; ``predict_scores_k(X, k)`` keeps the
+  top k weights (the paper's k-feature FSMRank model) and zeroes the others.
+- ``FSMSVM`` (selector ``fsmsvm``): the paper's two-stage baseline: FSMRank's ranking, then
+  RankSVM-Primal on the top t features with t chosen on vali.
+"""
+from __future__ import annotations
+
+import logging
+import numbers
+
+import numpy as np
+
+from ltrfs import metrics
+from ltrfs.data import query_ptr_from_qid
+from ltrfs.rankers.base import check_X
+from ltrfs.rankers.fsmrank import (LAMBDA1_GRID, LAMBDA2_GRID, FSMProblem, SolveResult, _as_data_matrix,
+                                   _blas_limit, _check_common, _check_lambda, _is_number, _matvec_any,
+                                   extended_pearson, fsmrank_solve)
+from ltrfs.scoring.pearson import pearson_scores
+from ltrfs.selection.base import Selector
+
+log = logging.getLogger(__name__)
+
+
+# ----------------------------------------------------------------------------- selectors
+
+
+class _FSMRankBase(Selector):
+    """FSMRank as a feature selector (module docstring); ``FSMRankSelector`` adds the k-feature
+    model, ``FSMSVM`` the second stage.
+
+    Parameters (defaults): ``lambda1=None``, ``lambda2=None`` (None: chosen on vali from
+    ``lambda1_grid`` x ``lambda2_grid``, defaults ``LAMBDA1_GRID`` x ``LAMBDA2_GRID``; if only
+    one is None only that one is searched); ``similarity="pearson"``, ``importance="pearson"``
+    (ablations "identity", "ones"); ``max_iter=400``, ``tol=1e-4``; ``vali_metric="map"`` and
+    ``convention="letor4"`` (the criterion on vali: the metric of ranking vali by X_val @ w_hat;
+    ties go to the earlier grid point, lambda1 outer); ``n_jobs=1`` (BLAS threads).
+
+    Precomputed ``pearson`` scores (``{"importance": (d,), "similarity": (d, d)}`` of the
+    training split) are used when given. Each grid point is solved from w = 0 (the paper's
+    start), so the result does not depend on the grid order. Deterministic (no randomness).
+
+    Learned: ``ranking_`` (d,), ``scores_`` = |w_hat| (d,), ``coef_`` = w_hat (d,), ``w_``
+    (2d,), ``chosen_`` (lambda1, lambda2, vali metric and the vali value of every grid point),
+    ``details_`` (the convergence trace of the final solve, the grid table),
+    ``objective_``, ``n_iter_``, ``converged_``, ``pearson_min_eigenvalue_``.
+    """
+
+    name = "fsmrank"
+    requires = ("pearson",)
+
+    def __init__(self, lambda1=None, lambda2=None, lambda1_grid=LAMBDA1_GRID, lambda2_grid=LAMBDA2_GRID,
+                 similarity="pearson", importance="pearson", max_iter=400, tol=1e-4, vali_metric="map",
+                 convention="letor4", n_jobs=1):
+        self.lambda1 = lambda1
+        self.lambda2 = lambda2
+        self.lambda1_grid = lambda1_grid
+        self.lambda2_grid = lambda2_grid
+        self.similarity = similarity
+        self.importance = importance
+        self.max_iter = max_iter
+        self.tol = tol
+        self.vali_metric = vali_metric
+        self.convention = convention
+        self.n_jobs = n_jobs
+
+    def validate_params(self):
+        label = self.name
+        _check_lambda(self.lambda1, f"{label}: lambda1", True)
+        _check_lambda(self.lambda2, f"{label}: lambda2", True)
+        for what, grid in (("lambda1_grid", self.lambda1_grid), ("lambda2_grid", self.lambda2_grid)):
+            if isinstance(grid, (str, bytes)) or not hasattr(grid, "__len__") or len(grid) == 0 \
+                    or not all(_is_number(v) and v >= 0 for v in grid):
+                raise ValueError(f"{label}: {what} must be a non-empty list of numbers >= 0; got {grid!r}")
+        _check_common(self, label)
+        if self.convention not in metrics.CONVENTIONS:
+            raise ValueError(f"{label}: unknown convention {self.convention!r}; valid: {', '.join(metrics.CONVENTIONS)}")
+        try:
+            metrics.parse_metric(self.vali_metric)
+        except ValueError as exc:
+            raise ValueError(f"{label}: vali_metric: {exc}") from None
+
+    # ------------------------------------------------------------------ helpers
+    def _pearson(self, X, y, precomputed):
+        d = X.shape[1]
+        cached = precomputed.get("pearson")
+        if cached is not None and np.shape(cached.get("importance")) == (d,) \
+                and np.shape(cached.get("similarity")) == (d, d):
+            return np.asarray(cached["importance"], np.float64), np.asarray(cached["similarity"], np.float64)
+        return pearson_scores(X, y)
+
+    def _vali(self, X_val, y_val, qid_val, d):
+        if X_val is None or y_val is None or qid_val is None:
+            raise ValueError(f"{self.name}: choosing on validation data needs X_val, y_val and qid_val; "
+                             "pass them to fit, or fix the hyperparameters")
+        X_val = _as_data_matrix(X_val, "X_val", n_features=d)
+        y_val = np.asarray(y_val)
+        if y_val.shape != (X_val.shape[0],):
+            raise ValueError(f"{self.name}: y_val must have one label per row of X_val; got {y_val.shape}")
+        ptr_val, _ = query_ptr_from_qid(np.asarray(qid_val))
+        return X_val, y_val, ptr_val
+
+    def _vali_score(self, w_hat, vali) -> float:
+        X_val, y_val, ptr_val = vali
+        scores = _matvec_any(X_val, w_hat)
+        return float(metrics.metric_per_query(y_val, scores, ptr_val, self.vali_metric, self.convention).mean())
+
+    # ------------------------------------------------------------------ fit
+    def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
+        self.validate_params()
+        X = _as_data_matrix(X)
+        d = X.shape[1]
+        with _blas_limit(self.n_jobs):
+            q, P = self._pearson(X, y, precomputed)
+            A, s, _ = extended_pearson(X, y, self.similarity, self.importance, pearson=(q, P))
+            grid1 = [self.lambda1] if self.lambda1 is not None else list(self.lambda1_grid)
+            grid2 = [self.lambda2] if self.lambda2 is not None else list(self.lambda2_grid)
+            points = [(float(a), float(b)) for a in grid1 for b in grid2]
+            vali = self._vali(X_val, y_val, qid_val, d) if len(points) > 1 else None
+            best = None
+            table = []
+            for l1, l2 in points:
+                problem = FSMProblem(X, y, query_ptr, A, s, l1, l2)
+                res = fsmrank_solve(problem, max_iter=int(self.max_iter), tol=float(self.tol))
+                value = self._vali_score(res.w_hat, vali) if vali is not None else None
+                table.append({"lambda1": l1, "lambda2": l2, "vali": value, "n_iter": res.n_iter,
+                              "objective": res.objective, "nonzero": int(np.count_nonzero(res.w_hat)),
+                              "seconds": round(float(res.seconds[-1]), 4)})
+                log.info("  fsmrank lambda1=%g lambda2=%g: vali %s = %s, %d iterations, %d non-zero weights",
+                         l1, l2, self.vali_metric, "-" if value is None else f"{value:.4f}", res.n_iter,
+                         table[-1]["nonzero"])
+                if best is None or (value is not None and value > best[0]):
+                    best = (value, l1, l2, res)
+            value, l1, l2, res = best
+        self.chosen_ = {"lambda1": l1, "lambda2": l2}
+        if vali is not None:
+            self.chosen_.update({"vali_metric": self.vali_metric, "vali": value,
+                                 "vali_scores": {f"{r['lambda1']:g},{r['lambda2']:g}": r["vali"] for r in table}})
+        self._set_model(res, q, d)
+        self.pearson_min_eigenvalue_ = float(np.linalg.eigvalsh(P).min()) if self.similarity == "pearson" else None
+        self.details_ = {"trace": res.trace(), "grid": table}
+
+    def _set_model(self, res: SolveResult, q, d):
+        self.w_ = res.w
+        self.coef_ = res.w_hat
+        self.objective_ = res.objective
+        self.n_iter_ = res.n_iter
+        self.converged_ = res.converged
+        absw = np.abs(res.w_hat)
+        tie = q if self.importance == "pearson" else np.zeros(d)
+        self.ranking_ = np.lexsort((np.arange(d), -tie, -absw)).astype(np.int64)
+        self.scores_ = absw
+
+    def predict_scores(self, X) -> np.ndarray:
+        """float64 (m,) = X @ w_hat (the FSMRank model on all d features)."""
+        if not hasattr(self, "coef_"):
+            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit() first")
+        return _matvec_any(_as_data_matrix(X, n_features=len(self.coef_)), self.coef_)
+
+class FSMRankSelector(_FSMRankBase):
+    """Selector ``fsmrank``: the FSMRank model and its feature order (parameters and learned
+    attributes as ``_FSMRankBase``), plus ``predict_scores_k``."""
+
+    name = "fsmrank"
+
+    def predict_scores_k(self, X, k: int) -> np.ndarray:
+        """float64 (m,) = X @ w_k, w_k = w_hat with all but the top k weights (``ranking_[:k]``)
+        set to 0: the paper's k-feature FSMRank model."""
+        if not hasattr(self, "coef_"):
+            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit() first")
+        d = len(self.coef_)
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or not 1 <= k <= d:
+            raise ValueError(f"k must be an integer in 1..{d}; got {k!r}")
+        w = np.zeros(d)
+        top = self.ranking_[:k]
+        w[top] = self.coef_[top]
+        return _matvec_any(_as_data_matrix(X, n_features=d), w)
+
+
+class FSMSVM(_FSMRankBase):
+    """FSMSVM (Lai et al. section IV-D1): the paper's two-stage baseline built on FSMRank.
+
+    Stage 1 is ``FSMRankSelector`` (same parameters, lambdas given or chosen on vali as
+    there): features sorted by |w_hat|. Stage 2 trains RankSVM-Primal
+    (``ltrfs.rankers.RankSVMPrimal``, squared pairwise hinge, ``C`` default 1, the paper names no
+    C) on the top t features of the training split; t is chosen on vali ("determined by
+    cross-validation") from ``t_grid`` (default None: every t in 1..d) by ``vali_metric`` of the
+    RankSVM-Primal scores, ties to the smaller t. As a selector its output is FSMRank's ranking
+    (so the workflow's k = t curve is top-k by FSMRank weight, then its own ranker); ``chosen_``
+    adds ``t`` and the vali value of every t, and ``predict_scores(X)`` is the RankSVM-Primal of
+    the chosen t (the paper's FSMSVM model). ``vali_data`` is required (t is always chosen).
+    ``predict_scores_k`` is not offered (the k-feature FSMSVM model is the workflow's
+    RankSVM-Primal on ``support(k)``).
+    """
+
+    name = "fsmsvm"
+    requires = ("pearson",)
+
+    def __init__(self, lambda1=None, lambda2=None, lambda1_grid=LAMBDA1_GRID, lambda2_grid=LAMBDA2_GRID,
+                 similarity="pearson", importance="pearson", max_iter=400, tol=1e-4, vali_metric="map",
+                 convention="letor4", t_grid=None, C=1.0, n_jobs=1):
+        super().__init__(lambda1=lambda1, lambda2=lambda2, lambda1_grid=lambda1_grid, lambda2_grid=lambda2_grid,
+                         similarity=similarity, importance=importance, max_iter=max_iter, tol=tol,
+                         vali_metric=vali_metric, convention=convention, n_jobs=n_jobs)
+        self.t_grid = t_grid
+        self.C = C
+
+    def validate_params(self):
+        super().validate_params()
+        grid = self.t_grid
+        if grid is not None and (isinstance(grid, (str, bytes)) or not hasattr(grid, "__len__") or len(grid) == 0
+                                 or not all(isinstance(t, numbers.Integral) and not isinstance(t, (bool, np.bool_))
+                                            and t >= 1 for t in grid)):
+            raise ValueError(f"{self.name}: t_grid must be None or a non-empty list of integers >= 1; got {grid!r}")
+        if not (_is_number(self.C) and self.C > 0):
+            raise ValueError(f"{self.name}: C must be a number > 0; got {self.C!r}")
+
+    def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
+        from ltrfs.rankers import RankSVMPrimal
+
+        self.validate_params()
+        d = np.asarray(X).shape[1]
+        vali = self._vali(X_val, y_val, qid_val, d)
+        super()._fit(X, y, query_ptr, X_val, y_val, qid_val, precomputed)
+        ts = sorted({int(t) for t in (self.t_grid if self.t_grid is not None else range(1, d + 1)) if t <= d})
+        if not ts:
+            raise ValueError(f"{self.name}: every t of t_grid exceeds the {d} features")
+        qid = np.repeat(np.arange(len(query_ptr) - 1), np.diff(query_ptr))
+        X_val_m, y_val_m, ptr_val = vali
+        best = None
+        values = {}
+        for t in ts:
+            cols = np.sort(self.ranking_[:t])
+            model = RankSVMPrimal(C=float(self.C), n_jobs=int(self.n_jobs)).fit(np.asarray(X)[:, cols], y, qid)
+            value = float(metrics.metric_per_query(y_val_m, model.predict(X_val_m[:, cols]), ptr_val,
+                                                   self.vali_metric, self.convention).mean())
+            values[str(t)] = value
+            if best is None or value > best[0]:
+                best = (value, t, cols, model)
+        value, t, cols, model = best
+        self.chosen_.update({"t": int(t), "t_vali": value, "t_vali_scores": values, "svm_C": float(self.C)})
+        self.svm_features_ = cols
+        self.svm_ = model
+
+    def predict_scores(self, X) -> np.ndarray:
+        """float64 (m,): the RankSVM-Primal of the chosen t on its t features."""
+        if not hasattr(self, "svm_"):
+            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit() first")
+        X = check_X(X, n_features=len(self.coef_))
+        return self.svm_.predict(X[:, self.svm_features_])
