@@ -127,6 +127,8 @@ PLANTED_FLOORS = {
     "l1_logistic": ({"relevant_min": 1, "cv": 5, "n_lambdas": 40}, 0.9, 0.6), "svm_rfe": ({"relevant_min": 1}, 0.9, 0.6),
     "ordinal_cr": ({}, 0.9, 0.6), "rf_importance": ({"n_estimators": 100, "curve": False}, 0.9, 0.6),
     "gbm_importance": ({"n_estimators": 100, "learning_rate": 0.1}, 0.9, 0.6),
+    "greedy_rankrls": ({}, 0.9, 0.6), "fsmrank": ({"lambda1": 0.01, "lambda2": 0.001}, 0.9, 0.6),
+    "fsmsvm": ({"lambda1": 0.01, "lambda2": 0.001, "t_grid": [4, 8, 16]}, 0.9, 0.6),
     "random": ({}, 0.0, 0.0),  # chance: 16/30 on average; the table shows it for comparison
 }
 

@@ -21,6 +21,7 @@ name                   model                                                    
 ``rankrls``            least squares on all within-query pairs, closed form          rankrls
 ``linear_regression``  pointwise least squares                                       pointwise
 ``logistic``           logistic regression on binarised labels                       pointwise
+``fsmrank``            FSMRank: non-negative weighted-L1 on [X, -X], accelerated PG  fsmrank
 =====================  ==========================================================  ==============
 """
 from __future__ import annotations
@@ -28,6 +29,7 @@ from __future__ import annotations
 from ltrfs.rankers.adarank import AdaRankMAP, AdaRankNDCG
 from ltrfs.rankers.base import Ranker
 from ltrfs.rankers.coord_ascent import CoordinateAscent
+from ltrfs.rankers.fsmrank import FSMRank
 from ltrfs.rankers.lambdamart import LambdaMART
 from ltrfs.rankers.listnet import ListNet
 from ltrfs.rankers.pointwise import LinearRegressionRanker, LogisticRanker
@@ -41,7 +43,7 @@ from ltrfs.util import build_estimator
 
 RANKERS: dict[str, type[Ranker]] = {cls.name: cls for cls in (
     RankSVM, RankSVMPrimal, RankBoost, RankNet, LambdaMART, MART, CoordinateAscent, AdaRankNDCG,
-    AdaRankMAP, ListNet, RandomForest, RankRLS, LinearRegressionRanker, LogisticRanker)}
+    AdaRankMAP, ListNet, RandomForest, RankRLS, LinearRegressionRanker, LogisticRanker, FSMRank)}
 
 
 def make_ranker(name: str, **params) -> Ranker:

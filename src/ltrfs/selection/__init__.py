@@ -6,7 +6,9 @@ from ltrfs.selection.boosting import GBMImportance
 from ltrfs.selection.filters import ChiSquare, InformationGain, PearsonTopK
 from ltrfs.selection.forest import RFImportance
 from ltrfs.selection.fs_ed import FSED
+from ltrfs.selection.fsmrank import FSMSVM, FSMRankSelector
 from ltrfs.selection.gas import GAS, GASE, GASL
+from ltrfs.selection.greedy_rankrls import GreedyRankRLS
 from ltrfs.selection.importance import ImportanceTopK
 from ltrfs.selection.l1_logistic import L1Logistic
 from ltrfs.selection.ordinal_cr import OrdinalCR
@@ -17,7 +19,7 @@ from ltrfs.util import build_estimator
 
 SELECTORS: dict[str, type[Selector]] = {cls.name: cls for cls in (
     WAF, RandomK, ImportanceTopK, FSED, GAS, GASE, GASL, InformationGain, ChiSquare, PearsonTopK,
-    L1Logistic, SVMRFE, OrdinalCR, RFImportance, GBMImportance)}
+    L1Logistic, SVMRFE, OrdinalCR, RFImportance, GBMImportance, GreedyRankRLS, FSMRankSelector, FSMSVM)}
 
 
 def make_selector(name: str, **params) -> Selector:
