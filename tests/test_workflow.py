@@ -219,3 +219,46 @@ def test_workflow_passes_snakemake_lint():
     result = subprocess.run([sys.executable, "-m", "snakemake", "--lint", "-s", str(REPO / "Snakefile")],
                             cwd=REPO, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+def test_every_rule_has_a_log_and_a_benchmark():
+    rules = {}
+    for path in [REPO / "Snakefile", *sorted((REPO / "workflow/rules").glob("*.smk"))]:
+        for block in re.split(r"\n(?=(?:local)?rule )", path.read_text()):
+            match = re.match(r"(?:local)?rule (\w+):", block)
+            if match and match.group(1) != "all":
+                rules[match.group(1)] = ("    log:" in block, "    benchmark:" in block)
+    assert len(rules) >= 15
+    assert {name for name, (log, bench) in rules.items() if not (log and bench)} == set()
+
+
+def test_greedy_path_and_fsmrank_convergence_figures(tmp_path):
+    """The Greedy RankRLS path figure (Pahikkala et al.) and the FSMRank convergence figure
+    (Lai et al. Fig. 5) are drawn for the methods that make them, from their selection files."""
+    config = {**CONFIG, "experiments": {"tiny": {**CONFIG["experiments"]["tiny"],
+                                                 "methods": ["waf", "greedy", "fsm"], "rankers": ["rankrls"],
+                                                 "k": [2, 4]}},
+              "methods": {**CONFIG["methods"], "greedy": {"algorithm": "greedy_rankrls", "params": {"k": 6}},
+                          "fsm": {"algorithm": "fsmrank", "params": {"lambda1": 0.01, "lambda2": 0.001}}},
+              "rankers": {"rankrls": {"algorithm": "rankrls", "params": {"lam": 4.0}}}}
+    write_config(tmp_path, config)
+    snakemake(tmp_path)
+    figures = tmp_path / "results/figures/tiny/features"
+    path = pd.read_csv(figures / "synthetic-tiny_path_greedy.csv")
+    assert sorted(set(path["lambda"])) == ["2^-7", "2^2", "2^6", "2^8"] and path.k.max() == 6
+    # one point recomputed from the selection files: lambda 2^2, k = 3, mean over the two folds
+    values = []
+    for fold in (1, 2):
+        entry = json.loads((tmp_path / f"results/synthetic-tiny/fold{fold}/select/greedy.json").read_text())
+        entry = entry["details"]["lambdas"][repr(4.0)]
+        test = io.load_npz(tmp_path / f"results/synthetic-tiny/fold{fold}/data/test.npz")
+        scores = test.X.astype(float)[:, entry["order"][:3]] @ np.asarray(entry["coef"][2])
+        values.append(metrics.metric_per_query(test.y, scores, test.query_ptr, "map", "letor4").mean())
+    row = path[(path["lambda"] == "2^2") & (path.k == 3)]
+    assert row.MAP.iloc[0] == pytest.approx(np.mean(values), abs=1e-6)
+    conv = pd.read_csv(figures / "synthetic-tiny_convergence_fsm.csv")
+    assert set(conv.solver) == {"FSMRank (accelerated proximal gradient)", "projected subgradient"}
+    fsm = conv[conv.solver.str.startswith("FSMRank")].objective.to_numpy()
+    sub = conv[conv.solver == "projected subgradient"].objective.to_numpy()
+    assert fsm[-1] <= sub[-1] and fsm[-1] < fsm[0]
+    assert (figures / "synthetic-tiny_path_greedy.png").stat().st_size > 0

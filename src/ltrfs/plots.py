@@ -139,3 +139,29 @@ def elimination_curve(curves: dict, png, pdf=None, csv=None, title: str = "") ->
     save(fig, png, pdf)
     if csv:
         write_text(csv, pd.DataFrame(rows).to_csv(index=False, float_format="%.6f"))
+
+
+def curves_by_group(frame: pd.DataFrame, x: str, metrics, group: str, png, pdf=None, csv=None, title: str = "",
+                    baselines: dict | None = None, xlabel: str = "", logx: bool = False) -> None:
+    """One panel per metric: ``metric`` against ``x``, one line per value of ``group``;
+    ``baselines`` {label: {metric: value}} are drawn as horizontal dashed lines."""
+    metrics = list(metrics)
+    fig, axes = plt.subplots(1, len(metrics), figsize=(4.4 * len(metrics), 3.4), squeeze=False)
+    for ax, metric in zip(axes[0], metrics):
+        for label, part in frame.groupby(group, sort=False):
+            part = part.sort_values(x)
+            ax.plot(part[x], part[metric], lw=1.3, label=str(label))
+        for (label, values), style in zip((baselines or {}).items(), ("--", ":", "-.", (0, (5, 1)))):
+            if metric in values:
+                ax.axhline(values[metric], ls=style, lw=1, color="k", label=label)
+        if logx:
+            ax.set_xscale("log")
+        ax.set_xlabel(xlabel or x)
+        ax.set_ylabel(metric)
+        ax.grid(alpha=0.3)
+    axes[0][-1].legend(fontsize=8, loc="best")
+    if title:
+        fig.suptitle(title, y=1.03)
+    save(fig, png, pdf)
+    if csv:
+        write_text(csv, frame.to_csv(index=False, float_format="%.6g"))

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ltrfs import io, plots
+from ltrfs import io, metrics, plots
 from ltrfs.util import write_text
 
 
@@ -62,6 +62,59 @@ def rf_curve_figure(selection_paths: dict, png, pdf, csv, *, title: str = "") ->
             raise ValueError(f"{path}: the selection has no elimination curve (rf_importance with curve: true)")
         curves[fold] = [tuple(point) for point in chosen["curve"]]
     plots.elimination_curve(curves, png, pdf, csv, title=title)
+
+
+def greedy_path_figure(selection_paths: dict, test_paths: dict, png, pdf, csv, *, convention: str,
+                       title: str = "", table_csv=None, metric_names=("MAP", "MeanNDCG")) -> None:
+    """Pahikkala et al. 2010 Figs. 1-4: test MAP and MeanNDCG of the RankRLS model after each
+    greedy step (the path's own models, from the selection files), against the number of
+    selected features, one line per lambda, mean over folds. With ``table_csv`` (the
+    experiment's table), its all-feature rows (method algorithm ``waf``, every ranker; the
+    paper's RankRLS and RankSVM baselines) are drawn as horizontal lines."""
+    rows = []
+    for fold, path in selection_paths.items():
+        details = (json.loads(Path(path).read_text()).get("details") or {}).get("lambdas")
+        if not details:
+            raise ValueError(f"{path}: not a greedy_rankrls selection (no per-lambda path in 'details')")
+        test = io.load_npz(test_paths[fold])
+        X = test.X.astype(np.float64)
+        for lam, entry in details.items():
+            order = entry["order"]
+            for k, coef in enumerate(entry["coef"], 1):
+                qm = metrics.evaluate(test.y, X[:, order[:k]] @ np.asarray(coef), test.query_ptr, convention)
+                means = metrics.mean_metrics(qm)
+                rows.append({"fold": fold, "lambda": f"2^{np.log2(float(lam)):g}", "k": k,
+                             **{m: means[m] for m in metric_names}})
+    frame = pd.DataFrame(rows).groupby(["lambda", "k"], sort=False)[list(metric_names)].mean().reset_index()
+    baselines = {}
+    if table_csv is not None:
+        table = pd.read_csv(table_csv, dtype={"k": str})
+        for row in table[(table.method == "waf") & (table.k != "vali")].to_dict("records"):
+            baselines[f"{row['ranker']}, all features"] = {m: row[m] for m in metric_names}
+    plots.curves_by_group(frame, "k", metric_names, "lambda", png, pdf, csv, title=title, baselines=baselines,
+                          xlabel="number of selected features")
+
+
+def convergence_figure(train_path, selection_path, png, pdf, csv, *, title: str = "",
+                       max_iter: int = 400) -> None:
+    """Lai et al. 2013 Fig. 5: the FSMRank objective against seconds for the accelerated
+    proximal gradient (Algorithm 1, run to ``max_iter`` iterations without the early stop) and
+    the projected subgradient method, on one training split at the lambdas the selection chose."""
+    from ltrfs.rankers.fsmrank import FSMProblem, extended_pearson, fsmrank_solve, subgradient_solve
+
+    selection = json.loads(Path(selection_path).read_text())
+    params, chosen = selection["params"], selection.get("chosen") or {}
+    train = io.load_npz(train_path)
+    A, s, _ = extended_pearson(train.X, train.y, params.get("similarity", "pearson"), params.get("importance", "pearson"))
+    problem = FSMProblem(train.X, train.y, train.query_ptr, A, s, float(chosen["lambda1"]), float(chosen["lambda2"]))
+    frames = []
+    for label, solve in (("FSMRank (accelerated proximal gradient)", fsmrank_solve),
+                         ("projected subgradient", subgradient_solve)):
+        trace = solve(problem, max_iter=max_iter, tol=0.0).trace()
+        frames.append(pd.DataFrame({"solver": label, "iteration": np.arange(1, len(trace["objective"]) + 1),
+                                    "seconds": trace["seconds"], "objective": trace["objective"]}))
+    plots.curves_by_group(pd.concat(frames, ignore_index=True), "seconds", ["objective"], "solver", png, pdf, csv,
+                          title=title, xlabel="seconds", logx=True)
 
 
 def top_features(selection_paths: dict, out_md, out_csv, *, k: int = 10, names=None, title: str = "") -> None:

@@ -143,7 +143,9 @@ def feature_report_targets(experiment, dataset):
     """The per-feature figures and tables of the papers that the experiment's methods make
     possible: single-feature importance bars (GAS Fig. 6) and the Kendall heat map (Fig. 7)
     when a method reads those scores, FS-ED densities (Fig. 3) per fs_ed method, the
-    elimination curve per rf_importance method with a curve, and the top-feature table."""
+    elimination curve per rf_importance method with a curve, the Greedy RankRLS path
+    (Pahikkala et al. Figs. 1-4) per greedy_rankrls method, the FSMRank convergence (Lai et al.
+    Fig. 5) per fsmrank method, and the top-feature table."""
     base = f"{RESULTS}/figures/{experiment}/features/{dataset}"
     targets = []
     if methods_with(experiment, lambda m, cls: cls.uses_k):
@@ -155,6 +157,8 @@ def feature_report_targets(experiment, dataset):
     targets += [f"{base}_densities_{m}.png" for m in methods_with(experiment, lambda m, cls: cls.name == "fs_ed")]
     targets += [f"{base}_elimination_{m}.png" for m in methods_with(
         experiment, lambda m, cls: cls.name == "rf_importance" and (m.get("params") or {}).get("curve", True))]
+    targets += [f"{base}_path_{m}.png" for m in methods_with(experiment, lambda m, cls: cls.name == "greedy_rankrls")]
+    targets += [f"{base}_convergence_{m}.png" for m in methods_with(experiment, lambda m, cls: cls.name == "fsmrank")]
     return targets
 
 

@@ -34,6 +34,8 @@ rule figure_importance:
         "../../envs/ltrfs.yaml"
     log:
         "logs/figures/{experiment}/features/{dataset}_importance_{metric}.log",
+    benchmark:
+        "benchmarks/figures/{experiment}/features/{dataset}_importance_{metric}.tsv"
     script:
         "../scripts/figure_features.py"
 
@@ -51,6 +53,8 @@ rule figure_kendall:
         "../../envs/ltrfs.yaml"
     log:
         "logs/figures/{experiment}/features/{dataset}_kendall.log",
+    benchmark:
+        "benchmarks/figures/{experiment}/features/{dataset}_kendall.tsv"
     script:
         "../scripts/figure_features.py"
 
@@ -69,6 +73,8 @@ rule figure_densities:
         "../../envs/ltrfs.yaml"
     log:
         "logs/figures/{experiment}/features/{dataset}_densities_{method}.log",
+    benchmark:
+        "benchmarks/figures/{experiment}/features/{dataset}_densities_{method}.tsv"
     script:
         "../scripts/figure_features.py"
 
@@ -87,6 +93,51 @@ rule figure_elimination:
         "../../envs/ltrfs.yaml"
     log:
         "logs/figures/{experiment}/features/{dataset}_elimination_{method}.log",
+    benchmark:
+        "benchmarks/figures/{experiment}/features/{dataset}_elimination_{method}.tsv"
+    script:
+        "../scripts/figure_features.py"
+
+
+rule figure_greedy_path:
+    input:
+        selections=lambda w: fold_files(w.experiment, w.dataset, f"select/{w.method}.json"),
+        tests=lambda w: fold_files(w.experiment, w.dataset, "data/test.npz"),
+        table=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.csv",
+    output:
+        png=f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_path_{{method}}.png",
+        pdf=f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_path_{{method}}.pdf",
+        csv=f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_path_{{method}}.csv",
+    params:
+        folds=lambda w: folds_of(config, REGISTRY, w.experiment, w.dataset),
+        convention=convention,
+        title=lambda w: f"{w.dataset}: {w.method}, test, fold mean",
+    conda:
+        "../../envs/ltrfs.yaml"
+    log:
+        "logs/figures/{experiment}/features/{dataset}_path_{method}.log",
+    benchmark:
+        "benchmarks/figures/{experiment}/features/{dataset}_path_{method}.tsv"
+    script:
+        "../scripts/figure_features.py"
+
+
+rule figure_convergence:
+    input:
+        train=lambda w: f"{RESULTS}/{w.dataset}/fold{first_fold(w.experiment, w.dataset)}/data/train.npz",
+        selection=lambda w: f"{RESULTS}/{w.dataset}/fold{first_fold(w.experiment, w.dataset)}/select/{w.method}.json",
+    output:
+        png=f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_convergence_{{method}}.png",
+        pdf=f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_convergence_{{method}}.pdf",
+        csv=f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_convergence_{{method}}.csv",
+    params:
+        title=lambda w: f"{w.dataset} fold {first_fold(w.experiment, w.dataset)}: {w.method} objective",
+    conda:
+        "../../envs/ltrfs.yaml"
+    log:
+        "logs/figures/{experiment}/features/{dataset}_convergence_{method}.log",
+    benchmark:
+        "benchmarks/figures/{experiment}/features/{dataset}_convergence_{method}.tsv"
     script:
         "../scripts/figure_features.py"
 
@@ -106,5 +157,7 @@ rule top_features:
         "../../envs/ltrfs.yaml"
     log:
         "logs/tables/{dataset}/top_features/{experiment}.log",
+    benchmark:
+        "benchmarks/tables/{dataset}/top_features/{experiment}.tsv"
     script:
         "../scripts/top_features.py"
