@@ -1,0 +1,379 @@
+"""FS-BFS (Dang & Croft, SIGIR 2010 workshop on feature generation and selection for IR): a
+partition of the features into k disjoint subsets found by best-first search, each subset
+combined by Coordinate Ascent into one new feature (the FS-ED paper's baseline; SPEC section 3).
+
+The output is a linear PROJECTION d -> k, not a subset of the original features::
+
+    new feature j  =  X[:, S_j] @ w_j                     j = 1 .. k (in the order found)
+    transform(X, k) = X @ P[:, :k]          P = ``projection_`` float64 (d, k_max),
+                                            P[S_j, j] = w_j, 0 elsewhere
+
+Search of one subset (features already used by earlier subsets are gone; ``R`` = the rest):
+
+1. ``m(f)`` = the training metric (``metric``, NDCG@10 letor4 by default) of ranking every
+   training query by feature f alone, descending (SPEC section 2, single-feature importance).
+   The candidate order of R is m descending, ties by lower feature index.
+2. Root: the first feature of that order, node ``({f}, w = (1,), score m(f))``. Open list =
+   [root]; best = root; stale = 0.
+3. Repeat while the open list is not empty and ``stale < max_stale`` (and fewer than
+   ``max_expansions`` expansions): pop the open node S of highest score (ties: the node
+   generated first); its candidates are the first ``max_candidates`` features of R \\ S in the
+   candidate order (all of them with ``max_candidates=None``); for each candidate c in that
+   order, if the subset S + {c} was not generated before in this search, learn its weights by
+   Coordinate Ascent on the columns (S in the order added, then c) with the training metric,
+   giving ``(w, score)``; add the child to the open list unless it has ``max_size`` features
+   (it is then final; it can still be the best). If the best child of this expansion has
+   ``score > best.score + min_gain`` it becomes the best (ties: the earlier child) and stale = 0,
+   else stale += 1. Then the open list is cut to its ``open_size`` best nodes (None: no cut).
+4. The best node is subset j: its features leave R.
+
+Subsets are built until k of them exist or R is empty. Coordinate Ascent
+(``ltrfs.rankers.coord_ascent.coordinate_ascent``) uses RankLib's settings (5 restarts, 25
+iterations, step 0.05, scale 2, tolerance 0.001; the restart kept is the best on train) and its
+weights have sum |w| = 1. Its random generator is seeded from ``random_state`` and the ordered
+subset (``SeedSequence([random_state, |S|, *S])``), so every evaluation is reproducible on its
+own, independent of the order of the search. ``warm_start=True`` starts the first restart of a
+child from its parent's weights with 0 for the new feature (then the child's training score is
+never below its parent's); the default starts from the uniform vector, as RankLib.
+
+Bounds (parameters, all recorded in ``chosen_`` and ``details_["params"]``): ``max_candidates``
+(candidates per expansion), ``open_size`` (open list), ``max_stale`` (expansions without
+improvement; the paper's 5), ``max_size`` (features per subset), ``max_expansions`` (per subset).
+Validation data are not used (the method optimises the training metric).
+"""
+from __future__ import annotations
+
+import heapq
+import logging
+import numbers
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ltrfs.metrics import get_convention, parse_metric
+from ltrfs.rankers.base import check_positive_float, check_positive_int
+from ltrfs.rankers.coord_ascent import _RESTART_INITS, MetricContext, coordinate_ascent
+from ltrfs.selection.base import Selector
+
+log = logging.getLogger(__name__)
+
+__all__ = ["FSBFS", "SubsetSearch", "best_first_subset", "candidate_order", "subset_seed"]
+
+
+@dataclass
+class SubsetSearch:
+    """Result of one best-first search (``best_first_subset``).
+
+    features     tuple of 0-based feature ids of the best node, in the order they were added
+    weights      float64 (len(features),) their weights
+    score        the best node's training metric
+    expansions   nodes expanded
+    evaluations  subsets whose weights were learnt (children evaluated)
+    seconds      wall-clock time of the search
+    """
+
+    features: tuple
+    weights: np.ndarray
+    score: float
+    expansions: int
+    evaluations: int
+    seconds: float
+
+
+def candidate_order(single: np.ndarray, remaining: np.ndarray) -> np.ndarray:
+    """The ``remaining`` feature ids (int64) sorted by single-feature metric descending, ties by
+    lower id."""
+    remaining = np.sort(np.asarray(remaining, dtype=np.int64))
+    return remaining[np.argsort(-np.asarray(single, dtype=np.float64)[remaining], kind="stable")]
+
+
+def subset_seed(random_state: int, features) -> np.random.SeedSequence:
+    """Seed of the Coordinate Ascent run on the ordered subset ``features``."""
+    return np.random.SeedSequence([int(random_state), len(features), *(int(f) for f in features)])
+
+
+def best_first_subset(order, single, evaluate: Callable, *, max_candidates: int | None = None,
+                      open_size: int | None = None, max_stale: int = 5, max_size: int | None = None,
+                      max_expansions: int | None = None, min_gain: float = 0.0) -> SubsetSearch:
+    """Best-first search of one subset (the module docstring, steps 2-3).
+
+    order           int64 (r,) the remaining features in candidate order (``candidate_order``)
+    single          float64 (d,) single-feature metric (the root's score)
+    evaluate        ``evaluate(features: tuple, parent_weights: ndarray) -> (w (len,), score)``
+    """
+    t0 = time.perf_counter()
+    order = [int(f) for f in order]
+    if not order:
+        raise ValueError("no feature is left to search")
+    root = order[0]
+    counter = 0
+    best = (float(single[root]), (root,), np.ones(1))
+    # heap of (-score, generation number, features, weights): pops the highest score, earliest on ties
+    open_heap = [(-best[0], counter, best[1], best[2])]
+    seen = {frozenset(best[1])}
+    stale = expansions = evaluations = 0
+    while open_heap and stale < max_stale and (max_expansions is None or expansions < max_expansions):
+        _, _, feats, weights = heapq.heappop(open_heap)
+        expansions += 1
+        members = set(feats)
+        cands = [f for f in order if f not in members]
+        if max_candidates is not None:
+            cands = cands[:max_candidates]
+        best_child = None
+        for c in cands:
+            child = feats + (c,)
+            key = frozenset(child)
+            if key in seen:
+                continue
+            seen.add(key)
+            w, score = evaluate(child, weights)
+            evaluations += 1
+            counter += 1
+            score = float(score)
+            if max_size is None or len(child) < max_size:
+                heapq.heappush(open_heap, (-score, counter, child, np.asarray(w, dtype=np.float64)))
+            if best_child is None or score > best_child[0]:
+                best_child = (score, child, np.asarray(w, dtype=np.float64))
+        if best_child is not None and best_child[0] > best[0] + min_gain:
+            best = best_child
+            stale = 0
+        else:
+            stale += 1
+        if open_size is not None and len(open_heap) > open_size:
+            open_heap = heapq.nsmallest(open_size, open_heap)
+            heapq.heapify(open_heap)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("FS-BFS expansion %d of %s (%d candidates): best child %s, best %.6f of %s, stale %d, "
+                      "open %d, %.2f s", expansions, [f + 1 for f in feats], len(cands),
+                      "none" if best_child is None else f"{best_child[0]:.6f}", best[0],
+                      [f + 1 for f in best[1]], stale, len(open_heap), time.perf_counter() - t0)
+    return SubsetSearch(features=best[1], weights=best[2], score=best[0], expansions=expansions,
+                        evaluations=evaluations, seconds=time.perf_counter() - t0)
+
+
+def _optional_int(value, what):
+    return None if value is None else check_positive_int(value, what)
+
+
+class FSBFS(Selector):
+    """FS-BFS: k disjoint feature subsets by best-first search, each combined by Coordinate Ascent
+    into one new feature (module docstring). A projection d -> k, not a subset.
+
+    Parameters
+    ----------
+    k : int, default 10
+        number of subsets (new features) to build (the workflow passes its largest k).
+    metric : str, default "ndcg@10"
+        training metric of the search and of Coordinate Ascent (``ndcg@K``, ``p@K``, ``map``,
+        ``meanndcg``).
+    convention : str, default "letor4"
+        metric convention (``ltrfs.metrics``).
+    max_candidates : int or None, default 50
+        candidates per expansion: the best remaining features by single-feature metric that are
+        not in the node (None: all; on MQ2008's 46 features 50 means all).
+    open_size : int or None, default 10
+        open-list size: after each expansion only the best ``open_size`` open nodes are kept.
+    max_stale : int, default 5
+        stop a subset after this many expansions without improving its best score (the paper's 5).
+    max_size : int or None, default None
+        most features per subset (None: no limit).
+    max_expansions : int or None, default None
+        most expansions per subset (None: no limit).
+    min_gain : float, default 0.0
+        an expansion improves when its best child beats the best score by more than this.
+    n_restarts, n_iterations, step_base, step_scale, tolerance : RankLib's Coordinate Ascent
+        settings, defaults 5, 25, 0.05, 2.0, 0.001 (``ltrfs.rankers.coord_ascent``).
+    restart_init : {"random", "uniform"}, default "random"
+        start of restarts 2..R (``coordinate_ascent``).
+    warm_start : bool, default False
+        start a child's first restart from its parent's weights (0 for the new feature).
+    random_state : int, default 0
+        seed of every Coordinate Ascent run (combined with the subset).
+    n_jobs : int, default 1
+        threads of the metric kernel.
+
+    Attributes
+    ----------
+    projection_ : float64 (d, k_built)   column j holds w_j on S_j, zeros elsewhere
+    subsets_ : list of int64 arrays      S_j, 0-based, in the order the features were added
+    weights_ : list of float64 arrays    w_j aligned with subsets_ (sum |w_j| = 1)
+    subset_scores_ : float64 (k_built,)  training metric of every subset's combination
+    single_ : float64 (d,)               single-feature training metric (the candidate order)
+    ranking_ : int64 (d,)                subset features (by subset, then |weight| descending,
+                                         ties lower id), then the unused features by ``single_``
+    scores_ : None
+    chosen_ : dict                       every search bound and the number of subsets built
+    details_ : dict (JSON-able)          ``subsets`` (1-based ids), ``weights``, ``scores``,
+                                         per-subset ``expansions``/``evaluations``/``seconds``,
+                                         ``seconds`` (total), ``params``
+    """
+
+    name = "fs_bfs"
+    requires: tuple[str, ...] = ()
+    uses_k = True
+    #: the k-view is the first k columns of ``projection_`` (a prefix of the subsets found)
+    prefix_consistent = True
+
+    def __init__(self, k=10, metric="ndcg@10", convention="letor4", max_candidates=50, open_size=10,
+                 max_stale=5, max_size=None, max_expansions=None, min_gain=0.0, n_restarts=5, n_iterations=25,
+                 step_base=0.05, step_scale=2.0, tolerance=0.001, restart_init="random", warm_start=False,
+                 random_state=0, n_jobs=1):
+        self.k = k
+        self.metric = metric
+        self.convention = convention
+        self.max_candidates = max_candidates
+        self.open_size = open_size
+        self.max_stale = max_stale
+        self.max_size = max_size
+        self.max_expansions = max_expansions
+        self.min_gain = min_gain
+        self.n_restarts = n_restarts
+        self.n_iterations = n_iterations
+        self.step_base = step_base
+        self.step_scale = step_scale
+        self.tolerance = tolerance
+        self.restart_init = restart_init
+        self.warm_start = warm_start
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    # ------------------------------------------------------------------ parameters
+
+    def validate_params(self):
+        self._params()
+
+    def _params(self) -> dict:
+        parse_metric(self.metric)
+        get_convention(self.convention)
+        if self.restart_init not in _RESTART_INITS:
+            raise ValueError(f"restart_init must be one of {', '.join(_RESTART_INITS)}; got {self.restart_init!r}")
+        if not isinstance(self.warm_start, (bool, np.bool_)):
+            raise ValueError(f"warm_start must be True or False; got {self.warm_start!r}")
+        rs = self.random_state
+        if isinstance(rs, (bool, np.bool_)) or not isinstance(rs, numbers.Integral) or rs < 0:
+            raise ValueError(f"random_state must be an integer >= 0; got {rs!r}")
+        return {
+            "k": check_positive_int(self.k, "k"),
+            "metric": str(self.metric),
+            "convention": str(self.convention) if isinstance(self.convention, str) else self.convention,
+            "max_candidates": _optional_int(self.max_candidates, "max_candidates"),
+            "open_size": _optional_int(self.open_size, "open_size"),
+            "max_stale": check_positive_int(self.max_stale, "max_stale"),
+            "max_size": _optional_int(self.max_size, "max_size"),
+            "max_expansions": _optional_int(self.max_expansions, "max_expansions"),
+            "min_gain": check_positive_float(self.min_gain, "min_gain", allow_zero=True),
+            "n_restarts": check_positive_int(self.n_restarts, "n_restarts"),
+            "n_iterations": check_positive_int(self.n_iterations, "n_iterations"),
+            "step_base": check_positive_float(self.step_base, "step_base"),
+            "step_scale": check_positive_float(self.step_scale, "step_scale"),
+            "tolerance": check_positive_float(self.tolerance, "tolerance", allow_zero=True),
+            "restart_init": self.restart_init,
+            "warm_start": bool(self.warm_start),
+            "random_state": int(rs),
+            "n_jobs": check_positive_int(self.n_jobs, "n_jobs"),
+        }
+
+    # ------------------------------------------------------------------ fit
+
+    def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
+        p = self._params()
+        t0 = time.perf_counter()
+        if not np.all(np.isfinite(X)):
+            raise ValueError("X has NaN or infinite values")
+        y = np.asarray(y)
+        if not np.issubdtype(y.dtype, np.integer) and not np.all(y == np.round(y)):
+            raise ValueError("y must hold integer relevance labels")
+        d = X.shape[1]
+        context = MetricContext(y.astype(np.int64), query_ptr, p["metric"], p["convention"])
+        XT = np.ascontiguousarray(X.T, dtype=np.float64)  # (d, m): one contiguous row per feature
+        single = np.array([context.mean(XT[f], p["n_jobs"]) for f in range(d)])
+        ca_kw = {key: p[key] for key in ("n_restarts", "n_iterations", "step_base", "step_scale", "tolerance",
+                                         "restart_init", "n_jobs")}
+
+        def evaluate(features, parent_weights):
+            cols = XT[list(features)].T  # (m, s) view of a C-contiguous (s, m) copy
+            w_init = np.r_[parent_weights, 0.0] if p["warm_start"] else None
+            return coordinate_ascent(cols, context=context, w_init=w_init,
+                                     rng=np.random.default_rng(subset_seed(p["random_state"], features)), **ca_kw)
+
+        bounds = {key: p[key] for key in ("max_candidates", "open_size", "max_stale", "max_size", "max_expansions",
+                                          "min_gain")}
+        remaining = np.ones(d, bool)
+        searches: list[SubsetSearch] = []
+        log.info("FS-BFS: %d subsets from %d features (%d training rows, %d queries); bounds %s", p["k"], d,
+                 X.shape[0], context.n_queries, bounds)
+        for j in range(p["k"]):
+            if not remaining.any():
+                log.warning("FS-BFS: every feature is used after %d subsets (k=%d asked)", j, p["k"])
+                break
+            order = candidate_order(single, np.flatnonzero(remaining))
+            s = best_first_subset(order, single, evaluate, **bounds)
+            searches.append(s)
+            remaining[list(s.features)] = False
+            log.info("FS-BFS subset %d/%d: features %s, %s %.6f, %d expansions, %d CA runs, %.2f s (total %.1f s)",
+                     j + 1, p["k"], [f + 1 for f in s.features], p["metric"], s.score, s.expansions, s.evaluations,
+                     s.seconds, time.perf_counter() - t0)
+
+        kb = len(searches)
+        P = np.zeros((d, kb))
+        for j, s in enumerate(searches):
+            P[list(s.features), j] = s.weights
+        self.projection_ = P
+        self.subsets_ = [np.asarray(s.features, dtype=np.int64) for s in searches]
+        self.weights_ = [np.asarray(s.weights, dtype=np.float64) for s in searches]
+        self.subset_scores_ = np.array([s.score for s in searches])
+        self.single_ = single
+        ranked = []
+        for s in searches:
+            feats = np.asarray(s.features, dtype=np.int64)
+            by_weight = np.lexsort((feats, -np.abs(s.weights)))
+            ranked.extend(int(f) for f in feats[by_weight])
+        rest = candidate_order(single, np.flatnonzero(remaining))
+        self.ranking_ = np.asarray(ranked + [int(f) for f in rest], dtype=np.int64)
+        self.scores_ = None
+        params = {key: (val if not hasattr(val, "name") else val.name) for key, val in p.items()}
+        self.chosen_ = {**bounds, "k_built": kb, "n_covered": int(sum(len(s.features) for s in searches))}
+        self.details_ = {
+            "subsets": [[int(f) + 1 for f in s.features] for s in searches],
+            "weights": [[float(v) for v in s.weights] for s in searches],
+            "scores": [float(s.score) for s in searches],
+            "expansions": [int(s.expansions) for s in searches],
+            "evaluations": [int(s.evaluations) for s in searches],
+            "subset_seconds": [round(float(s.seconds), 6) for s in searches],
+            "seconds": round(time.perf_counter() - t0, 6),
+            "params": params,
+        }
+
+    # ------------------------------------------------------------------ the k-view
+
+    def _check_k(self, k):
+        self._check_fitted_projection()
+        kb = self.projection_.shape[1]
+        if k is None:
+            return kb
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or not 1 <= k <= kb:
+            raise ValueError(f"k={k!r} is outside 1..{kb} (the number of subsets built)")
+        return int(k)
+
+    def _check_fitted_projection(self):
+        if not hasattr(self, "projection_"):
+            from ltrfs.estimator import NotFittedError
+
+            raise NotFittedError("this FSBFS is not fitted yet; call fit() first")
+
+    def support(self, k: int | None = None) -> np.ndarray:
+        """0-based ids (sorted) of the original features used by the first k new features."""
+        k = self._check_k(k)
+        if k == 0:
+            return np.zeros(0, np.int64)
+        return np.sort(np.concatenate(self.subsets_[:k])).astype(np.int64)
+
+    def transform(self, X, k: int | None = None) -> np.ndarray:
+        """The k new features: ``X @ projection_[:, :k]``, float64 (m, k) (all subsets when k is None)."""
+        k = self._check_k(k)
+        X = np.asarray(X)
+        if X.ndim != 2 or X.shape[1] != self.projection_.shape[0]:
+            raise ValueError(f"X must be (m, {self.projection_.shape[0]}); got shape {X.shape}")
+        return X @ self.projection_[:, :k]
