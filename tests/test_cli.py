@@ -162,3 +162,31 @@ def test_bare_train_uses_the_default_grid_for_every_ranker(files, tmp_path, caps
     ours = metrics.metric_per_query(vali.y, scores, vali.query_ptr, "ndcg@5").mean()
     order = metrics.metric_per_query(vali.y, np.zeros(vali.n_rows), vali.query_ptr, "ndcg@5").mean()
     assert ours > order + 0.15, (ours, order)
+
+
+def test_projection_selection_round_trip(files, tmp_path, capsys):
+    """FS-BFS hands rankers projected features: ``ltrfs train --selection fs_bfs.json --k 2``
+    trains on X[:, union of the first 2 subsets] @ P, and ``ltrfs predict`` applies the same map."""
+    from ltrfs.experiments import load_models, view_for_k
+
+    sel = tmp_path / "bfs.json"
+    code, _, err = run(capsys, "select", "--method", "fs_bfs", "--set", "k=3", "--set", "max_size=2",
+                       files["train"], "--out", sel)
+    assert code == 0, err
+    record = json.loads(sel.read_text())
+    assert len(record["projection"]) == 3
+    features, projection = view_for_k(record, 2)
+    assert projection.shape == (len(features), 2)
+    groups = record["projection"][:2]
+    assert sorted(features + 1) == sorted(f for g in groups for f in g["features"])
+    model_path = tmp_path / "m.pkl"
+    code, _, err = run(capsys, "train", "--ranker", "ranksvm", "--set", "C=1.0", files["train"],
+                       "--selection", sel, "--k", 2, "--out", model_path)
+    assert code == 0, err
+    code, out, _ = run(capsys, "predict", model_path, files["vali"])
+    vali = io.read_letor(files["vali"])
+    model = load_models(model_path)[2]
+    expected = model["estimator"].predict((vali.X[:, features].astype(float) @ projection).astype(np.float32))
+    np.testing.assert_allclose(np.array(out.split(), dtype=float), expected, rtol=1e-6)
+    with pytest.raises(ValueError, match="k=4 is outside 1..3"):
+        view_for_k(record, 4)

@@ -84,8 +84,9 @@ def cmd_select(args) -> int:
     return 0
 
 
-def _features(args, n_features: int, selection: dict | None) -> np.ndarray:
-    from ltrfs.experiments import features_for_k
+def _features(args, n_features: int, selection: dict | None) -> tuple[np.ndarray, np.ndarray | None]:
+    """(features 0-based, projection or None) from --features or --selection/--k."""
+    from ltrfs.experiments import view_for_k
 
     if args.features and selection is not None:
         raise ValueError("give either --features or --selection, not both")
@@ -97,12 +98,12 @@ def _features(args, n_features: int, selection: dict | None) -> np.ndarray:
         bad = [i for i in ids if not 1 <= i <= n_features]
         if bad:
             raise ValueError(f"--features: feature id {bad[0]} is outside 1..{n_features}")
-        return np.asarray(sorted(set(ids)), dtype=np.int64) - 1
+        return np.asarray(sorted(set(ids)), dtype=np.int64) - 1, None
     if selection is not None:
         if args.k is None:
             raise ValueError("--selection needs --k")
-        return features_for_k(selection, args.k)
-    return np.arange(n_features)
+        return view_for_k(selection, args.k)
+    return np.arange(n_features), None
 
 
 def cmd_train(args) -> int:
@@ -116,7 +117,8 @@ def cmd_train(args) -> int:
             raise ValueError(f"{args.selection}: not a selection file (written by 'ltrfs select')")
     n_features = selection["n_features"] if selection else None
     train = _read(args.train, args, n_features)
-    features = _features(args, train.n_features, selection)
+    features, projection = _features(args, train.n_features, selection)
+    width = len(features) if projection is None else projection.shape[1]
     settings = parse_assignments(args.set)
     grid = {key: value for key, value in settings.items() if isinstance(value, list)}
     params = {key: value for key, value in settings.items() if not isinstance(value, list)}
@@ -128,17 +130,18 @@ def cmd_train(args) -> int:
     if vali is None and len(points) > 1:
         raise ValueError(f"{args.ranker}: the grid {', '.join(sorted(points[0]))} has {len(points)} points; "
                          f"give --vali to choose on, or fix them with --set")
-    model, point, trials = fit_best(ranker, train.select_features(features),
-                                    None if vali is None else vali.select_features(features),
+    model, point, trials = fit_best(ranker, train.view(features, projection),
+                                    None if vali is None else vali.view(features, projection),
                                     metric=args.metric, convention=args.convention, seed=args.seed,
                                     threads=args.threads)
-    save_models(args.out, {len(features): {"ranker": args.ranker, "n_features": train.n_features,
-                                           "features": features, "params": {**params, **point},
-                                           "estimator": model}})
+    save_models(args.out, {width: {"ranker": args.ranker, "n_features": train.n_features,
+                                   "features": features, "projection": projection, "params": {**params, **point},
+                                   "estimator": model}})
     if vali is not None:
         for trial in trials:
             print(f"vali {args.metric} {trial['vali']:.4f}  {trial['params']}", file=sys.stderr)
-    print(f"ltrfs: trained {args.ranker} on {len(features)} features with {({**params, **point})}; wrote {args.out}",
+    kind = "features" if projection is None else "projected features"
+    print(f"ltrfs: trained {args.ranker} on {width} {kind} with {({**params, **point})}; wrote {args.out}",
           file=sys.stderr)
     return 0
 

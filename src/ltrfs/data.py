@@ -76,6 +76,15 @@ class RankingData:
         return RankingData(self.X[:, np.asarray(features, dtype=np.int64)], self.y, self.query_ptr,
                            self.query_ids, self.docids)
 
+    def view(self, features, projection=None) -> "RankingData":
+        """Columns ``features`` (0-based, (n,)), mapped to new features by ``projection``
+        (n, k) when given (FS-BFS: each new feature a weighted sum of a feature subset)."""
+        data = self.select_features(features)
+        if projection is None:
+            return data
+        X = (data.X.astype(np.float64) @ np.asarray(projection, dtype=np.float64)).astype(np.float32)
+        return RankingData(X, self.y, self.query_ptr, self.query_ids, self.docids)
+
 
 def query_ptr_from_qid(qid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(query_ptr, query_ids) from a per-row query id array whose queries are contiguous.

@@ -140,6 +140,11 @@ def selection_record(name: str, method: dict, selector) -> dict:
     }
     if getattr(selector, "details_", None):
         record["details"] = selector.details_  # method-specific output, e.g. an elimination curve
+    projection = getattr(selector, "projection_", None)
+    if projection is not None:
+        # a projection d -> k (FS-BFS): new feature j = sum of weights x features of group j
+        record["projection"] = [{"features": [int(f) + 1 for f in np.flatnonzero(column)],
+                                 "weights": [float(w) for w in column[column != 0]]} for column in projection.T]
     if getattr(selector, "sign_", None) is not None:
         # -1 where the method found the feature useful in ascending order (orientation "best")
         record["sign"] = [int(s) for s in selector.sign_]
@@ -186,6 +191,33 @@ def features_for_k(selection: dict, k: int) -> np.ndarray:
     subset = selection.get("subsets", {}).get(str(k))
     ids = subset if subset is not None else selection["ranking"][:k]
     return np.asarray(sorted(ids), dtype=np.int64) - 1
+
+
+def n_views(selection: dict) -> int:
+    """How many features the selection can hand a ranker: d, or its projected features."""
+    return len(selection["projection"]) if "projection" in selection else selection["n_features"]
+
+
+def view_for_k(selection: dict, k: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """(features 0-based (n,), projection (n, k) or None): what a ranker trained for k sees.
+
+    A subset method gives the columns ``features_for_k`` and no projection. A projection
+    method (record key ``projection``: one ``{"features": ids, "weights": w}`` per new feature,
+    FS-BFS) gives the union of the first k groups' features and the matrix that maps them to
+    the k new features (``RankingData.view``).
+    """
+    groups = selection.get("projection") if isinstance(selection, dict) else None
+    if groups is None:
+        return features_for_k(selection, k), None
+    if not 1 <= k <= len(groups):
+        raise ValueError(f"k={k} is outside 1..{len(groups)} (the projected features the selection built)")
+    features = np.unique(np.concatenate([np.asarray(g["features"], dtype=np.int64) for g in groups[:k]])) - 1
+    position = {int(f): i for i, f in enumerate(features)}
+    projection = np.zeros((len(features), k))
+    for j, group in enumerate(groups[:k]):
+        for f, w in zip(group["features"], group["weights"]):
+            projection[position[f - 1], j] = w
+    return features, projection
 
 
 # ----------------------------------------------------------------------------- train
@@ -320,15 +352,15 @@ def train(selection_path, ranker_name: str, ranker: dict, train_path, vali_path,
         return
     models, info = {}, {"ranker": ranker_name, "algorithm": ranker["algorithm"],
                         "method": selection["method"], "validation_metric": metric, "k": {}}
-    for k in valid_ks(ks, selection["n_features"], selection.get("uses_k", True)):
-        features = features_for_k(selection, k)
-        log.info("k=%d: features %s", k, (features + 1).tolist())
+    for k in valid_ks(ks, n_views(selection), selection.get("uses_k", True)):
+        features, projection = view_for_k(selection, k)
+        log.info("k=%d: features %s%s", k, (features + 1).tolist(), "" if projection is None else " (projected)")
         start = time.perf_counter()
-        model, point, trials = fit_best(ranker, train_data.select_features(features),
-                                        vali_data.select_features(features), metric=metric,
+        model, point, trials = fit_best(ranker, train_data.view(features, projection),
+                                        vali_data.view(features, projection), metric=metric,
                                         convention=convention, seed=seed, threads=threads)
         models[k] = {"ranker": ranker["algorithm"], "n_features": selection["n_features"],
-                     "features": features, "params": point, "estimator": model}
+                     "features": features, "projection": projection, "params": point, "estimator": model}
         info["k"][str(k)] = {"features": (features + 1).tolist(), "chosen": point,
                              "trials": trials, "seconds": round(time.perf_counter() - start, 4)}
     save_models(out_model, models)
@@ -337,7 +369,7 @@ def train(selection_path, ranker_name: str, ranker: dict, train_path, vali_path,
 
 def save_models(path, models: dict) -> None:
     """Pickle a mapping k -> {"ranker", "n_features" (of the training data), "features"
-    (0-based), "params", "estimator"}."""
+    (0-based), "projection" ((n, k) or None/absent), "params", "estimator"}."""
     with atomic_path(path) as tmp:
         with open(tmp, "wb") as fh:
             pickle.dump({"format": MODEL_FORMAT, "models": models}, fh, protocol=pickle.HIGHEST_PROTOCOL)
@@ -355,11 +387,13 @@ def load_models(path) -> dict:
 
 
 def predict(model: dict, data: RankingData) -> np.ndarray:
-    """Scores of a trained model record on a dataset (applies its feature subset)."""
+    """Scores of a trained model record on a dataset (applies its feature subset, and its
+    projection when it has one)."""
     if data.n_features <= int(np.max(model["features"], initial=-1)):
         raise ValueError(f"the model uses feature {int(np.max(model['features'])) + 1} "
                          f"but the data has only {data.n_features}")
-    return np.asarray(model["estimator"].predict(data.X[:, model["features"]]), dtype=np.float64)
+    X = data.view(model["features"], model.get("projection")).X
+    return np.asarray(model["estimator"].predict(X), dtype=np.float64)
 
 
 # ----------------------------------------------------------------------------- evaluate

@@ -5,6 +5,7 @@ from ltrfs.selection.base import Selector
 from ltrfs.selection.boosting import GBMImportance
 from ltrfs.selection.filters import ChiSquare, InformationGain, PearsonTopK
 from ltrfs.selection.forest import RFImportance
+from ltrfs.selection.fs_bfs import FSBFS
 from ltrfs.selection.fs_ed import FSED
 from ltrfs.selection.fsmrank import FSMSVM, FSMRankSelector
 from ltrfs.selection.gas import GAS, GASE, GASL
@@ -19,7 +20,7 @@ from ltrfs.util import build_estimator
 
 SELECTORS: dict[str, type[Selector]] = {cls.name: cls for cls in (
     WAF, RandomK, ImportanceTopK, FSED, GAS, GASE, GASL, InformationGain, ChiSquare, PearsonTopK,
-    L1Logistic, SVMRFE, OrdinalCR, RFImportance, GBMImportance, GreedyRankRLS, FSMRankSelector, FSMSVM)}
+    L1Logistic, SVMRFE, OrdinalCR, RFImportance, GBMImportance, GreedyRankRLS, FSMRankSelector, FSMSVM, FSBFS)}
 
 
 def make_selector(name: str, **params) -> Selector:
