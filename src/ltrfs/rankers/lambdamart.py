@@ -99,15 +99,7 @@ class LambdaMART(Ranker):
             raise ValueError(f"subsample must be in (0, 1]; got {self.subsample!r}")
         random_state = check_positive_int(self.random_state, "random_state", minimum=0)
         n_jobs = check_positive_int(self.n_jobs, "n_jobs")
-        if not isinstance(self.params, (dict, type(None))):
-            raise ValueError(f"params must be a dict of XGBoost parameters or None; got {type(self.params).__name__}")
-        extra = dict(self.params or {})
-        for key in extra:
-            if key in _OWN:
-                raise ValueError(f"params[{key!r}] repeats the LambdaMART parameter {key!r}; set that instead")
-            if key in _FIXED_SYNONYMS:
-                raise ValueError(f"params[{key!r}] is XGBoost's name for {_FIXED_SYNONYMS[key]!r}; "
-                                 f"set the LambdaMART parameter {_FIXED_SYNONYMS[key]!r} instead")
+        extra = extra_xgb_params(self.params, _OWN, _FIXED_SYNONYMS, "LambdaMART")
         out = {"objective": "rank:ndcg", "tree_method": "hist", "grow_policy": "lossguide",
                "max_leaves": max_leaves, "max_depth": 0, "n_estimators": n_estimators,
                "learning_rate": learning_rate, "min_child_weight": min_child_weight,
@@ -160,6 +152,22 @@ class LambdaMART(Ranker):
         self._check_fitted("booster_")
         X = check_X(X, n_features=self.n_features_in_, dtype=np.float32)
         return np.asarray(self.booster_.inplace_predict(X), dtype=np.float64)
+
+
+def extra_xgb_params(params, own, synonyms: dict, model: str) -> dict:
+    """The wrapper's ``params`` dict of further XGBoost parameters, refusing (one-line
+    ValueError) keys the wrapper has its own argument for (``own``) and XGBoost's synonyms of
+    them (``synonyms``: XGBoost name -> wrapper name)."""
+    if not isinstance(params, (dict, type(None))):
+        raise ValueError(f"params must be a dict of XGBoost parameters or None; got {type(params).__name__}")
+    extra = dict(params or {})
+    for key in extra:
+        if key in own:
+            raise ValueError(f"params[{key!r}] repeats the {model} parameter {key!r}; set that instead")
+        if key in synonyms:
+            raise ValueError(f"params[{key!r}] is XGBoost's name for {synonyms[key]!r}; "
+                             f"set the {model} parameter {synonyms[key]!r} instead")
+    return extra
 
 
 def _check_label_range(y: np.ndarray, what: str) -> None:

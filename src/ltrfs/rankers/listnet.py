@@ -54,7 +54,7 @@ from numba import njit
 
 from ltrfs.rankers.base import (LinearScores, Ranker, check_positive_float,
                                 check_positive_int, group_ids)
-from ltrfs.rankers.ranknet import ValidationTracker, check_common_params, standardizer
+from ltrfs.rankers.ranknet import ValidationTracker, check_common_params, finish_validation, standardizer
 
 log = logging.getLogger(__name__)
 
@@ -305,15 +305,7 @@ class ListNet(LinearScores, Ranker):
                 log.debug("ListNet epoch %d: loss %.8g%s", epoch, train_loss[-1], msg)
                 if stop:
                     break
-        if tracker is not None:
-            w = tracker.best_params
-            self.best_iteration_ = tracker.best_iteration
-            self.best_score_ = tracker.best_score
-            self.val_scores_ = tracker.history[1:]
-        else:
-            self.best_iteration_ = n_iter
-            self.best_score_ = None
-            self.val_scores_ = []
+        w = finish_validation(self, tracker, w, n_iter)
         self.coef_ = w / scale
         self.intercept_ = float(-(mean / scale) @ w)
         self.mean_, self.scale_ = mean, scale

@@ -115,6 +115,19 @@ class ValidationTracker:
         return self.patience is not None and self._since_best >= self.patience
 
 
+def finish_validation(estimator, tracker: ValidationTracker | None, params, n_iter: int):
+    """Set ``best_iteration_``, ``best_score_`` and ``val_scores_`` on ``estimator`` and return
+    the parameters to keep: the tracker's best, or ``params`` (after ``n_iter`` iterations)
+    when there was no validation split."""
+    if tracker is None:
+        estimator.best_iteration_, estimator.best_score_, estimator.val_scores_ = n_iter, None, []
+        return params
+    estimator.best_iteration_ = tracker.best_iteration
+    estimator.best_score_ = tracker.best_score
+    estimator.val_scores_ = tracker.history[1:]
+    return tracker.best_params
+
+
 # ----------------------------------------------------------------------------- pair kernel
 
 
@@ -361,15 +374,7 @@ class RankNet(Ranker):
             log.debug("RankNet epoch %d: loss %.6g%s  %.3f s", epoch, train_loss[-1], msg, epoch_seconds[-1])
             if stop:
                 break
-        if tracker is not None:
-            params = tracker.best_params
-            self.best_iteration_ = tracker.best_iteration
-            self.best_score_ = tracker.best_score
-            self.val_scores_ = tracker.history[1:]
-        else:
-            self.best_iteration_ = n_iter
-            self.best_score_ = None
-            self.val_scores_ = []
+        params = finish_validation(self, tracker, params, n_iter)
         self.W1_, self.b1_, self.w2_ = (np.array(p, copy=True) for p in params)
         self.mean_, self.scale_ = mean, scale
         self.n_iter_ = int(n_iter)

@@ -35,6 +35,7 @@ import numpy as np
 from ltrfs.metrics import get_convention, metric_per_query, parse_metric
 from ltrfs.rankers.base import (Ranker, check_X, check_fit_inputs, check_positive_float,
                                 check_positive_int, check_validation_split)
+from ltrfs.rankers.lambdamart import extra_xgb_params
 
 log = logging.getLogger(__name__)
 
@@ -115,15 +116,7 @@ class MART(Ranker):
         subsample = check_positive_float(self.subsample, "subsample")
         if subsample > 1:
             raise ValueError(f"subsample must be in (0, 1]; got {self.subsample!r}")
-        if not isinstance(self.params, (dict, type(None))):
-            raise ValueError(f"params must be a dict of XGBoost parameters or None; got {type(self.params).__name__}")
-        extra = dict(self.params or {})
-        for key in extra:
-            if key in _MART_OWN:
-                raise ValueError(f"params[{key!r}] repeats the MART parameter {key!r}; set that instead")
-            if key in _MART_SYNONYMS:
-                raise ValueError(f"params[{key!r}] is XGBoost's name for {_MART_SYNONYMS[key]!r}; "
-                                 f"set the MART parameter {_MART_SYNONYMS[key]!r} instead")
+        extra = extra_xgb_params(self.params, _MART_OWN, _MART_SYNONYMS, "MART")
         out = {"objective": "reg:squarederror", "tree_method": "hist", "grow_policy": "lossguide",
                "max_depth": 0,
                "max_leaves": check_positive_int(self.max_leaves, "max_leaves", minimum=2),
