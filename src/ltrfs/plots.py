@@ -22,28 +22,44 @@ def save(fig, png, pdf=None) -> None:
 
 
 def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title: str = "",
-                baselines=("waf",)) -> None:
-    """One panel per ranker: test ``metric`` (mean over folds, bars = std) against k, one line per
-    method; the all-features ``baselines`` are drawn as a horizontal line with a std band."""
+                baselines=("waf",), max_error_bars: int = 4) -> None:
+    """One panel per ranker: test ``metric`` (mean over folds) against k, one line per method,
+    each method in the same colour in every panel, one legend for the figure. The standard
+    deviation over folds is drawn as error bars when a panel has at most ``max_error_bars``
+    methods (beyond that they hide the lines; the CSV keeps it). The all-features
+    ``baselines`` are drawn as a horizontal dashed line with a std band."""
     rows = table[table.k != "vali"].copy()
     rows["k_num"] = rows.k.astype(int)
     rankers = list(dict.fromkeys(rows.ranker))
+    methods = [m for m in dict.fromkeys(rows.method) if m not in baselines]
+    palette = plt.get_cmap("tab20" if len(methods) > 10 else "tab10")
+    colours = {m: palette(i % palette.N) for i, m in enumerate(methods)}
     fig, axes = plt.subplots(1, len(rankers), figsize=(4.2 * len(rankers), 3.4), squeeze=False, sharey=True)
+    handles = {}
     for ax, ranker in zip(axes[0], rankers):
-        for method, group in rows[rows.ranker == ranker].groupby("method", sort=False):
+        panel = rows[rows.ranker == ranker]
+        bars = panel.method[~panel.method.isin(baselines)].nunique() <= max_error_bars
+        for method, group in panel.groupby("method", sort=False):
             group = group.sort_values("k_num")
             if method in baselines:
                 mean, std = group[metric].iloc[0], group[metric + "_std"].iloc[0]
-                ax.axhline(mean, ls="--", lw=1, color="k", label=method)
+                handles[method] = ax.axhline(mean, ls="--", lw=1, color="k", label=method)
                 ax.axhspan(mean - std, mean + std, color="k", alpha=0.07)
+            elif bars:
+                handles[method] = ax.errorbar(group.k_num, group[metric], yerr=group[metric + "_std"], marker="o",
+                                              ms=3, capsize=2, lw=1.2, color=colours[method], label=method)
             else:
-                ax.errorbar(group.k_num, group[metric], yerr=group[metric + "_std"], marker="o", ms=3,
-                            capsize=2, lw=1.2, label=method)
+                handles[method] = ax.plot(group.k_num, group[metric], marker="o", ms=3, lw=1.2,
+                                          color=colours[method], label=method)[0]
         ax.set_title(ranker)
         ax.set_xlabel("number of features k")
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel(f"test {metric}")
-    axes[0][-1].legend(fontsize=8, loc="best")
+    if not bars:  # fit the means, not the baseline's std band (shared y axis)
+        low, high = rows[metric].min(), rows[metric].max()
+        pad = 0.15 * (high - low) or 0.01
+        axes[0][0].set_ylim(low - pad, high + pad)
+    fig.legend(list(handles.values()), list(handles), fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5))
     if title:
         fig.suptitle(title, y=1.03)
     save(fig, png, pdf)

@@ -162,6 +162,12 @@ def feature_report_targets(experiment, dataset):
     return targets
 
 
+def experiment_title(experiment, dataset):
+    """The experiment's title, followed by the dataset unless the title names it already."""
+    title = config["experiments"][experiment].get("title", experiment)
+    return title if dataset in title else f"{title}: {dataset}"
+
+
 def fold_files(experiment, dataset, pattern):
     """``pattern`` (relative to a fold folder) in every fold of the experiment on the dataset."""
     return [f"{RESULTS}/{dataset}/fold{fold}/{pattern}" for fold in folds_of(config, REGISTRY, experiment, dataset)]

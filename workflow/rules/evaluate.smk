@@ -26,7 +26,7 @@ rule tables:
     params:
         runs=lambda w: run_records(w.experiment, w.dataset),
         metric=column_name(config["validation_metric"]),
-        title=lambda w: f"{config['experiments'][w.experiment].get('title', w.experiment)}: {w.dataset}",
+        title=lambda w: experiment_title(w.experiment, w.dataset),
         baselines=lambda w: baselines(w.experiment),
     conda:
         "../../envs/ltrfs.yaml"

@@ -7,7 +7,7 @@ rule figure_metric_vs_k:
         csv=f"{RESULTS}/figures/{{experiment}}/{{dataset}}_{{metric}}.csv",
     params:
         metric=lambda w: METRIC_BY_FILE_NAME[w.metric],
-        title=lambda w: f"{config['experiments'][w.experiment].get('title', w.experiment)}: {w.dataset}",
+        title=lambda w: experiment_title(w.experiment, w.dataset),
         baselines=lambda w: baselines(w.experiment),
     conda:
         "../../envs/ltrfs.yaml"
