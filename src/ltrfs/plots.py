@@ -163,6 +163,7 @@ def curves_by_group(frame: pd.DataFrame, x: str, metrics, group: str, png, pdf=N
     ``baselines`` {label: {metric: value}} are drawn as horizontal dashed lines."""
     metrics = list(metrics)
     fig, axes = plt.subplots(1, len(metrics), figsize=(4.4 * len(metrics), 3.4), squeeze=False)
+    fig.subplots_adjust(wspace=0.32)
     for ax, metric in zip(axes[0], metrics):
         for label, part in frame.groupby(group, sort=False):
             part = part.sort_values(x)
@@ -175,7 +176,8 @@ def curves_by_group(frame: pd.DataFrame, x: str, metrics, group: str, png, pdf=N
         ax.set_xlabel(xlabel or x)
         ax.set_ylabel(metric)
         ax.grid(alpha=0.3)
-    axes[0][-1].legend(fontsize=8, loc="best")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=8, loc="center left", bbox_to_anchor=(0.92, 0.5))
     if title:
         fig.suptitle(title, y=1.03)
     save(fig, png, pdf)
