@@ -91,3 +91,20 @@ def test_baseline_is_found_by_the_methods_passed_not_by_the_name_waf(runs):
     table = summarise(read_runs(runs), "NDCG@10", baselines=("all",)).set_index(["method", "k"])
     assert table.loc[("imp", "2"), "p_vs_waf"] == pytest.approx(
         stats.ttest_rel([0.4, 0.2, 0.8, 0.4], [0.5, 0.3, 0.6, 0.2]).pvalue)
+
+
+def test_a_k_reached_in_fewer_folds_is_marked(runs, tmp_path):
+    """A projection method may build fewer than k features in some folds: its k row then
+    averages fewer folds, and both tables say so (the figure leaves it out)."""
+    rows = [(6, "test", q, v) for q, v in zip((1, 2), (0.9, 0.9))] + [(6, "vali", 9, 0.2)]
+    extra = {"path": write_run(tmp_path / "i1_k6.tsv", rows), "fold": 1, "method": "imp", "ranker": "r"}
+    table = summarise(read_runs(runs + [extra]), "NDCG@10")
+    row = table[(table.method == "imp") & (table.k == "6")].iloc[0]
+    assert row["folds"] == 1 and row["NDCG@10"] == pytest.approx(0.9)
+    assert "| imp | r | 6 (1 of 2 folds) |" in to_markdown(table)
+    by_k = by_k_markdown(table)
+    assert "| imp | r | 0.4500 | 0.4000 | 0.9000† |" in by_k and "† mean over fewer than 2 folds" in by_k
+    from ltrfs import plots
+
+    plots.metric_vs_k(table, "NDCG@10", tmp_path / "f.png", csv=tmp_path / "f.csv")
+    assert "6" not in set(pd.read_csv(tmp_path / "f.csv", dtype={"k": str}).k)

@@ -24,11 +24,13 @@ def save(fig, png, pdf=None) -> None:
 def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title: str = "",
                 baselines=("waf",), max_error_bars: int = 4) -> None:
     """One panel per ranker: test ``metric`` (mean over folds) against k, one line per method,
-    each method in the same colour in every panel, one legend for the figure. The standard
+    each method in the same colour in every panel, one legend for the figure (points whose mean
+    covers fewer folds than the others are left out; the table marks them). The standard
     deviation over folds is drawn as error bars when a panel has at most ``max_error_bars``
     methods (beyond that they hide the lines; the CSV keeps it). The all-features
     ``baselines`` are drawn as a horizontal dashed line with a std band."""
     rows = table[table.k != "vali"].copy()
+    rows = rows[rows.folds == rows.folds.max()]  # a k that only some folds reached is not comparable
     rows["k_num"] = rows.k.astype(int)
     rankers = list(dict.fromkeys(rows.ranker))
     methods = [m for m in dict.fromkeys(rows.method) if m not in baselines]

@@ -106,8 +106,11 @@ def to_markdown(table: pd.DataFrame, columns=("NDCG@1", "NDCG@3", "NDCG@5", "NDC
     head = ["method", "ranker", "k"] + list(columns) + [f"p ({metric} vs WAF)"]
     lines = ([f"### {title}", ""] if title else []) + ["| " + " | ".join(head) + " |",
                                                          "|" + "---|" * len(head)]
+    n_folds = int(table["folds"].max()) if len(table) else 0
     for row in table.to_dict("records"):
         k = f"vali ({row['k_chosen']})" if row["k"] == "vali" else row["k"]
+        if row["folds"] < n_folds:  # e.g. k above the features a method built in some folds
+            k = f"{k} ({row['folds']} of {n_folds} folds)"
         cells = [row["method"], row["ranker"], str(k)]
         cells += [f"{row[c]:.4f} ± {row[c + '_std']:.4f}" for c in columns]
         p = row["p_vs_waf"]
@@ -119,7 +122,9 @@ def to_markdown(table: pd.DataFrame, columns=("NDCG@1", "NDCG@3", "NDCG@5", "NDC
 def by_k_markdown(table: pd.DataFrame, metric: str = "NDCG@10", alpha: float = 0.05) -> str:
     """``metric`` (test, fold mean) with one row per (method, ranker) and one column per k, plus
     ``vali`` (the k chosen on vali) and ``fixed`` for rows whose one k is outside the grid (WAF
-    on all d features, a method's own model); ``*`` marks p < ``alpha`` against WAF."""
+    on all d features, a method's own model); ``*`` marks p < ``alpha`` against WAF and ``†`` a
+    mean over fewer folds than the table's others (a k some folds could not reach)."""
+    n_folds = int(table["folds"].max()) if len(table) else 0
     single = table[table.k != "vali"].groupby(["method", "ranker"])["k"].transform("nunique") == 1
     grid = sorted({int(k) for k in table.k[(table.k != "vali") & ~single]})
     fixed = table[(table.k != "vali") & single & ~table.k.isin([str(k) for k in grid])]
@@ -132,7 +137,8 @@ def by_k_markdown(table: pd.DataFrame, metric: str = "NDCG@10", alpha: float = 0
             if row is None:
                 return ""
             star = "*" if row["p_vs_waf"] == row["p_vs_waf"] and row["p_vs_waf"] < alpha else ""
-            return f"{row[metric]:.4f}{star}"
+            dagger = "†" if row["folds"] < n_folds else ""
+            return f"{row[metric]:.4f}{star}{dagger}"
 
         cells = [cell(by_k.get(str(k))) for k in grid]
         vali = by_k.get("vali")
@@ -140,6 +146,9 @@ def by_k_markdown(table: pd.DataFrame, metric: str = "NDCG@10", alpha: float = 0
         own = fixed[(fixed.method == method) & (fixed.ranker == ranker)]
         cells.append("" if own.empty else f"{cell(own.iloc[0].to_dict())} (k={own.iloc[0]['k']})")
         lines.append("| " + " | ".join([method, ranker] + cells) + " |")
+    if (table["folds"] < n_folds).any():
+        lines += ["", f"† mean over fewer than {n_folds} folds: some folds could not give this k "
+                      "(k above the features the method built there)"]
     return "\n".join(lines) + "\n"
 
 
