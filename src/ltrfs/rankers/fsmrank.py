@@ -48,20 +48,12 @@ Theorem 2) does not strictly hold; the solver runs all the same (the line search
 the local quadratic upper bound). ``pearson_min_eigenvalue_`` records the smallest eigenvalue of
 the d x d Pearson similarity.
 
-Estimators:
-
-- ``FSMRank`` (ranker ``fsmrank``): fit solves at the given lambdas; ``predict(X) = X @ w_hat``.
-  ``default_grid`` (the paper gives none: "chosen by cross-validation") is the log grid
-  lambda1 in {0, 1e-3, 1e-2, 1e-1, 1} x lambda2 in {0, 1e-4, 1e-3, 1e-2, 1e-1}; the scales
-  follow from f(0) = 1 and |grad f(0)| = O(1) for features in [0, 1]: lambda2 / s_i above the
-  feature's |grad_i f(0)| removes it, so lambda2 = 0.1 already removes most features.
-- ``FSMRankSelector`` (selector ``fsmrank``): lambdas given, or chosen on vali over the grid by
-  ``vali_metric`` of ``X_val @ w_hat``; ``ranking_`` = features by |w_hat| descending (ties, in
-  particular the zero weights: larger Pearson importance first, then lower index);
-  ``scores_ = |w_hat|``; ``predict_scores(X) = X @ w_hat``; ``predict_scores_k(X, k)`` keeps the
-  top k weights (the paper's k-feature FSMRank model) and zeroes the others.
-- ``FSMSVM`` (selector ``fsmsvm``): the paper's two-stage baseline: FSMRank's ranking, then
-  RankSVM-Primal on the top t features with t chosen on vali.
+The ranker ``FSMRank`` (``fsmrank``): fit solves at the given lambdas; ``predict(X) = X @ w_hat``.
+``default_grid`` (the paper gives none: "chosen by cross-validation") is the log grid
+lambda1 in {0, 1e-3, 1e-2, 1e-1, 1} x lambda2 in {0, 1e-4, 1e-3, 1e-2, 1e-1}; the scales
+follow from f(0) = 1 and |grad f(0)| = O(1) for features in [0, 1]: lambda2 / s_i above the
+feature's |grad_i f(0)| removes it, so lambda2 = 0.1 already removes most features. The
+selectors ``fsmrank`` and ``fsmsvm`` are in ``ltrfs.selection.fsmrank``.
 """
 from __future__ import annotations
 
