@@ -470,3 +470,26 @@ def test_every_ranker_keeps_the_contract(name):
     ours = metric_per_query(test.y, scores, test.query_ptr, "ndcg@5", "letor4").mean()
     chance = metric_per_query(test.y, np.zeros(len(test.y)), test.query_ptr, "ndcg@5", "letor4").mean()
     assert ours > chance + 0.15, (name, ours, chance)
+
+
+def test_lambdamart_lightgbm_backend_keeps_the_best_vali_iteration():
+    """backend="lightgbm": LightGBM's lambdarank with the same preset; early stopping on vali
+    ndcg@10 keeps the best iteration, and predict uses exactly the trees up to it."""
+    pytest.importorskip("lightgbm", reason="LightGBM is the optional backend (pip install -e '.[lightgbm]')")
+    from conftest import planted
+
+    train, vali, test = (planted(n_queries=n, d=6, informative=(1, 4), seed=s) for n, s in ((80, 1), (40, 2), (40, 3)))
+    model = LambdaMART(n_estimators=300, early_stopping_rounds=20, backend="lightgbm")
+    model.fit(train.X, train.y, train.qid, X_val=vali.X, y_val=vali.y, qid_val=vali.qid)
+    history = model.evals_result_["vali"]["ndcg@10"]
+    assert model.best_iteration_ == int(np.argmax(history)) and len(history) <= model.best_iteration_ + 21
+    np.testing.assert_allclose(model.predict(test.X),
+                               model.booster_.predict(test.X.astype(np.float32), num_iteration=model.best_iteration_ + 1))
+    again = clone(model).fit(train.X, train.y, train.qid, X_val=vali.X, y_val=vali.y, qid_val=vali.qid)
+    np.testing.assert_array_equal(again.predict(test.X), model.predict(test.X))
+    ours = metric_per_query(test.y, model.predict(test.X), test.query_ptr, "ndcg@5").mean()
+    best_single = max(metric_per_query(test.y, test.X[:, j].astype(float), test.query_ptr, "ndcg@5").mean()
+                      for j in range(6))
+    assert ours > best_single
+    with pytest.raises(ValueError, match="backend must be one of xgboost, lightgbm"):
+        LambdaMART(backend="lgbm").validate_params()

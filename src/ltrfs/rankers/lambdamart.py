@@ -16,6 +16,12 @@ validation split; the last metric of the last eval set drives early stopping, an
 Pair construction and the remaining LambdaMART settings are XGBoost's defaults
 (``lambdarank_pair_method="topk"``, 32 pairs per document, ``lambdarank_normalization=True``,
 ``reg_lambda=1``); change them through ``params``.
+
+``backend="lightgbm"`` trains the same preset with LightGBM's ``LGBMRanker`` (objective
+``lambdarank``, ``num_leaves`` = max_leaves, ``min_sum_hessian_in_leaf`` = min_child_weight,
+early stopping on LightGBM's ``ndcg@10`` on vali, the best iteration kept); ``params`` then
+holds further LightGBM parameters. LightGBM is an optional dependency
+(``pip install -e ".[lightgbm]"``).
 """
 from __future__ import annotations
 
@@ -36,6 +42,7 @@ _OWN = ("n_estimators", "learning_rate", "max_leaves", "early_stopping_rounds", 
 _FIXED_SYNONYMS = {"eta": "learning_rate", "seed": "random_state", "nthread": "n_jobs",
                    "num_boost_round": "n_estimators", "max_leaf_nodes": "max_leaves"}
 _MAX_LABEL = 31
+BACKENDS = ("xgboost", "lightgbm")
 
 
 class LambdaMART(Ranker):
@@ -58,11 +65,14 @@ class LambdaMART(Ranker):
     random_state : int, default 0           seed
     n_jobs : int, default 1                 XGBoost threads (``nthread``)
     params : dict or None                   any other XGBoost parameter (e.g. ``reg_lambda``,
-                                            ``lambdarank_pair_method``, ``objective``)
+                                            ``lambdarank_pair_method``, ``objective``), or
+                                            LightGBM parameter with backend "lightgbm"
+    backend : {"xgboost", "lightgbm"}, default "xgboost"
 
     Attributes
     ----------
-    booster_ : xgboost.Booster   the model, sliced to the trees 0..best_iteration_
+    booster_ : xgboost.Booster   the model, sliced to the trees 0..best_iteration_ (a
+                                 lightgbm.Booster with backend "lightgbm", used up to it)
     best_iteration_ : int        0-based index of the last tree used
     best_score_ : float or None  vali ndcg@10 (XGBoost's convention) at best_iteration_
     evals_result_ : dict         per-round vali metric (empty without a validation split)
@@ -73,7 +83,7 @@ class LambdaMART(Ranker):
     default_grid: dict = {}
 
     def __init__(self, n_estimators=1000, learning_rate=0.1, max_leaves=10, early_stopping_rounds=100,
-                 min_child_weight=0.1, subsample=1.0, random_state=0, n_jobs=1, params=None):
+                 min_child_weight=0.1, subsample=1.0, random_state=0, n_jobs=1, params=None, backend="xgboost"):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_leaves = max_leaves
@@ -83,8 +93,13 @@ class LambdaMART(Ranker):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.params = params
+        self.backend = backend
 
     def validate_params(self):
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {self.backend!r}")
+        if self.backend == "lightgbm":
+            _import_lightgbm()
         self._xgb_params()
         if self.early_stopping_rounds is not None:
             check_positive_int(self.early_stopping_rounds, "early_stopping_rounds")
@@ -112,6 +127,7 @@ class LambdaMART(Ranker):
         """Fit on (X (m, d), y (m,), qid (m,)); early stopping on (X_val, y_val, qid_val) if given."""
         import xgboost as xgb
 
+        self.validate_params()
         params = self._xgb_params()
         X, y, query_ptr = check_fit_inputs(X, y, qid, dtype=np.float32)
         _check_label_range(y, "y")
@@ -127,6 +143,8 @@ class LambdaMART(Ranker):
         else:
             early = None
         start = time.perf_counter()
+        if self.backend == "lightgbm":
+            return self._fit_lightgbm(X, y, query_ptr, vali, early, start)
         model = xgb.XGBRanker(early_stopping_rounds=early, **params)
         model.fit(X, y, qid=group_ids(query_ptr), verbose=False, **fit_kw)
         booster = model.get_booster()
@@ -147,11 +165,54 @@ class LambdaMART(Ranker):
                   n_rounds, best, self.best_score_, self.seconds_)
         return self
 
+    def _fit_lightgbm(self, X, y, query_ptr, vali, early, start):
+        lgb = _import_lightgbm()
+        p = self._xgb_params()
+        params = {"objective": "lambdarank", "learning_rate": p["learning_rate"], "num_leaves": p["max_leaves"],
+                  "max_depth": -1, "min_sum_hessian_in_leaf": p["min_child_weight"], "min_data_in_leaf": 1,
+                  "bagging_fraction": p["subsample"], "bagging_freq": 1 if p["subsample"] < 1 else 0,
+                  "seed": p["random_state"], "num_threads": p["n_jobs"], "deterministic": True,
+                  "force_row_wise": True, "verbose": -1, "metric": "ndcg", "eval_at": [10],
+                  **dict(self.params or {})}
+        train_set = lgb.Dataset(X, y, group=np.diff(query_ptr))
+        evals: dict = {}
+        kw = {}
+        if vali is not None:
+            Xv, yv, ptr_v = vali
+            callbacks = [lgb.record_evaluation(evals)]
+            if early is not None:
+                callbacks.append(lgb.early_stopping(early, first_metric_only=True, verbose=False))
+            kw = {"valid_sets": [lgb.Dataset(Xv, yv, group=np.diff(ptr_v), reference=train_set)],
+                  "valid_names": ["vali"], "callbacks": callbacks}
+        booster = lgb.train(params, train_set, num_boost_round=p["n_estimators"], **kw)
+        history = evals.get("vali", {}).get("ndcg@10", [])
+        best = int(np.argmax(history)) if history else booster.current_iteration() - 1
+        self.booster_ = booster
+        self.best_iteration_ = best
+        self.best_score_ = float(history[best]) if history else None
+        self.evals_result_ = {"vali": {"ndcg@10": list(history)}} if history else {}
+        self.n_features_in_ = X.shape[1]
+        self.seconds_ = time.perf_counter() - start
+        log.debug("LambdaMART (LightGBM): %d rounds grown, best iteration %d (vali ndcg@10 %s), %.2f s",
+                  booster.current_iteration(), best, self.best_score_, self.seconds_)
+        return self
+
     def predict(self, X) -> np.ndarray:
         """Scores float64 (m,) from the trees 0..best_iteration_."""
         self._check_fitted("booster_")
         X = check_X(X, n_features=self.n_features_in_, dtype=np.float32)
+        if getattr(self, "backend", "xgboost") == "lightgbm":
+            return np.asarray(self.booster_.predict(X, num_iteration=self.best_iteration_ + 1), dtype=np.float64)
         return np.asarray(self.booster_.inplace_predict(X), dtype=np.float64)
+
+
+def _import_lightgbm():
+    try:
+        import lightgbm
+    except ImportError:
+        raise ValueError('backend "lightgbm" needs LightGBM: pip install -e ".[lightgbm]" '
+                         '(or pip install lightgbm)') from None
+    return lightgbm
 
 
 def extra_xgb_params(params, own, synonyms: dict, model: str) -> dict:
