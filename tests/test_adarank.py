@@ -215,13 +215,16 @@ def synthetic_split(seed):
 
 
 @pytest.mark.parametrize("cls", [AdaRankNDCG, AdaRankMAP])
-def test_beats_random_on_synthetic(cls):
+def test_beats_random_and_the_best_single_feature_on_synthetic(cls):
     (X, y, ptr), (Xt, yt, pt) = synthetic_split(11)
     model = cls().fit(X, y, qid_of(ptr))
     ours = metric_per_query(yt, model.predict(Xt), pt, "ndcg@10").mean()
     rng = np.random.default_rng(0)
     rand = np.mean([metric_per_query(yt, rng.random(len(yt)), pt, "ndcg@10").mean() for _ in range(5)])
     assert ours > rand + 0.1
+    # AdaRank combines single features, so its margin over the best one is small (0.713 / 0.710 vs 0.707)
+    best_single = max(metric_per_query(yt, Xt[:, f].astype(float), pt, "ndcg@10").mean() for f in range(Xt.shape[1]))
+    assert ours > best_single
     assert model.seconds_ > 0 and model.n_iter_ >= len(model.alphas_)
 
 
