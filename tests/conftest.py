@@ -37,3 +37,27 @@ def mq2008_dir(tmp_path_factory) -> Path:
     with zipfile.ZipFile(MQ2008_ZIP) as archive:
         archive.extractall(root)
     return root / "MQ2008"
+
+
+@pytest.fixture(scope="module")
+def synthetic_splits():
+    """One synthetic dataset (same feature roles everywhere) split by queries into train, vali
+    and test, each (X, y, qid, query_ptr): the neural rankers' quality checks."""
+    from ltrfs.datasets.synthetic import make
+
+    data, _ = make(n_queries=400, n_informative=6, n_redundant=2, n_noise=6, strength_max=0.7,
+                   strength_min=0.5, seed=3)
+    ptr = data.query_ptr
+
+    def part(a, b):
+        lo, hi = ptr[a], ptr[b]
+        return data.X[lo:hi], data.y[lo:hi], data.qid[lo:hi], ptr[a:b + 1] - lo
+
+    return part(0, 200), part(200, 260), part(260, 400)
+
+
+def ndcg10(y, scores, ptr) -> float:
+    """Mean NDCG@10 (letor4) over the queries of query_ptr ``ptr``."""
+    from ltrfs.metrics import metric_per_query
+
+    return float(metric_per_query(y, scores, ptr, "ndcg@10", "letor4").mean())

@@ -10,10 +10,9 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from ltrfs.datasets.synthetic import make
 from ltrfs.estimator import NotFittedError
-from ltrfs.metrics import metric_per_query
 from ltrfs.rankers.listnet import ListNet, _sgd_epoch, listnet_loss, listnet_objective, segment_softmax
+from conftest import ndcg10
 
 
 def ptr_of(sizes) -> np.ndarray:
@@ -44,22 +43,6 @@ def naive_loss(scores, y, sizes):
     return total
 
 
-@pytest.fixture(scope="module")
-def synthetic_splits():
-    """One synthetic dataset (same feature roles everywhere) split by queries: train/vali/test."""
-    data, _ = make(n_queries=400, n_informative=6, n_redundant=2, n_noise=6, strength_max=0.7,
-                   strength_min=0.5, seed=3)
-    ptr = data.query_ptr
-
-    def part(a, b):
-        lo, hi = ptr[a], ptr[b]
-        return data.X[lo:hi], data.y[lo:hi], data.qid[lo:hi], ptr[a:b + 1] - lo
-
-    return part(0, 200), part(200, 260), part(260, 400)
-
-
-def ndcg10(y, scores, ptr) -> float:
-    return float(metric_per_query(y, scores, ptr, "ndcg@10", "letor4").mean())
 
 
 # ----------------------------------------------------------------------------- loss

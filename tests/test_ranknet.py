@@ -10,11 +10,10 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from ltrfs.datasets.synthetic import make
 from ltrfs.estimator import NotFittedError
-from ltrfs.metrics import metric_per_query
 from ltrfs.rankers.ranknet import RankNet, forward, loss_and_grad, pair_loss
 from ltrfs.rankers.ranksvm import count_pairs
+from conftest import ndcg10
 
 
 def ptr_of(sizes) -> np.ndarray:
@@ -50,21 +49,6 @@ def naive_pairs(scores, y, sizes, sigma):
     return loss, n, grad
 
 
-@pytest.fixture(scope="module")
-def synthetic_splits():
-    data, _ = make(n_queries=400, n_informative=6, n_redundant=2, n_noise=6, strength_max=0.7,
-                   strength_min=0.5, seed=3)
-    ptr = data.query_ptr
-
-    def part(a, b):
-        lo, hi = ptr[a], ptr[b]
-        return data.X[lo:hi], data.y[lo:hi], data.qid[lo:hi], ptr[a:b + 1] - lo
-
-    return part(0, 200), part(200, 260), part(260, 400)
-
-
-def ndcg10(y, scores, ptr) -> float:
-    return float(metric_per_query(y, scores, ptr, "ndcg@10", "letor4").mean())
 
 
 # ----------------------------------------------------------------------------- pair kernel
