@@ -56,7 +56,7 @@ import time
 import numpy as np
 
 from ltrfs.metrics import get_convention, metric_per_query, parse_metric
-from ltrfs.rankers.base import (Ranker, check_X, check_positive_float,
+from ltrfs.rankers.base import (LinearScores, Ranker, check_positive_float,
                                 check_positive_int)
 
 log = logging.getLogger(__name__)
@@ -75,7 +75,7 @@ def feature_metric_matrix(X, y, query_ptr, metric, convention="letor4") -> np.nd
     return out
 
 
-class AdaRank(Ranker):
+class AdaRank(LinearScores, Ranker):
     """AdaRank with single-feature weak rankers and RankLib's loop (see the module docstring).
 
     Parameters
@@ -275,12 +275,6 @@ class AdaRank(Ranker):
         self.seconds_ = time.perf_counter() - start
         log.debug("AdaRank done: %d iterations, %d weak rankers kept, %.3f s",
                   self.n_iter_, len(feats), self.seconds_)
-
-    def predict(self, X) -> np.ndarray:
-        """Scores float64 (m,) = X @ coef_ (= sum_t alpha_t x_{f_t})."""
-        self._check_fitted("coef_")
-        X = check_X(X, n_features=self.n_features_in_)
-        return X @ self.coef_
 
 
 class AdaRankNDCG(AdaRank):

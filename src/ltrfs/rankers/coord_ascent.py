@@ -54,7 +54,6 @@ build the ``MetricContext`` once per (labels, queries, metric) and pass it in.
 from __future__ import annotations
 
 import logging
-import numbers
 import time
 from dataclasses import dataclass, field
 
@@ -581,9 +580,7 @@ class CoordinateAscent(LinearScores, Ranker):
             raise ValueError(f"restart_init must be one of {', '.join(_RESTART_INITS)}; got {self.restart_init!r}")
         if self.max_passes is not None:
             check_positive_int(self.max_passes, "max_passes")
-        if not isinstance(self.random_state, numbers.Integral) or isinstance(self.random_state, bool) \
-                or self.random_state < 0:
-            raise ValueError(f"random_state must be an integer >= 0; got {self.random_state!r}")
+        check_positive_int(self.random_state, "random_state", minimum=0)
         return {
             "metric": self.metric,
             "convention": self.convention,

@@ -251,9 +251,7 @@ class FSBFS(Selector):
             raise ValueError(f"restart_init must be one of {', '.join(_RESTART_INITS)}; got {self.restart_init!r}")
         if not isinstance(self.warm_start, (bool, np.bool_)):
             raise ValueError(f"warm_start must be True or False; got {self.warm_start!r}")
-        rs = self.random_state
-        if isinstance(rs, (bool, np.bool_)) or not isinstance(rs, numbers.Integral) or rs < 0:
-            raise ValueError(f"random_state must be an integer >= 0; got {rs!r}")
+        rs = check_positive_int(self.random_state, "random_state", minimum=0)
         return {
             "k": check_positive_int(self.k, "k"),
             "metric": str(self.metric),
