@@ -185,6 +185,22 @@ class LinearScores:
         return self.predict(X)
 
 
+def standardise(X: np.ndarray, weights: np.ndarray | None = None):
+    """(Xs, mean (d,), scale (d,)): ``Xs = (X - mean) / scale`` with the 1/n (weighted)
+    variance, as glmnet; a constant column gets scale 1 (it stays 0 after centring)."""
+    if weights is None:
+        mean = X.mean(axis=0)
+        var = ((X - mean) ** 2).mean(axis=0)
+    else:
+        w = np.asarray(weights, dtype=np.float64)
+        total = w.sum()
+        mean = w @ X / total
+        var = w @ (X - mean) ** 2 / total
+    scale = np.sqrt(var)
+    scale = np.where(scale > 1e-12 * np.maximum(1.0, np.abs(mean)), scale, 1.0)
+    return (X - mean) / scale, mean, scale
+
+
 def group_ids(query_ptr: np.ndarray) -> np.ndarray:
     """int64 (m,): 0, 0, ..., 1, 1, ...: the position of each row's query (sorted, contiguous)."""
     return np.repeat(np.arange(len(query_ptr) - 1, dtype=np.int64), np.diff(query_ptr))

@@ -52,9 +52,19 @@ import time
 import numpy as np
 from numba import njit
 
-from ltrfs.rankers.base import (LinearScores, Ranker, check_positive_float,
-                                check_positive_int, group_ids)
-from ltrfs.rankers.ranknet import ValidationTracker, check_common_params, finish_validation, standardizer
+from ltrfs.rankers.base import (
+    LinearScores,
+    Ranker,
+    check_positive_float,
+    check_positive_int,
+    group_ids,
+    standardise,
+)
+from ltrfs.rankers.ranknet import (
+    ValidationTracker,
+    check_common_params,
+    finish_validation,
+)
 
 log = logging.getLogger(__name__)
 
@@ -238,8 +248,7 @@ class ListNet(LinearScores, Ranker):
     def _fit(self, X, y, query_ptr, val):
         start = time.perf_counter()
         m, d = X.shape
-        mean, scale = standardizer(X) if self.standardize else (np.zeros(d), np.ones(d))
-        Xs = (X - mean) / scale
+        Xs, mean, scale = standardise(X) if self.standardize else (X, np.zeros(d), np.ones(d))
         gid = group_ids(query_ptr)
         p_y, _ = segment_softmax(y.astype(np.float64), query_ptr, gid)
         alpha = float(self.alpha)

@@ -47,8 +47,14 @@ import time
 import numpy as np
 from numba import njit
 
-from ltrfs.rankers.base import (Ranker, check_X, check_positive_float,
-                                check_positive_int)
+from ltrfs.rankers.base import (
+    Ranker,
+    check_positive_float,
+    check_positive_int,
+    check_X,
+    standardise,
+)
+from ltrfs.rankers.ranksvm import count_pairs
 
 log = logging.getLogger(__name__)
 
@@ -69,14 +75,6 @@ def check_common_params(est) -> None:
         check_positive_int(est.patience, "patience")
     check_positive_int(est.random_state, "random_state", minimum=0)
     check_positive_int(est.n_jobs, "n_jobs")
-
-
-def standardizer(X: np.ndarray):
-    """(mean (d,), scale (d,)): column mean and standard deviation, scale 1 where the std is 0."""
-    mean = X.mean(axis=0)
-    scale = X.std(axis=0)
-    scale[~(scale > 1e-12 * np.maximum(1.0, np.abs(mean)))] = 1.0
-    return mean, scale
 
 
 class ValidationTracker:
@@ -213,12 +211,6 @@ def loss_and_grad(params, Z, y, query_ptr, sigma: float = 1.0, alpha: float = 0.
     return float(loss), (dW1, db1, dw2), n_pairs
 
 
-def _pairs_per_query(y, query_ptr) -> np.ndarray:
-    """bool (q,): the query has two documents with different labels."""
-    starts = query_ptr[:-1]
-    return np.maximum.reduceat(y, starts) > np.minimum.reduceat(y, starts)
-
-
 # ----------------------------------------------------------------------------- estimator
 
 
@@ -308,8 +300,7 @@ class RankNet(Ranker):
     def _fit(self, X, y, query_ptr, val):
         start = time.perf_counter()
         m, d = X.shape
-        mean, scale = standardizer(X)
-        Z = (X - mean) / scale
+        Z, mean, scale = standardise(X)
         rng = np.random.default_rng(self.random_state)
         params = self._init_params(d, rng)
         sigma, alpha, lr = float(self.sigma), float(self.alpha), float(self.learning_rate)
@@ -319,8 +310,9 @@ class RankNet(Ranker):
         step = 0
 
         sizes = np.diff(query_ptr)
-        useful = np.flatnonzero(_pairs_per_query(y, query_ptr))
-        self.n_pairs_ = pair_loss(np.zeros(m), y, query_ptr, sigma)[1]
+        pairs = count_pairs(y, query_ptr)
+        useful = np.flatnonzero(pairs)
+        self.n_pairs_ = int(pairs.sum())
         if len(useful) == 0:
             log.warning("RankNet: no query has two documents with different labels; the initial "
                         "weights are kept")

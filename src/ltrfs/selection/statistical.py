@@ -32,6 +32,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ltrfs.rankers.base import standardise  # noqa: F401  (re-exported: st.standardise)
+
 #: a probability weight p (1 - p) is kept at least this large (as glmnet does)
 _MIN_WEIGHT = 1e-5
 
@@ -91,22 +93,6 @@ def binarise(y: np.ndarray, relevant_min: int) -> np.ndarray:
                          f"{sorted(set(np.asarray(y).tolist()))}); set relevant_min so that both "
                          "relevant and irrelevant rows exist (1 on 3-level LETOR data)")
     return yb
-
-
-def standardise(X: np.ndarray, weights: np.ndarray | None = None):
-    """(Xs, mean (d,), scale (d,)): ``Xs = (X - mean) / scale`` with the 1/n (weighted)
-    variance, as glmnet; a constant column gets scale 1 (it stays 0 after centring)."""
-    if weights is None:
-        mean = X.mean(axis=0)
-        var = ((X - mean) ** 2).mean(axis=0)
-    else:
-        w = np.asarray(weights, dtype=np.float64)
-        total = w.sum()
-        mean = w @ X / total
-        var = w @ (X - mean) ** 2 / total
-    scale = np.sqrt(var)
-    scale = np.where(scale > 1e-12 * np.maximum(1.0, np.abs(mean)), scale, 1.0)
-    return (X - mean) / scale, mean, scale
 
 
 def grouped_folds(group: np.ndarray, n_splits: int) -> list[tuple[np.ndarray, np.ndarray]]:
