@@ -31,6 +31,11 @@ class Estimator:
     def validate_params(self) -> None:
         """Raise a one-line ValueError for a bad hyperparameter value (checked before any run)."""
 
+    def _check_fitted(self, attribute: str) -> None:
+        """NotFittedError (a ValueError) unless ``fit`` has set ``attribute``."""
+        if not hasattr(self, attribute):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit() first")
+
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from ltrfs.estimator import Estimator, NotFittedError
+from ltrfs.estimator import Estimator
 
 from ltrfs.data import query_ptr_from_qid
 
@@ -57,10 +57,6 @@ class Ranker(Estimator):
 
     def predict(self, X) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
-
-    def _check_fitted(self, attribute: str) -> None:
-        if not hasattr(self, attribute):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit() first")
 
 
 def check_positive_int(value, what: str, *, minimum: int = 1) -> int:

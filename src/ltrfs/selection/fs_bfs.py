@@ -347,19 +347,13 @@ class FSBFS(Selector):
     # ------------------------------------------------------------------ the k-view
 
     def _check_k(self, k):
-        self._check_fitted_projection()
+        self._check_fitted("projection_")
         kb = self.projection_.shape[1]
         if k is None:
             return kb
         if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or not 1 <= k <= kb:
             raise ValueError(f"k={k!r} is outside 1..{kb} (the number of subsets built)")
         return int(k)
-
-    def _check_fitted_projection(self):
-        if not hasattr(self, "projection_"):
-            from ltrfs.estimator import NotFittedError
-
-            raise NotFittedError("this FSBFS is not fitted yet; call fit() first")
 
     def support(self, k: int | None = None) -> np.ndarray:
         """0-based ids (sorted) of the original features used by the first k new features."""

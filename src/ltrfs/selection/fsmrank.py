@@ -161,8 +161,7 @@ class _FSMRankBase(Selector):
 
     def predict_scores(self, X) -> np.ndarray:
         """float64 (m,) = X @ w_hat (the FSMRank model on all d features)."""
-        if not hasattr(self, "coef_"):
-            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit() first")
+        self._check_fitted("coef_")
         return _matvec_any(_as_data_matrix(X, n_features=len(self.coef_)), self.coef_)
 
 class FSMRankSelector(_FSMRankBase):
@@ -174,8 +173,7 @@ class FSMRankSelector(_FSMRankBase):
     def predict_scores_k(self, X, k: int) -> np.ndarray:
         """float64 (m,) = X @ w_k, w_k = w_hat with all but the top k weights (``ranking_[:k]``)
         set to 0: the paper's k-feature FSMRank model."""
-        if not hasattr(self, "coef_"):
-            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit() first")
+        self._check_fitted("coef_")
         d = len(self.coef_)
         if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or not 1 <= k <= d:
             raise ValueError(f"k must be an integer in 1..{d}; got {k!r}")
@@ -252,7 +250,6 @@ class FSMSVM(_FSMRankBase):
 
     def predict_scores(self, X) -> np.ndarray:
         """float64 (m,): the RankSVM-Primal of the chosen t on its t features."""
-        if not hasattr(self, "svm_"):
-            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit() first")
+        self._check_fitted("svm_")
         X = check_X(X, n_features=len(self.coef_))
         return self.svm_.predict(X[:, self.svm_features_])

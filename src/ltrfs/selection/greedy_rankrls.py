@@ -62,6 +62,7 @@ from numba import njit, prange
 
 from ltrfs import metrics
 from ltrfs.data import query_ptr_from_qid
+from ltrfs.rankers.base import check_X
 from ltrfs.rankers.rankrls import PAIR_WEIGHTS, query_center, row_weights
 from ltrfs.selection.base import Selector
 
@@ -467,13 +468,8 @@ class GreedyRankRLS(Selector):
     def predict_scores(self, X) -> np.ndarray:
         """(m,) scores of the RankRLS model on the chosen features: ``X[:, ranking_[:k_]] @ coef_``
         for raw features X (m, d)."""
-        if not hasattr(self, "coef_"):
-            from ltrfs.estimator import NotFittedError
-
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit() first")
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X must be (m, {self.n_features_in_}); got shape {X.shape}")
+        self._check_fitted("coef_")
+        X = check_X(X, n_features=self.n_features_in_)
         return X[:, self.ranking_[:self.k_]] @ self.coef_
 
     def predict_path(self, X, lam: float | None = None, k: int | None = None) -> np.ndarray:
