@@ -62,8 +62,7 @@ from numba import njit, prange
 
 from ltrfs.metrics import (_discount_table, _gain_table, _segmented_sort_desc, get_convention,
                            parse_metric)
-from ltrfs.rankers.base import (LinearScores, Ranker, check_fit_inputs, check_positive_float, check_positive_int,
-                                check_validation_split)
+from ltrfs.rankers.base import (LinearScores, Ranker, check_positive_float, check_positive_int)
 
 log = logging.getLogger(__name__)
 
@@ -596,19 +595,13 @@ class CoordinateAscent(LinearScores, Ranker):
             "n_jobs": check_positive_int(self.n_jobs, "n_jobs"),
         }
 
-    def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
-        """Fit on (X (m, d), y (m,), qid (m,)); the restart is chosen on (X_val, y_val, qid_val) if given."""
+    def _fit(self, X, y, query_ptr, vali):
+        """Coordinate Ascent on (X, y); the restart is chosen on ``vali`` when given."""
         params = self._params()
         start = time.perf_counter()
-        X, y, query_ptr = check_fit_inputs(X, y, qid)
-        if (y < 0).any():
-            raise ValueError(f"y must hold relevance labels >= 0; got {int(y.min())}")
-        vali = check_validation_split(X.shape[1], X_val, y_val, qid_val)
         val_kw = {}
         if vali is not None:
             Xv, yv, ptr_v = vali
-            if (yv < 0).any():
-                raise ValueError(f"y_val must hold relevance labels >= 0; got {int(yv.min())}")
             val_kw = {"X_val": Xv, "y_val": yv, "query_ptr_val": ptr_v}
         w, _, info = coordinate_ascent(X, y, query_ptr, rng=np.random.default_rng(int(self.random_state)),
                                        return_info=True, **params, **val_kw)

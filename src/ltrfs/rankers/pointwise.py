@@ -19,12 +19,11 @@ is the same). A training set whose binarised labels are all of one class is refu
 from __future__ import annotations
 
 import logging
-import numbers
 import time
 
 import numpy as np
 
-from ltrfs.rankers.base import (LinearScores, Ranker, check_fit_inputs, check_positive_float,
+from ltrfs.rankers.base import (LinearScores, Ranker, check_positive_float,
                                 check_positive_int)
 
 log = logging.getLogger(__name__)
@@ -61,29 +60,22 @@ class LinearRegressionRanker(LinearScores, Ranker):
             raise ValueError(f"fit_intercept must be True or False; got {self.fit_intercept!r}")
         check_positive_int(self.n_jobs, "n_jobs")
 
-    def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
-        """Fit on (X (m, d), y (m,), qid (m,)); qid is validated but unused (pointwise);
-        the validation arguments are accepted and unused."""
-        self.validate_params()
-        alpha = float(self.alpha)
-        X, y, _ = check_fit_inputs(X, y, qid)
+    def _fit(self, X, y, query_ptr, vali):
+        """Least squares of y on X; the queries and the validation split are not used (pointwise)."""
         from sklearn.linear_model import LinearRegression, Ridge
-        from threadpoolctl import threadpool_limits
 
+        alpha = float(self.alpha)
         start = time.perf_counter()
         if alpha == 0.0:
             model = LinearRegression(fit_intercept=bool(self.fit_intercept))
         else:
             model = Ridge(alpha=alpha, fit_intercept=bool(self.fit_intercept))
-        with threadpool_limits(limits=int(self.n_jobs), user_api="blas"):
-            model.fit(X, y.astype(np.float64))
+        model.fit(X, y.astype(np.float64))
         self.coef_ = np.asarray(model.coef_, dtype=np.float64).ravel()
         self.intercept_ = float(model.intercept_)
         self.n_features_in_ = X.shape[1]
         self.seconds_ = time.perf_counter() - start
         log.debug("linear_regression: alpha=%g, %d rows, %.4f s", alpha, X.shape[0], self.seconds_)
-        return self
-
 
 
 class LogisticRanker(LinearScores, Ranker):
@@ -123,9 +115,7 @@ class LogisticRanker(LinearScores, Ranker):
 
     def validate_params(self):
         check_positive_float(self.C, "C")
-        rm = self.relevant_min
-        if isinstance(rm, (bool, np.bool_)) or not isinstance(rm, numbers.Integral):
-            raise ValueError(f"relevant_min must be an integer label; got {rm!r}")
+        check_positive_int(self.relevant_min, "relevant_min", minimum=0)
         if self.class_weight not in (None, "balanced"):
             raise ValueError(f"class_weight must be None or 'balanced'; got {self.class_weight!r}")
         check_positive_int(self.max_iter, "max_iter")
@@ -133,30 +123,22 @@ class LogisticRanker(LinearScores, Ranker):
         check_positive_int(self.random_state, "random_state", minimum=0)
         check_positive_int(self.n_jobs, "n_jobs")
 
-    def _sklearn_model(self):
+    def _fit(self, X, y, query_ptr, vali):
+        """Logistic regression of y >= relevant_min; the queries and the validation split are
+        not used (pointwise)."""
         from sklearn.linear_model import LogisticRegression
 
-        return LogisticRegression(C=float(self.C), class_weight=self.class_weight, solver="lbfgs",
-                                  max_iter=int(self.max_iter), tol=float(self.tol),
-                                  random_state=int(self.random_state))
-
-    def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
-        """Fit on (X (m, d), y (m,), qid (m,)); qid is validated but unused (pointwise);
-        the validation arguments are accepted and unused."""
-        self.validate_params()
-        X, y, _ = check_fit_inputs(X, y, qid)
         t = (y >= int(self.relevant_min)).astype(np.int64)
         n_pos = int(t.sum())
         if n_pos == 0 or n_pos == len(t):
             kind = "no" if n_pos == 0 else "every"
             raise ValueError(f"logistic: {kind} training row has label >= relevant_min={self.relevant_min}; "
                              "both classes are needed")
-        from threadpoolctl import threadpool_limits
-
         start = time.perf_counter()
-        model = self._sklearn_model()
-        with threadpool_limits(limits=int(self.n_jobs), user_api="blas"):
-            model.fit(X, t)
+        model = LogisticRegression(C=float(self.C), class_weight=self.class_weight, solver="lbfgs",
+                                   max_iter=int(self.max_iter), tol=float(self.tol),
+                                   random_state=int(self.random_state))
+        model.fit(X, t)
         self.coef_ = np.asarray(model.coef_, dtype=np.float64).ravel()
         self.intercept_ = float(np.ravel(model.intercept_)[0])
         self.n_iter_ = int(np.max(model.n_iter_))
@@ -164,5 +146,4 @@ class LogisticRanker(LinearScores, Ranker):
         self.seconds_ = time.perf_counter() - start
         log.debug("logistic: C=%g, %d rows (%d positive), %d lbfgs iterations, %.4f s",
                   self.C, len(t), n_pos, self.n_iter_, self.seconds_)
-        return self
 

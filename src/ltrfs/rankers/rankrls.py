@@ -35,7 +35,7 @@ import time
 
 import numpy as np
 
-from ltrfs.rankers.base import (LinearScores, Ranker, check_fit_inputs, check_positive_float,
+from ltrfs.rankers.base import (LinearScores, Ranker, check_positive_float,
                                 check_positive_int)
 
 log = logging.getLogger(__name__)
@@ -54,10 +54,16 @@ def query_center(A: np.ndarray, query_ptr: np.ndarray) -> np.ndarray:
 PAIR_WEIGHTS = ("query", "pair")
 
 
-def row_weights(query_ptr: np.ndarray, pair_weight: str = "query") -> np.ndarray:
-    """float64 (m,): v_q n_q for every row (1 for ``"query"``, the query size for ``"pair"``)."""
+def check_pair_weight(pair_weight) -> str:
+    """``pair_weight`` if it is one of PAIR_WEIGHTS, else a one-line ValueError."""
     if pair_weight not in PAIR_WEIGHTS:
         raise ValueError(f"pair_weight must be one of {', '.join(PAIR_WEIGHTS)}; got {pair_weight!r}")
+    return pair_weight
+
+
+def row_weights(query_ptr: np.ndarray, pair_weight: str = "query") -> np.ndarray:
+    """float64 (m,): v_q n_q for every row (1 for ``"query"``, the query size for ``"pair"``)."""
+    check_pair_weight(pair_weight)
     sizes = np.diff(np.asarray(query_ptr, dtype=np.int64))
     if pair_weight == "query":
         return np.ones(int(sizes.sum()))
@@ -137,21 +143,16 @@ class RankRLS(LinearScores, Ranker):
 
     def validate_params(self):
         check_positive_float(self.lam, "lam")
-        row_weights(np.array([0, 1]), self.pair_weight)
+        check_pair_weight(self.pair_weight)
         check_positive_int(self.n_jobs, "n_jobs")
 
-    def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
-        """Fit on (X (m, d), y (m,), qid (m,)); the validation arguments are accepted and unused
-        (lam is chosen by the workflow's grid search on the validation split)."""
-        lam = check_positive_float(self.lam, "lam")
-        n_jobs = check_positive_int(self.n_jobs, "n_jobs")
-        X, y, query_ptr = check_fit_inputs(X, y, qid)
-        from threadpoolctl import threadpool_limits
-
+    def _fit(self, X, y, query_ptr, vali):
+        """The closed form on (X, y); ``vali`` is not used (the workflow's grid search on the
+        validation split chooses lam)."""
+        lam = float(self.lam)
         start = time.perf_counter()
-        with threadpool_limits(limits=n_jobs, user_api="blas"):
-            G, c, yLy = centered_products(X, y, query_ptr, self.pair_weight)
-            w = solve_rankrls(G, c, lam)
+        G, c, yLy = centered_products(X, y, query_ptr, self.pair_weight)
+        w = solve_rankrls(G, c, lam)
         sizes = np.diff(query_ptr)
         self.coef_ = w
         # objective from the normal-equation pieces: yLy - 2 w.c + w.G w + lam ||w||^2
@@ -161,5 +162,4 @@ class RankRLS(LinearScores, Ranker):
         self.seconds_ = time.perf_counter() - start
         log.debug("RankRLS: lam=%g, %d queries, %d pairs, objective %.8g, %.4f s",
                   lam, len(sizes), self.n_pairs_, self.objective_, self.seconds_)
-        return self
 

@@ -47,7 +47,7 @@ import numpy as np
 from numba import njit
 
 from ltrfs.estimator import ConvergenceWarning
-from ltrfs.rankers.base import (LinearScores, Ranker, check_fit_inputs, check_positive_float,
+from ltrfs.rankers.base import (LinearScores, Ranker, check_positive_float,
                                 check_positive_int)
 from ltrfs.rankers.ranksvm import _fenwick_add, _fenwick_prefix, count_pairs, label_levels
 
@@ -462,22 +462,9 @@ class RankSVMPrimal(LinearScores, Ranker):
         if not isinstance(self.warm_start, (bool, np.bool_)):
             raise ValueError(f"warm_start must be True or False; got {self.warm_start!r}")
 
-    def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
-        """Fit on (X (m, d), y (m,), qid (m,)); the validation arguments are accepted and unused."""
-        self.validate_params()
+    def _fit(self, X, y, query_ptr, vali):
+        """Truncated Newton on (X, y); ``vali`` is not used (C is chosen by the workflow's grid)."""
         start = time.perf_counter()
-        X, y, query_ptr = check_fit_inputs(X, y, qid)
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=int(self.n_jobs), user_api="blas"):
-            self._fit(X, y, query_ptr)
-        self.seconds_ = time.perf_counter() - start
-        log.debug("RankSVM-Primal done: C=%g, %d iterations, %d Hv, objective %.10g, rel |grad| %.3g, %.3f s",
-                  self.C, self.n_iter_, self.n_hessp_, self.objective_,
-                  self.grad_norm_ / self.grad_norm0_ if self.grad_norm0_ else 0.0, self.seconds_)
-        return self
-
-    def _fit(self, X, y, query_ptr):
         m, d = X.shape
         n = len(query_ptr) - 1
         levels = label_levels(y, query_ptr)
@@ -507,4 +494,8 @@ class RankSVMPrimal(LinearScores, Ranker):
         self.grad_norm0_ = float(g0_norm)
         self.C_effective_ = float(C_eff)
         self.n_features_in_ = d
+        self.seconds_ = time.perf_counter() - start
+        log.debug("RankSVM-Primal done: C=%g, %d iterations, %d Hv, objective %.10g, rel |grad| %.3g, %.3f s",
+                  self.C, self.n_iter_, self.n_hessp_, self.objective_,
+                  self.grad_norm_ / self.grad_norm0_ if self.grad_norm0_ else 0.0, self.seconds_)
 
