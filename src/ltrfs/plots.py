@@ -38,9 +38,9 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
     colours = {m: palette(i % palette.N) for i, m in enumerate(methods)}
     fig, axes = plt.subplots(1, len(rankers), figsize=(4.2 * len(rankers), 3.4), squeeze=False, sharey=True)
     handles = {}
+    bars = len(methods) <= max_error_bars  # one rule for all panels (they share the y axis)
     for ax, ranker in zip(axes[0], rankers):
         panel = rows[rows.ranker == ranker]
-        bars = panel.method[~panel.method.isin(baselines)].nunique() <= max_error_bars
         for method, group in panel.groupby("method", sort=False):
             group = group.sort_values("k_num")
             if method in baselines:

@@ -132,9 +132,7 @@ class LambdaMART(Ranker):
         X, y, query_ptr = check_fit_inputs(X, y, qid, dtype=np.float32)
         _check_label_range(y, "y")
         vali = check_validation_split(X.shape[1], X_val, y_val, qid_val, dtype=np.float32)
-        early = self.early_stopping_rounds
-        if early is not None:
-            early = check_positive_int(early, "early_stopping_rounds")
+        early = self.early_stopping_rounds  # checked by validate_params
         fit_kw = {}
         if vali is not None:
             Xv, yv, ptr_v = vali
@@ -144,7 +142,7 @@ class LambdaMART(Ranker):
             early = None
         start = time.perf_counter()
         if self.backend == "lightgbm":
-            return self._fit_lightgbm(X, y, query_ptr, vali, early, start)
+            return self._fit_lightgbm(X, y, query_ptr, vali, early, start, params)
         model = xgb.XGBRanker(early_stopping_rounds=early, **params)
         model.fit(X, y, qid=group_ids(query_ptr), verbose=False, **fit_kw)
         booster = model.get_booster()
@@ -165,9 +163,9 @@ class LambdaMART(Ranker):
                   n_rounds, best, self.best_score_, self.seconds_)
         return self
 
-    def _fit_lightgbm(self, X, y, query_ptr, vali, early, start):
+    def _fit_lightgbm(self, X, y, query_ptr, vali, early, start, p):
+        """The same preset with LightGBM; ``p`` the checked parameters (``_xgb_params``)."""
         lgb = _import_lightgbm()
-        p = self._xgb_params()
         params = {"objective": "lambdarank", "learning_rate": p["learning_rate"], "num_leaves": p["max_leaves"],
                   "max_depth": -1, "min_sum_hessian_in_leaf": p["min_child_weight"], "min_data_in_leaf": 1,
                   "bagging_fraction": p["subsample"], "bagging_freq": 1 if p["subsample"] < 1 else 0,

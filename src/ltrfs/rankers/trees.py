@@ -135,12 +135,9 @@ class MART(Ranker):
         qid is validated but unused by the (pointwise) loss."""
         import xgboost as xgb
 
+        self.validate_params()
         params = self._xgb_params()
-        n_estimators = check_positive_int(self.n_estimators, "n_estimators")
-        early = self.early_stopping_rounds
-        if early is not None:
-            early = check_positive_int(early, "early_stopping_rounds")
-        _check_metric(self.metric, self.convention)
+        n_estimators, early = int(self.n_estimators), self.early_stopping_rounds
         X, y, _ = check_fit_inputs(X, y, qid, dtype=np.float32)
         vali = check_validation_split(X.shape[1], X_val, y_val, qid_val, dtype=np.float32)
         have_val = vali is not None
