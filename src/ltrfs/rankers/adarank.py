@@ -158,7 +158,7 @@ class AdaRank(LinearScores, Ranker):
         st = {
             "P": np.full(q, 1.0 / q), "feats": [], "alphas": [], "last_train": -1.0,
             "last_feature": -1, "backup_P": np.full(q, 1.0 / q), "backup_train": -1.0,
-            "queue": [], "used": set(), "count": 0, "best": -np.inf, "best_len": 0,
+            "queue": [], "used": set(), "count": 0, "best": -np.inf,
             "train_scores": [], "vali_scores": [], "rollbacks": 0,
         }
 
@@ -278,15 +278,9 @@ class AdaRank(LinearScores, Ranker):
 
 
 class AdaRankNDCG(AdaRank):
-    """AdaRank optimising NDCG@5 (``adarank_ndcg``); parameters as ``AdaRank``."""
+    """AdaRank optimising NDCG@5 (``adarank_ndcg``); parameters and defaults as ``AdaRank``."""
 
     name = "adarank_ndcg"
-
-    def __init__(self, metric="ndcg@5", n_rounds=500, tolerance=0.002, max_consecutive=5, enqueue=True,
-                 weight_update="ranklib", vali_metric=None, convention="letor4", n_jobs=1):
-        super().__init__(metric=metric, n_rounds=n_rounds, tolerance=tolerance,
-                         max_consecutive=max_consecutive, enqueue=enqueue, weight_update=weight_update,
-                         vali_metric=vali_metric, convention=convention, n_jobs=n_jobs)
 
 
 class AdaRankMAP(AdaRank):

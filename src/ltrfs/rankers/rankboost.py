@@ -56,7 +56,7 @@ import numpy as np
 from numba import njit
 
 from ltrfs.metrics import get_convention, metric_per_query, parse_metric
-from ltrfs.rankers.base import (Ranker, check_X, check_positive_int)
+from ltrfs.rankers.base import Ranker, check_positive_int, check_X, group_ids
 
 log = logging.getLogger(__name__)
 
@@ -175,8 +175,7 @@ def threshold_codes(X: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
 
 def label_sorted_order(y: np.ndarray, query_ptr: np.ndarray) -> np.ndarray:
     """int64 (m,): rows sorted by (query, label ascending), stable."""
-    qidx = np.repeat(np.arange(len(query_ptr) - 1), np.diff(query_ptr))
-    return np.lexsort((y, qidx)).astype(np.int64)
+    return np.lexsort((y, group_ids(query_ptr))).astype(np.int64)
 
 
 def pair_potentials(F, y, query_ptr, order=None) -> tuple[np.ndarray, float]:
@@ -338,6 +337,3 @@ class RankBoost(Ranker):
         for f, theta, alpha in zip(self.features_, self.thresholds_, self.alphas_):
             out += alpha * (X[:, f] > theta)
         return out
-
-    def decision_function(self, X) -> np.ndarray:
-        return self.predict(X)
