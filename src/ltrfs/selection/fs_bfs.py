@@ -53,7 +53,7 @@ from typing import Callable
 import numpy as np
 
 from ltrfs.metrics import get_convention, parse_metric
-from ltrfs.rankers.base import check_positive_float, check_positive_int
+from ltrfs.rankers.base import check_labels, check_positive_float, check_positive_int, check_X
 from ltrfs.rankers.coord_ascent import _RESTART_INITS, MetricContext, coordinate_ascent
 from ltrfs.selection.base import Selector
 
@@ -211,8 +211,6 @@ class FSBFS(Selector):
     """
 
     name = "fs_bfs"
-    requires: tuple[str, ...] = ()
-    uses_k = True
     #: the k-view is the first k columns of ``projection_`` (a prefix of the subsets found)
     prefix_consistent = True
 
@@ -255,7 +253,7 @@ class FSBFS(Selector):
         return {
             "k": check_positive_int(self.k, "k"),
             "metric": str(self.metric),
-            "convention": str(self.convention) if isinstance(self.convention, str) else self.convention,
+            "convention": self.convention,
             "max_candidates": _optional_int(self.max_candidates, "max_candidates"),
             "open_size": _optional_int(self.open_size, "open_size"),
             "max_stale": check_positive_int(self.max_stale, "max_stale"),
@@ -278,13 +276,10 @@ class FSBFS(Selector):
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
         p = self._params()
         t0 = time.perf_counter()
-        if not np.all(np.isfinite(X)):
-            raise ValueError("X has NaN or infinite values")
-        y = np.asarray(y)
-        if not np.issubdtype(y.dtype, np.integer) and not np.all(y == np.round(y)):
-            raise ValueError("y must hold integer relevance labels")
+        X = check_X(X, dtype=X.dtype if X.dtype.kind == "f" else np.float64)  # finite; no copy of float32
+        y = check_labels(y, X.shape[0])
         d = X.shape[1]
-        context = MetricContext(y.astype(np.int64), query_ptr, p["metric"], p["convention"])
+        context = MetricContext(y, query_ptr, p["metric"], p["convention"])
         XT = np.ascontiguousarray(X.T, dtype=np.float64)  # (d, m): one contiguous row per feature
         single = np.array([context.mean(XT[f], p["n_jobs"]) for f in range(d)])
         ca_kw = {key: p[key] for key in ("n_restarts", "n_iterations", "step_base", "step_scale", "tolerance",
@@ -358,8 +353,6 @@ class FSBFS(Selector):
     def support(self, k: int | None = None) -> np.ndarray:
         """0-based ids (sorted) of the original features used by the first k new features."""
         k = self._check_k(k)
-        if k == 0:
-            return np.zeros(0, np.int64)
         return np.sort(np.concatenate(self.subsets_[:k])).astype(np.int64)
 
     def transform(self, X, k: int | None = None) -> np.ndarray:
