@@ -55,15 +55,14 @@ pairs); it is the test oracle and the speed reference.
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 from numba import njit, prange
 
 from ltrfs import metrics
-from ltrfs.data import query_ptr_from_qid
-from ltrfs.rankers.base import check_X
-from ltrfs.rankers.rankrls import PAIR_WEIGHTS, query_center, row_weights
+from ltrfs.rankers.base import (check_positive_float, check_positive_int, check_validation_split,
+                                check_X)
+from ltrfs.rankers.rankrls import check_pair_weight, centered_products, query_center, row_weights, solve_rankrls
 from ltrfs.selection.base import Selector
 
 DEFAULT_LAM_GRID = (2.0 ** -7, 2.0 ** 2, 2.0 ** 6, 2.0 ** 8)
@@ -183,15 +182,13 @@ def _check_path_inputs(X, y, query_ptr, lam, k, pair_weight):
         raise ValueError("query_ptr must be increasing offsets from 0 to m with non-empty queries")
     if not np.all(np.isfinite(X)) or not np.all(np.isfinite(y)):
         raise ValueError("X and y must be finite (no NaN or inf)")
-    if isinstance(lam, (bool, np.bool_)) or not isinstance(lam, numbers.Real) or not (math.isfinite(lam) and lam > 0):
-        raise ValueError(f"lam must be a finite number > 0; got {lam!r}")
+    lam = check_positive_float(lam, "lam")
     n = X.shape[1]
-    k = n if k is None else k
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or not 1 <= k <= n:
+    k = n if k is None else check_positive_int(k, "k")
+    if k > n:
         raise ValueError(f"k must be an integer in 1..{n} (the number of features); got {k!r}")
-    if pair_weight not in PAIR_WEIGHTS:
-        raise ValueError(f"unknown pair_weight {pair_weight!r}; valid: {', '.join(PAIR_WEIGHTS)}")
-    return X, y, query_ptr, float(lam), int(k)
+    check_pair_weight(pair_weight)
+    return X, y, query_ptr, lam, int(k)
 
 
 def _set_threads(n_jobs: int):
@@ -275,14 +272,13 @@ def lqo_error(X, y, query_ptr, features, lam: float, *, pair_weight: str = "quer
     y = np.asarray(y, dtype=np.float64)
     query_ptr = np.asarray(query_ptr, dtype=np.int64)
     nq = len(query_ptr) - 1
-    s = X.shape[1]
     total = 0.0
     for q in range(nq):
         lo, hi = query_ptr[q], query_ptr[q + 1]
         keep = np.r_[0:lo, hi:X.shape[0]]
         ptr = np.r_[query_ptr[:q + 1], query_ptr[q + 2:] - (hi - lo)]
-        Xc, yc = _weighted_centred(X[keep], y[keep], ptr, pair_weight)
-        w = np.linalg.solve(Xc.T @ Xc + lam * np.eye(s), Xc.T @ yc)
+        G, c, _ = centered_products(X[keep], y[keep], ptr, pair_weight)
+        w = solve_rankrls(G, c, lam)
         e = y[lo:hi] - X[lo:hi] @ w
         diff = e[:, None] - e[None, :]
         pair_sum = 0.5 * float((diff * diff).sum())  # sum over i < j
@@ -312,21 +308,8 @@ def naive_greedy_path(X, y, query_ptr, lam: float = 1.0, k: int | None = None, *
     return np.asarray(chosen, dtype=np.int64), np.asarray(errors)
 
 
-def rankrls_coef(X, y, query_ptr, lam: float, *, pair_weight: str = "query") -> np.ndarray:
-    """RankRLS weights (n,) on all columns of X in the given pair weighting (primal solve)."""
-    Xc, yc = _weighted_centred(np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64),
-                               np.asarray(query_ptr, dtype=np.int64), pair_weight)
-    from scipy.linalg import solve
-
-    return solve(Xc.T @ Xc + lam * np.eye(Xc.shape[1]), Xc.T @ yc, assume_a="pos", check_finite=False)
-
-
 # --------------------------------------------------------------------------------------------
 # selector
-
-
-def _is_number(value) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and math.isfinite(value)
 
 
 class GreedyRankRLS(Selector):
@@ -379,28 +362,19 @@ class GreedyRankRLS(Selector):
         self.n_jobs = n_jobs
 
     def validate_params(self):
-        label = self.name
-        if self.k is not None and (isinstance(self.k, (bool, np.bool_)) or not isinstance(self.k, numbers.Integral)
-                                   or self.k < 1):
-            raise ValueError(f"{label}: k must be an integer >= 1 or None (all features); got {self.k!r}")
-        if self.lam is not None and not (_is_number(self.lam) and self.lam > 0):
-            raise ValueError(f"{label}: lam must be a finite number > 0 or None (choose on vali); got {self.lam!r}")
+        if self.k is not None:
+            check_positive_int(self.k, "k")
+        if self.lam is not None:
+            check_positive_float(self.lam, "lam")
         grid = self.lam_grid
-        if isinstance(grid, (str, bytes)) or not hasattr(grid, "__len__") or len(grid) == 0 \
-                or not all(_is_number(v) and v > 0 for v in grid):
-            raise ValueError(f"{label}: lam_grid must be a non-empty list of finite numbers > 0; got {grid!r}")
-        try:
-            metrics.parse_metric(self.metric)
-        except ValueError as exc:
-            raise ValueError(f"{label}: metric: {exc}") from None
-        if self.convention not in metrics.CONVENTIONS:
-            raise ValueError(f"{label}: unknown convention {self.convention!r}; valid: {', '.join(metrics.CONVENTIONS)}")
-        if self.pair_weight not in PAIR_WEIGHTS:
-            raise ValueError(f"{label}: unknown pair_weight {self.pair_weight!r}; valid: {', '.join(PAIR_WEIGHTS)}")
-        n = self.n_jobs
-        if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral) or n < 1:
-            raise ValueError(f"{label}: n_jobs must be an integer >= 1; got {n!r} "
-                             "(ltrfs never uses all cores implicitly: give a thread count)")
+        if isinstance(grid, (str, bytes)) or not hasattr(grid, "__len__") or len(grid) == 0:
+            raise ValueError(f"{self.name}: lam_grid must be a non-empty list of finite numbers > 0; got {grid!r}")
+        for value in grid:
+            check_positive_float(value, "lam_grid value")
+        metrics.parse_metric(self.metric)
+        metrics.get_convention(self.convention)
+        check_pair_weight(self.pair_weight)
+        check_positive_int(self.n_jobs, "n_jobs")
 
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
         self.validate_params()
@@ -408,17 +382,13 @@ class GreedyRankRLS(Selector):
         k = d if self.k is None else int(self.k)
         if k > d:
             raise ValueError(f"{self.name}: k={k} exceeds the number of features ({d})")
-        has_vali = X_val is not None and y_val is not None and qid_val is not None
+        vali = check_validation_split(d, X_val, y_val, qid_val)
+        has_vali = vali is not None
         if self.lam is None and not has_vali:
             raise ValueError(f"{self.name}: lam=None chooses lambda on validation data, but none was given; "
                              "pass X_val, y_val and qid_val to fit, or set lam")
         if has_vali:
-            X_val = np.asarray(X_val, dtype=np.float64)
-            y_val = np.asarray(y_val)
-            if X_val.ndim != 2 or X_val.shape[1] != d or y_val.shape != (X_val.shape[0],):
-                raise ValueError(f"{self.name}: validation data must be (m, {d}) with one label per row; "
-                                 f"got X_val {X_val.shape}, y_val {y_val.shape}")
-            ptr_val, _ = query_ptr_from_qid(np.asarray(qid_val))
+            X_val, y_val, ptr_val = vali
         grid = [float(self.lam)] if self.lam is not None else [float(v) for v in self.lam_grid]
         metric_names = [self.metric] + [m for m in ("map", "meanndcg")
                                         if metrics.parse_metric(m) != metrics.parse_metric(self.metric)]
