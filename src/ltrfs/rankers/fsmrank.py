@@ -66,7 +66,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from ltrfs.rankers.base import LinearScores, Ranker, check_fit_inputs, check_X
+from ltrfs.rankers.base import (LinearScores, Ranker, check_fit_inputs, check_positive_float,
+                                check_positive_int, check_X)
 from ltrfs.rankers.ranksvm import count_pairs, label_levels
 from ltrfs.rankers.ranksvm_primal import squared_hinge_pairs
 from ltrfs.scoring.pearson import pearson_scores
@@ -254,12 +255,10 @@ class SolveResult:
 
 
 def _check_solver_args(max_iter, tol, max_seconds):
-    if isinstance(max_iter, (bool, np.bool_)) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
-        raise ValueError(f"max_iter must be an integer >= 1; got {max_iter!r}")
-    if not _is_number(tol) or tol < 0:
-        raise ValueError(f"tol must be a number >= 0; got {tol!r}")
-    if max_seconds is not None and not (_is_number(max_seconds) and max_seconds > 0):
-        raise ValueError(f"max_seconds must be a number > 0 or None; got {max_seconds!r}")
+    check_positive_int(max_iter, "max_iter")
+    check_positive_float(tol, "tol", allow_zero=True)
+    if max_seconds is not None:
+        check_positive_float(max_seconds, "max_seconds")
 
 
 def fsmrank_solve(problem: FSMProblem, *, max_iter: int = 400, tol: float = 1e-4, gamma: float = 2.0,
@@ -387,9 +386,7 @@ def _check_common(obj, label):
         _check_solver_args(obj.max_iter, obj.tol, None)
     except ValueError as exc:
         raise ValueError(f"{label}: {exc}") from None
-    if isinstance(obj.n_jobs, (bool, np.bool_)) or not isinstance(obj.n_jobs, numbers.Integral) or obj.n_jobs < 1:
-        raise ValueError(f"{label}: n_jobs must be an integer >= 1; got {obj.n_jobs!r} "
-                         "(ltrfs never uses all cores implicitly: give a thread count)")
+    check_positive_int(obj.n_jobs, "n_jobs")
 
 
 def _blas_limit(n_jobs):

@@ -19,8 +19,7 @@ import numbers
 import numpy as np
 
 from ltrfs import metrics
-from ltrfs.data import query_ptr_from_qid
-from ltrfs.rankers.base import check_X
+from ltrfs.rankers.base import check_positive_float, check_validation_split, check_X, group_ids
 from ltrfs.rankers.fsmrank import (LAMBDA1_GRID, LAMBDA2_GRID, FSMProblem, SolveResult, _as_data_matrix,
                                    _blas_limit, _check_common, _check_lambda, _is_number, _matvec_any,
                                    extended_pearson, fsmrank_solve)
@@ -81,8 +80,7 @@ class _FSMRankBase(Selector):
                     or not all(_is_number(v) and v >= 0 for v in grid):
                 raise ValueError(f"{label}: {what} must be a non-empty list of numbers >= 0; got {grid!r}")
         _check_common(self, label)
-        if self.convention not in metrics.CONVENTIONS:
-            raise ValueError(f"{label}: unknown convention {self.convention!r}; valid: {', '.join(metrics.CONVENTIONS)}")
+        metrics.get_convention(self.convention)
         try:
             metrics.parse_metric(self.vali_metric)
         except ValueError as exc:
@@ -101,12 +99,8 @@ class _FSMRankBase(Selector):
         if X_val is None or y_val is None or qid_val is None:
             raise ValueError(f"{self.name}: choosing on validation data needs X_val, y_val and qid_val; "
                              "pass them to fit, or fix the hyperparameters")
-        X_val = _as_data_matrix(X_val, "X_val", n_features=d)
-        y_val = np.asarray(y_val)
-        if y_val.shape != (X_val.shape[0],):
-            raise ValueError(f"{self.name}: y_val must have one label per row of X_val; got {y_val.shape}")
-        ptr_val, _ = query_ptr_from_qid(np.asarray(qid_val))
-        return X_val, y_val, ptr_val
+        dtype = np.float32 if np.asarray(X_val).dtype == np.float32 else np.float64  # as _as_data_matrix
+        return check_validation_split(d, X_val, y_val, qid_val, dtype=dtype)
 
     def _vali_score(self, w_hat, vali) -> float:
         X_val, y_val, ptr_val = vali
@@ -115,6 +109,11 @@ class _FSMRankBase(Selector):
 
     # ------------------------------------------------------------------ fit
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
+        self._solve(X, y, query_ptr, (X_val, y_val, qid_val), precomputed)
+
+    def _solve(self, X, y, query_ptr, vali_args, precomputed, need_vali: bool = False):
+        """Fit the FSMRank model (lambdas given or chosen on vali); returns the checked
+        validation split when one was needed (a grid, or ``need_vali``), else None."""
         self.validate_params()
         X = _as_data_matrix(X)
         d = X.shape[1]
@@ -124,13 +123,14 @@ class _FSMRankBase(Selector):
             grid1 = [self.lambda1] if self.lambda1 is not None else list(self.lambda1_grid)
             grid2 = [self.lambda2] if self.lambda2 is not None else list(self.lambda2_grid)
             points = [(float(a), float(b)) for a in grid1 for b in grid2]
-            vali = self._vali(X_val, y_val, qid_val, d) if len(points) > 1 else None
+            choose = len(points) > 1
+            vali = self._vali(*vali_args, d) if choose or need_vali else None
             best = None
             table = []
             for l1, l2 in points:
                 problem = FSMProblem(X, y, query_ptr, A, s, l1, l2)
                 res = fsmrank_solve(problem, max_iter=int(self.max_iter), tol=float(self.tol))
-                value = self._vali_score(res.w_hat, vali) if vali is not None else None
+                value = self._vali_score(res.w_hat, vali) if choose else None
                 table.append({"lambda1": l1, "lambda2": l2, "vali": value, "n_iter": res.n_iter,
                               "objective": res.objective, "nonzero": int(np.count_nonzero(res.w_hat)),
                               "seconds": round(float(res.seconds[-1]), 4)})
@@ -141,12 +141,13 @@ class _FSMRankBase(Selector):
                     best = (value, l1, l2, res)
             value, l1, l2, res = best
         self.chosen_ = {"lambda1": l1, "lambda2": l2}
-        if vali is not None:
+        if choose:
             self.chosen_.update({"vali_metric": self.vali_metric, "vali": value,
                                  "vali_scores": {f"{r['lambda1']:g},{r['lambda2']:g}": r["vali"] for r in table}})
         self._set_model(res, q, d)
         self.pearson_min_eigenvalue_ = float(np.linalg.eigvalsh(P).min()) if self.similarity == "pearson" else None
         self.details_ = {"trace": res.trace(), "grid": table}
+        return vali
 
     def _set_model(self, res: SolveResult, q, d):
         self.w_ = res.w
@@ -218,20 +219,17 @@ class FSMSVM(_FSMRankBase):
                                  or not all(isinstance(t, numbers.Integral) and not isinstance(t, (bool, np.bool_))
                                             and t >= 1 for t in grid)):
             raise ValueError(f"{self.name}: t_grid must be None or a non-empty list of integers >= 1; got {grid!r}")
-        if not (_is_number(self.C) and self.C > 0):
-            raise ValueError(f"{self.name}: C must be a number > 0; got {self.C!r}")
+        check_positive_float(self.C, "C")
 
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
         from ltrfs.rankers import RankSVMPrimal
 
-        self.validate_params()
         d = np.asarray(X).shape[1]
-        vali = self._vali(X_val, y_val, qid_val, d)
-        super()._fit(X, y, query_ptr, X_val, y_val, qid_val, precomputed)
+        vali = self._solve(X, y, query_ptr, (X_val, y_val, qid_val), precomputed, need_vali=True)
         ts = sorted({int(t) for t in (self.t_grid if self.t_grid is not None else range(1, d + 1)) if t <= d})
         if not ts:
             raise ValueError(f"{self.name}: every t of t_grid exceeds the {d} features")
-        qid = np.repeat(np.arange(len(query_ptr) - 1), np.diff(query_ptr))
+        qid = group_ids(query_ptr)
         X_val_m, y_val_m, ptr_val = vali
         best = None
         values = {}
