@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
+from conftest import ndcg10
 from ltrfs.datasets.synthetic import make
 from ltrfs.estimator import NotFittedError
 from ltrfs.metrics import metric_per_query
@@ -34,10 +35,6 @@ def toy(n_queries=60, d=4, seed=0, coef=None, noise=0.3, max_docs=30):
     latent = X @ coef + noise * rng.standard_normal(ptr[-1])
     y = np.digitize(latent, np.quantile(latent, [0.6, 0.85]))
     return X, y, ptr
-
-
-def ndcg10(y, s, ptr):
-    return float(metric_per_query(y, s, ptr, "ndcg@10", "letor4").mean())
 
 
 # ----------------------------------------------------------------------------- metric kernel

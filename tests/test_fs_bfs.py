@@ -282,3 +282,13 @@ def test_invalid_parameters(params, message):
 def test_not_fitted():
     with pytest.raises(ValueError, match="not fitted"):
         FSBFS().transform(np.zeros((2, 3)), 1)
+
+
+def test_expansion_and_gain_bounds_stop_each_subset():
+    """max_expansions=1: every subset is its seed feature plus one expansion; a min_gain no
+    expansion can reach: every subset stays at its seed and stops after max_stale tries."""
+    data = planted(n_queries=30, d=8, informative=(1, 5), seed=2)
+    one = FSBFS(k=3, max_expansions=1, max_candidates=4).fit(data.X, data.y, data.qid)
+    assert one.details_["expansions"] == [1, 1, 1] and [len(s) for s in one.details_["subsets"]] == [2, 2, 2]
+    none = FSBFS(k=3, min_gain=10.0, max_candidates=4, max_stale=5).fit(data.X, data.y, data.qid)
+    assert none.details_["expansions"] == [5, 5, 5] and [len(s) for s in none.details_["subsets"]] == [1, 1, 1]

@@ -476,8 +476,6 @@ def test_lambdamart_lightgbm_backend_keeps_the_best_vali_iteration():
     """backend="lightgbm": LightGBM's lambdarank with the same preset; early stopping on vali
     ndcg@10 keeps the best iteration, and predict uses exactly the trees up to it."""
     pytest.importorskip("lightgbm", reason="LightGBM is the optional backend (pip install -e '.[lightgbm]')")
-    from conftest import planted
-
     train, vali, test = (planted(n_queries=n, d=6, informative=(1, 4), seed=s) for n, s in ((80, 1), (40, 2), (40, 3)))
     model = LambdaMART(n_estimators=300, early_stopping_rounds=20, backend="lightgbm")
     model.fit(train.X, train.y, train.qid, X_val=vali.X, y_val=vali.y, qid_val=vali.qid)
