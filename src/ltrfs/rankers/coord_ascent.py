@@ -58,6 +58,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+import numba
 from numba import njit, prange
 
 from ltrfs.metrics import (_discount_table, _gain_table, _segmented_sort_desc, get_convention,
@@ -249,19 +250,17 @@ class MetricContext:
         self.const_sum = float(const.sum())
 
     def _values(self, scores, x, steps, n_jobs):
-        kernel = _trials_parallel if n_jobs > 1 and self.active.size >= 2 * n_jobs else _trials_serial
-        if kernel is _trials_parallel:
-            import numba
-
+        parallel = n_jobs > 1 and self.active.size >= 2 * n_jobs
+        kernel = _trials_parallel if parallel else _trials_serial
+        if parallel:
             previous = numba.get_num_threads()
             numba.set_num_threads(max(1, min(int(n_jobs), numba.config.NUMBA_NUM_THREADS)))
-            try:
-                return kernel(self.kind, self.k, self.active, self.ptr, scores, x, steps, self.gains,
-                              self.rel, self.disc, self.ideal, self.idcg_cum)
-            finally:
+        try:
+            return kernel(self.kind, self.k, self.active, self.ptr, scores, x, steps, self.gains,
+                          self.rel, self.disc, self.ideal, self.idcg_cum)
+        finally:
+            if parallel:
                 numba.set_num_threads(previous)
-        return kernel(self.kind, self.k, self.active, self.ptr, scores, x, steps, self.gains,
-                      self.rel, self.disc, self.ideal, self.idcg_cum)
 
     def _check_scores(self, scores, what="scores"):
         scores = np.ascontiguousarray(scores, dtype=np.float64)
@@ -348,11 +347,6 @@ def _penalty(w, f, totals, slack):
     return slack * np.sqrt(((W / S - 1.0 / w.size) ** 2).sum(axis=1))
 
 
-def _penalty_one(w, slack):
-    S = np.abs(w).sum()
-    return slack * float(np.sqrt((((w / (S if S > 0 else 1.0)) - 1.0 / w.size) ** 2).sum()))
-
-
 def _varies_within_queries(XT, ptr):
     """(d,) bool: the feature takes at least two values inside some query."""
     first = np.repeat(XT[:, ptr[:-1]], np.diff(ptr), axis=1)
@@ -432,7 +426,7 @@ def coordinate_ascent(X, y=None, query_ptr=None, *, metric: str = "ndcg@10", con
         s = w @ XT
         score = context.mean(s, n_jobs)
         if regularized:  # 0 at the uniform start (RankLib's only start); random starts pay it too
-            score -= _penalty_one(w, slack)
+            score -= float(_penalty(w, 0, np.zeros(1), slack)[0])
         n_evals += 1
         start_score = score
         fails = 0
@@ -467,7 +461,7 @@ def coordinate_ascent(X, y=None, query_ptr=None, *, metric: str = "ndcg@10", con
                 total_abs = np.abs(w).sum()
                 w = w / total_abs if total_abs > 0 else uniform.copy()
                 s = w @ XT  # exact scores of the normalised weights (no drift)
-                score = context.mean(s, n_jobs) - (_penalty_one(w, slack) if regularized else 0.0)
+                score = context.mean(s, n_jobs) - (float(_penalty(w, 0, np.zeros(1), slack)[0]) if regularized else 0.0)
                 n_evals += 1
             n_accepted += accepted
             if log.isEnabledFor(logging.DEBUG):
