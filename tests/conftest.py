@@ -61,3 +61,22 @@ def ndcg10(y, scores, ptr) -> float:
     from ltrfs.metrics import metric_per_query
 
     return float(metric_per_query(y, scores, ptr, "ndcg@10", "letor4").mean())
+
+
+def ptr_of(sizes) -> np.ndarray:
+    """query_ptr (q + 1,) of consecutive queries of the given sizes."""
+    return np.r_[0, np.cumsum(sizes)].astype(np.int64)
+
+
+def qid_of(sizes) -> np.ndarray:
+    """Per-row query ids (arbitrary values, contiguous rows) of queries of the given sizes."""
+    return np.repeat(np.arange(len(sizes)) * 5 + 11, sizes)
+
+
+def random_problem(seed, n_queries=5, d=4, max_label=3):
+    """(X (m, d) normal, y (m,) in 0..max_label, sizes (q,) in 1..11): a small random ranking problem."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 12, size=n_queries)
+    X = rng.normal(size=(sizes.sum(), d))
+    y = rng.integers(0, max_label + 1, size=sizes.sum())
+    return X, y, sizes

@@ -12,23 +12,7 @@ from sklearn.base import clone
 
 from ltrfs.estimator import NotFittedError
 from ltrfs.rankers.listnet import ListNet, _sgd_epoch, listnet_loss, listnet_objective, segment_softmax
-from conftest import ndcg10
-
-
-def ptr_of(sizes) -> np.ndarray:
-    return np.r_[0, np.cumsum(sizes)].astype(np.int64)
-
-
-def qid_of(sizes) -> np.ndarray:
-    return np.repeat(np.arange(len(sizes)) * 5 + 11, sizes)
-
-
-def random_problem(seed, n_queries=5, d=4, max_label=3):
-    rng = np.random.default_rng(seed)
-    sizes = rng.integers(1, 12, size=n_queries)
-    X = rng.normal(size=(sizes.sum(), d))
-    y = rng.integers(0, max_label + 1, size=sizes.sum())
-    return X, y, sizes
+from conftest import ndcg10, ptr_of, qid_of, random_problem
 
 
 def naive_loss(scores, y, sizes):

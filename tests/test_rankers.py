@@ -16,7 +16,7 @@ from sklearn.base import clone
 from ltrfs.estimator import ConvergenceWarning, NotFittedError
 from sklearn.svm import LinearSVC
 
-from conftest import planted
+from conftest import planted, ptr_of, qid_of
 from ltrfs.metrics import metric_per_query
 from ltrfs.rankers import RANKERS, LambdaMART, RankSVM, make_ranker
 from ltrfs.rankers.ranksvm import count_pairs, label_levels, pairwise_hinge
@@ -25,14 +25,6 @@ MQ2008 = Path(__file__).resolve().parents[2] / "shared" / "data" / "MQ2008.zip"
 
 
 # ----------------------------------------------------------------------------- helpers
-
-
-def ptr_of(sizes) -> np.ndarray:
-    return np.r_[0, np.cumsum(sizes)].astype(np.int64)
-
-
-def qid_of(sizes) -> np.ndarray:
-    return np.repeat(np.arange(len(sizes)) * 7 + 3, sizes)  # arbitrary, contiguous ids
 
 
 def brute_pairs(scores, y, ptr):

@@ -13,23 +13,7 @@ from sklearn.base import clone
 from ltrfs.estimator import NotFittedError
 from ltrfs.rankers.ranknet import RankNet, forward, loss_and_grad, pair_loss
 from ltrfs.rankers.ranksvm import count_pairs
-from conftest import ndcg10
-
-
-def ptr_of(sizes) -> np.ndarray:
-    return np.r_[0, np.cumsum(sizes)].astype(np.int64)
-
-
-def qid_of(sizes) -> np.ndarray:
-    return np.repeat(np.arange(len(sizes)) * 3 + 2, sizes)
-
-
-def random_problem(seed, n_queries=5, d=4, max_label=3):
-    rng = np.random.default_rng(seed)
-    sizes = rng.integers(1, 12, size=n_queries)
-    X = rng.normal(size=(sizes.sum(), d))
-    y = rng.integers(0, max_label + 1, size=sizes.sum())
-    return X, y, sizes
+from conftest import ndcg10, ptr_of, qid_of, random_problem
 
 
 def naive_pairs(scores, y, sizes, sigma):

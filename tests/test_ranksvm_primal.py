@@ -12,6 +12,7 @@ import pytest
 from scipy.optimize import minimize
 from sklearn.base import clone
 
+from conftest import ptr_of, qid_of
 from ltrfs.estimator import ConvergenceWarning, NotFittedError
 from ltrfs.metrics import metric_per_query
 from ltrfs.rankers.ranksvm import label_levels
@@ -19,14 +20,6 @@ from ltrfs.rankers.ranksvm_primal import (RankSVMPrimal, sort_within_queries, sq
                                           squared_hinge_pairs)
 
 # ----------------------------------------------------------------------------- helpers
-
-
-def ptr_of(sizes) -> np.ndarray:
-    return np.r_[0, np.cumsum(sizes)].astype(np.int64)
-
-
-def qid_of(sizes) -> np.ndarray:
-    return np.repeat(np.arange(len(sizes)) * 5 + 11, sizes)
 
 
 def brute(scores, y, ptr, u):

@@ -13,7 +13,7 @@ from ltrfs.selection.boosting import GBMImportance
 from ltrfs.selection.forest import RFImportance, oob_permutation_importance, rfcv_sizes
 from ltrfs.selection.l1_logistic import L1Logistic, l1_logistic_regression
 from ltrfs.selection.ordinal_cr import OrdinalCR, information_criterion
-from ltrfs.selection.svm_rfe import SVMRFE, linear_svc, rfe_order
+from ltrfs.selection.svm_rfe import SVMRFE, linear_svc
 
 
 def sigmoid(z):
