@@ -161,6 +161,62 @@ def test_ties_are_broken_by_file_order():
     np.testing.assert_allclose(qm.precision[0], np.cumsum([0, 1, 0, 1, 1, 0]) / np.arange(1, 7))
 
 
+def test_expected_ties_by_hand():
+    # one query, all scores tied: labels 2, 0, 1 (letor4 gains 3, 0, 1; mean gain 4/3, 1 of 3... 2 relevant)
+    qm = M.evaluate(np.array([2, 0, 1]), np.zeros(3), np.array([0, 3]), "letor4", max_k=3, ties="expected")
+    assert qm.precision[0, 0] == pytest.approx(2 / 3)
+    # DCG@1 = 4/3; IDCG@1 = 3
+    assert qm.ndcg[0, 0] == pytest.approx((4 / 3) / 3)
+    # E[AP] with R = 2, one block n = 3, r = 2, R_b = 0: (2/3) sum_j (1 + (j-1)/2) / j / 2
+    expected_ap = (2 / 3) * (1 / 1 + 1.5 / 2 + 2 / 3) / 2
+    assert qm.map[0] == pytest.approx(expected_ap)
+    # enumerate the 6 orders by hand: AP of [2,0,1]=(1+2/3)/2, [2,1,0]=1, [0,2,1]=(1/2+2/3)/2, ...
+    orders = [(1 + 2 / 3) / 2, 1.0, (1 / 2 + 2 / 3) / 2, (1 / 2 + 2 / 3) / 2, 1.0, (1 + 2 / 3) / 2]
+    assert qm.map[0] == pytest.approx(np.mean(orders))
+    # untied scores: expected equals file order
+    y = np.array([0, 1, 2, 1])
+    s = np.array([0.1, 0.4, 0.3, 0.2])
+    a = M.evaluate(y, s, np.array([0, 4]), "letor4", 4)
+    b = M.evaluate(y, s, np.array([0, 4]), "letor4", 4, ties="expected")
+    for field in ("precision", "ndcg", "map", "mean_ndcg"):
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+
+
+@pytest.mark.parametrize("convention", CONVENTION_NAMES)
+def test_expected_ties_match_enumeration_of_all_orders(convention):
+    """Tie-aware P@k, NDCG@k, AP and MeanNDCG equal the mean over every order of the tied
+    documents (brute force over all permutations of small random queries)."""
+    import itertools
+
+    rng = np.random.default_rng(11)
+    top = 5 if convention == "mslr" else 3
+    for _ in range(25):
+        sizes = rng.integers(1, 7, size=rng.integers(1, 4))
+        ptr = np.concatenate(([0], np.cumsum(sizes)))
+        y = rng.integers(0, top, ptr[-1])
+        s = rng.integers(0, 3, ptr[-1]).astype(np.float64)
+        got = M.evaluate(y, s, ptr, convention, max_k=8, ties="expected")
+        for qi in range(sizes.size):
+            a, b = ptr[qi], ptr[qi + 1]
+            values = []
+            for perm in itertools.permutations(range(b - a)):
+                qm = M.evaluate(y[a:b][list(perm)], s[a:b][list(perm)], np.array([0, b - a]), convention, 8)
+                values.append(np.concatenate([qm.precision[0], qm.ndcg[0], qm.map, qm.mean_ndcg]))
+            mine = np.concatenate([got.precision[qi], got.ndcg[qi], [got.map[qi]], [got.mean_ndcg[qi]]])
+            np.testing.assert_allclose(mine, np.mean(values, axis=0), rtol=0, atol=1e-12)
+        for name in ("ndcg@3", "p@2", "map", "meanndcg"):
+            one = M.metric_per_query(y, s, ptr, name, convention, ties="expected")
+            kind, k = M.parse_metric(name)
+            col = {"ndcg": got.ndcg[:, (k or 1) - 1], "p": got.precision[:, (k or 1) - 1],
+                   "map": got.map, "meanndcg": got.mean_ndcg}[kind]
+            np.testing.assert_allclose(one, col, atol=1e-12)
+
+
+def test_unknown_ties_policy_is_refused():
+    with pytest.raises(ValueError, match="ties must be one of file_order, expected"):
+        M.evaluate(np.array([1, 0]), np.zeros(2), np.array([0, 2]), ties="random")
+
+
 def test_segmented_sort_is_stable_on_large_tie_blocks():
     rng = np.random.default_rng(2)
     sizes = np.array([1, 2, 700, 64, 3000, 5])

@@ -19,6 +19,21 @@ For a query with n documents ranked ``l_1, ..., l_n`` (labels in ranked order):
     AP                   = sum_i rel_i P@i / sum_i rel_i  (0 when the query has no relevant document)
     MeanNDCG             = (1/n) sum_{k=1..n} NDCG@k
 
+Ties (``ties``): ``"file_order"`` (default; the official scripts) ranks equal scores in file
+order. ``"expected"`` gives the expected value over all orders of the tied documents, each
+order equally likely: a tie block of n documents at ranks s+1..s+n with gain sum S and r
+relevant documents gives every one of its ranks the gain S/n and the relevance r/n, which is
+exact for DCG@k, NDCG@k, P@k and MeanNDCG (they are linear in the per-rank gains and the
+ideal DCG does not depend on the order). AP uses the closed form of McSherry & Najork (ECIR
+2008): with R_b relevant documents ranked above the block, a relevant document of the block
+at its j-th rank (j = 1..n) has on average R_b + 1 + (j - 1)(r - 1)/(n - 1) relevant
+documents at or above it, so
+
+    E[AP] = (1/R) sum_blocks (r/n) sum_{j=1..n} (R_b + 1 + (j - 1)(r - 1)/(n - 1)) / (s + j).
+
+Selection and tuning use ``"expected"`` (a feature or model that ties documents must not earn
+the credit of the data file's order); reported test metrics use ``"file_order"``.
+
 Means over queries are macro averages; per-query values feed significance tests.
 Run ``python -m ltrfs.metrics`` to time ``evaluate`` on 1.2 million rows.
 """
@@ -37,6 +52,8 @@ __all__ = [
     "CONVENTIONS",
     "QueryMetrics",
     "get_convention",
+    "TIES",
+    "check_ties",
     "evaluate",
     "metric_per_query",
     "mean_metrics",
@@ -95,6 +112,17 @@ CONVENTIONS: dict[str, Convention] = {
     # trec/xgboost style: 1/log2(i + 1), NDCG@k on the n documents when n < k.
     "standard": Convention("standard", "log2", "exp2", 1, "truncate", "pad", 0.0),
 }
+
+
+#: how equal scores are ranked: in file order (official scripts) or in expectation over all orders
+TIES = ("file_order", "expected")
+
+
+def check_ties(ties) -> str:
+    """``ties`` if it is one of ``TIES``, else a one-line ValueError."""
+    if ties not in TIES:
+        raise ValueError(f"ties must be one of {', '.join(TIES)}; got {ties!r}")
+    return ties
 
 
 def get_convention(name, **overrides) -> Convention:
@@ -202,9 +230,13 @@ def _gain_table(max_label: int, conv: Convention) -> np.ndarray:
 
 
 class _Ranked:
-    """Rows reordered per query by score (descending, stable), with positions and gains."""
+    """Rows reordered per query by score (descending, stable), with positions and gains.
 
-    def __init__(self, y, scores, query_ptr, conv: Convention):
+    ``ties="expected"`` replaces the gain and relevance of every rank by the mean of its tie
+    block (module docstring) and keeps the blocks for the expected AP."""
+
+    def __init__(self, y, scores, query_ptr, conv: Convention, ties: str = "file_order"):
+        check_ties(ties)
         y = np.asarray(y)
         scores = np.asarray(scores)
         ptr = np.asarray(query_ptr)
@@ -248,19 +280,34 @@ class _Ranked:
         self.q = q
         self.qidx = qidx
         self.pos = np.arange(m, dtype=np.int64) - np.repeat(ptr[:-1], sizes)  # 0-based rank
-        self.y_ranked = y[order]
         self.y_ideal = y_ideal
         self.conv = conv
         self._gain = _gain_table(max_label, conv)
         self._disc = _discount_table(int(sizes.max()) if q else 0, conv)
+        y_ranked = y[order]
+        self.gain_ranked = self._gain[y_ranked]
+        self.rel_ranked = (y_ranked >= conv.relevant_min).astype(np.float64)
+        self.blocks = None
+        if ties == "expected" and m:
+            s_ranked = scores[order]
+            start = np.ones(m, dtype=bool)
+            start[1:] = s_ranked[1:] != s_ranked[:-1]
+            start[ptr[:-1]] = True  # a block never spans two queries
+            block = np.cumsum(start) - 1
+            size = np.bincount(block).astype(np.float64)
+            first = np.flatnonzero(start)
+            self.gain_ranked = (np.bincount(block, weights=self.gain_ranked) / size)[block]
+            n_rel = np.bincount(block, weights=self.rel_ranked)
+            self.rel_ranked = (n_rel / size)[block]
+            self.blocks = (block, first, size, n_rel)
 
     # per-row contributions G(l_i) D(i), ranked and ideal
     def contrib(self):
         d = self._disc[self.pos]
-        return self._gain[self.y_ranked] * d, self._gain[self.y_ideal] * d
+        return self.gain_ranked * d, self._gain[self.y_ideal] * d
 
     def relevant(self):
-        return (self.y_ranked >= self.conv.relevant_min).astype(np.float64)
+        return self.rel_ranked
 
     def _ratio(self, dcg, idcg):
         out = np.full(dcg.shape, float(self.conv.ideal_zero))
@@ -309,7 +356,9 @@ class _Ranked:
         return out
 
     def average_precision(self) -> np.ndarray:
-        rel = self.y_ranked >= self.conv.relevant_min
+        if self.blocks is not None:
+            return self._expected_average_precision()
+        rel = self.rel_ranked > 0
         csum = np.cumsum(rel, dtype=np.int64)  # integer: the per-query restart below is exact
         base = np.concatenate(([0], csum[self.ptr[1:-1] - 1])) if self.q else np.zeros(0, np.int64)
         hits = csum - np.repeat(base, self.sizes)
@@ -318,6 +367,24 @@ class _Ranked:
         n_rel = np.bincount(self.qidx[rel], minlength=self.q)
         out = np.zeros(self.q)
         np.divide(total, n_rel, out=out, where=n_rel > 0)
+        return out
+
+    def _expected_average_precision(self) -> np.ndarray:
+        """McSherry & Najork's expected AP over the orders of tied documents (module docstring)."""
+        block, first, size, n_rel = self.blocks
+        # relevant documents of the query ranked above each block (R_b), from a per-query cumsum
+        rel_at_start = np.cumsum(n_rel) - n_rel  # over all blocks of all queries
+        query_of_block = self.qidx[first]
+        block_base = np.concatenate(([0.0], np.cumsum(n_rel)))[np.searchsorted(first, self.ptr[:-1])]
+        r_before = rel_at_start - block_base[query_of_block]
+        j = self.pos - self.pos[first][block]  # 0-based rank inside the block
+        r, n = n_rel[block], size[block]
+        spread = np.divide(r - 1.0, n - 1.0, out=np.zeros_like(r), where=n > 1)
+        term = (r / n) * (r_before[block] + 1.0 + j * spread) / (self.pos + 1.0)
+        total = np.bincount(self.qidx, weights=term, minlength=self.q)
+        n_rel_q = np.bincount(query_of_block, weights=n_rel, minlength=self.q)
+        out = np.zeros(self.q)
+        np.divide(total, n_rel_q, out=out, where=n_rel_q > 0)
         return out
 
     def mean_ndcg(self) -> np.ndarray:
@@ -336,16 +403,18 @@ def _check_k(k, what="max_k") -> int:
 # public API
 
 
-def evaluate(y, scores, query_ptr, convention="letor4", max_k: int = 10) -> QueryMetrics:
+def evaluate(y, scores, query_ptr, convention="letor4", max_k: int = 10,
+             ties: str = "file_order") -> QueryMetrics:
     """P@1..P@max_k, NDCG@1..NDCG@max_k, AP and MeanNDCG of every query (see the module docstring).
 
     y (m,) int labels >= 0; scores (m,) real, no NaN; query_ptr (q + 1,) offsets, every query
-    non-empty; convention a name (letor3, letor4, mslr, standard) or a Convention.
+    non-empty; convention a name (letor3, letor4, mslr, standard) or a Convention; ties
+    "file_order" (official) or "expected" (mean over the orders of tied documents).
     Returns QueryMetrics with float64 arrays of shape (q, max_k) and (q,).
     """
     conv = get_convention(convention)
     max_k = _check_k(max_k)
-    r = _Ranked(y, scores, query_ptr, conv)
+    r = _Ranked(y, scores, query_ptr, conv, ties)
     return QueryMetrics(
         precision=r.precision_matrix(max_k),
         ndcg=r.ndcg_matrix(max_k),
@@ -374,12 +443,13 @@ def parse_metric(metric: str) -> tuple[str, int | None]:
     raise ValueError(f"unknown metric {metric!r}; valid forms: {_METRIC_FORMS}")
 
 
-def metric_per_query(y, scores, query_ptr, metric: str, convention="letor4") -> np.ndarray:
+def metric_per_query(y, scores, query_ptr, metric: str, convention="letor4",
+                     ties: str = "file_order") -> np.ndarray:
     """One metric for every query, float64 (q,); metric is ``ndcg@K``, ``p@K``, ``map`` or
-    ``meanndcg`` for any K >= 1 (see the module docstring for the equations)."""
+    ``meanndcg`` for any K >= 1; ties "file_order" or "expected" (see the module docstring)."""
     kind, k = parse_metric(metric)
     conv = get_convention(convention)
-    r = _Ranked(y, scores, query_ptr, conv)
+    r = _Ranked(y, scores, query_ptr, conv, ties)
     if kind == "ndcg":
         return r.ndcg_at(k)
     if kind == "p":
