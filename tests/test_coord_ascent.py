@@ -40,26 +40,67 @@ def toy(n_queries=60, d=4, seed=0, coef=None, noise=0.3, max_docs=30):
 # ----------------------------------------------------------------------------- metric kernel
 
 
+@pytest.mark.parametrize("ties", ["file_order", "expected"])
 @pytest.mark.parametrize("metric", ["ndcg@10", "ndcg@1", "ndcg@3", "p@5", "map", "meanndcg"])
 @pytest.mark.parametrize("convention", ["letor4", "letor3", "standard", "mslr"])
-def test_context_matches_metric_per_query(metric, convention):
+def test_context_matches_metric_per_query(metric, convention, ties):
     rng = np.random.default_rng(1)
     sizes = rng.integers(1, 25, 80)
     ptr = ptr_of(sizes)
     m = ptr[-1]
     y = rng.integers(0, 5, m) * (rng.random(m) < 0.4)
-    ctx = MetricContext(y, ptr, metric, convention)
-    tied = rng.integers(0, 4, m).astype(float)  # many ties: the row-order rule matters
+    ctx = MetricContext(y, ptr, metric, convention, ties)
+    assert ctx.ties == ties
+    tied = rng.integers(0, 4, m).astype(float)  # many ties: the tie rule matters
     for s in (tied, rng.random(m)):
-        np.testing.assert_allclose(ctx.per_query(s), metric_per_query(y, s, ptr, metric, convention),
+        np.testing.assert_allclose(ctx.per_query(s), metric_per_query(y, s, ptr, metric, convention, ties),
                                    rtol=0, atol=1e-12)
         x = rng.integers(0, 3, m).astype(float)
         steps = np.array([0.0, 0.5, 1.0, -1.0, 3.0])
-        want = [metric_per_query(y, s + t * x, ptr, metric, convention).mean() for t in steps]
+        want = [metric_per_query(y, s + t * x, ptr, metric, convention, ties).mean() for t in steps]
         got = ctx.trials(s, x, steps)
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
         assert np.array_equal(ctx.trials(s, x, steps, n_jobs=2), got)  # same arithmetic on 2 threads
         assert ctx.mean(s) == pytest.approx(np.mean(want[:1]), abs=1e-12)
+
+
+@pytest.mark.parametrize("metric", ["ndcg@10", "ndcg@3", "map", "p@5", "p@1", "meanndcg"])
+def test_context_expected_ties_on_heavily_tied_data(metric):
+    # scores from {0, 0.5, 1} and constants: tie blocks cut by rank k anywhere, entered in any
+    # row order (the top-k list evicts, keeps or resets the documents tied with its last score)
+    rng = np.random.default_rng(4)
+    sizes = rng.integers(1, 40, 120)
+    sizes[:3] = [1, 2, 39]
+    ptr = ptr_of(sizes)
+    m = ptr[-1]
+    y = rng.integers(0, 3, m) * (rng.random(m) < 0.6)
+    ctx = MetricContext(y, ptr, metric, "letor4")  # "expected" is the default
+    assert ctx.ties == "expected"
+    for s in (rng.integers(0, 3, m) * 0.5, np.zeros(m), np.repeat(rng.random(len(sizes)), sizes),
+              np.arange(m) % 3 - 1.0, -(np.arange(m) % 4) + 0.0):
+        want = metric_per_query(y, s, ptr, metric, "letor4", ties="expected")
+        np.testing.assert_allclose(ctx.per_query(s), want, rtol=0, atol=1e-12)
+        x = rng.integers(0, 2, m) * 0.5
+        steps = np.array([0.0, 1.0, -1.0, 2.0, -0.5])
+        want = [metric_per_query(y, s + t * x, ptr, metric, "letor4", ties="expected").mean() for t in steps]
+        np.testing.assert_allclose(ctx.trials(s, x, steps), want, rtol=0, atol=1e-12)
+        assert np.array_equal(ctx.trials(s, x, steps, n_jobs=2), ctx.trials(s, x, steps))
+
+
+def test_context_expected_ties_hand_worked():
+    # one query, labels 1, 0, 0, 2 all tied: every rank has mean gain (1 + 3)/4 = 1, relevance 1/2
+    y = np.array([1, 0, 0, 2])
+    ptr = np.array([0, 4])
+    s = np.full(4, 0.3)
+    L3 = np.log2(3)
+    assert MetricContext(y, ptr, "ndcg@3", "standard").mean(s) == pytest.approx(
+        (1 + 1 / L3 + 1 / 2) / (3 + 1 / L3), abs=1e-15)
+    assert MetricContext(y, ptr, "p@1").mean(s) == 0.5
+    # AP over the 6 placements of the two relevant documents: 49/72 (McSherry & Najork)
+    assert MetricContext(y, ptr, "map").mean(s) == pytest.approx(49 / 72, abs=1e-15)
+    assert MetricContext(y, ptr, "map", ties="file_order").mean(s) == pytest.approx((1 + 2 / 4) / 2)
+    with pytest.raises(ValueError, match="ties must be one of"):
+        MetricContext(y, ptr, "map", ties="random")
 
 
 def test_context_hand_worked():
@@ -251,6 +292,34 @@ def test_stopping_rules_and_regularization():
     assert mild.train_score_ > reg.train_score_
 
 
+@pytest.mark.parametrize("ties", ["expected", "file_order"])
+def test_ties_rule_reaches_objective_and_vali_choice(ties):
+    # binary features: many documents share a feature vector, so X @ w ties whatever w is
+    rng = np.random.default_rng(8)
+    sizes = rng.integers(5, 30, 60)
+    ptr = ptr_of(sizes)
+    X = rng.integers(0, 2, (ptr[-1], 3)).astype(float)
+    y = np.minimum(2, (X @ [1.0, 0.5, -0.3] + rng.random(ptr[-1]) > 0.9).astype(int) + (rng.random(ptr[-1]) < 0.2))
+    tr, va = slice(0, ptr[40]), slice(ptr[40], ptr[-1])
+    ptr_tr, ptr_va = ptr[:41], ptr[40:] - ptr[40]
+    model = CoordinateAscent(n_restarts=3, ties=ties).fit(X[tr], y[tr], qid_of(ptr_tr), X_val=X[va], y_val=y[va],
+                                                           qid_val=qid_of(ptr_va))
+    assert model.get_params()["ties"] == ties
+    score = lambda Xs, ys, p: metric_per_query(ys, model.predict(Xs), p, "ndcg@10", "letor4", ties).mean()
+    assert model.train_score_ == pytest.approx(score(X[tr], y[tr], ptr_tr), abs=1e-12)
+    assert model.vali_score_ == pytest.approx(score(X[va], y[va], ptr_va), abs=1e-12)
+    assert model.best_restart_ == int(np.argmax(model.restart_vali_scores_))
+    other = "file_order" if ties == "expected" else "expected"
+    assert metric_per_query(y[tr], model.predict(X[tr]), ptr_tr, "ndcg@10", "letor4", other).mean() != \
+        pytest.approx(model.train_score_, abs=1e-6)  # the rule matters on these data
+    # coordinate_ascent builds the validation context with the same rule
+    _, vscore, info = coordinate_ascent(X[tr], y[tr], ptr_tr, ties=ties, n_restarts=3, X_val=X[va], y_val=y[va],
+                                        query_ptr_val=ptr_va, rng=np.random.default_rng(0), return_info=True)
+    w = info.restart_weights[info.best_restart]
+    assert vscore == pytest.approx(metric_per_query(y[va], X[va] @ w, ptr_va, "ndcg@10", "letor4", ties).mean(),
+                                   abs=1e-12)
+
+
 def test_constant_features_keep_their_weight():
     X, y, ptr = toy(n_queries=40, d=3, seed=6)
     Xc = np.c_[X, np.full(len(y), 0.5)]  # constant column: never moved, only rescaled
@@ -267,7 +336,7 @@ def test_validation_messages():
                          ({"metric": "err@10"}, "unknown metric"), ({"convention": "trec"}, "convention"),
                          ({"restart_init": "zeros"}, "restart_init"), ({"n_jobs": 0}, "n_jobs"),
                          ({"regularized": "yes"}, "regularized"), ({"random_state": -1}, "random_state"),
-                         ({"max_passes": 0}, "max_passes")]:
+                         ({"max_passes": 0}, "max_passes"), ({"ties": "random"}, "ties must be one of")]:
         with pytest.raises(ValueError, match=text):
             CoordinateAscent(**params).validate_params()
         with pytest.raises(ValueError, match=text):

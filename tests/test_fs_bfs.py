@@ -2,6 +2,7 @@
 rules, planted ground truth and determinism."""
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -63,9 +64,9 @@ def plain_partition(single, evalf, k, max_candidates=None, open_size=None, max_s
     return found
 
 
-def single_metric(data):
+def single_metric(data, ties="expected"):
     X = data.X.astype(np.float64)
-    return [metric_per_query(data.y, X[:, f], data.query_ptr, "ndcg@10", "letor4").mean()
+    return [metric_per_query(data.y, X[:, f], data.query_ptr, "ndcg@10", "letor4", ties).mean()
             for f in range(X.shape[1])]
 
 
@@ -113,7 +114,7 @@ def test_search_matches_plain_oracle_with_deterministic_evaluator(monkeypatch, b
     def evalf(feats, parent_w):
         w = fake_weights(len(feats))
         s = weighted_sum(X[:, feats], w)
-        return w, metric_per_query(data.y, s, data.query_ptr, "ndcg@10", "letor4").mean()
+        return w, metric_per_query(data.y, s, data.query_ptr, "ndcg@10", "letor4", "expected").mean()
 
     params = {"max_candidates": None, "open_size": None, **bounds}
     sel = FSBFS(k=6, **params).fit(data.X, data.y, data.qid)
@@ -188,7 +189,7 @@ def test_projection_equals_claimed_weighted_sums(fitted):
         manual = X[:, sel.subsets_[j]] @ sel.weights_[j]
         np.testing.assert_allclose(Z[:, j], manual, rtol=1e-12, atol=1e-12)
         claimed = sel.details_["scores"][j]
-        assert metric_per_query(data.y, manual, data.query_ptr, "ndcg@10", "letor4").mean() == \
+        assert metric_per_query(data.y, manual, data.query_ptr, "ndcg@10", "letor4", "expected").mean() == \
             pytest.approx(claimed, abs=1e-9)
         assert np.abs(sel.weights_[j]).sum() == pytest.approx(1.0)
     P = sel.projection_
@@ -223,6 +224,7 @@ def test_partition_rules_and_record(fitted):
     assert d["seconds"] > 0 and d["params"]["max_stale"] == 5 and d["params"]["max_candidates"] == 50
     for key in ("max_candidates", "open_size", "max_stale", "max_size", "max_expansions", "min_gain"):
         assert key in sel.chosen_
+    assert sel.chosen_["ties"] == d["params"]["ties"] == "expected"
     assert sel.chosen_["k_built"] == len(sel.subsets_)
     with pytest.raises(ValueError, match="outside"):
         sel.transform(data.X, len(sel.subsets_) + 1)
@@ -273,6 +275,7 @@ def test_deterministic(fitted):
     ({"restart_init": "zeros"}, "restart_init"),
     ({"warm_start": "yes"}, "warm_start"),
     ({"random_state": -1}, "random_state"),
+    ({"ties": "random"}, "ties must be one of"),
 ])
 def test_invalid_parameters(params, message):
     with pytest.raises(ValueError, match=message):
@@ -292,3 +295,22 @@ def test_expansion_and_gain_bounds_stop_each_subset():
     assert one.details_["expansions"] == [1, 1, 1] and [len(s) for s in one.details_["subsets"]] == [2, 2, 2]
     none = FSBFS(k=3, min_gain=10.0, max_candidates=4, max_stale=5).fit(data.X, data.y, data.qid)
     assert none.details_["expansions"] == [5, 5, 5] and [len(s) for s in none.details_["subsets"]] == [1, 1, 1]
+
+
+@pytest.mark.parametrize("ties", ["expected", "file_order"])
+def test_tie_rule_reaches_single_features_and_coordinate_ascent(ties):
+    """Features with few values tie documents: the single-feature metric and every subset score
+    follow ``ties``, and the two rules give different single-feature metrics on these data."""
+    data = planted(n_queries=40, d=5, informative=(0, 2), seed=6)
+    X = np.round(data.X * 2) / 2  # values 0, 0.5, 1
+    sel = FSBFS(k=2, max_size=3, max_candidates=3, ties=ties).fit(X, data.y, data.qid)
+    data_t = dataclasses.replace(data, X=X)
+    np.testing.assert_allclose(sel.single_, single_metric(data_t, ties), rtol=0, atol=1e-12)
+    other = "expected" if ties == "file_order" else "file_order"
+    assert not np.allclose(sel.single_, single_metric(data_t, other), rtol=0, atol=1e-6)
+    for S, w, score in zip(sel.subsets_, sel.weights_, sel.subset_scores_):
+        s = X[:, S].astype(np.float64) @ w
+        if len(S) > 1:
+            assert metric_per_query(data.y, s, data.query_ptr, "ndcg@10", "letor4", ties).mean() == \
+                pytest.approx(score, abs=1e-9)
+    assert sel.chosen_["ties"] == sel.details_["params"]["ties"] == ties

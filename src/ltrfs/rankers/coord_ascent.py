@@ -26,6 +26,10 @@ with RankLib's rules (``ciir.umass.edu.learning.CoorAscent``; ranker 4):
 
 RankLib's default optimisation metric is ERR@10; ltrfs uses NDCG@10 in the LETOR 4.0
 convention (``metric`` / ``convention``), matching how every ranker of the workflow is judged.
+Equal scores (``ties``): by default the metric is its expectation over the orders of tied
+documents (``ltrfs.metrics``: a tie block's ranks share its mean gain and relevance, AP by
+McSherry & Najork), so weights that tie documents earn no credit from the file order;
+``ties="file_order"`` ranks them in row order, as RankLib's stable sort does.
 
 Deviations from RankLib (both RankLib behaviours look unintended):
 
@@ -44,12 +48,14 @@ Deviations from RankLib (both RankLib behaviours look unintended):
 
 Speed: a trial changes the scores by ``t * X[:, f]``, so every trial of a line search is
 evaluated by one compiled kernel over all queries (``MetricContext.trials``) from the current
-scores, a column and the trial steps: NDCG@K and P@K keep a stable top-K per query (no sort),
-MAP and MeanNDCG sort each query (stable, like ``ltrfs.metrics``). Queries whose value cannot
-change (no relevant document, or fewer than K documents where the convention gives 0) are
-summed once when the context is built; features constant within every query are skipped (they
-cannot change a ranking). ``coordinate_ascent`` is the loop shared by the ranker and FS-BFS;
-build the ``MetricContext`` once per (labels, queries, metric) and pass it in.
+scores, a column and the trial steps: NDCG@K and P@K keep a stable top-K per query (no sort;
+with expected ties also the count, gain and relevance of the documents left out that tie with
+the K-th score), MAP and MeanNDCG sort each query (stable, like ``ltrfs.metrics``; expected
+ties walk the blocks of equal scores). Queries whose value cannot change (no relevant document,
+or fewer than K documents where the convention gives 0) are summed once when the context is
+built; features constant within every query are skipped (they cannot change a ranking).
+``coordinate_ascent`` is the loop shared by the ranker and FS-BFS; build the ``MetricContext``
+once per (labels, queries, metric, ties) and pass it in.
 """
 from __future__ import annotations
 
@@ -61,7 +67,7 @@ import numpy as np
 import numba
 from numba import njit, prange
 
-from ltrfs.metrics import (_discount_table, _gain_table, _segmented_sort_desc, get_convention,
+from ltrfs.metrics import (_discount_table, _gain_table, _segmented_sort_desc, check_ties, get_convention,
                            parse_metric)
 from ltrfs.rankers.base import (LinearScores, Ranker, check_positive_float, check_positive_int)
 
@@ -143,20 +149,136 @@ def _query_values(kind, k, a, b, base, x, steps, gains, rel, disc, ideal, idcg_c
 
 
 @njit(cache=True)
-def _trials_serial(kind, k, active, ptr, base, x, steps, gains, rel, disc, ideal, idcg_cum):  # pragma: no cover
+def _query_values_tied(kind, k, a, b, base, x, steps, gains, rel, disc, ideal, idcg_cum, out, col):  # pragma: no cover
+    """As ``_query_values``, in expectation over the orders of equal scores (``ltrfs.metrics``):
+    each rank of a tie block of g documents gets the block's mean gain and relevance; AP is
+    McSherry & Najork's, (1/R) sum_blocks (r/g) sum_{t<g} (R_b + 1 + t (r-1)/(g-1)) / (s + t + 1).
+
+    NDCG@k, P@k: the stable top-k list, plus the documents left out of it that tie with its
+    last score (``over_*``; reset when that score rises), so the block cut by rank k is whole.
+    """
+    n = b - a
+    T = steps.shape[0]
+    if kind <= 1:
+        kk = min(k, n)
+        top_s = np.empty(kk)
+        top_i = np.empty(kk, np.int64)
+        for t in range(T):
+            st = steps[t]
+            cnt = 0
+            over_n = 0
+            over_g = 0.0
+            over_r = 0.0
+            for i in range(a, b):
+                sc = base[i] + st * x[i]
+                if cnt < kk:
+                    pos = cnt
+                    cnt += 1
+                elif sc > top_s[kk - 1]:
+                    pos = kk - 1
+                    e_s = top_s[kk - 1]  # evicted; it joins the left-out ties if the last score stays
+                    e_i = top_i[kk - 1]
+                    if kk > 1 and top_s[kk - 2] == e_s:  # the new last score is min(sc, top_s[kk - 2])
+                        over_n += 1
+                        over_g += gains[e_i]
+                        over_r += rel[e_i]
+                    else:
+                        over_n = 0
+                        over_g = 0.0
+                        over_r = 0.0
+                else:
+                    if sc == top_s[kk - 1]:
+                        over_n += 1
+                        over_g += gains[i]
+                        over_r += rel[i]
+                    continue
+                while pos > 0 and top_s[pos - 1] < sc:  # strict: an earlier row wins a tie
+                    top_s[pos] = top_s[pos - 1]
+                    top_i[pos] = top_i[pos - 1]
+                    pos -= 1
+                top_s[pos] = sc
+                top_i[pos] = i
+            acc = 0.0
+            r0 = 0
+            while r0 < kk:
+                r1 = r0 + 1
+                while r1 < kk and top_s[r1] == top_s[r0]:
+                    r1 += 1
+                g_sum = 0.0
+                for r in range(r0, r1):
+                    g_sum += gains[top_i[r]] if kind == 0 else rel[top_i[r]]
+                size = r1 - r0
+                if r1 == kk:  # the block cut at rank k, with its left-out members
+                    g_sum += over_g if kind == 0 else over_r
+                    size += over_n
+                if kind == 0:
+                    for r in range(r0, r1):
+                        acc += g_sum / size * disc[r]
+                else:
+                    acc += g_sum * (r1 - r0) / size
+                r0 = r1
+            out[t, col] = acc / ideal if kind == 0 else acc / k
+    else:
+        neg = np.empty(n)
+        for t in range(T):
+            st = steps[t]
+            for i in range(n):
+                neg[i] = -(base[a + i] + st * x[a + i])
+            order = np.argsort(neg, kind="mergesort")
+            acc = 0.0
+            dcg = 0.0
+            above = 0.0  # relevant documents ranked above the block (R_b)
+            r0 = 0
+            while r0 < n:
+                r1 = r0 + 1
+                while r1 < n and neg[order[r1]] == neg[order[r0]]:
+                    r1 += 1
+                g = r1 - r0
+                if kind == 2:
+                    n_rel = 0.0
+                    for r in range(r0, r1):
+                        n_rel += rel[a + order[r]]
+                    if n_rel > 0.0:
+                        spread = (n_rel - 1.0) / (g - 1.0) if g > 1 else 0.0
+                        for r in range(r0, r1):
+                            acc += n_rel / g * (above + 1.0 + (r - r0) * spread) / (r + 1.0)
+                    above += n_rel
+                else:
+                    g_sum = 0.0
+                    for r in range(r0, r1):
+                        g_sum += gains[a + order[r]]
+                    for r in range(r0, r1):
+                        dcg += g_sum / g * disc[r]
+                        acc += dcg / idcg_cum[a + r]
+                r0 = r1
+            out[t, col] = acc / ideal if kind == 2 else acc / n
+
+
+@njit(cache=True)
+def _trials_serial(kind, k, active, ptr, base, x, steps, gains, rel, disc, ideal, idcg_cum,
+                   expected):  # pragma: no cover
     vals = np.empty((steps.shape[0], active.shape[0]))
     for j in range(active.shape[0]):
         q = active[j]
-        _query_values(kind, k, ptr[q], ptr[q + 1], base, x, steps, gains, rel, disc, ideal[q], idcg_cum, vals, j)
+        if expected:
+            _query_values_tied(kind, k, ptr[q], ptr[q + 1], base, x, steps, gains, rel, disc, ideal[q], idcg_cum,
+                               vals, j)
+        else:
+            _query_values(kind, k, ptr[q], ptr[q + 1], base, x, steps, gains, rel, disc, ideal[q], idcg_cum, vals, j)
     return vals
 
 
 @njit(cache=True, parallel=True)
-def _trials_parallel(kind, k, active, ptr, base, x, steps, gains, rel, disc, ideal, idcg_cum):  # pragma: no cover
+def _trials_parallel(kind, k, active, ptr, base, x, steps, gains, rel, disc, ideal, idcg_cum,
+                     expected):  # pragma: no cover
     vals = np.empty((steps.shape[0], active.shape[0]))
     for j in prange(active.shape[0]):
         q = active[j]
-        _query_values(kind, k, ptr[q], ptr[q + 1], base, x, steps, gains, rel, disc, ideal[q], idcg_cum, vals, j)
+        if expected:
+            _query_values_tied(kind, k, ptr[q], ptr[q + 1], base, x, steps, gains, rel, disc, ideal[q], idcg_cum,
+                               vals, j)
+        else:
+            _query_values(kind, k, ptr[q], ptr[q + 1], base, x, steps, gains, rel, disc, ideal[q], idcg_cum, vals, j)
     return vals
 
 
@@ -182,19 +304,21 @@ class MetricContext:
     metric evaluation costs only the per-query ranking work.
 
     Parameters: y (m,) integer labels >= 0, query_ptr int64 (q + 1,), metric (``ndcg@K``,
-    ``p@K``, ``map``, ``meanndcg``), convention (name or ``ltrfs.metrics.Convention``).
+    ``p@K``, ``map``, ``meanndcg``), convention (name or ``ltrfs.metrics.Convention``), ties
+    ``"expected"`` (default: the mean over the orders of equal scores) or ``"file_order"``.
 
-    Values equal ``ltrfs.metrics.metric_per_query(y, scores, query_ptr, metric, convention)``
-    (same ranking rule: score descending, ties in row order).
+    Values equal ``ltrfs.metrics.metric_per_query(y, scores, query_ptr, metric, convention,
+    ties)`` (score descending; equal scores in expectation, or in row order; within 1e-12).
 
     Attributes: ``n_rows``, ``n_queries``, ``active`` int64 (a,) the queries whose value
     depends on the scores, ``const`` float64 (q,) the fixed value of the others (0 for active
-    ones), ``metric``, ``convention`` (the Convention), ``kind``/``k``.
+    ones), ``metric``, ``convention`` (the Convention), ``ties``, ``kind``/``k``.
     """
 
-    def __init__(self, y, query_ptr, metric: str = "ndcg@10", convention="letor4"):
+    def __init__(self, y, query_ptr, metric: str = "ndcg@10", convention="letor4", ties: str = "expected"):
         kind_name, k = parse_metric(metric)
         conv = get_convention(convention)
+        self.ties = check_ties(ties)
         y = np.asarray(y)
         ptr = np.ascontiguousarray(query_ptr, dtype=np.int64)
         if y.ndim != 1:
@@ -257,7 +381,7 @@ class MetricContext:
             numba.set_num_threads(max(1, min(int(n_jobs), numba.config.NUMBA_NUM_THREADS)))
         try:
             return kernel(self.kind, self.k, self.active, self.ptr, scores, x, steps, self.gains,
-                          self.rel, self.disc, self.ideal, self.idcg_cum)
+                          self.rel, self.disc, self.ideal, self.idcg_cum, self.ties == "expected")
         finally:
             if parallel:
                 numba.set_num_threads(previous)
@@ -354,18 +478,20 @@ def _varies_within_queries(XT, ptr):
 
 
 def coordinate_ascent(X, y=None, query_ptr=None, *, metric: str = "ndcg@10", convention="letor4",
-                      context: MetricContext | None = None, n_restarts: int = 5, n_iterations: int = 25,
-                      step_base: float = 0.05, step_scale: float = 2.0, tolerance: float = 0.001,
-                      regularized: bool = False, slack: float = 0.001, restart_init: str = "random",
-                      max_passes: int | None = None, w_init=None, X_val=None, y_val=None, query_ptr_val=None,
-                      context_val: MetricContext | None = None, rng=None, n_jobs: int = 1,
-                      return_info: bool = False):
+                      ties: str = "expected", context: MetricContext | None = None, n_restarts: int = 5,
+                      n_iterations: int = 25, step_base: float = 0.05, step_scale: float = 2.0,
+                      tolerance: float = 0.001, regularized: bool = False, slack: float = 0.001,
+                      restart_init: str = "random", max_passes: int | None = None, w_init=None, X_val=None,
+                      y_val=None, query_ptr_val=None, context_val: MetricContext | None = None, rng=None,
+                      n_jobs: int = 1, return_info: bool = False):
     """Coordinate Ascent on one feature matrix (module docstring): ``(w, score)``.
 
     X (m, d) features (any float dtype; float64 copies are made, column-major), and either
-    (y (m,), query_ptr (q + 1,)) or a prebuilt ``context`` (``MetricContext``; then ``metric`` and
-    ``convention`` are the context's). Validation data: X_val (m', d) with (y_val,
-    query_ptr_val) or ``context_val``; with them the restart kept is the one best on them.
+    (y (m,), query_ptr (q + 1,)) or a prebuilt ``context`` (``MetricContext``; then ``metric``,
+    ``convention`` and ``ties`` are the context's). ``ties``: equal scores in expectation
+    ("expected", default) or in row order ("file_order"), for the objective and the validation
+    metric alike. Validation data: X_val (m', d) with (y_val, query_ptr_val) or ``context_val``;
+    with them the restart kept is the one best on them.
 
     ``rng``: numpy Generator or int seed (feature orders and random restarts). ``w_init`` (d,):
     start of the first restart instead of the uniform vector (L1-normalised).
@@ -380,7 +506,7 @@ def coordinate_ascent(X, y=None, query_ptr=None, *, metric: str = "ndcg@10", con
     if context is None:
         if y is None or query_ptr is None:
             raise ValueError("give y and query_ptr, or a MetricContext as context")
-        context = MetricContext(y, query_ptr, metric, convention)
+        context = MetricContext(y, query_ptr, metric, convention, ties)
     X = np.asarray(X)
     if X.ndim != 2 or X.shape[0] != context.n_rows or X.shape[1] == 0:
         raise ValueError(f"X must be ({context.n_rows}, d >= 1) to match the labels; got shape {X.shape}")
@@ -395,7 +521,7 @@ def coordinate_ascent(X, y=None, query_ptr=None, *, metric: str = "ndcg@10", con
         if context_val is None:
             if y_val is None or query_ptr_val is None:
                 raise ValueError("with X_val give y_val and query_ptr_val, or context_val")
-            context_val = MetricContext(y_val, query_ptr_val, context.metric, context.convention)
+            context_val = MetricContext(y_val, query_ptr_val, context.metric, context.convention, context.ties)
         X_val = np.asarray(X_val)
         if X_val.ndim != 2 or X_val.shape != (context_val.n_rows, d):
             raise ValueError(f"X_val must be ({context_val.n_rows}, {d}); got shape {X_val.shape}")
@@ -509,6 +635,9 @@ class CoordinateAscent(LinearScores, Ranker):
         ``map`` or ``meanndcg`` (RankLib's default is ERR@10, which ltrfs does not implement).
     convention : str or Convention, default "letor4"
         metric convention (``ltrfs.metrics``).
+    ties : {"expected", "file_order"}, default "expected"
+        equal scores in the metric: the mean over their orders, or row order (RankLib's sort),
+        for the training objective and the validation choice of the restart.
     n_restarts : int, default 5              RankLib ``-r``
     n_iterations : int, default 25           RankLib ``-i``: trial steps per direction in a line
                                              search (RankLib has no cap on passes)
@@ -546,9 +675,10 @@ class CoordinateAscent(LinearScores, Ranker):
 
     def __init__(self, metric="ndcg@10", convention="letor4", n_restarts=5, n_iterations=25, step_base=0.05,
                  step_scale=2.0, tolerance=0.001, regularized=False, slack=0.001, restart_init="random",
-                 max_passes=None, random_state=0, n_jobs=1):
+                 max_passes=None, random_state=0, n_jobs=1, ties="expected"):
         self.metric = metric
         self.convention = convention
+        self.ties = ties
         self.n_restarts = n_restarts
         self.n_iterations = n_iterations
         self.step_base = step_base
@@ -567,6 +697,7 @@ class CoordinateAscent(LinearScores, Ranker):
     def _params(self) -> dict:
         parse_metric(self.metric)
         get_convention(self.convention)
+        check_ties(self.ties)
         if not isinstance(self.regularized, (bool, np.bool_)):
             raise ValueError(f"regularized must be True or False; got {self.regularized!r}")
         if self.restart_init not in _RESTART_INITS:
@@ -577,6 +708,7 @@ class CoordinateAscent(LinearScores, Ranker):
         return {
             "metric": self.metric,
             "convention": self.convention,
+            "ties": self.ties,
             "n_restarts": check_positive_int(self.n_restarts, "n_restarts"),
             "n_iterations": check_positive_int(self.n_iterations, "n_iterations"),
             "step_base": check_positive_float(self.step_base, "step_base"),

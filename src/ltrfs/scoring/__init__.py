@@ -13,6 +13,7 @@ import inspect
 import numpy as np
 
 from ltrfs.data import RankingData
+from ltrfs.metrics import check_ties
 from ltrfs.scoring import discrete, divergence, kendall, pairwise, pearson
 from ltrfs.scoring.single_feature import METRIC_NAMES, single_feature_table  # compiled kernel
 
@@ -41,8 +42,10 @@ def importance(table: dict[str, np.ndarray], metric: str = "ndcg@10",
     raise ValueError(f"unknown orientation {orientation!r}; valid: descending, best")
 
 
-def _single_feature(train: RankingData, vali: RankingData | None, convention: str, n_threads: int = 1) -> dict:
-    return single_feature_table(train.X, train.y, train.query_ptr, convention=convention, n_threads=n_threads)
+def _single_feature(train: RankingData, vali: RankingData | None, convention: str, n_threads: int = 1,
+                    ties: str = "expected") -> dict:
+    return single_feature_table(train.X, train.y, train.query_ptr, convention=convention, n_threads=n_threads,
+                                ties=ties)
 
 
 #: scorer name -> function (train, vali, convention, n_threads=1) -> dict of arrays
@@ -62,12 +65,20 @@ def _call(function, *args, n_threads: int = 1):
 
 
 def compute(scorer: str, train: RankingData, convention: str, vali: RankingData | None = None, *,
-            n_threads: int = 1, chunk: tuple[int, int] | None = None) -> dict[str, np.ndarray]:
+            n_threads: int = 1, chunk: tuple[int, int] | None = None,
+            ties: str = "expected") -> dict[str, np.ndarray]:
     """Run the named scorer on a fold's training (and validation) split, or on the slice
-    ``chunk = (i, n)`` of its features; the result records the metric convention."""
+    ``chunk = (i, n)`` of its features; the result records the metric convention.
+
+    ``ties`` ("expected" or "file_order", ``ltrfs.metrics``) reaches the single-feature table,
+    which then also records it as a 0-d string array under ``"ties"``; other scorers ignore it."""
     if scorer not in SCORERS:
         raise ValueError(f"unknown scorer {scorer!r}; valid: {', '.join(SCORERS)}")
-    if chunk is None:
+    check_ties(ties)
+    if chunk is None and scorer == "single_feature":
+        table = SCORERS[scorer](train, vali, convention, n_threads=n_threads, ties=ties)
+        table["ties"] = np.array(ties)
+    elif chunk is None:
         table = _call(SCORERS[scorer], train, vali, convention, n_threads=n_threads)
     elif scorer in CHUNKED:
         table = _call(CHUNKED[scorer][0], train, vali, convention, chunk[0], chunk[1], n_threads=n_threads)

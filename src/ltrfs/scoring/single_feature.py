@@ -3,10 +3,12 @@
 Every query is ranked by each feature alone, in two orientations, and evaluated with the
 metrics of ``ltrfs.metrics`` in a given convention:
 
-    descending  larger value first, equal values in file order
-                (``metrics.evaluate(y, x, ...)``)
-    ascending   smaller value first, equal values in file order
-                (``metrics.evaluate(y, -x, ...)``: the stable sort keeps ties in file order)
+    descending  larger value first (``metrics.evaluate(y, x, ..., ties=ties)``)
+    ascending   smaller value first (``metrics.evaluate(y, -x, ..., ties=ties)``)
+
+Equal values (``ties``): ``"expected"`` (default; selection must not credit a feature with the
+data file's order) averages every metric over all orders of the tied documents;
+``"file_order"`` (the official scripts) keeps them in file order in both orientations.
 
 For a query with n documents whose labels in ranked order are ``l_1 .. l_n`` (G the gain, D the
 discount, IDCG from the labels sorted descending; see ``ltrfs.metrics``)::
@@ -17,9 +19,17 @@ discount, IDCG from the labels sorted descending; see ``ltrfs.metrics``)::
     AP = sum_{i : l_i relevant} H_i / i / H_n (0 when H_n = 0)
     MeanNDCG = (1/n) sum_{i=1..n} NDCG_i
 
-and each table entry is the macro average over the queries. The values equal those of looping
-``metrics.evaluate`` over the features (to rounding of the final mean; the per-query values
-are computed with the same operations in the same order).
+and each table entry is the macro average over the queries. With ``ties="expected"`` a tie
+group of g documents at 0-based ranks s..s+g-1 with gain sum S, r relevant documents and R_b
+relevant documents ranked above it gives each of its ranks i = s + t (t = 0..g-1)::
+
+    G(l_i) -> S/g       H_i -> R_b + (t + 1) r/g
+    AP = (1/R) sum_groups sum_t (r/g) (R_b + 1 + t (r - 1)/(g - 1)) / (i + 1)   (g = 1: t = 0)
+
+(R = relevant documents of the query; McSherry & Najork, see ``ltrfs.metrics``). The values
+equal those of looping ``metrics.evaluate`` over the features (file order: to rounding of the
+final mean, the per-query values are computed with the same operations in the same order;
+expected: within 1e-12).
 
 Algorithm: the ideal cumulative DCG of every query is computed once. Per feature and query the
 documents are sorted once, ascending by value with ties in file order (stable). For float32
@@ -29,8 +39,11 @@ radix sort with 8-bit digits (passes whose digit is shared by every key skipped;
 for queries of at most 16 documents); other real dtypes are compared as float64 in a stable
 merge sort. That order is the ascending ranking; the descending ranking walks the tie groups
 from the largest value down, each group in file order. One pass over the ranked labels gives
-every metric of a ranking. Features are processed in blocks of consecutive columns (a row's
-block shares cache lines); Numba's ``prange`` runs the blocks on ``n_threads`` threads. Each
+every metric of a ranking. With ``ties="expected"`` one helper finds the tie groups of the
+sorted keys (size, gain sum, relevant documents) and walks them forward for the ascending
+ranking and backward for the descending one (the order inside a group does not matter). Features
+are processed in blocks of consecutive columns (a row's block shares cache lines); Numba's
+``prange`` runs the blocks on ``n_threads`` threads. Each
 feature's sums over queries are accumulated in query order (Neumaier-compensated) by one
 thread, so results are bit-identical for any thread count.
 """
@@ -125,6 +138,89 @@ def _ranking_metrics(lab, n, icum, a, gain, disc, rel_min, zero_ndcg, zero_prec,
 
 
 @njit(cache=True)
+def _tied_ranking_metrics(keys, lab, n, icum, a, gain, disc, inv, rel_min, zero_ndcg, zero_prec, ideal_zero,
+                          acc, comp, row, nd, hits_at, g_size, g_gain, g_rel):  # pragma: no cover - compiled
+    """As ``_ranking_metrics`` for both orientations (descending into acc[row, :_NM], ascending
+    into acc[row, _NM:]), in expectation over the orders of tied documents (module docstring),
+    for lab[:n] sorted ascending by keys[:n].
+
+    The tie groups (size, gain sum, relevant documents: g_size/g_gain/g_rel scratch) are found
+    once, then walked from the last (descending) and from the first (ascending); the order
+    inside a group does not matter. inv[i] = 1/(i + 1); nd, hits_at (_K,) float64 scratch.
+    """
+    G = 0
+    i = 0
+    while i < n:
+        key = keys[i]
+        total = 0.0
+        n_rel = 0
+        j = i
+        while j < n and keys[j] == key:
+            l = lab[j]
+            total += gain[l]
+            if l >= rel_min:
+                n_rel += 1
+            j += 1
+        g_size[G] = j - i
+        g_gain[G] = total
+        g_rel[G] = n_rel
+        G += 1
+        i = j
+    for orient in range(2):  # 0: descending, 1: ascending
+        dcg = 0.0
+        ap = 0.0
+        mean = 0.0
+        r = ideal_zero
+        above = 0  # relevant documents ranked above the current group (R_b)
+        i = 0  # 0-based rank of the group's first document
+        for h in range(G):
+            grp = G - 1 - h if orient == 0 else h
+            g = g_size[grp]
+            n_rel = g_rel[grp]
+            if g == 1:  # no tie: the file-order step
+                dcg += g_gain[grp] * disc[i]
+                ic = icum[a + i]
+                r = dcg / ic if ic > 0.0 else ideal_zero
+                mean += r
+                above += n_rel
+                if n_rel > 0:
+                    ap += above * inv[i]
+                if i < _K:
+                    nd[i] = r
+                    hits_at[i] = above
+                i += 1
+                continue
+            if n_rel > 0:
+                r_mean = n_rel / g
+                spread = (n_rel - 1.0) / (g - 1.0)
+                c = above + 1.0
+                for t in range(g):
+                    ap += r_mean * (c + t * spread) * inv[i + t]
+            if i < _K:
+                for t in range(min(g, _K - i)):
+                    hits_at[i + t] = above + (t + 1.0) * n_rel / g
+            g_mean = g_gain[grp] / g
+            for t in range(g):
+                dcg += g_mean * disc[i]
+                ic = icum[a + i]
+                r = dcg / ic if ic > 0.0 else ideal_zero
+                mean += r
+                if i < _K:
+                    nd[i] = r
+                i += 1
+            above += n_rel
+        base = orient * _NM
+        for k in range(n, _K):  # ranks past the last document
+            nd[k] = 0.0 if zero_ndcg else r
+            hits_at[k] = -1.0 if zero_prec else above
+        for k in range(_K):
+            _add(acc, comp, row, base + k, hits_at[k] / (k + 1.0) if hits_at[k] >= 0.0 else 0.0)
+            _add(acc, comp, row, base + _NDCG + k, nd[k])
+        _add(acc, comp, row, base + _MAP, ap / above if above > 0 else 0.0)
+        _add(acc, comp, row, base + _MEAN, mean / n)
+
+
+@njit(cache=True)
 def _sort_keys(keys, labs, n, keys2, labs2, cnt):  # pragma: no cover - compiled
     """Stable ascending sort of keys[:n] (int64 in [0, 2^32)) carrying labs[:n]; returns True
     when the result is in keys2/labs2 (else in keys/labs).
@@ -192,11 +288,11 @@ def _descending(keys, lab_asc, n, lab_desc):  # pragma: no cover - compiled
 
 
 @njit(cache=True, parallel=True)
-def _table_float32(X, y, ptr, icum, gain, disc, rel_min, zero_ndcg, zero_prec, ideal_zero,
-                   block, nmax):  # pragma: no cover - compiled
+def _table_float32(X, y, ptr, icum, gain, disc, inv, rel_min, zero_ndcg, zero_prec, ideal_zero,
+                   block, nmax, expected):  # pragma: no cover - compiled
     """Sums over queries (d, 2 * _NM) (descending metrics, then ascending) for float32 X, and
     a (d,) flag of features holding NaN. Sort key: the value's bits mapped to an unsigned
-    integer of the same order (-0.0 as +0.0)."""
+    integer of the same order (-0.0 as +0.0). ``expected``: ties in expectation, else file order."""
     d = X.shape[1]
     q = ptr.shape[0] - 1
     n_blocks = (d + block - 1) // block
@@ -218,6 +314,10 @@ def _table_float32(X, y, ptr, icum, gain, disc, rel_min, zero_ndcg, zero_prec, i
         lab_desc = np.empty(nmax, np.int64)
         nd = np.empty(_K, np.float64)
         hits_at = np.empty(_K, np.int64)
+        hits_exp = np.empty(_K, np.float64)
+        g_size = np.empty(nmax, np.int64)
+        g_gain = np.empty(nmax, np.float64)
+        g_rel = np.empty(nmax, np.int64)
         for s in range(q):
             a = ptr[s]
             n = ptr[s + 1] - a
@@ -237,7 +337,18 @@ def _table_float32(X, y, ptr, icum, gain, disc, rel_min, zero_ndcg, zero_prec, i
                         u = u | 0x80000000
                     keys[i] = u
                     labs[i] = y[a + i]
-                if _sort_keys(keys, labs, n, keys2, labs2, cnt):
+                swapped = _sort_keys(keys, labs, n, keys2, labs2, cnt)
+                if expected:
+                    if swapped:
+                        _tied_ranking_metrics(keys2, labs2, n, icum, a, gain, disc, inv, rel_min, zero_ndcg,
+                                              zero_prec, ideal_zero, acc, comp, row, nd, hits_exp, g_size,
+                                              g_gain, g_rel)
+                    else:
+                        _tied_ranking_metrics(keys, labs, n, icum, a, gain, disc, inv, rel_min, zero_ndcg,
+                                              zero_prec, ideal_zero, acc, comp, row, nd, hits_exp, g_size,
+                                              g_gain, g_rel)
+                    continue
+                if swapped:
                     _descending(keys2, labs2, n, lab_desc)
                     lab_asc = labs2
                 else:
@@ -304,8 +415,8 @@ def _stable_argsort(v, n, perm, tmp):  # pragma: no cover - compiled
 
 
 @njit(cache=True, parallel=True)
-def _table_float64(X, y, ptr, icum, gain, disc, rel_min, zero_ndcg, zero_prec, ideal_zero,
-                   block, nmax):  # pragma: no cover - compiled
+def _table_float64(X, y, ptr, icum, gain, disc, inv, rel_min, zero_ndcg, zero_prec, ideal_zero,
+                   block, nmax, expected):  # pragma: no cover - compiled
     """As ``_table_float32`` for float64 X, with a stable merge argsort of the values."""
     d = X.shape[1]
     q = ptr.shape[0] - 1
@@ -326,6 +437,10 @@ def _table_float64(X, y, ptr, icum, gain, disc, rel_min, zero_ndcg, zero_prec, i
         lab_desc = np.empty(nmax, np.int64)
         nd = np.empty(_K, np.float64)
         hits_at = np.empty(_K, np.int64)
+        hits_exp = np.empty(_K, np.float64)
+        g_size = np.empty(nmax, np.int64)
+        g_gain = np.empty(nmax, np.float64)
+        g_rel = np.empty(nmax, np.int64)
         for s in range(q):
             a = ptr[s]
             n = ptr[s + 1] - a
@@ -341,6 +456,11 @@ def _table_float64(X, y, ptr, icum, gain, disc, rel_min, zero_ndcg, zero_prec, i
                 for i in range(n):
                     lab_asc[i] = y[a + perm[i]]
                     svals[i] = vals[perm[i]]
+                if expected:
+                    _tied_ranking_metrics(svals, lab_asc, n, icum, a, gain, disc, inv, rel_min, zero_ndcg,
+                                          zero_prec, ideal_zero, acc, comp, row, nd, hits_exp, g_size, g_gain,
+                                          g_rel)
+                    continue
                 _descending(svals, lab_asc, n, lab_desc)
                 _ranking_metrics(lab_desc, n, icum, a, gain, disc, rel_min, zero_ndcg, zero_prec,
                                  ideal_zero, acc, comp, row, 0, nd, hits_at)
@@ -407,7 +527,8 @@ def _block_size(d: int, itemsize: int, threads: int) -> int:
 
 
 def single_feature_table(X: np.ndarray, y: np.ndarray, query_ptr: np.ndarray,
-                         convention="letor4", n_threads: int = 1) -> dict[str, np.ndarray]:
+                         convention="letor4", n_threads: int = 1,
+                         ties: str = "expected") -> dict[str, np.ndarray]:
     """Evaluate the ranking of every query by each feature alone; float64 (d,) per metric.
 
     X (m, d) real (C-contiguous float32 or float64 used without copy, other numeric dtypes as
@@ -415,15 +536,17 @@ def single_feature_table(X: np.ndarray, y: np.ndarray, query_ptr: np.ndarray,
     query_ptr (q + 1,) offsets of the contiguous, non-empty queries; convention a name
     (letor3, letor4, mslr, standard) or a ``metrics.Convention`` (e.g. from
     ``metrics.get_convention("standard", ideal_zero=1)``); n_threads Numba threads (capped at
-    Numba's pool size).
+    Numba's pool size); ties ``"expected"`` (default: mean over the orders of equal values, as
+    selection needs) or ``"file_order"`` (the official scripts' rule).
 
     Returns keys ``"p@1".."p@10", "map", "ndcg@1".."ndcg@10", "meanndcg"`` for the descending
-    ranking (larger value first, ties in file order) and the same with suffix ``":asc"`` for
-    the ascending one (smaller first, ties in file order), each the macro average over queries
-    of the per-query metric (module docstring); NaN everywhere when there are no queries.
-    Equal (to rounding of the mean) to looping ``metrics.evaluate`` over the features.
+    ranking (larger value first) and the same with suffix ``":asc"`` for the ascending one
+    (smaller first), each the macro average over queries of the per-query metric (module
+    docstring); NaN everywhere when there are no queries. Equal (to rounding of the mean) to
+    looping ``metrics.evaluate(..., ties=ties)`` over the features.
     """
     conv = metrics.get_convention(convention)
+    metrics.check_ties(ties)
     X, y, ptr = _check_inputs(X, y, query_ptr)
     threads = _check_threads(n_threads)
     m, d = X.shape
@@ -449,9 +572,10 @@ def single_feature_table(X: np.ndarray, y: np.ndarray, query_ptr: np.ndarray,
     previous = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:
-        sums, has_nan = kernel(X, y, ptr, icum, gain, disc, np.int64(conv.relevant_min),
+        sums, has_nan = kernel(X, y, ptr, icum, gain, disc, 1.0 / rank, np.int64(conv.relevant_min),
                                conv.short_ndcg == "zero", conv.short_precision == "zero",
-                               float(conv.ideal_zero), np.int64(block), np.int64(nmax))
+                               float(conv.ideal_zero), np.int64(block), np.int64(nmax),
+                               ties == "expected")
     finally:
         numba.set_num_threads(previous)
     if has_nan.any():

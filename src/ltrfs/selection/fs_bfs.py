@@ -12,6 +12,9 @@ Search of one subset (features already used by earlier subsets are gone; ``R`` =
 
 1. ``m(f)`` = the training metric (``metric``, NDCG@10 letor4 by default) of ranking every
    training query by feature f alone, descending (SPEC section 2, single-feature importance).
+   Equal values count in expectation over their orders (``ties="expected"``, default; a
+   feature must not earn the file order's credit) or in row order (``ties="file_order"``); the
+   same rule is Coordinate Ascent's objective.
    The candidate order of R is m descending, ties by lower feature index.
 2. Root: the first feature of that order, node ``({f}, w = (1,), score m(f))``. Open list =
    [root]; best = root; stale = 0.
@@ -36,9 +39,10 @@ own, independent of the order of the search. ``warm_start=True`` starts the firs
 child from its parent's weights with 0 for the new feature (then the child's training score is
 never below its parent's); the default starts from the uniform vector, as RankLib.
 
-Bounds (parameters, all recorded in ``chosen_`` and ``details_["params"]``): ``max_candidates``
-(candidates per expansion), ``open_size`` (open list), ``max_stale`` (expansions without
-improvement; the paper's 5), ``max_size`` (features per subset), ``max_expansions`` (per subset).
+Bounds (parameters, all recorded in ``chosen_`` with ``ties``, and in ``details_["params"]``
+with every other parameter): ``max_candidates`` (candidates per expansion), ``open_size`` (open
+list), ``max_stale`` (expansions without improvement; the paper's 5), ``max_size`` (features per
+subset), ``max_expansions`` (per subset).
 Validation data are not used (the method optimises the training metric).
 """
 from __future__ import annotations
@@ -52,7 +56,7 @@ from typing import Callable
 
 import numpy as np
 
-from ltrfs.metrics import get_convention, parse_metric
+from ltrfs.metrics import check_ties, get_convention, parse_metric
 from ltrfs.rankers.base import check_labels, check_positive_float, check_positive_int, check_X
 from ltrfs.rankers.coord_ascent import _RESTART_INITS, MetricContext, coordinate_ascent
 from ltrfs.selection.base import Selector
@@ -170,6 +174,9 @@ class FSBFS(Selector):
         ``meanndcg``).
     convention : str, default "letor4"
         metric convention (``ltrfs.metrics``).
+    ties : {"expected", "file_order"}, default "expected"
+        equal scores in the training metric (single features and Coordinate Ascent): the mean
+        over their orders, or row order.
     max_candidates : int or None, default 50
         candidates per expansion: the best remaining features by single-feature metric that are
         not in the node (None: all; on MQ2008's 46 features 50 means all).
@@ -204,7 +211,7 @@ class FSBFS(Selector):
     ranking_ : int64 (d,)                subset features (by subset, then |weight| descending,
                                          ties lower id), then the unused features by ``single_``
     scores_ : None
-    chosen_ : dict                       every search bound and the number of subsets built
+    chosen_ : dict                       every search bound, ``ties`` and the number of subsets built
     details_ : dict (JSON-able)          ``subsets`` (1-based ids), ``weights``, ``scores``,
                                          per-subset ``expansions``/``evaluations``/``seconds``,
                                          ``seconds`` (total), ``params``
@@ -217,10 +224,11 @@ class FSBFS(Selector):
     def __init__(self, k=10, metric="ndcg@10", convention="letor4", max_candidates=50, open_size=10,
                  max_stale=5, max_size=None, max_expansions=None, min_gain=0.0, n_restarts=5, n_iterations=25,
                  step_base=0.05, step_scale=2.0, tolerance=0.001, restart_init="random", warm_start=False,
-                 random_state=0, n_jobs=1):
+                 random_state=0, n_jobs=1, ties="expected"):
         self.k = k
         self.metric = metric
         self.convention = convention
+        self.ties = ties
         self.max_candidates = max_candidates
         self.open_size = open_size
         self.max_stale = max_stale
@@ -245,6 +253,7 @@ class FSBFS(Selector):
     def _params(self) -> dict:
         parse_metric(self.metric)
         get_convention(self.convention)
+        check_ties(self.ties)
         if self.restart_init not in _RESTART_INITS:
             raise ValueError(f"restart_init must be one of {', '.join(_RESTART_INITS)}; got {self.restart_init!r}")
         if not isinstance(self.warm_start, (bool, np.bool_)):
@@ -254,6 +263,7 @@ class FSBFS(Selector):
             "k": check_positive_int(self.k, "k"),
             "metric": str(self.metric),
             "convention": self.convention,
+            "ties": self.ties,
             "max_candidates": _optional_int(self.max_candidates, "max_candidates"),
             "open_size": _optional_int(self.open_size, "open_size"),
             "max_stale": check_positive_int(self.max_stale, "max_stale"),
@@ -279,7 +289,7 @@ class FSBFS(Selector):
         X = check_X(X, dtype=X.dtype if X.dtype.kind == "f" else np.float64)  # finite; no copy of float32
         y = check_labels(y, X.shape[0])
         d = X.shape[1]
-        context = MetricContext(y, query_ptr, p["metric"], p["convention"])
+        context = MetricContext(y, query_ptr, p["metric"], p["convention"], p["ties"])
         XT = np.ascontiguousarray(X.T, dtype=np.float64)  # (d, m): one contiguous row per feature
         single = np.array([context.mean(XT[f], p["n_jobs"]) for f in range(d)])
         ca_kw = {key: p[key] for key in ("n_restarts", "n_iterations", "step_base", "step_scale", "tolerance",
@@ -327,7 +337,8 @@ class FSBFS(Selector):
         self.ranking_ = np.asarray(ranked + [int(f) for f in rest], dtype=np.int64)
         self.scores_ = None
         params = {key: (val if not hasattr(val, "name") else val.name) for key, val in p.items()}
-        self.chosen_ = {**bounds, "k_built": kb, "n_covered": int(sum(len(s.features) for s in searches))}
+        self.chosen_ = {**bounds, "ties": p["ties"], "k_built": kb,
+                        "n_covered": int(sum(len(s.features) for s in searches))}
         self.details_ = {
             "subsets": [[int(f) + 1 for f in s.features] for s in searches],
             "weights": [[float(v) for v in s.weights] for s in searches],
