@@ -315,6 +315,7 @@ def test_fs_ed_reads_precomputed_scores_and_scales():
     table = {k: v.copy() for k, v in scoring.single_feature_table(tr.X, tr.y, tr.query_ptr).items()}
     table["ndcg@10"][:] = [0.5, 0.2, 0.4, 0.1]
     table["convention"] = np.array("letor4")
+    table["ties"] = np.array("expected")
     div = {"divergence": np.array([0.0, 0.4, 0.1, 0.3]), "points": np.array("vali")}
     pre = {"single_feature": table, "divergence": div}
     sel = FSED().fit(tr.X, tr.y, tr.qid, precomputed=pre)  # no X_val needed

@@ -63,6 +63,7 @@ def test_importance_uses_precomputed_table():
     table = scoring.single_feature_table(data.X, data.y, data.query_ptr)
     table = {key: value.copy() for key, value in table.items()}
     table["ndcg@10"][:] = [0.1, 0.4, 0.3, 0.2]  # the stored scores decide, not a recomputation
+    table["ties"] = np.array("expected")  # as scoring.compute records it
     sel = make_selector("importance").fit(data.X, data.y, data.qid, precomputed={"single_feature": table})
     assert sel.ranking_.tolist() == [1, 2, 3, 0]
 
@@ -99,6 +100,20 @@ def test_precomputed_table_of_another_convention_is_recomputed():
                                                              precomputed={"single_feature": table})
     want = scoring.single_feature_table(data.X, data.y, data.query_ptr, convention="letor4")["ndcg@10"]
     np.testing.assert_allclose(sel.scores_, want)
+
+
+def test_precomputed_table_of_another_tie_policy_is_recomputed():
+    data = planted(d=4)
+    table = dict(scoring.single_feature_table(data.X, data.y, data.query_ptr, ties="file_order"))
+    table["convention"], table["ties"] = np.array("letor4"), np.array("file_order")
+    table["ndcg@10"] = np.array([0.4, 0.3, 0.2, 0.1])
+    sel = make_selector("importance").fit(data.X, data.y, data.qid, precomputed={"single_feature": table})
+    want = scoring.single_feature_table(data.X, data.y, data.query_ptr, ties="expected")["ndcg@10"]
+    np.testing.assert_allclose(sel.scores_, want)
+    # the same table recorded as tie-aware is used as it is
+    table["ties"] = np.array("expected")
+    sel = make_selector("importance").fit(data.X, data.y, data.qid, precomputed={"single_feature": table})
+    np.testing.assert_allclose(sel.scores_, [0.4, 0.3, 0.2, 0.1])
 
 
 def test_selection_record_keeps_the_orientation_sign():

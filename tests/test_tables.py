@@ -61,7 +61,34 @@ def test_written_tables(runs, tmp_path):
     md = (tmp_path / "t.md").read_text()
     assert "| imp | r | 2 | " in md and "0.4500 ± 0.2121" in md
     assert "| imp | r | vali (2) |" in md
-    assert to_markdown(summarise(read_runs(runs))).count("\n") == 2 + 4
+    # header, rule, 4 rows, a blank line and the footnote saying what the cells are
+    assert to_markdown(summarise(read_runs(runs))).count("\n") == 2 + 4 + 2
+    assert "mean ± standard deviation over the 2 folds' means" in md
+
+
+def test_reference_rows(runs, tmp_path):
+    """A reference file per fold (constant score in file order / random order) adds two rows,
+    ranker "(no model)", after the methods, with no p-value, and the "fixed" column of the by-k
+    table shows them as "all tied"."""
+    refs = []
+    for fold, (fo, ro) in {1: (0.6, 0.2), 2: (0.4, 0.3)}.items():
+        lines = ["\t".join(["order", "split", "ties", "qid", "n_docs"] + METRIC_COLUMNS)]
+        for name, value in (("file order", fo), ("random order", ro)):
+            for split in ("vali", "test"):
+                lines += ["\t".join([name, split, "x", str(q), "10"] + [repr(value)] * len(METRIC_COLUMNS))
+                          for q in (1, 2)]
+        path = tmp_path / f"ref{fold}.tsv"
+        path.write_text("\n".join(lines) + "\n")
+        refs.append({"path": path, "fold": fold})
+    table = write_tables(runs, tmp_path / "t.csv", tmp_path / "t.md", references=refs)
+    assert table.method.tolist()[-2:] == ["file order", "random order"]
+    ref = table.set_index("method").loc["file order"]
+    assert ref["ranker"] == "(no model)" and ref["NDCG@10"] == pytest.approx(0.5) and np.isnan(ref["p_vs_waf"])
+    assert table.set_index("method").loc["random order", "NDCG@10"] == pytest.approx(0.25)
+    md = (tmp_path / "t.md").read_text()
+    assert "| file order | (no model) | all tied | 0.6000 ± 0.0000" not in md  # fold means 0.6, 0.4
+    assert "| file order | (no model) | all tied | 0.5000 ± 0.1414" in md
+    assert "| random order | (no model) |" in md and "0.2500 (all tied) |" in md
 
 
 def test_metric_by_k_table(runs):

@@ -78,8 +78,20 @@ def test_table_matches_runs_and_models(finished):
     assert set(map(tuple, table[["method", "k"]].drop_duplicates().values)) == {
         ("waf", "12"), ("random", "2"), ("random", "4"), ("random", "vali"),
         ("importance", "2"), ("importance", "4"), ("importance", "vali"),
-        ("fs_ed", "2"), ("fs_ed", "4"), ("fs_ed", "vali")}
-    assert set(table.ranker) == {"ranksvm", "lambdamart"} and (table.folds == 2).all()
+        ("fs_ed", "2"), ("fs_ed", "4"), ("fs_ed", "vali"), ("file order", "0"), ("random order", "0")}
+    assert set(table.ranker) == {"ranksvm", "lambdamart", "(no model)"} and (table.folds == 2).all()
+    # the reference rows: a constant score in file order (official) and in expectation (tie-aware)
+    for name, ties in (("file order", "file_order"), ("random order", "expected")):
+        values = []
+        for fold in (1, 2):
+            data = io.load_npz(root / f"fold{fold}/data/test.npz")
+            values.append(metrics.evaluate(data.y, np.zeros(data.n_rows), data.query_ptr, "standard",
+                                           ties=ties).map.mean())
+        ref = table[table.method == name].iloc[0]
+        assert ref["MAP"] == pytest.approx(np.mean(values), abs=1e-6)
+    # vali rows (which choose k) are tie-aware, test rows are the official evaluation
+    run = pd.read_csv(root / "fold1/runs/importance/ranksvm.tsv", sep="\t")
+    assert set(run[run.split == "vali"].ties) == {"expected"} and set(run[run.split == "test"].ties) == {"file_order"}
     # every table cell is the mean over folds of the run files' per-query test values...
     row = table[(table.method == "importance") & (table.ranker == "ranksvm") & (table.k == "4")].iloc[0]
     fold_means = []

@@ -62,7 +62,7 @@ def cmd_eval(args) -> int:
 
     data = _read(args.data, args)
     scores = _read_scores(args.scores, data.n_rows)
-    qm = metrics.evaluate(data.y, scores, data.query_ptr, convention=args.convention, max_k=10)
+    qm = metrics.evaluate(data.y, scores, data.query_ptr, convention=args.convention, max_k=10, ties=args.ties)
     sys.stdout.write(metrics.format_eval_score(data.query_ids, qm, per_query=args.per_query))
     return 0
 
@@ -74,7 +74,7 @@ def cmd_select(args) -> int:
     train = _read(args.train, args)
     vali = _read(args.vali, args) if args.vali else None
     method = {"algorithm": args.method, "params": parse_assignments(args.set)}
-    selector = fit_selector(method, train, vali, seed=args.seed, convention=args.convention)
+    selector = fit_selector(method, train, vali, seed=args.seed, convention=args.convention, ties=args.ties)
     record = selection_record(args.method, method, selector)
     if args.out:
         write_json(args.out, record)
@@ -133,7 +133,7 @@ def cmd_train(args) -> int:
     model, point, trials = fit_best(ranker, train.view(features, projection),
                                     None if vali is None else vali.view(features, projection),
                                     metric=args.metric, convention=args.convention, seed=args.seed,
-                                    threads=args.threads)
+                                    threads=args.threads, ties=args.ties)
     save_models(args.out, {width: {"ranker": args.ranker, "n_features": train.n_features,
                                    "features": features, "projection": projection, "params": {**params, **point},
                                    "estimator": model}})
@@ -187,12 +187,18 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--convention", choices=sorted(CONVENTIONS), default="letor4",
                        help="metric convention (default letor4)")
         p.add_argument("--seed", type=int, default=0)
+        p.add_argument("--ties", choices=["expected", "file_order"], default="expected",
+                       help="how selection and the vali choice rank tied values: expected over all orders "
+                            "of the tied documents (default) or the file's order")
         p.add_argument("--set", action="append", metavar="KEY=VALUE",
                        help="a parameter (repeatable); a YAML list value is a grid chosen on --vali")
 
     p = sub.add_parser("eval", help="evaluate a score file, Eval-Score table")
     p.add_argument("--convention", choices=sorted(CONVENTIONS), required=True)
     p.add_argument("--per-query", action="store_true", help="one row per query before the averages")
+    p.add_argument("--ties", choices=["file_order", "expected"], default="file_order",
+                   help="tied scores in file order, as the official scripts (default), or the expected "
+                        "value over all orders of the tied documents")
     p.add_argument("data")
     p.add_argument("scores", help="one score per line, in the data file's row order")
     data_options(p)

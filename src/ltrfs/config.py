@@ -19,6 +19,8 @@ DEFAULTS = {
     "results_dir": "results",
     "seed": 2026,
     "validation_metric": "ndcg@10",
+    "ties": "expected",
+    "evaluation_ties": "file_order",
     "conventions": {},
     "chunks": {},
 }

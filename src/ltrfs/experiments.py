@@ -10,6 +10,7 @@ Files (DESIGN.md "Stages and files"):
     models/{method}/{ranker}.pkl|.json
                                 train()     one model per k, hyperparameters chosen on vali
     runs/{method}/{ranker}.tsv  evaluate()  per-query vali and test metrics for every k
+    reference.tsv               reference() what a constant score gets: file order, random order
     tables/{experiment}.csv|.md tables()    fold-averaged test metrics, std, p-values
 """
 from __future__ import annotations
@@ -30,6 +31,7 @@ from ltrfs.data import RankingData
 from ltrfs.rankers import make_ranker
 from ltrfs.selection import SELECTORS, make_selector
 from ltrfs.util import atomic_path, write_json, write_text
+from ltrfs.validation import SELECTION_TIES, ValiChoice
 
 log = logging.getLogger("ltrfs")
 
@@ -68,12 +70,12 @@ def _save_scores(table: dict, out_path) -> None:
 
 
 def score(scorer: str, train_path, vali_path, out_path, convention: str, *, threads: int = 1,
-          chunk: tuple[int, int] | None = None) -> None:
+          chunk: tuple[int, int] | None = None, ties: str = SELECTION_TIES) -> None:
     """Compute a per-feature scorer on a fold (or the feature slice ``chunk = (i, n)``) and
-    cache it as .npz."""
+    cache it as .npz (``ties``: how single-feature rankings order tied values)."""
     start = time.perf_counter()
     table = scoring.compute(scorer, io.load_npz(train_path), convention, io.load_npz(vali_path),
-                            n_threads=threads, chunk=chunk)
+                            n_threads=threads, chunk=chunk, ties=ties)
     _save_scores(table, out_path)
     log.info("scorer %s%s: %.2f s", scorer, f" chunk {chunk[0] + 1} of {chunk[1]}" if chunk else "",
              time.perf_counter() - start)
@@ -96,8 +98,10 @@ def load_scores(paths: dict) -> dict:
 # ----------------------------------------------------------------------------- select
 
 def fit_selector(method: dict, train: RankingData, vali: RankingData | None, *, seed: int,
-                 convention: str, precomputed: dict | None = None, threads: int = 1):
-    """Build the configured selector (``{"algorithm": ..., "params": {...}}``) and fit it."""
+                 convention: str, precomputed: dict | None = None, threads: int = 1,
+                 ties: str = SELECTION_TIES):
+    """Build the configured selector (``{"algorithm": ..., "params": {...}}``) and fit it; the
+    seed, convention and tie policy fill the parameters the method's config leaves open."""
     algorithm = method["algorithm"]
     params = dict(method.get("params") or {})
     cls = SELECTORS.get(algorithm)
@@ -107,6 +111,8 @@ def fit_selector(method: dict, train: RankingData, vali: RankingData | None, *, 
             params.setdefault("random_state", seed)
         if "convention" in accepted:
             params.setdefault("convention", convention)
+        if "ties" in accepted:
+            params.setdefault("ties", ties)
         if "n_jobs" in accepted:
             params["n_jobs"] = threads
     selector = make_selector(algorithm, **params)
@@ -137,6 +143,8 @@ def selection_record(name: str, method: dict, selector) -> dict:
         "uses_k": bool(selector.uses_k),
         "chosen": selector.chosen_,
         "seconds": round(selector.seconds_, 6),
+        # constant within every training query: ranked after all other features (Selector.fit)
+        "constant_features": [int(f) + 1 for f in getattr(selector, "constant_features_", [])],
     }
     if getattr(selector, "details_", None):
         record["details"] = selector.details_  # method-specific output, e.g. an elimination curve
@@ -169,10 +177,10 @@ def valid_ks(ks, d: int, uses_k: bool = True) -> list[int]:
 
 
 def select(name: str, method: dict, train_path, vali_path, score_paths: dict, out_path, *,
-           seed: int, convention: str, threads: int = 1) -> dict:
+           seed: int, convention: str, threads: int = 1, ties: str = SELECTION_TIES) -> dict:
     train, vali = io.load_npz(train_path), io.load_npz(vali_path)
     selector = fit_selector(method, train, vali, seed=seed, convention=convention,
-                            precomputed=load_scores(score_paths), threads=threads)
+                            precomputed=load_scores(score_paths), threads=threads, ties=ties)
     record = selection_record(name, method, selector)
     write_json(out_path, record)
     log.info("%s: selected in %.3f s; top features %s", name, record["seconds"], record["ranking"][:10])
@@ -253,10 +261,12 @@ def ranker_grid(ranker: dict) -> list[dict]:
 
 
 def fit_best(ranker: dict, train: RankingData, vali: RankingData | None, *, metric: str,
-             convention: str, seed: int, threads: int = 1):
-    """Fit the ranker at every grid point on train, keep the one with the best mean vali ``metric``.
+             convention: str, seed: int, threads: int = 1, ties: str = SELECTION_TIES):
+    """Fit the ranker at every grid point on train, keep the one with the best mean vali ``metric``
+    (``ltrfs.validation.ValiChoice``: tied scores ranked by ``ties``, a degenerate model never
+    chosen; the ranker's own vali choices, e.g. early stopping, get the same ``ties``).
 
-    Returns (estimator, chosen grid point, list of (grid point, vali score, seconds)).
+    Returns (estimator, chosen grid point, list of {params, vali, degenerate, seconds}).
     Ties keep the earlier grid point. Without vali the grid must have one point, which is
     fitted without early stopping or choice.
     """
@@ -267,6 +277,8 @@ def fit_best(ranker: dict, train: RankingData, vali: RankingData | None, *, metr
         base.setdefault("random_state", seed)
     if "n_jobs" in accepted:
         base["n_jobs"] = threads
+    if "ties" in accepted:
+        base.setdefault("ties", ties)
     points = ranker_grid(ranker)
     if vali is None and len(points) > 1:
         raise ValueError(f"a grid of {len(points)} points needs a validation split to choose from")
@@ -275,7 +287,8 @@ def fit_best(ranker: dict, train: RankingData, vali: RankingData | None, *, metr
     warm = "warm_start" in accepted and len(points) > 1
     if warm:
         base["warm_start"] = True
-    best, trials, model = None, [], None
+    choice = None if vali is None else ValiChoice(algorithm, vali.y, vali.query_ptr, metric, convention, ties)
+    model = None
     for point in points:
         start = time.perf_counter()
         if warm and model is not None:
@@ -286,14 +299,14 @@ def fit_best(ranker: dict, train: RankingData, vali: RankingData | None, *, metr
             model.fit(train.X, train.y, train.qid)
             return model, point, [{"params": point, "vali": None, "seconds": round(time.perf_counter() - start, 4)}]
         model.fit(train.X, train.y, train.qid, X_val=vali.X, y_val=vali.y, qid_val=vali.qid)
-        value = float(metrics.metric_per_query(vali.y, model.predict(vali.X), vali.query_ptr,
-                                               metric, convention).mean())
+        # a model refitted in place at the next grid point is kept as a copy when it is the best
+        value = choice.offer(point, model.predict(vali.X), payload=model, keep=copy.deepcopy if warm else None)
         seconds = time.perf_counter() - start
-        trials.append({"params": point, "vali": value, "seconds": round(seconds, 4)})
-        log.info("  %s %s: vali %s = %.4f (%.2f s)", algorithm, point, metric, value, seconds)
-        if best is None or value > best[2]:
-            best = (copy.deepcopy(model) if warm else model, point, value)
-    return best[0], best[1], trials
+        choice.trials[-1]["seconds"] = round(seconds, 4)
+        log.info("  %s %s: vali %s = %.4f%s (%.2f s)", algorithm, point, metric, value,
+                 " (degenerate: constant scores)" if choice.trials[-1]["degenerate"] else "", seconds)
+    point, model, _ = choice.best
+    return model, point, choice.trials
 
 
 class OwnPredictions:
@@ -339,7 +352,8 @@ def train_own(selection: dict, train_data: RankingData, vali_data: RankingData, 
 
 
 def train(selection_path, ranker_name: str, ranker: dict, train_path, vali_path, out_model,
-          out_info, *, ks, metric: str, convention: str, seed: int, threads: int = 1) -> None:
+          out_info, *, ks, metric: str, convention: str, seed: int, threads: int = 1,
+          ties: str = SELECTION_TIES) -> None:
     """Train the ranker on every k-subset of a selection, hyperparameters chosen on vali
     (ranker algorithm ``own``: the method's own model, see ``train_own``)."""
     selection = json.loads(Path(selection_path).read_text())
@@ -351,14 +365,14 @@ def train(selection_path, ranker_name: str, ranker: dict, train_path, vali_path,
                               "validation_metric": None, "k": by_k})
         return
     models, info = {}, {"ranker": ranker_name, "algorithm": ranker["algorithm"],
-                        "method": selection["method"], "validation_metric": metric, "k": {}}
+                        "method": selection["method"], "validation_metric": metric, "ties": ties, "k": {}}
     for k in valid_ks(ks, n_views(selection), selection.get("uses_k", True)):
         features, projection = view_for_k(selection, k)
         log.info("k=%d: features %s%s", k, (features + 1).tolist(), "" if projection is None else " (projected)")
         start = time.perf_counter()
         model, point, trials = fit_best(ranker, train_data.view(features, projection),
                                         vali_data.view(features, projection), metric=metric,
-                                        convention=convention, seed=seed, threads=threads)
+                                        convention=convention, seed=seed, threads=threads, ties=ties)
         models[k] = {"ranker": ranker["algorithm"], "n_features": selection["n_features"],
                      "features": features, "projection": projection, "params": point, "estimator": model}
         info["k"][str(k)] = {"features": (features + 1).tolist(), "chosen": point,
@@ -398,22 +412,51 @@ def predict(model: dict, data: RankingData) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- evaluate
 
-def per_query_rows(data: RankingData, scores: np.ndarray, convention: str) -> np.ndarray:
+def per_query_rows(data: RankingData, scores: np.ndarray, convention: str, ties: str = "file_order") -> np.ndarray:
     """(q, 22) per-query metrics in the order of ``METRIC_COLUMNS``."""
-    qm = metrics.evaluate(data.y, scores, data.query_ptr, convention=convention, max_k=10)
+    qm = metrics.evaluate(data.y, scores, data.query_ptr, convention=convention, max_k=10, ties=ties)
     return np.column_stack([qm.precision, qm.map, qm.ndcg, qm.mean_ndcg])
 
 
-def evaluate(model_path, split_paths: dict, out_path, *, convention: str) -> None:
-    """Per-query metrics of every k's model on each split (``{"vali": path, "test": path}``)."""
+#: how each split of a run file ranks tied scores by default: vali chooses k (tuning, tie-aware),
+#: test is reported as the official evaluation scripts compute it
+SPLIT_TIES = {"vali": SELECTION_TIES, "test": "file_order"}
+RUN_HEAD = ["k", "split", "ties", "qid", "n_docs"] + METRIC_COLUMNS
+
+
+def evaluate(model_path, split_paths: dict, out_path, *, convention: str, ties: dict | None = None) -> None:
+    """Per-query metrics of every k's model on each split (``{"vali": path, "test": path}``);
+    ``ties`` maps a split to its tie policy (default ``SPLIT_TIES``), written in column ``ties``."""
+    ties = {**SPLIT_TIES, **(ties or {})}
     models = load_models(model_path)
-    lines = ["\t".join(["k", "split", "qid", "n_docs"] + METRIC_COLUMNS)]
+    lines = ["\t".join(RUN_HEAD)]
     for split, path in split_paths.items():
         data = io.load_npz(path)
         sizes = data.query_sizes()
         for k, model in sorted(models.items()):
-            values = per_query_rows(data, predict(model, data), convention)
+            values = per_query_rows(data, predict(model, data), convention, ties[split])
             for qid, n, row in zip(data.query_ids, sizes, values):
-                lines.append("\t".join([str(k), split, str(qid), str(n)] + [f"{v:.9g}" for v in row]))
-            log.info("k=%s %s: NDCG@10 %.4f MAP %.4f", k, split, values[:, 20].mean(), values[:, 10].mean())
+                lines.append("\t".join([str(k), split, ties[split], str(qid), str(n)] + [f"{v:.9g}" for v in row]))
+            log.info("k=%s %s: NDCG@10 %.4f MAP %.4f (ties: %s)", k, split, values[:, 20].mean(),
+                     values[:, 10].mean(), ties[split])
+    write_text(out_path, "\n".join(lines) + "\n")
+
+
+#: the reference rows of every table: what the data file's order alone scores, and what a
+#: random order scores (the tie-aware expectation of a constant score)
+REFERENCES = {"file order": "file_order", "random order": "expected"}
+
+
+def reference(split_paths: dict, out_path, *, convention: str) -> None:
+    """Per-query metrics of a constant score on each split, once per ``REFERENCES`` entry, in
+    the layout of a run file with the reference's name in column ``k``'s place (``order``)."""
+    lines = ["\t".join(["order"] + RUN_HEAD[1:])]
+    for split, path in split_paths.items():
+        data = io.load_npz(path)
+        sizes = data.query_sizes()
+        for name, ties in REFERENCES.items():
+            values = per_query_rows(data, np.zeros(data.n_rows), convention, ties)
+            for qid, n, row in zip(data.query_ids, sizes, values):
+                lines.append("\t".join([name, split, ties, str(qid), str(n)] + [f"{v:.9g}" for v in row]))
+            log.info("%s %s: NDCG@10 %.4f MAP %.4f", name, split, values[:, 20].mean(), values[:, 10].mean())
     write_text(out_path, "\n".join(lines) + "\n")

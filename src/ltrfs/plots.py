@@ -28,7 +28,13 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
     covers fewer folds than the others are left out; the table marks them). The standard
     deviation over folds is drawn as error bars when a panel has at most ``max_error_bars``
     methods (beyond that they hide the lines; the CSV keeps it). The all-features
-    ``baselines`` are drawn as a horizontal dashed line with a std band."""
+    ``baselines`` are drawn as a horizontal dashed line with a std band, and the reference rows
+    of the table (``tables.REFERENCE_RANKER``: a constant score in file order and in random
+    order) as grey dotted and dash-dotted lines in every panel."""
+    from ltrfs.tables import REFERENCE_RANKER
+
+    references = table[table.ranker == REFERENCE_RANKER]
+    table = table[table.ranker != REFERENCE_RANKER]
     rows = table[table.k != "vali"].copy()
     rows = rows[rows.folds == rows.folds.max()]  # a k that only some folds reached is not comparable
     rows["k_num"] = rows.k.astype(int)
@@ -53,6 +59,8 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
             else:
                 handles[method] = ax.plot(group.k_num, group[metric], marker="o", ms=3, lw=1.2,
                                           color=colours[method], label=method)[0]
+        for (name, ref), style in zip(references.groupby("method", sort=False), (":", "-.")):
+            handles[f"{name} (no model)"] = ax.axhline(ref[metric].iloc[0], ls=style, lw=1, color="0.45")
         ax.set_title(ranker)
         ax.set_xlabel("number of features k")
         ax.grid(alpha=0.3)
@@ -97,14 +105,17 @@ def feature_bars(values, label: str, png, pdf=None, csv=None, title: str = "", n
         write_text(csv, frame.to_csv(index=False, float_format="%.6f"))
 
 
-def similarity_heatmap(matrix, png, pdf=None, csv=None, title: str = "", label: str = "Kendall tau") -> None:
-    """The feature-by-feature similarity matrix as a heat map (GAS Fig. 7)."""
+def similarity_heatmap(matrix, png, pdf=None, csv=None, title: str = "",
+                       label: str = "Kendall similarity (fraction of concordant pairs)", vmin: float = 0.0) -> None:
+    """The feature-by-feature similarity matrix as a heat map (GAS Fig. 7); colour scale
+    ``vmin``..1 (0..1 for the concordance, -1..1 for tau-b)."""
     import numpy as np
 
     matrix = np.asarray(matrix, dtype=float)
     d = len(matrix)
     fig, ax = plt.subplots(figsize=(5.2, 4.4))
-    image = ax.imshow(matrix, cmap="RdBu_r", vmin=-1, vmax=1, extent=(0.5, d + 0.5, d + 0.5, 0.5))
+    image = ax.imshow(matrix, cmap="RdBu_r" if vmin < 0 else "viridis", vmin=vmin, vmax=1,
+                      extent=(0.5, d + 0.5, d + 0.5, 0.5))
     fig.colorbar(image, ax=ax, label=label)
     ax.set_xlabel("feature id")
     ax.set_ylabel("feature id")

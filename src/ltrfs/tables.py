@@ -12,6 +12,11 @@ empty when the experiment has no such baseline.
 
 One run file serves every experiment that contains its (dataset, method, ranker), with the
 union of their k grids; ``read_runs`` keeps the k values of the experiment at hand.
+
+Reference rows (``reference.tsv`` of every fold, ``read_references``): a constant score ranked
+in the data file's order ("file order") and in expectation over all orders ("random order"),
+method = the reference's name, ranker ``REFERENCE_RANKER``, k = "0"; they show how much of a
+number the file order alone explains (on OHSUMED, a lot).
 """
 from __future__ import annotations
 
@@ -23,6 +28,8 @@ from ltrfs.experiments import METRIC_COLUMNS
 from ltrfs.util import write_text
 
 KEY = ["method", "ranker", "k"]
+#: the ranker column of the reference rows (no model: every document gets the same score)
+REFERENCE_RANKER = "(no model)"
 
 
 def read_runs(runs: list[dict]) -> pd.DataFrame:
@@ -38,6 +45,22 @@ def read_runs(runs: list[dict]) -> pd.DataFrame:
         frame.insert(0, "fold", int(run["fold"]))
         frame.insert(1, "method", run["method"])
         frame.insert(2, "ranker", run["ranker"])
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def read_references(references: list[dict]) -> pd.DataFrame:
+    """The test rows of the per-fold reference files (``{"path", "fold"}`` items) in the layout
+    of ``read_runs``: method "file order" / "random order", ranker ``REFERENCE_RANKER``, k "0"."""
+    frames = []
+    for ref in references:
+        frame = pd.read_csv(ref["path"], sep="\t", dtype={"qid": str})
+        frame = frame[frame.split == "test"]
+        method = frame.pop("order")
+        frame.insert(0, "k", "0")
+        frame.insert(0, "fold", int(ref["fold"]))
+        frame.insert(1, "method", method.to_numpy())
+        frame.insert(2, "ranker", REFERENCE_RANKER)
         frames.append(frame)
     return pd.concat(frames, ignore_index=True)
 
@@ -77,7 +100,8 @@ def summarise(per_query: pd.DataFrame, metric: str = "NDCG@10", baselines=("waf"
     table = table.reset_index()
     table["p_vs_waf"] = _p_values(test, table, metric, baselines)
     order = table.k.map(lambda k: (1, 0) if k == "vali" else (0, int(k)))
-    table = table.assign(_o=order).sort_values(["method", "ranker", "_o"], kind="stable").drop(columns="_o")
+    table = (table.assign(_o=order, _ref=table.ranker == REFERENCE_RANKER)
+             .sort_values(["_ref", "method", "ranker", "_o"], kind="stable").drop(columns=["_o", "_ref"]))
     return table.reset_index(drop=True)
 
 
@@ -87,7 +111,7 @@ def _p_values(test: pd.DataFrame, table: pd.DataFrame, metric: str, baselines) -
         raise ValueError(f"more than one all-features baseline: {sorted(waf.method.unique())}")
     out = []
     for row in table.itertuples(index=False):
-        if waf.empty or row.method in baselines:
+        if waf.empty or row.method in baselines or row.ranker == REFERENCE_RANKER:
             out.append(np.nan)
             continue
         base = waf[waf.ranker == row.ranker][["fold", "qid", metric]]
@@ -109,6 +133,8 @@ def to_markdown(table: pd.DataFrame, columns=("NDCG@1", "NDCG@3", "NDCG@5", "NDC
     n_folds = int(table["folds"].max()) if len(table) else 0
     for row in table.to_dict("records"):
         k = f"vali ({row['k_chosen']})" if row["k"] == "vali" else row["k"]
+        if row["ranker"] == REFERENCE_RANKER:
+            k = "all tied"
         if row["folds"] < n_folds:  # e.g. k above the features a method built in some folds
             k = f"{k} ({row['folds']} of {n_folds} folds)"
         cells = [row["method"], row["ranker"], str(k)]
@@ -116,7 +142,15 @@ def to_markdown(table: pd.DataFrame, columns=("NDCG@1", "NDCG@3", "NDCG@5", "NDC
         p = row["p_vs_waf"]
         cells.append("" if p != p else f"{p:.3g}")
         lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", f"Test metrics, mean ± standard deviation over the {n_folds} folds' means; p: paired "
+              "two-sided t-test of the per-query test values against WAF with the same ranker, all folds' "
+              "queries pooled. " + REFERENCE_NOTE]
     return "\n".join(lines) + "\n"
+
+
+REFERENCE_NOTE = ("Reference rows (ranker " + REFERENCE_RANKER + "): every document gets the same score, "
+                  "ranked in the data file's order (file order, as the official evaluation scripts break "
+                  "ties) or in expectation over all orders (random order).")
 
 
 def by_k_markdown(table: pd.DataFrame, metric: str = "NDCG@10", alpha: float = 0.05) -> str:
@@ -144,7 +178,8 @@ def by_k_markdown(table: pd.DataFrame, metric: str = "NDCG@10", alpha: float = 0
         vali = by_k.get("vali")
         cells.append("" if vali is None else f"{cell(vali)} ({vali['k_chosen']})")
         own = fixed[(fixed.method == method) & (fixed.ranker == ranker)]
-        cells.append("" if own.empty else f"{cell(own.iloc[0].to_dict())} (k={own.iloc[0]['k']})")
+        label = "all tied" if ranker == REFERENCE_RANKER else f"k={own.iloc[0]['k']}" if not own.empty else ""
+        cells.append("" if own.empty else f"{cell(own.iloc[0].to_dict())} ({label})")
         lines.append("| " + " | ".join([method, ranker] + cells) + " |")
     if (table["folds"] < n_folds).any():
         lines += ["", f"† mean over fewer than {n_folds} folds: some folds could not give this k "
@@ -153,10 +188,15 @@ def by_k_markdown(table: pd.DataFrame, metric: str = "NDCG@10", alpha: float = 0
 
 
 def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", title=None,
-                 baselines=("waf",)) -> pd.DataFrame:
-    """The long table as CSV; as Markdown, the table of every metric and then ``metric`` by k."""
-    table = summarise(read_runs(runs), metric, baselines)
+                 baselines=("waf",), references: list[dict] | None = None) -> pd.DataFrame:
+    """The long table as CSV; as Markdown, the table of every metric and then ``metric`` by k;
+    ``references`` (per-fold reference files) add the file-order and random-order rows."""
+    per_query = read_runs(runs)
+    if references:
+        per_query = pd.concat([per_query, read_references(references)], ignore_index=True)
+    table = summarise(per_query, metric, baselines)
     write_text(out_csv, table.to_csv(index=False, float_format="%.6f"))
     write_text(out_md, to_markdown(table, metric=metric, title=title) + f"\n#### {metric} by k (test, mean over "
-               f"folds; * p < 0.05 against WAF; vali: the k chosen on vali)\n\n" + by_k_markdown(table, metric))
+               f"folds; * p < 0.05 against WAF; vali: the k chosen on vali)\n\n" + by_k_markdown(table, metric)
+               + "\n" + REFERENCE_NOTE + "\n")
     return table

@@ -57,7 +57,9 @@ class ValiChoice:
     y, query_ptr  the vali labels (m,) and query offsets (q + 1,)
     metric, convention, ties  as ``ltrfs.metrics.metric_per_query``
 
-    ``offer(point, scores, payload=None)`` scores one candidate and returns its vali value;
+    ``offer(point, scores, payload=None, keep=None)`` scores one candidate and returns its vali
+    value (``keep``, e.g. ``copy.deepcopy``, is applied to the payload when it becomes the best:
+    for a model that is refitted in place at the next grid point);
     ``trials`` lists every offer as ``{"params": point, "vali": value, "degenerate": bool}``;
     ``best`` is ``(point, payload, value)`` of the best non-degenerate offer.
     """
@@ -76,15 +78,15 @@ class ValiChoice:
     def score(self, scores) -> tuple[float, bool]:
         return vali_score(self.y, scores, self.query_ptr, self.metric, self.convention, self.ties)
 
-    def offer(self, point, scores, payload=None) -> float:
+    def offer(self, point, scores, payload=None, keep=None) -> float:
         value, degenerate = self.score(scores)
-        return self.offer_value(point, value, degenerate, payload)
+        return self.offer_value(point, value, degenerate, payload, keep)
 
-    def offer_value(self, point, value: float, degenerate: bool, payload=None) -> float:
+    def offer_value(self, point, value: float, degenerate: bool, payload=None, keep=None) -> float:
         """Record a candidate scored elsewhere (``vali_score``); returns ``value``."""
         self.trials.append({"params": point, "vali": value, "degenerate": bool(degenerate)})
         if not degenerate and (self._best is None or value > self._best[2]):
-            self._best = (point, payload, value)
+            self._best = (point, payload if keep is None else keep(payload), value)
         return value
 
     @property

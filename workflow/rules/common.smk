@@ -115,6 +115,12 @@ def run_records(experiment, dataset):
     ]
 
 
+def reference_records(experiment, dataset):
+    """The reference file of every fold (file order and random order of a constant score)."""
+    return [{"path": f"{RESULTS}/{dataset}/fold{fold}/reference.tsv", "fold": fold}
+            for fold in folds_of(config, REGISTRY, experiment, dataset)]
+
+
 METRIC_BY_FILE_NAME = {c.replace("@", ""): c for c in METRIC_COLUMNS}
 
 

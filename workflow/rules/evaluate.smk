@@ -7,6 +7,7 @@ rule evaluate:
         f"{FOLD}/runs/{{method}}/{{ranker}}.tsv",
     params:
         convention=convention,
+        ties={"vali": config["ties"], "test": config["evaluation_ties"]},
     conda:
         "../../envs/ltrfs.yaml"
     log:
@@ -17,14 +18,34 @@ rule evaluate:
         "../scripts/evaluate.py"
 
 
+rule reference:
+    input:
+        vali=f"{FOLD}/data/vali.npz",
+        test=f"{FOLD}/data/test.npz",
+    output:
+        f"{FOLD}/reference.tsv",
+    params:
+        convention=convention,
+    conda:
+        "../../envs/ltrfs.yaml"
+    log:
+        "logs/reference/{dataset}/fold{fold}.log",
+    benchmark:
+        "benchmarks/reference/{dataset}/fold{fold}.tsv"
+    script:
+        "../scripts/reference.py"
+
+
 rule tables:
     input:
         lambda w: [r["path"] for r in run_records(w.experiment, w.dataset)],
+        lambda w: fold_files(w.experiment, w.dataset, "reference.tsv"),
     output:
         csv=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.csv",
         md=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.md",
     params:
         runs=lambda w: run_records(w.experiment, w.dataset),
+        references=lambda w: reference_records(w.experiment, w.dataset),
         metric=column_name(config["validation_metric"]),
         title=lambda w: experiment_title(w.experiment, w.dataset),
         baselines=lambda w: baselines(w.experiment),

@@ -5,6 +5,7 @@ rule score:
         f"{FOLD}/scores/{{scorer}}.npz",
     params:
         convention=convention,
+        ties=config["ties"],
     threads: 2
     conda:
         "../../envs/ltrfs.yaml"
@@ -24,6 +25,7 @@ rule score_chunk:
         f"{FOLD}/scores/{{scorer}}.chunk{{chunk}}of{{n_chunks}}.npz",
     params:
         convention=convention,
+        ties=config["ties"],
     threads: 2
     conda:
         "../../envs/ltrfs.yaml"

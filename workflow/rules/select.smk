@@ -10,6 +10,7 @@ rule select:
         method=method_config,
         seed=job_seed("dataset", "fold", "method"),
         convention=convention,
+        ties=config["ties"],
     conda:
         "../../envs/ltrfs.yaml"
     log:

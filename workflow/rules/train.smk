@@ -11,6 +11,7 @@ rule train:
         k=train_ks,
         metric=config["validation_metric"],
         convention=convention,
+        ties=config["ties"],
         seed=job_seed("dataset", "fold", "method", "ranker"),
     threads: train_threads
     conda:

@@ -4,4 +4,4 @@ from ltrfs.util import log_to
 
 log_to(snakemake.log[0])
 evaluate(snakemake.input.model, {"vali": snakemake.input.vali, "test": snakemake.input.test},
-         snakemake.output[0], convention=snakemake.params.convention)
+         snakemake.output[0], convention=snakemake.params.convention, ties=snakemake.params.ties)

@@ -7,4 +7,4 @@ if "chunks" in snakemake.input.keys():
     merge_scores(snakemake.wildcards.scorer, snakemake.input.chunks, snakemake.output[0])
 else:
     score(snakemake.wildcards.scorer, snakemake.input.train, snakemake.input.vali, snakemake.output[0],
-          snakemake.params.convention, threads=snakemake.threads)
+          snakemake.params.convention, threads=snakemake.threads, ties=snakemake.params.ties)

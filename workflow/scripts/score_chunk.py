@@ -5,4 +5,4 @@ from ltrfs.util import log_to
 log_to(snakemake.log[0])
 w = snakemake.wildcards
 score(w.scorer, snakemake.input.train, snakemake.input.vali, snakemake.output[0], snakemake.params.convention,
-      threads=snakemake.threads, chunk=(int(w.chunk) - 1, int(w.n_chunks)))
+      threads=snakemake.threads, chunk=(int(w.chunk) - 1, int(w.n_chunks)), ties=snakemake.params.ties)

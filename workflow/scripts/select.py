@@ -8,4 +8,4 @@ method = snakemake.params.method
 scores = {name: snakemake.input[name] for name in SELECTORS[method["algorithm"]].requires}
 select(snakemake.wildcards.method, method, snakemake.input.train, snakemake.input.vali, scores,
        snakemake.output[0], seed=snakemake.params.seed, convention=snakemake.params.convention,
-       threads=snakemake.threads)
+       threads=snakemake.threads, ties=snakemake.params.ties)

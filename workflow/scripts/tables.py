@@ -4,4 +4,5 @@ from ltrfs.util import log_to
 
 log_to(snakemake.log[0])
 write_tables(snakemake.params.runs, snakemake.output.csv, snakemake.output.md,
+             references=snakemake.params.references,
              metric=snakemake.params.metric, title=snakemake.params.title, baselines=snakemake.params.baselines)

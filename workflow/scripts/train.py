@@ -6,4 +6,4 @@ log_to(snakemake.log[0])
 train(snakemake.input.selection, snakemake.wildcards.ranker, snakemake.params.ranker,
       snakemake.input.train, snakemake.input.vali, snakemake.output.model, snakemake.output.info,
       ks=snakemake.params.k, metric=snakemake.params.metric, convention=snakemake.params.convention,
-      seed=snakemake.params.seed, threads=snakemake.threads)
+      seed=snakemake.params.seed, threads=snakemake.threads, ties=snakemake.params.ties)

@@ -39,7 +39,9 @@ rule then removes, and resets its best score on every roll-back; this module doe
 
 Measures: E is computed with ``ltrfs.metrics.metric_per_query`` in ``convention`` (default
 letor4: gain 2^y - 1, discount 1 for ranks 1-2 then 1/log2(i); NDCG@k is 0 for a query with
-fewer than k documents, and ties in score keep file order). ``adarank_ndcg`` optimises NDCG@5,
+fewer than k documents) with ``ties="expected"`` by default: a weak ranker or model that ties
+documents gets the expected measure over the orders of the tied documents, not the credit of
+the data file's order (``ties="file_order"`` is RankLib's behaviour). ``adarank_ndcg`` optimises NDCG@5,
 the measure of AdaRank.NDCG in Xu & Li's experiments; on MQ2008 no training query has fewer
 than 5 documents while half have fewer than 10 (whose NDCG@10 is constantly 0 under letor4, so
 they would only dilute alpha). ``adarank_map`` optimises MAP. The per-query measure of every
@@ -55,7 +57,8 @@ import time
 
 import numpy as np
 
-from ltrfs.metrics import get_convention, metric_per_query, parse_metric
+from ltrfs.metrics import check_ties, get_convention, metric_per_query, parse_metric
+from ltrfs.validation import vali_score
 from ltrfs.rankers.base import (LinearScores, Ranker, check_positive_float,
                                 check_positive_int)
 
@@ -66,12 +69,12 @@ _UPDATES = ("ranklib", "paper")
 _DEN_FLOOR = 1e-12
 
 
-def feature_metric_matrix(X, y, query_ptr, metric, convention="letor4") -> np.ndarray:
+def feature_metric_matrix(X, y, query_ptr, metric, convention="letor4", ties="expected") -> np.ndarray:
     """float64 (q, d): E(q, x_f), the per-query metric of ranking by each feature alone."""
     X = np.asarray(X)
     out = np.empty((len(query_ptr) - 1, X.shape[1]))
     for f in range(X.shape[1]):
-        out[:, f] = metric_per_query(y, X[:, f], query_ptr, metric, convention)
+        out[:, f] = metric_per_query(y, X[:, f], query_ptr, metric, convention, ties)
     return out
 
 
@@ -98,6 +101,9 @@ class AdaRank(LinearScores, Ranker):
         model-choice metric on the validation split; None uses ``metric``.
     convention : str, default "letor4"
         metric convention of ``ltrfs.metrics`` (for E and the validation metric).
+    ties : {"expected", "file_order"}, default "expected"
+        how E and the validation metric rank tied scores; a degenerate model (constant scores
+        within every vali query) is never kept.
     n_jobs : int, default 1
         BLAS threads.
 
@@ -121,7 +127,8 @@ class AdaRank(LinearScores, Ranker):
     default_grid: dict = {}
 
     def __init__(self, metric="ndcg@5", n_rounds=500, tolerance=0.002, max_consecutive=5, enqueue=True,
-                 weight_update="ranklib", vali_metric=None, convention="letor4", n_jobs=1):
+                 weight_update="ranklib", vali_metric=None, convention="letor4", n_jobs=1,
+                 ties="expected"):
         self.metric = metric
         self.n_rounds = n_rounds
         self.tolerance = tolerance
@@ -131,6 +138,7 @@ class AdaRank(LinearScores, Ranker):
         self.vali_metric = vali_metric
         self.convention = convention
         self.n_jobs = n_jobs
+        self.ties = ties
 
     def validate_params(self):
         parse_metric(self.metric)
@@ -144,6 +152,7 @@ class AdaRank(LinearScores, Ranker):
         if self.weight_update not in _UPDATES:
             raise ValueError(f"weight_update must be one of {', '.join(_UPDATES)}; got {self.weight_update!r}")
         get_convention(self.convention)
+        check_ties(self.ties)
         check_positive_int(self.n_jobs, "n_jobs")
 
     # ------------------------------------------------------------------ training loop
@@ -153,7 +162,7 @@ class AdaRank(LinearScores, Ranker):
         d = X.shape[1]
         metric, conv = self.metric, self.convention
         vmetric = self.vali_metric or metric
-        E_feat = feature_metric_matrix(X, y, query_ptr, metric, conv)  # (q, d)
+        E_feat = feature_metric_matrix(X, y, query_ptr, metric, conv, self.ties)  # (q, d)
         q = E_feat.shape[0]
         st = {
             "P": np.full(q, 1.0 / q), "feats": [], "alphas": [], "last_train": -1.0,
@@ -201,7 +210,8 @@ class AdaRank(LinearScores, Ranker):
                 alpha = 0.5 * math.log(num / den)
                 st["feats"].append(f)
                 st["alphas"].append(alpha)
-                Ef = metric_per_query(y, model_scores(X, st["feats"], st["alphas"]), query_ptr, metric, conv)
+                Ef = metric_per_query(y, model_scores(X, st["feats"], st["alphas"]), query_ptr, metric, conv,
+                                      self.ties)
                 trained = float(Ef.mean())
                 delta = trained + self.tolerance - st["last_train"]
                 if not with_enqueue:
@@ -235,9 +245,9 @@ class AdaRank(LinearScores, Ranker):
                 if vali is not None:
                     Xv, yv, ptr_v = vali
                     sv = model_scores(Xv, st["feats"], st["alphas"])
-                    score = float(metric_per_query(yv, sv, ptr_v, vmetric, conv).mean())
+                    score, degenerate = vali_score(yv, sv, ptr_v, vmetric, conv, self.ties)
                     st["vali_scores"].append(score)
-                    if score > st["best"]:
+                    if score > st["best"] and not degenerate:
                         st["best"] = score
                         st["best_model"] = (list(st["feats"]), list(st["alphas"]))
                     msg = f" vali {vmetric} {score:.4f}"
@@ -289,7 +299,8 @@ class AdaRankMAP(AdaRank):
     name = "adarank_map"
 
     def __init__(self, metric="map", n_rounds=500, tolerance=0.002, max_consecutive=5, enqueue=True,
-                 weight_update="ranklib", vali_metric=None, convention="letor4", n_jobs=1):
+                 weight_update="ranklib", vali_metric=None, convention="letor4", n_jobs=1,
+                 ties="expected"):
         super().__init__(metric=metric, n_rounds=n_rounds, tolerance=tolerance,
                          max_consecutive=max_consecutive, enqueue=enqueue, weight_update=weight_update,
-                         vali_metric=vali_metric, convention=convention, n_jobs=n_jobs)
+                         vali_metric=vali_metric, convention=convention, n_jobs=n_jobs, ties=ties)

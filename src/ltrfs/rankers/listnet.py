@@ -191,6 +191,10 @@ class ListNet(LinearScores, Ranker):
         validation metric (any ``ltrfs.metrics.metric_per_query`` name: ndcg@K, p@K, map, ...).
     convention : str, default "letor4"
         metric convention (letor3, letor4, mslr, standard).
+    ties : str, default "expected"
+        how the validation metric ranks tied scores (``ltrfs.metrics``): "expected" over all
+        orders of the tied documents, or "file_order"; a degenerate iterate (constant scores
+        within every vali query) is never kept.
     standardize : bool, default True
         standardise features with the training mean / std inside the model.
     init_scale : float, default 0.01
@@ -219,7 +223,7 @@ class ListNet(LinearScores, Ranker):
 
     def __init__(self, solver="lbfgs", max_iter=1500, learning_rate=1e-5, alpha=0.0, tol=1e-7, patience=None,
                  metric="ndcg@10", convention="letor4", standardize=True, init_scale=0.01, random_state=0,
-                 n_jobs=1):
+                 n_jobs=1, ties="expected"):
         self.solver = solver
         self.max_iter = max_iter
         self.learning_rate = learning_rate
@@ -228,6 +232,7 @@ class ListNet(LinearScores, Ranker):
         self.patience = patience
         self.metric = metric
         self.convention = convention
+        self.ties = ties
         self.standardize = standardize
         self.init_scale = init_scale
         self.random_state = random_state
@@ -258,7 +263,7 @@ class ListNet(LinearScores, Ranker):
         if val is not None:
             Xv, yv, ptr_v = val
             tracker = ValidationTracker((Xv - mean) / scale, yv, ptr_v, self.metric, self.convention,
-                                        self.patience)
+                                        self.patience, self.ties)
             tracker.update(0, tracker.score(tracker.X @ w), w)
 
         def objective(v):

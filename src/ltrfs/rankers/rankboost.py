@@ -55,7 +55,8 @@ import time
 import numpy as np
 from numba import njit
 
-from ltrfs.metrics import get_convention, metric_per_query, parse_metric
+from ltrfs.metrics import check_ties, get_convention, parse_metric
+from ltrfs.validation import DegenerateGridError, vali_score
 from ltrfs.rankers.base import Ranker, check_positive_int, check_X, group_ids
 
 log = logging.getLogger(__name__)
@@ -243,7 +244,7 @@ class RankBoost(Ranker):
     default_grid: dict = {}
 
     def __init__(self, n_rounds=300, n_thresholds=10, early_stopping_rounds=100, metric="ndcg@10",
-                 convention="letor4", select="abs", n_jobs=1):
+                 convention="letor4", select="abs", n_jobs=1, ties="expected"):
         self.n_rounds = n_rounds
         self.n_thresholds = n_thresholds
         self.early_stopping_rounds = early_stopping_rounds
@@ -251,6 +252,7 @@ class RankBoost(Ranker):
         self.convention = convention
         self.select = select
         self.n_jobs = n_jobs
+        self.ties = ties
 
     def validate_params(self):
         check_positive_int(self.n_rounds, "n_rounds")
@@ -259,6 +261,7 @@ class RankBoost(Ranker):
             check_positive_int(self.early_stopping_rounds, "early_stopping_rounds")
         parse_metric(self.metric)
         get_convention(self.convention)
+        check_ties(self.ties)
         if self.select not in _SELECT:
             raise ValueError(f"select must be one of {', '.join(_SELECT)}; got {self.select!r}")
         check_positive_int(self.n_jobs, "n_jobs")
@@ -303,7 +306,8 @@ class RankBoost(Ranker):
             if vali is not None:
                 Xv, yv, ptr_v = vali
                 Fv += alpha * (Xv[:, f] > theta)
-                score = float(metric_per_query(yv, Fv, ptr_v, self.metric, self.convention).mean())
+                score, degenerate = vali_score(yv, Fv, ptr_v, self.metric, self.convention, self.ties)
+                score = -np.inf if degenerate else score  # a degenerate prefix is never kept
                 vali_scores.append(score)
                 if score > best_score:
                     best_score, best_len, since_best = score, t + 1, 0
@@ -316,6 +320,9 @@ class RankBoost(Ranker):
             else:
                 log.debug("RankBoost round %d: feature %d theta %.6g r %.6g alpha %.6g",
                           t + 1, f, theta, r_best, alpha)
+        if vali is not None and feats and best_len == 0:
+            raise DegenerateGridError("rankboost: every prefix of the model gives the same score to all "
+                                      "documents of every vali query (a degenerate model)")
         keep = best_len if vali is not None else len(feats)
         self.features_ = np.asarray(feats[:keep], dtype=np.int64)
         self.thresholds_ = np.asarray(thetas[:keep], dtype=np.float64)

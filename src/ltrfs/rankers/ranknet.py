@@ -66,11 +66,12 @@ _ADAM_BETA1, _ADAM_BETA2, _ADAM_EPS = 0.9, 0.999, 1e-8
 
 
 def check_common_params(est) -> None:
-    """One-line ValueErrors for metric, convention, patience, random_state and n_jobs."""
-    from ltrfs.metrics import get_convention, parse_metric
+    """One-line ValueErrors for metric, convention, ties, patience, random_state and n_jobs."""
+    from ltrfs.metrics import check_ties, get_convention, parse_metric
 
     parse_metric(est.metric)
     get_convention(est.convention)
+    check_ties(est.ties)
     if est.patience is not None:
         check_positive_int(est.patience, "patience")
     check_positive_int(est.random_state, "random_state", minimum=0)
@@ -86,9 +87,9 @@ class ValidationTracker:
     and returns True when ``patience`` updates in a row brought no improvement.
     """
 
-    def __init__(self, X, y, query_ptr, metric, convention, patience):
+    def __init__(self, X, y, query_ptr, metric, convention, patience, ties="expected"):
         self.X, self.y, self.query_ptr = X, y, query_ptr
-        self.metric, self.convention, self.patience = metric, convention, patience
+        self.metric, self.convention, self.patience, self.ties = metric, convention, patience, ties
         self.best_score = -np.inf
         self.best_iteration = -1
         self.best_params = None
@@ -96,9 +97,12 @@ class ValidationTracker:
         self._since_best = 0
 
     def score(self, scores) -> float:
-        from ltrfs.metrics import metric_per_query
+        """Mean vali metric (``ltrfs.validation.vali_score``, tie-aware by default); -inf for a
+        degenerate model (constant scores within every query), which is never kept."""
+        from ltrfs.validation import vali_score
 
-        return float(metric_per_query(self.y, scores, self.query_ptr, self.metric, self.convention).mean())
+        value, degenerate = vali_score(self.y, scores, self.query_ptr, self.metric, self.convention, self.ties)
+        return -np.inf if degenerate else value
 
     def update(self, iteration: int, value: float, params) -> bool:
         self.history.append(float(value))
@@ -120,6 +124,11 @@ def finish_validation(estimator, tracker: ValidationTracker | None, params, n_it
     if tracker is None:
         estimator.best_iteration_, estimator.best_score_, estimator.val_scores_ = n_iter, None, []
         return params
+    if tracker.best_params is None:
+        from ltrfs.validation import DegenerateGridError
+
+        raise DegenerateGridError(f"{estimator.name}: every iteration gives the same score to all documents "
+                                  "of every vali query (a degenerate model)")
     estimator.best_iteration_ = tracker.best_iteration
     estimator.best_score_ = tracker.best_score
     estimator.val_scores_ = tracker.history[1:]
@@ -240,6 +249,10 @@ class RankNet(Ranker):
         validation metric (any ``ltrfs.metrics.metric_per_query`` name).
     convention : str, default "letor4"
         metric convention (letor3, letor4, mslr, standard).
+    ties : str, default "expected"
+        how the validation metric ranks tied scores (``ltrfs.metrics``): "expected" over all
+        orders of the tied documents, or "file_order"; a degenerate iterate (constant scores
+        within every vali query) is never kept.
     random_state : int, default 0
         seed of the initial weights and of the batch order.
     n_jobs : int, default 1
@@ -266,8 +279,10 @@ class RankNet(Ranker):
     default_grid: dict = {}
 
     def __init__(self, hidden_units=10, sigma=1.0, solver="adam", learning_rate=1e-3, epochs=100, batch_size=8,
-                 alpha=0.0, patience=20, metric="ndcg@10", convention="letor4", random_state=0, n_jobs=1):
+                 alpha=0.0, patience=20, metric="ndcg@10", convention="letor4", random_state=0, n_jobs=1,
+                 ties="expected"):
         self.hidden_units = hidden_units
+        self.ties = ties
         self.sigma = sigma
         self.solver = solver
         self.learning_rate = learning_rate
@@ -321,7 +336,7 @@ class RankNet(Ranker):
         if val is not None:
             Xv, yv, ptr_v = val
             tracker = ValidationTracker((Xv - mean) / scale, yv, ptr_v, self.metric, self.convention,
-                                        self.patience)
+                                        self.patience, self.ties)
             tracker.update(0, tracker.score(forward(params, tracker.X)[1]), params)
 
         train_loss: list[float] = []

@@ -32,7 +32,8 @@ import time
 
 import numpy as np
 
-from ltrfs.metrics import get_convention, metric_per_query, parse_metric
+from ltrfs.metrics import check_ties, get_convention, parse_metric
+from ltrfs.validation import vali_score
 from ltrfs.rankers.base import (Ranker, check_X, check_fit_inputs, check_positive_float,
                                 check_positive_int, check_validation_split)
 from ltrfs.rankers.lambdamart import extra_xgb_params
@@ -71,6 +72,9 @@ class MART(Ranker):
         None grows all ``n_estimators`` trees first.
     metric : str, default "ndcg@10"         validation metric (ltrfs.metrics name)
     convention : str, default "letor4"      metric convention
+    ties : str, default "expected"          tied scores in the vali metric: expected over their
+                                            orders, or "file_order"; a degenerate round (constant
+                                            scores in every vali query) is never kept
     random_state : int, default 0           seed
     n_jobs : int, default 1                 XGBoost threads
     params : dict or None                   other XGBoost parameters (e.g. ``max_bin``, ``base_score``)
@@ -91,7 +95,7 @@ class MART(Ranker):
 
     def __init__(self, n_estimators=1000, learning_rate=0.1, max_leaves=10, min_child_weight=1.0,
                  reg_lambda=0.0, subsample=1.0, early_stopping_rounds=100, metric="ndcg@10",
-                 convention="letor4", random_state=0, n_jobs=1, params=None):
+                 convention="letor4", random_state=0, n_jobs=1, params=None, ties="expected"):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_leaves = max_leaves
@@ -101,6 +105,7 @@ class MART(Ranker):
         self.early_stopping_rounds = early_stopping_rounds
         self.metric = metric
         self.convention = convention
+        self.ties = ties
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.params = params
@@ -110,6 +115,7 @@ class MART(Ranker):
         if self.early_stopping_rounds is not None:
             check_positive_int(self.early_stopping_rounds, "early_stopping_rounds")
         _check_metric(self.metric, self.convention)
+        check_ties(self.ties)
 
     def _xgb_params(self) -> dict:
         check_positive_int(self.n_estimators, "n_estimators")
@@ -148,12 +154,12 @@ class MART(Ranker):
         if have_val:
             Xv, yv, ptr_v = vali
             dval = xgb.DMatrix(Xv, label=yv.astype(np.float32), nthread=params["nthread"])
-            metric, convention = self.metric, self.convention
+            metric, convention, ties = self.metric, self.convention, self.ties
 
             def vali_metric(predt, dmatrix):
-                value = float(metric_per_query(yv, np.asarray(predt, dtype=np.float64), ptr_v,
-                                               metric, convention).mean())
-                history.append(value)
+                value, degenerate = vali_score(yv, np.asarray(predt, dtype=np.float64), ptr_v, metric,
+                                               convention, ties)
+                history.append(-np.inf if degenerate else value)
                 log.debug("MART round %d: vali %s = %.6f", len(history) - 1, metric, value)
                 return metric, value
 
@@ -166,6 +172,11 @@ class MART(Ranker):
             # the first round reaching the best value (XGBoost's rule when early stopping is on,
             # and the same rule applied to the full history when it is off)
             best = int(np.argmax(history))
+            if history[best] == -np.inf:
+                from ltrfs.validation import DegenerateGridError
+
+                raise DegenerateGridError(f"{self.name}: every round gives the same score to all documents "
+                                          "of every vali query (a degenerate model)")
             self.best_score_ = float(history[best])
         else:
             best = n_rounds - 1

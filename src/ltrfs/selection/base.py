@@ -8,6 +8,13 @@ ending in ``_``:
     scores_   float64 (d,)  the method's score of every feature (by feature index), or None
     seconds_  float         wall-clock seconds spent in ``fit``
     chosen_   dict          hyperparameters the method chose itself (e.g. on vali)
+    constant_features_  int64  0-based features constant within every training query
+
+Constant features last, once for every method: a feature whose value is the same for all
+documents of each training query ranks nothing (its single-feature metric is that of a
+random order), so ``fit`` moves such features after all others in ``ranking_``, keeping the
+method's order among each part. A method that builds a projection (FS-BFS) keeps its own
+output; an instance with ``constant_last=False`` keeps the method's order as it is.
 
 ``support(k)`` gives the 0-based indices of the k-feature subset, ``transform(X, k)`` the
 k-feature view of X.
@@ -20,6 +27,33 @@ import numpy as np
 from ltrfs.estimator import Estimator
 
 from ltrfs.data import query_ptr_from_qid
+
+
+def constant_within_queries(X, query_ptr) -> np.ndarray:
+    """bool (d,): True for the features of X (m, d) whose value is the same for every document
+    of each query (``query_ptr`` (q + 1,) offsets); such a feature cannot order any query."""
+    X = np.asarray(X)
+    if X.shape[0] == 0:
+        return np.ones(X.shape[1], dtype=bool)
+    starts = np.asarray(query_ptr[:-1], dtype=np.int64)
+    return np.all(np.maximum.reduceat(X, starts, axis=0) == np.minimum.reduceat(X, starts, axis=0), axis=0)
+
+
+def single_feature_scores(X, y, query_ptr, precomputed: dict, convention: str, ties: str) -> dict:
+    """The single-feature table (``ltrfs.scoring.single_feature_table``) of X (m, d): the
+    workflow's cached one (``precomputed["single_feature"]``) when it was computed for d
+    features in the same metric convention and tie policy (a table without a ``ties`` record is
+    "file_order"), else computed here."""
+    from ltrfs import scoring
+
+    table = precomputed.get("single_feature")
+    if table is not None and (str(table.get("convention", convention)) != str(convention)
+                              or str(table.get("ties", "file_order")) != ties
+                              or any(np.ndim(v) == 1 and len(v) != np.shape(X)[1] for v in table.values())):
+        table = None  # another convention or tie rule, or other data
+    if table is None:
+        table = scoring.single_feature_table(X, y, query_ptr, convention=convention, ties=ties)
+    return table
 
 
 class Selector(Estimator):
@@ -43,6 +77,12 @@ class Selector(Estimator):
         self.chosen_ = {}
         self.scores_ = None
         self._fit(X, y, query_ptr, X_val, y_val, qid_val, precomputed or {})
+        constant = constant_within_queries(X, query_ptr)
+        self.constant_features_ = np.flatnonzero(constant).astype(np.int64)
+        if (constant.any() and getattr(self, "constant_last", True) and self.uses_k
+                and getattr(self, "projection_", None) is None):
+            r = np.asarray(self.ranking_, dtype=np.int64)
+            self.ranking_ = np.concatenate([r[~constant[r]], r[constant[r]]])
         self.seconds_ = time.perf_counter() - start
         self.n_features_in_ = X.shape[1]
         return self

@@ -13,7 +13,8 @@ import numpy as np
 
 from ltrfs import scoring
 from ltrfs.scoring import divergence
-from ltrfs.selection.base import Selector
+from ltrfs.metrics import check_ties
+from ltrfs.selection.base import Selector, single_feature_scores
 
 SCALES = ("none", "minmax")
 
@@ -37,13 +38,16 @@ class FSED(Selector):
         "none" adds s and d as they are (the paper); "minmax" maps each to [0, 1] first.
     convention : str, default "letor4"
         metric convention of s (``ltrfs.metrics.CONVENTIONS``).
+    ties : str, default "expected"
+        how s ranks documents with equal values: in expectation over their orders, or
+        "file_order" (the data file's order; gives constant features the file's credit).
     approx : bool or "auto", default "auto"
         divergence evaluation when it is not precomputed (``divergence.expected_divergence``).
     n_jobs : int, default 1
         threads for the divergence when it is not precomputed.
 
     Attributes: ``ranking_`` (d,), ``scores_`` = psi (d,), ``s_`` (d,), ``d_`` (d,) unscaled.
-    Precomputed inputs: ``precomputed["single_feature"]`` (used when its convention matches)
+    Precomputed inputs: ``precomputed["single_feature"]`` (used when its convention and ties match)
     and ``precomputed["divergence"]`` (used when its ``points`` match; an unmerged chunk with
     NaN is an error); otherwise both are computed here.
     """
@@ -52,13 +56,14 @@ class FSED(Selector):
     requires = ("single_feature", "divergence")
 
     def __init__(self, metric: str = "ndcg@10", points: str = "vali", scale: str = "none",
-                 convention: str = "letor4", approx="auto", n_jobs: int = 1):
+                 convention: str = "letor4", approx="auto", n_jobs: int = 1, ties: str = "expected"):
         self.metric = metric
         self.points = points
         self.scale = scale
         self.convention = convention
         self.approx = approx
         self.n_jobs = n_jobs
+        self.ties = ties
 
     def validate_params(self):
         from ltrfs.metrics import CONVENTIONS
@@ -73,18 +78,14 @@ class FSED(Selector):
             raise ValueError(f"unknown convention {self.convention!r}; valid: {', '.join(CONVENTIONS)}")
         if not (isinstance(self.approx, (bool, np.bool_)) or self.approx == "auto"):
             raise ValueError(f"approx must be true, false or 'auto'; got {self.approx!r}")
+        check_ties(self.ties)
         n = self.n_jobs
         if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral) or n < 1:
             raise ValueError(f"n_jobs must be an integer >= 1; got {n!r} "
                              "(ltrfs never uses all cores implicitly: give a thread count)")
 
     def _importance(self, X, y, query_ptr, precomputed) -> np.ndarray:
-        table = precomputed.get("single_feature")
-        # a cached table computed in another metric convention is not this method's
-        if table is not None and str(table.get("convention", self.convention)) != self.convention:
-            table = None
-        if table is None:
-            table = scoring.single_feature_table(X, y, query_ptr, convention=self.convention)
+        table = single_feature_scores(X, y, query_ptr, precomputed, self.convention, self.ties)
         s, _ = scoring.importance(table, self.metric, "descending")
         if s.shape != (X.shape[1],):
             raise ValueError(f"precomputed single_feature table has {s.shape[0]} features; X has {X.shape[1]}")

@@ -25,6 +25,7 @@ from ltrfs.rankers.fsmrank import (LAMBDA1_GRID, LAMBDA2_GRID, FSMProblem, Solve
                                    extended_pearson, fsmrank_solve)
 from ltrfs.scoring.pearson import pearson_scores
 from ltrfs.selection.base import Selector
+from ltrfs.validation import ValiChoice
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +41,9 @@ class _FSMRankBase(Selector):
     ``lambda1_grid`` x ``lambda2_grid``, defaults ``LAMBDA1_GRID`` x ``LAMBDA2_GRID``; if only
     one is None only that one is searched); ``similarity="pearson"``, ``importance="pearson"``
     (ablations "identity", "ones"); ``max_iter=400``, ``tol=1e-4``; ``vali_metric="map"`` and
-    ``convention="letor4"`` (the criterion on vali: the metric of ranking vali by X_val @ w_hat;
+    ``convention="letor4"``, ``ties="expected"`` (the criterion on vali: the metric of ranking
+    vali by X_val @ w_hat, tied scores in expectation over their orders, a degenerate model with
+    constant scores in every vali query never chosen (``ltrfs.validation``);
     ties go to the earlier grid point, lambda1 outer); ``n_jobs=1`` (BLAS threads).
 
     Precomputed ``pearson`` scores (``{"importance": (d,), "similarity": (d, d)}`` of the
@@ -58,7 +61,7 @@ class _FSMRankBase(Selector):
 
     def __init__(self, lambda1=None, lambda2=None, lambda1_grid=LAMBDA1_GRID, lambda2_grid=LAMBDA2_GRID,
                  similarity="pearson", importance="pearson", max_iter=400, tol=1e-4, vali_metric="map",
-                 convention="letor4", n_jobs=1):
+                 convention="letor4", n_jobs=1, ties="expected"):
         self.lambda1 = lambda1
         self.lambda2 = lambda2
         self.lambda1_grid = lambda1_grid
@@ -70,6 +73,7 @@ class _FSMRankBase(Selector):
         self.vali_metric = vali_metric
         self.convention = convention
         self.n_jobs = n_jobs
+        self.ties = ties
 
     def validate_params(self):
         label = self.name
@@ -81,6 +85,7 @@ class _FSMRankBase(Selector):
                 raise ValueError(f"{label}: {what} must be a non-empty list of numbers >= 0; got {grid!r}")
         _check_common(self, label)
         metrics.get_convention(self.convention)
+        metrics.check_ties(self.ties)
         try:
             metrics.parse_metric(self.vali_metric)
         except ValueError as exc:
@@ -102,10 +107,8 @@ class _FSMRankBase(Selector):
         dtype = np.float32 if np.asarray(X_val).dtype == np.float32 else np.float64  # as _as_data_matrix
         return check_validation_split(d, X_val, y_val, qid_val, dtype=dtype)
 
-    def _vali_score(self, w_hat, vali) -> float:
-        X_val, y_val, ptr_val = vali
-        scores = _matvec_any(X_val, w_hat)
-        return float(metrics.metric_per_query(y_val, scores, ptr_val, self.vali_metric, self.convention).mean())
+    def _vali_choice(self, vali, what: str) -> ValiChoice:
+        return ValiChoice(what, vali[1], vali[2], self.vali_metric, self.convention, self.ties)
 
     # ------------------------------------------------------------------ fit
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
@@ -125,21 +128,26 @@ class _FSMRankBase(Selector):
             points = [(float(a), float(b)) for a in grid1 for b in grid2]
             choose = len(points) > 1
             vali = self._vali(*vali_args, d) if choose or need_vali else None
-            best = None
+            choice = self._vali_choice(vali, f"{self.name} (lambda1 x lambda2 grid)") if choose else None
             table = []
             for l1, l2 in points:
                 problem = FSMProblem(X, y, query_ptr, A, s, l1, l2)
                 res = fsmrank_solve(problem, max_iter=int(self.max_iter), tol=float(self.tol))
-                value = self._vali_score(res.w_hat, vali) if choose else None
-                table.append({"lambda1": l1, "lambda2": l2, "vali": value, "n_iter": res.n_iter,
+                value = None
+                if choose:
+                    value = choice.offer({"lambda1": l1, "lambda2": l2}, _matvec_any(vali[0], res.w_hat), res)
+                table.append({"lambda1": l1, "lambda2": l2, "vali": value,
+                              "degenerate": bool(choose and choice.trials[-1]["degenerate"]), "n_iter": res.n_iter,
                               "objective": res.objective, "nonzero": int(np.count_nonzero(res.w_hat)),
                               "seconds": round(float(res.seconds[-1]), 4)})
-                log.info("  fsmrank lambda1=%g lambda2=%g: vali %s = %s, %d iterations, %d non-zero weights",
+                log.info("  fsmrank lambda1=%g lambda2=%g: vali %s = %s, %d iterations, %d non-zero weights%s",
                          l1, l2, self.vali_metric, "-" if value is None else f"{value:.4f}", res.n_iter,
-                         table[-1]["nonzero"])
-                if best is None or (value is not None and value > best[0]):
-                    best = (value, l1, l2, res)
-            value, l1, l2, res = best
+                         table[-1]["nonzero"], " (degenerate, not eligible)" if table[-1]["degenerate"] else "")
+            if choose:
+                point, res, value = choice.best
+                l1, l2 = point["lambda1"], point["lambda2"]
+            else:
+                (l1, l2), value = points[0], None
         self.chosen_ = {"lambda1": l1, "lambda2": l2}
         if choose:
             self.chosen_.update({"vali_metric": self.vali_metric, "vali": value,
@@ -205,10 +213,10 @@ class FSMSVM(_FSMRankBase):
 
     def __init__(self, lambda1=None, lambda2=None, lambda1_grid=LAMBDA1_GRID, lambda2_grid=LAMBDA2_GRID,
                  similarity="pearson", importance="pearson", max_iter=400, tol=1e-4, vali_metric="map",
-                 convention="letor4", t_grid=None, C=1.0, n_jobs=1):
+                 convention="letor4", t_grid=None, C=1.0, n_jobs=1, ties="expected"):
         super().__init__(lambda1=lambda1, lambda2=lambda2, lambda1_grid=lambda1_grid, lambda2_grid=lambda2_grid,
                          similarity=similarity, importance=importance, max_iter=max_iter, tol=tol,
-                         vali_metric=vali_metric, convention=convention, n_jobs=n_jobs)
+                         vali_metric=vali_metric, convention=convention, n_jobs=n_jobs, ties=ties)
         self.t_grid = t_grid
         self.C = C
 
@@ -230,18 +238,14 @@ class FSMSVM(_FSMRankBase):
         if not ts:
             raise ValueError(f"{self.name}: every t of t_grid exceeds the {d} features")
         qid = group_ids(query_ptr)
-        X_val_m, y_val_m, ptr_val = vali
-        best = None
+        X_val_m = vali[0]
+        choice = self._vali_choice(vali, f"{self.name} (t grid)")
         values = {}
         for t in ts:
             cols = np.sort(self.ranking_[:t])
             model = RankSVMPrimal(C=float(self.C), n_jobs=int(self.n_jobs)).fit(np.asarray(X)[:, cols], y, qid)
-            value = float(metrics.metric_per_query(y_val_m, model.predict(X_val_m[:, cols]), ptr_val,
-                                                   self.vali_metric, self.convention).mean())
-            values[str(t)] = value
-            if best is None or value > best[0]:
-                best = (value, t, cols, model)
-        value, t, cols, model = best
+            values[str(t)] = choice.offer(t, model.predict(X_val_m[:, cols]), (cols, model))
+        t, (cols, model), value = choice.best
         self.chosen_.update({"t": int(t), "t_vali": value, "t_vali_scores": values, "svm_C": float(self.C)})
         self.svm_features_ = cols
         self.svm_ = model

@@ -64,6 +64,7 @@ from ltrfs.rankers.base import (check_positive_float, check_positive_int, check_
                                 check_X)
 from ltrfs.rankers.rankrls import check_pair_weight, centered_products, query_center, row_weights, solve_rankrls
 from ltrfs.selection.base import Selector
+from ltrfs.validation import ValiChoice
 
 DEFAULT_LAM_GRID = (2.0 ** -7, 2.0 ** 2, 2.0 ** 6, 2.0 ** 8)
 
@@ -328,6 +329,9 @@ class GreedyRankRLS(Selector):
         vali metric choosing lambda and k (``ltrfs.metrics.metric_per_query``).
     convention : str, default "letor4"
         metric convention.
+    ties : {"expected", "file_order"}, default "expected"
+        how the vali metric ranks tied scores (``ltrfs.validation``: a degenerate model, constant
+        scores in every vali query, is never chosen).
     pair_weight : {"query", "pair"}, default "query"
         "query": the paper's ``1/(2|Q|) sum_{i,j in Q}`` pair weights (ridge on query-centred
         data); "pair": every within-query pair weight 1 (``ltrfs.rankers.RankRLS``).
@@ -352,7 +356,8 @@ class GreedyRankRLS(Selector):
     name = "greedy_rankrls"
 
     def __init__(self, k: int | None = None, lam: float | None = None, lam_grid=DEFAULT_LAM_GRID,
-                 metric: str = "map", convention: str = "letor4", pair_weight: str = "query", n_jobs: int = 1):
+                 metric: str = "map", convention: str = "letor4", pair_weight: str = "query", n_jobs: int = 1,
+                 ties: str = "expected"):
         self.k = k
         self.lam = lam
         self.lam_grid = lam_grid
@@ -360,6 +365,7 @@ class GreedyRankRLS(Selector):
         self.convention = convention
         self.pair_weight = pair_weight
         self.n_jobs = n_jobs
+        self.ties = ties
 
     def validate_params(self):
         if self.k is not None:
@@ -373,6 +379,7 @@ class GreedyRankRLS(Selector):
             check_positive_float(value, "lam_grid value")
         metrics.parse_metric(self.metric)
         metrics.get_convention(self.convention)
+        metrics.check_ties(self.ties)
         check_pair_weight(self.pair_weight)
         check_positive_int(self.n_jobs, "n_jobs")
 
@@ -393,7 +400,8 @@ class GreedyRankRLS(Selector):
         metric_names = [self.metric] + [m for m in ("map", "meanndcg")
                                         if metrics.parse_metric(m) != metrics.parse_metric(self.metric)]
         details, paths = {}, {}
-        best = None  # (score, lam, k)
+        choice = ValiChoice(f"{self.name} (lambda x k)", y_val, ptr_val, self.metric, self.convention,
+                            self.ties) if has_vali else None
         for lam in grid:
             order, errors, extra = greedy_path(X, y, query_ptr, lam, k, pair_weight=self.pair_weight,
                                                n_jobs=self.n_jobs, return_details=True)
@@ -401,21 +409,19 @@ class GreedyRankRLS(Selector):
                      "coef": [w.tolist() for w in extra["coefs"]]}
             if has_vali:
                 curves = {name: [] for name in metric_names}
-                for t in range(1, k + 1):
+                for t in range(1, k + 1):  # ties: smaller t, then the earlier lambda
                     scores = X_val[:, order[:t]] @ extra["coefs"][t - 1]
-                    for name in metric_names:
+                    curves[self.metric].append(choice.offer((lam, t), scores))
+                    for name in metric_names[1:]:
                         curves[name].append(float(metrics.metric_per_query(
-                            y_val, scores, ptr_val, name, self.convention).mean()))
+                            y_val, scores, ptr_val, name, self.convention, self.ties).mean()))
                 entry["vali"] = curves
-                main = np.asarray(curves[self.metric])
-                t_best = int(np.argmax(main)) + 1  # first maximum = smallest k
-                if best is None or main[t_best - 1] > best[0]:
-                    best = (float(main[t_best - 1]), lam, t_best)
-            elif best is None:
-                best = (math.nan, lam, k)
             details[repr(lam)] = entry
             paths[lam] = (order, errors, extra)
-        score, lam, k_best = best
+        if has_vali:
+            (lam, k_best), _, score = choice.best
+        else:
+            score, lam, k_best = math.nan, grid[0], k
         order, errors, extra = paths[lam]
         rest = np.setdiff1d(np.arange(d), order)
         if len(rest):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ltrfs import scoring
-from ltrfs.selection.base import Selector
+from ltrfs.metrics import check_ties
+from ltrfs.selection.base import Selector, single_feature_scores
 
 
 class ImportanceTopK(Selector):
@@ -13,18 +14,21 @@ class ImportanceTopK(Selector):
 
     ``orientation``: ``descending`` ranks by the feature value as it is (the papers' choice),
     ``best`` also tries the ascending order and keeps the better one. ``convention`` is the
-    metric convention (``ltrfs.metrics``); the workflow passes the dataset's. Ties in
-    importance keep the lower feature index first.
+    metric convention (``ltrfs.metrics``); the workflow passes the dataset's. ``ties``
+    ("expected", default, or "file_order") is how a query ranked by one feature orders the
+    documents whose values are equal: in expectation over their orders, so that the data file's
+    order earns a feature nothing. Ties in importance keep the lower feature index first.
     """
 
     name = "importance"
     requires = ("single_feature",)
 
     def __init__(self, metric: str = "ndcg@10", orientation: str = "descending",
-                 convention: str = "letor4"):
+                 convention: str = "letor4", ties: str = "expected"):
         self.metric = metric
         self.orientation = orientation
         self.convention = convention
+        self.ties = ties
 
     def validate_params(self):
         from ltrfs.metrics import CONVENTIONS
@@ -35,15 +39,11 @@ class ImportanceTopK(Selector):
             raise ValueError(f"unknown orientation {self.orientation!r}; valid: descending, best")
         if self.convention not in CONVENTIONS:
             raise ValueError(f"unknown convention {self.convention!r}; valid: {', '.join(CONVENTIONS)}")
+        check_ties(self.ties)
 
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
         self.validate_params()
-        table = precomputed.get("single_feature")
-        # a cached table computed in another metric convention is not this method's
-        if table is not None and str(table.get("convention", self.convention)) != self.convention:
-            table = None
-        if table is None:
-            table = scoring.single_feature_table(X, y, query_ptr, convention=self.convention)
+        table = single_feature_scores(X, y, query_ptr, precomputed, self.convention, self.ties)
         imp, sign = scoring.importance(table, self.metric, self.orientation)
         self.scores_ = imp
         self.sign_ = sign

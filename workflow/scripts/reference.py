@@ -1,0 +1,7 @@
+"""Snakemake adapter: what a constant score gets on a fold (file order, random order)."""
+from ltrfs.experiments import reference
+from ltrfs.util import log_to
+
+log_to(snakemake.log[0])
+reference({"vali": snakemake.input.vali, "test": snakemake.input.test}, snakemake.output[0],
+          convention=snakemake.params.convention)
