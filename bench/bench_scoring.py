@@ -6,12 +6,15 @@ latent relevance, integer counts (many ties), zero-inflated values, per-query co
 features) and two constant columns; labels 0..4.
 
 Printed:
-  kendall   the full 136 x 136 similarity (n_threads threads) against a loop of
-            scipy.stats.kendalltau (tau-b) over the queries of a sample of feature pairs, both as
-            seconds per (pair, query): the ratio, the projected time of scipy on the full matrix,
-            the largest difference on the sampled pairs; and the same ratio for ours on 1 thread
-            on the first queries (per-core speed). Goal: ratio >= 50, full matrix < 5 min on 2
-            cores, peak memory < 8 GiB.
+  kendall   the full 136 x 136 similarities (n_threads threads; one compiled pass gives tau-b
+            and the concordance) against a loop of scipy.stats.kendalltau (tau-b) over the
+            queries of a sample of feature pairs, both as seconds per (pair, query): the ratio,
+            the projected time of scipy on the full matrix, the largest difference on the sampled
+            pairs; the concordance (the paper's C / n0) against numpy sign-product pair matrices
+            per query on the same pairs (ratio, largest difference); and on 1 thread on the
+            first queries (per-core speed) the ratio to scipy and the time of
+            ``similarity="concordance"`` over ``similarity="tau_b"`` in the same run (about 1:
+            the same pass). Goal: ratio >= 50, full matrix < 5 min on 2 cores, peak memory < 8 GiB.
   pairwise  pairwise_loss on all features vs explicit numpy pair matrices per query on a
             sample of features (seconds per feature), with the largest difference.
   pearson   pearson_scores (chunked float64) vs np.corrcoef on a float64 copy of [X, y], both
@@ -32,7 +35,7 @@ from scipy.stats import kendalltau
 from threadpoolctl import threadpool_limits
 
 from ltrfs.scoring.discrete import discrete_scores
-from ltrfs.scoring.kendall import kendall_similarity
+from ltrfs.scoring.kendall import kendall_similarities, kendall_similarity
 from ltrfs.scoring.pairwise import pairwise_loss
 from ltrfs.scoring.pearson import pearson_scores
 
@@ -73,11 +76,12 @@ def bench_kendall(X, ptr, threads: int, n_pairs: int, rng) -> None:
     q = len(ptr) - 1
     all_pairs = [(i, j) for i in range(d) for j in range(i + 1, d)]
     start = time.perf_counter()
-    sim = kendall_similarity(X, ptr, n_threads=threads)
+    sims = kendall_similarities(X, ptr, n_threads=threads)
+    sim = sims["tau_b"]
     ours = time.perf_counter() - start
     per_ours = ours / (len(all_pairs) * q)
-    print(f"kendall  ours: full {d}x{d} matrix ({len(all_pairs)} pairs x {q} queries, {threads} threads) "
-          f"in {ours:.1f} s; peak RSS {peak_rss_gib():.2f} GiB")
+    print(f"kendall  ours: full {d}x{d} matrices, tau-b and concordance in one pass ({len(all_pairs)} pairs x "
+          f"{q} queries, {threads} threads) in {ours:.1f} s; peak RSS {peak_rss_gib():.2f} GiB")
 
     sample = [all_pairs[k] for k in rng.choice(len(all_pairs), n_pairs, replace=False)]
     start = time.perf_counter()
@@ -99,15 +103,40 @@ def bench_kendall(X, ptr, threads: int, n_pairs: int, rng) -> None:
     print(f"kendall  ratio scipy/ours = {per_ref / per_ours:.0f}x ({threads} threads); "
           f"max |difference| on the sampled pairs {diff:.2e}")
 
+    # concordance: numpy sign products of all document pairs per query (O(n^2) memory and time)
+    start = time.perf_counter()
+    diff = 0.0
+    n_queries = int(np.count_nonzero(np.diff(ptr) >= 2))
+    for i, j in sample:
+        total = 0.0
+        for a, b in zip(ptr[:-1], ptr[1:]):
+            n = b - a
+            if n < 2:
+                continue
+            xi, xj = X[a:b, i], X[a:b, j]
+            same = np.sign(xi[:, None] - xi[None, :]) * np.sign(xj[:, None] - xj[None, :]) > 0
+            total += np.count_nonzero(same) / (n * (n - 1))  # each pair counted twice
+        diff = max(diff, abs(total / n_queries - sims["concordance"][i, j]))
+    naive = time.perf_counter() - start
+    per_naive = naive / (n_pairs * q)
+    print(f"kendall  concordance, numpy pair matrices: {n_pairs} sampled pairs in {naive:.1f} s "
+          f"({per_naive * 1e6:.1f} us per pair-query) -> ratio numpy/ours = {per_naive / per_ours:.0f}x "
+          f"({threads} threads); max |difference| {diff:.2e}")
+
     # per-core speed: ours on 1 thread over the first queries
     sub = min(q, 1000)
     Xs, ps = X[:ptr[sub]], ptr[:sub + 1]
-    start = time.perf_counter()
-    kendall_similarity(Xs, ps, n_threads=1)
-    one = time.perf_counter() - start
+    seconds = {"tau_b": [], "concordance": []}
+    for similarity in ("tau_b", "concordance") * 2:  # alternated, best of two: a shared machine is noisy
+        start = time.perf_counter()
+        kendall_similarity(Xs, ps, n_threads=1, similarity=similarity)
+        seconds[similarity].append(time.perf_counter() - start)
+    one, conc = min(seconds["tau_b"]), min(seconds["concordance"])
     per_one = one / (len(all_pairs) * sub)
     print(f"kendall  ours, 1 thread, first {sub} queries: {one:.1f} s -> ratio scipy/ours = {per_ref / per_one:.0f}x "
           f"per core; full matrix projected {per_one * len(all_pairs) * q:.0f} s on 1 thread")
+    print(f"kendall  concordance, 1 thread, same queries: {conc:.1f} s -> ratio concordance/tau-b = {conc / one:.2f} "
+          "(best of 2 each; one pass computes both)")
 
 
 def pairwise_reference(x, y, ptr) -> float:

@@ -30,8 +30,8 @@ def importance_figure(score_paths, metric: str, png, pdf, csv, *, title: str = "
 
 
 def kendall_figure(score_paths, png, pdf, csv, *, title: str = "") -> None:
-    """Heat map of the Kendall similarity matrix, fold mean."""
-    plots.similarity_heatmap(_fold_mean(score_paths, "similarity"), png, pdf, csv, title=title)
+    """Heat map of the paper's Kendall similarity (fraction of concordant pairs), fold mean."""
+    plots.similarity_heatmap(_fold_mean(score_paths, "concordance"), png, pdf, csv, title=title)
 
 
 def fsed_figure(train_path, selection_path, png, pdf, csv, *, title: str = "", n_points: int = 200) -> None:

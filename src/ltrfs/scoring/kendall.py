@@ -1,17 +1,30 @@
-"""Kendall similarity between features (SPEC section 2; GAS's ``e_ij``).
+"""Kendall similarities between features (SPEC section 2; GAS's ``e_ij``).
 
-For features i, j and a query q with n >= 2 documents, tau-b between the two rankings of the
-query's documents::
+For features i, j and a query q with n >= 2 documents, n0 = n (n - 1) / 2 pairs, C (D) = pairs
+of documents ordered strictly the same (opposite) way by both features, T_i = pairs tied in
+feature i (sum over tie groups of t (t - 1) / 2); a pair tied in either feature is neither
+concordant nor discordant. Two similarities:
 
-    tau_b = (C - D) / sqrt((n0 - T_i) (n0 - T_j)),   n0 = n (n - 1) / 2
+``concordance`` (default; the paper's definition)::
 
-C (D) = pairs of documents ordered the same (opposite) way by both features, T_i = pairs tied
-in feature i (sum over tie groups of t (t - 1) / 2); a pair tied in either feature is neither
-concordant nor discordant. ``sim[i, j]`` is the unweighted mean of tau_b over the queries
-where it is defined: a query with fewer than 2 documents, or on which feature i or j is
-constant, contributes nothing to that pair. A pair to which no query contributes gets 0 (no
-evidence of similarity). The matrix is symmetric with diagonal 1 (also for a feature that is
-constant everywhere).
+    tau_q(i, j) = C / n0
+
+A pair tied under either feature counts in the denominator only, so a feature constant on q
+gives 0. ``sim[i, j]`` = mean of tau_q over all queries with n >= 2 (every one of them counts,
+also where a feature is constant). In [0, 1]; (1 + tau) / 2 when q has no ties.
+
+``tau_b`` (option)::
+
+    tau_b = (C - D) / sqrt((n0 - T_i) (n0 - T_j))
+
+``sim[i, j]`` is the unweighted mean of tau_b over the queries where it is defined: a query
+with fewer than 2 documents, or on which feature i or j is constant, contributes nothing to
+that pair. A pair to which no query contributes gets 0 (no evidence of similarity).
+
+Both matrices are symmetric with diagonal 1 by definition, also for a feature constant
+everywhere (SPEC: "symmetric, diagonal 1"; the concordance formula itself would give i with
+itself the fraction of pairs not tied in i, 0 for a constant feature). The diagonal never
+enters GAS: its objective sums e_ij over i != j and its greedy reads e[k, j] only for j != k.
 
 Algorithm (Knight 1966, O(n log n) per query and pair): per query every feature is sorted
 once and replaced by its dense ranks; for a pair (i, j) the documents are walked in the order
@@ -20,7 +33,10 @@ ranks of feature j counts, for each member, the earlier documents with a smaller
 and a larger (discordant) j-rank. Counting inversions with a Fenwick tree is the same
 O(n log n) count as Knight's merge sort (measured twice as fast here), and it excludes the
 pairs tied in i or j without a separate joint-tie correction. When one feature of the pair has
-no ties on the query it is the one walked, one document at a time.
+no ties on the query it is the one walked, one document at a time. One pass gives C and D, so
+both similarities come from the same walk, and so does the mean of D / n0 (``discordance``: the
+concordance of i with -j, for GAS's ``orientation="best"``); the two fractions cost two more
+(d, d) accumulators and no measurable time (bench/bench_scoring.py).
 
 Parallelism: the queries are cut into a fixed number of chunks of equal estimated cost
 (independent of the thread count, so results are bit-identical for any ``n_threads``); Numba
@@ -35,7 +51,12 @@ from numba import njit, prange
 
 from ltrfs.data import DataError, RankingData
 
-#: maximum number of query chunks (each holds a (d, d) float64 sum and int32 count)
+#: the similarities: the paper's concordant-pair fraction (default) and Kendall's tau-b
+SIMILARITIES = ("concordance", "tau_b")
+#: key of each similarity in the ``kendall`` scorer's output ("similarity" is tau-b, as in
+#: score files written before the concordance existed)
+SCORE_KEYS = {"concordance": "concordance", "tau_b": "similarity", "discordance": "discordance"}
+#: maximum number of query chunks (each holds three (d, d) float64 sums and an int32 count)
 MAX_CHUNKS = 64
 #: memory budget of the per-chunk accumulators, bytes
 _ACCUMULATOR_BYTES = 1 << 28
@@ -79,8 +100,9 @@ def _prepare_query(X, start, n, col, perm, srank, rank, ndist, ties):  # pragma:
 
 
 @njit(cache=True)
-def _pair_tau(i, j, n, n0, perm, srank, rank, ndist, ties, seq, tree, cnt):  # pragma: no cover - compiled
-    """tau-b of features i and j on the prepared query (both non-constant on it)."""
+def _pair_counts(i, j, n, perm, srank, rank, ndist, seq, tree, cnt):  # pragma: no cover - compiled
+    """(C, D): pairs ordered strictly the same / the opposite way by features i and j on the
+    prepared query (both non-constant on it)."""
     if ndist[j] == n and ndist[i] < n:
         # tau is symmetric: walk the tie-free feature so that the fast path below applies
         i, j = j, i
@@ -109,7 +131,7 @@ def _pair_tau(i, j, n, n0, perm, srank, rank, ndist, ties, seq, tree, cnt):  # p
             while k <= mj:
                 tree[k] += 1
                 k += k & (-k)
-        return (conc - disc) / np.sqrt(float(n0 - ties[i]) * float(n0 - ties[j]))
+        return conc, disc
     inserted = 0
     gstart = 0
     for a in range(n):
@@ -132,17 +154,19 @@ def _pair_tau(i, j, n, n0, perm, srank, rank, ndist, ties, seq, tree, cnt):  # p
             k -= k & (-k)
         conc += less
         disc += inserted - less - cnt[r]
-    return (conc - disc) / np.sqrt(float(n0 - ties[i]) * float(n0 - ties[j]))
+    return conc, disc
 
 
 @njit(cache=True, parallel=True)
 def _kendall_sums(X, query_ptr, bounds, nmax, mask):  # pragma: no cover - compiled
-    """Per-chunk sums of tau_b and counts of contributing queries over the pairs i < j with
-    mask[i, j] (upper triangle)."""
+    """Per-chunk sums of tau_b, counts of the queries contributing to them, and sums of C / n0
+    and D / n0 over the pairs i < j with mask[i, j] (upper triangle)."""
     d = X.shape[1]
     n_chunks = bounds.shape[0] - 1
     sums = np.zeros((n_chunks, d, d), np.float64)
     counts = np.zeros((n_chunks, d, d), np.int32)
+    conc_sums = np.zeros((n_chunks, d, d), np.float64)
+    disc_sums = np.zeros((n_chunks, d, d), np.float64)
     for c in prange(n_chunks):
         col = np.empty(nmax, X.dtype)
         perm = np.empty((d, nmax), np.int32)
@@ -166,9 +190,12 @@ def _kendall_sums(X, query_ptr, bounds, nmax, mask):  # pragma: no cover - compi
                 for j in range(i + 1, d):
                     if ndist[j] < 2 or not mask[i, j]:
                         continue
-                    sums[c, i, j] += _pair_tau(i, j, n, n0, perm, srank, rank, ndist, ties, seq, tree, cnt)
+                    conc, disc = _pair_counts(i, j, n, perm, srank, rank, ndist, seq, tree, cnt)
+                    sums[c, i, j] += (conc - disc) / np.sqrt(float(n0 - ties[i]) * float(n0 - ties[j]))
                     counts[c, i, j] += 1
-    return sums, counts
+                    conc_sums[c, i, j] += conc / n0
+                    disc_sums[c, i, j] += disc / n0
+    return sums, counts, conc_sums, disc_sums
 
 
 def _chunk_bounds(sizes: np.ndarray, n_chunks: int) -> np.ndarray:
@@ -205,15 +232,24 @@ def check_query_ptr(query_ptr, m: int) -> np.ndarray:
     return query_ptr
 
 
-def kendall_similarity(X: np.ndarray, query_ptr: np.ndarray, n_threads: int = 1,
-                       pairs: np.ndarray | None = None) -> np.ndarray:
-    """Mean per-query Kendall tau-b between every pair of features; float64 (d, d).
+def check_similarity(similarity) -> str:
+    """``similarity`` if it is one of ``SIMILARITIES``, else a one-line ValueError."""
+    if similarity not in SIMILARITIES:
+        raise ValueError(f"unknown similarity {similarity!r}; valid: {', '.join(SIMILARITIES)}")
+    return similarity
+
+
+def kendall_similarities(X: np.ndarray, query_ptr: np.ndarray, n_threads: int = 1,
+                         pairs: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """Both similarities from one pass, float64 (d, d) each: ``{"concordance", "tau_b",
+    "discordance"}``; ``discordance`` (mean of D / n0, diagonal 1) is the concordance of i with
+    feature j negated, which GAS's ``orientation="best"`` needs.
 
     X (m, d) real (float32 is used as is, no copy); query_ptr (q + 1,) int offsets of the
     contiguous queries; n_threads Numba threads (default 1). See the module docstring for the
-    equation, what contributes, and the value 0 for pairs without any contributing query.
-    ``pairs`` (d, d) bool, optional: compute only the pairs i < j with ``pairs[i, j]`` (the
-    other off-diagonal entries are 0); used to split the matrix across jobs.
+    equations and what contributes. ``pairs`` (d, d) bool, optional: compute only the pairs
+    i < j with ``pairs[i, j]`` (the other off-diagonal entries are 0); used to split the
+    matrices across jobs.
     """
     X = np.asarray(X)
     if X.ndim != 2:
@@ -234,23 +270,38 @@ def kendall_similarity(X: np.ndarray, query_ptr: np.ndarray, n_threads: int = 1,
     sizes = np.diff(query_ptr)
     q = len(sizes)
     if q == 0 or d == 0 or sizes.max() < 2:
-        return np.eye(d)
-    n_chunks = int(max(1, min(q, MAX_CHUNKS, _ACCUMULATOR_BYTES // (12 * d * d))))
+        return {"concordance": np.eye(d), "tau_b": np.eye(d), "discordance": np.eye(d)}
+    n_chunks = int(max(1, min(q, MAX_CHUNKS, _ACCUMULATOR_BYTES // (28 * d * d))))
     bounds = _chunk_bounds(sizes, n_chunks)
     previous = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:
         # chunks are handed to the threads one at a time (dynamic balance when a core is shared)
         with numba.parallel_chunksize(1):
-            sums, counts = _kendall_sums(X, query_ptr, bounds, int(sizes.max()), mask)
+            sums, counts, conc_sums, disc_sums = _kendall_sums(X, query_ptr, bounds, int(sizes.max()), mask)
     finally:
         numba.set_num_threads(previous)
     total = sums.sum(axis=0)
     count = counts.sum(axis=0, dtype=np.int64)
     upper = np.divide(total, count, out=np.zeros((d, d)), where=count > 0)
-    sim = upper + upper.T
-    np.fill_diagonal(sim, 1.0)
-    return np.clip(sim, -1.0, 1.0)
+    tau_b = upper + upper.T
+    np.fill_diagonal(tau_b, 1.0)
+    out = {"tau_b": np.clip(tau_b, -1.0, 1.0)}
+    n_queries = int(np.count_nonzero(sizes >= 2))
+    for key, part in (("concordance", conc_sums), ("discordance", disc_sums)):
+        upper = part.sum(axis=0) / n_queries
+        sim = upper + upper.T
+        np.fill_diagonal(sim, 1.0)
+        out[key] = np.clip(sim, 0.0, 1.0)
+    return out
+
+
+def kendall_similarity(X: np.ndarray, query_ptr: np.ndarray, n_threads: int = 1,
+                       pairs: np.ndarray | None = None, similarity: str = "concordance") -> np.ndarray:
+    """One similarity of ``kendall_similarities``, float64 (d, d): ``similarity="concordance"``
+    (default, the paper's C / n0) or ``"tau_b"``; the other arguments as there."""
+    check_similarity(similarity)
+    return kendall_similarities(X, query_ptr, n_threads=n_threads, pairs=pairs)[similarity]
 
 
 def chunk_pairs(d: int, chunk: int, n_chunks: int) -> np.ndarray:
@@ -267,41 +318,53 @@ def chunk_pairs(d: int, chunk: int, n_chunks: int) -> np.ndarray:
     return mask
 
 
+def _scores(sims: dict) -> dict:
+    return {SCORE_KEYS[name]: sims[name] for name in SCORE_KEYS}
+
+
 def scorer(train: RankingData, vali: RankingData | None, convention: str, n_threads: int = 1) -> dict:
-    """SCORERS["kendall"]: ``{"similarity": (d, d)}`` on the training split."""
-    return {"similarity": kendall_similarity(train.X, train.query_ptr, n_threads=n_threads)}
+    """SCORERS["kendall"]: ``{"concordance": (d, d), "similarity": (d, d) tau-b, "discordance":
+    (d, d)}`` on the training split (one pass; ``SCORE_KEYS`` maps a similarity to its key)."""
+    return _scores(kendall_similarities(train.X, train.query_ptr, n_threads=n_threads))
 
 
 def scorer_chunk(train: RankingData, vali: RankingData | None, convention: str, chunk: int, n_chunks: int,
                  n_threads: int = 1) -> dict:
-    """The pairs of ``chunk_pairs(d, chunk, n_chunks)`` only: ``{"similarity": (d, d) upper
-    triangle of those pairs, 0 elsewhere, "pairs": bool (d, d)}``; ``merge_chunks`` adds them up."""
+    """The pairs of ``chunk_pairs(d, chunk, n_chunks)`` only: the keys of ``scorer`` holding the
+    upper triangle of those pairs (0 elsewhere), and ``"pairs": bool (d, d)``; ``merge_chunks``
+    adds them up."""
     mask = chunk_pairs(train.n_features, chunk, n_chunks)
-    sim = kendall_similarity(train.X, train.query_ptr, n_threads=n_threads, pairs=mask)
-    return {"similarity": np.where(mask, sim, 0.0), "pairs": mask}
+    sims = _scores(kendall_similarities(train.X, train.query_ptr, n_threads=n_threads, pairs=mask))
+    out = {key: np.where(mask, sim, 0.0) for key, sim in sims.items()}
+    out["pairs"] = mask
+    return out
 
 
 def merge_chunks(chunks) -> dict:
-    """``{"similarity": (d, d)}`` from ``scorer_chunk`` outputs that cover every pair i < j
-    exactly once (ValueError naming the first pair that is missing or covered twice)."""
+    """The keys of ``scorer`` from ``scorer_chunk`` outputs that cover every pair i < j exactly
+    once (ValueError naming the first pair that is missing or covered twice)."""
     chunks = list(chunks)
     if not chunks:
         raise ValueError("merge_chunks: no chunks given")
-    shapes = {np.shape(ch.get("similarity")) for ch in chunks} | {np.shape(ch.get("pairs")) for ch in chunks}
+    keys = list(SCORE_KEYS.values()) + ["pairs"]
+    shapes = {np.shape(ch.get(key)) for ch in chunks for key in keys}
     if len(shapes) != 1 or len(next(iter(shapes))) != 2:
         raise ValueError(f"merge_chunks: chunks are not scorer_chunk outputs of one matrix (shapes {sorted(shapes)})")
     d = next(iter(shapes))[0]
     covered = np.zeros((d, d), dtype=np.int64)
-    upper = np.zeros((d, d))
+    uppers = {key: np.zeros((d, d)) for key in keys[:-1]}
     for ch in chunks:
         mask = np.asarray(ch["pairs"], dtype=bool)
         covered += mask
-        upper += np.where(mask, np.asarray(ch["similarity"], dtype=np.float64), 0.0)
+        for key, upper in uppers.items():
+            upper += np.where(mask, np.asarray(ch[key], dtype=np.float64), 0.0)
     want = np.triu(np.ones((d, d), dtype=np.int64), k=1)
     wrong = np.argwhere(covered != want)
     if len(wrong):
         i, j = (int(v) for v in wrong[0])
         raise ValueError(f"merge_chunks: feature pair ({i + 1}, {j + 1}) is covered {int(covered[i, j])} times")
-    sim = upper + upper.T
-    np.fill_diagonal(sim, 1.0)
-    return {"similarity": sim}
+    out = {}
+    for key, upper in uppers.items():
+        out[key] = upper + upper.T
+        np.fill_diagonal(out[key], 1.0)
+    return out

@@ -8,10 +8,18 @@ average: a query weighs by its number of pairs)::
 
     loss[f] = (#{y_a > y_b, x_a < x_b} + 1/2 #{y_a > y_b, x_a = x_b}) / #{y_a > y_b}
 
-and GAS-L's importance is ``1 - loss`` (in [0, 1]; 1 for a feature that orders every pair
-correctly, 0.5 for a constant one). The paper asks for "a score inversely proportional to the
-loss"; ``1 - loss`` keeps the importance on the scale of the evaluation measures and avoids a
-division by zero for a perfect feature.
+The half count is the project's tie-aware policy (``ties="expected"`` of ``ltrfs.metrics``):
+the expected loss over the orders of the tied documents.
+
+GAS-L's importance (``pairwise_importance``): ``"inverse"`` (default; the paper: "a score
+inversely proportional to the corresponding loss")::
+
+    importance[f] = 1 / loss[f]
+
+(2 for a constant feature); a feature with loss 0 gets the largest finite importance of the set
+(max of 1 / loss over the features with loss > 0; 1 when every loss is 0), so it ranks first,
+tied with the best imperfect feature, and the scale stays that of the other features. Option
+``"one_minus"``: ``1 - loss`` (in [0, 1]; 1 for a perfect feature, 0.5 for a constant one).
 
 Algorithm: per query and feature, the documents are sorted by the feature (O(n log n)) and
 walked in ascending order one tie group at a time; a Fenwick tree over the label levels counts
@@ -130,7 +138,28 @@ def pairwise_loss(X: np.ndarray, y: np.ndarray, query_ptr: np.ndarray, n_threads
     return twice / (2.0 * pairs)
 
 
+#: GAS-L importance from the pairwise loss (module docstring)
+IMPORTANCES = ("inverse", "one_minus")
+
+
+def pairwise_importance(loss, kind: str = "inverse", among=None) -> np.ndarray:
+    """float64 (d,) importance from losses (d,) in [0, 1]: ``"inverse"`` 1 / loss (a loss of 0
+    gets the largest finite value of the set: the max of 1 / loss over the losses > 0 of ``loss``
+    and of ``among`` (optional further losses sharing the set, e.g. the ascending ones), 1 if
+    none) or ``"one_minus"`` 1 - loss."""
+    loss = np.asarray(loss, dtype=np.float64)
+    if kind == "one_minus":
+        return 1.0 - loss
+    if kind != "inverse":
+        raise ValueError(f"unknown pairwise importance {kind!r}; valid: {', '.join(IMPORTANCES)}")
+    pool = loss if among is None else np.concatenate([loss.ravel(), np.asarray(among, dtype=np.float64).ravel()])
+    positive = pool[pool > 0]
+    top = 1.0 / positive.min() if positive.size else 1.0
+    return np.divide(1.0, loss, out=np.full(loss.shape, top), where=loss > 0)
+
+
 def scorer(train: RankingData, vali: RankingData | None, convention: str, n_threads: int = 1) -> dict:
-    """SCORERS["pairwise"]: ``{"loss": (d,), "importance": 1 - loss}`` on the training split."""
+    """SCORERS["pairwise"]: ``{"loss": (d,), "importance": 1 / loss}`` on the training split
+    (``pairwise_importance``; GAS-L reads the loss and applies its own ``pairwise_importance``)."""
     loss = pairwise_loss(train.X, train.y, train.query_ptr, n_threads=n_threads)
-    return {"loss": loss, "importance": 1.0 - loss}
+    return {"loss": loss, "importance": pairwise_importance(loss)}

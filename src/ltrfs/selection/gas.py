@@ -5,37 +5,47 @@ Objective over binary x with sum x = t::
 
     max  sum_i w_i x_i  -  c * sum_{i != j} e_ij x_i x_j
 
-w_i = importance of feature i, e_ij = similarity (mean per-query Kendall tau-b,
-``ltrfs.scoring.kendall``), c >= 0 the trade-off. Greedy (the paper's algorithm): repeat
+w_i = importance of feature i, e_ij = Kendall similarity (``ltrfs.scoring.kendall``):
+``similarity="concordance"`` (default, the paper's: mean over queries of the fraction of the
+query's document pairs that both features order strictly the same way) or ``"tau_b"`` (mean
+per-query tau-b); c >= 0 the trade-off. Greedy (the paper's algorithm): repeat
 ``pick k = argmax of the current weights over the remaining features (ties: lowest index);
 w_j <- w_j - 2c e_kj for every remaining j; remove k``. The pick order does not depend on t,
 so one run over all d features gives every t-subset as a prefix of ``ranking_``.
 
 Importance: an evaluation measure of ranking each training query by the feature alone (any
-key of the single-feature table: ``ndcg@10`` -> GAS-E, ``map``, ...) or ``pairwise``:
-1 - the fraction of mis-ordered labelled pairs (GAS-L, ``ltrfs.scoring.pairwise``).
+key of the single-feature table: ``ndcg@10`` -> GAS-E, ``map``, ...; documents tied under the
+feature ranked by ``ties``, default "expected") or ``pairwise`` (GAS-L, ``ltrfs.scoring.pairwise``):
+1 / the fraction of mis-ordered labelled pairs, a tied pair counting 1/2
+(``pairwise_importance="inverse"``, default, the paper's "inversely proportional to the loss"; a
+loss of 0 gets the largest finite importance of the set), or ``"one_minus"``: 1 - the fraction.
 
 Scales: the paper defines w as the raw measure (MAP/NDCG in [0, 1], or a score decreasing in
 the pair loss) and e as the raw rank correlation, states no rescaling of either, and lets c
 (tuned) absorb the difference of scales; so does ``normalize="none"`` (the default). ``"max"`` divides w by max |w| and
 ``"minmax"`` maps w to [0, 1], if one wants a c grid that means the same on every dataset.
-The paper's similarity is the fraction of concordant pairs, about (1 + tau) / 2 without ties;
-replacing it by tau-b subtracts the same c per step from every remaining weight and halves the
-rest, so GAS with tau-b and c equals the paper's GAS with 2c (exactly, for tie-free data).
+The paper's similarity (the concordance) is (1 + tau) / 2 on tie-free data; there GAS with tau-b
+and c equals GAS with the concordance and 2c (the constant half subtracts the same c per step
+from every remaining weight). With ties (LETOR's many zeros) the two pick different features.
 
 Features constant on every training query (features 6-10 and 43 of MQ2008) carry no ranking
-information, yet their importance is that of the file order (GAS-E) or exactly 0.5 (GAS-L) and
-their Kendall similarity to every feature is 0, so the greedy is never penalised for them and
+information, yet their importance is not 0 (GAS-E: the metric of a random order, or of the file
+order with ``ties="file_order"``; GAS-L: loss 0.5) and their similarity to every feature is 0 (both
+similarities), so the greedy is never penalised for them and
 would pick them as soon as the informative features have been penalised below their weight.
 With ``constant_last=True`` (default; the paper's data had no such features) they are left out
-of the greedy and appended to the ranking in index order.
+of the greedy (so that the vali choice of c never spends one of its t features on them) and
+appended to the ranking in index order: the selection layer's shared rule
+(``ltrfs.selection.base``), applied here before c is chosen.
 
 Choosing c on vali (``c=None``): for every c of ``c_grid`` the first ``t_vali`` greedy
 features are taken, a RankSVM (``ltrfs.rankers.RankSVM``, C=1, the paper's ranker) is trained
-on them on the training split, and its ``vali_metric`` (NDCG@10 in ``convention``) on the
-validation split judges c; the best c wins, ties going to the earlier c of the grid. Equal
-feature sets are evaluated once. ``vali_model="sum"`` replaces the RankSVM by the sum of the
-selected features standardised on train (no training; cheaper on very large data).
+on them on the training split, and its ``vali_metric`` (NDCG@10 in ``convention``, tied scores
+ranked by ``ties``) on the validation split judges c through ``ltrfs.validation.ValiChoice``:
+the best c wins, ties going to the earlier c of the grid, and a model that gives equal scores
+inside every vali query is never chosen (``DegenerateGridError`` when every c gives one).
+Equal feature sets are evaluated once. ``vali_model="sum"`` replaces the RankSVM by the sum of
+the selected features standardised on train (no training; cheaper on very large data).
 Deterministic. ``chosen_`` records c and the validation score of every grid point.
 """
 from __future__ import annotations
@@ -47,7 +57,10 @@ import numpy as np
 
 from ltrfs import metrics, scoring
 from ltrfs.data import query_ptr_from_qid
-from ltrfs.selection.base import Selector
+from ltrfs.scoring.kendall import SCORE_KEYS, SIMILARITIES
+from ltrfs.scoring.pairwise import IMPORTANCES as PAIRWISE_IMPORTANCES
+from ltrfs.selection.base import Selector, constant_within_queries, single_feature_scores
+from ltrfs.validation import ValiChoice
 
 DEFAULT_C_GRID = (0, 0.01, 0.1, 0.5, 1, 2)
 NORMALIZE = ("none", "max", "minmax")
@@ -94,15 +107,21 @@ class GAS(Selector):
     """GAS feature selection (module docstring).
 
     Parameters (defaults): ``importance="ndcg@10"`` (a single-feature metric, or "pairwise"
-    for GAS-L); ``c=None`` (trade-off >= 0; None chooses it on vali from ``c_grid``);
+    for GAS-L); ``similarity="concordance"`` (or "tau_b"); ``pairwise_importance="inverse"``
+    (1 / loss, or "one_minus": 1 - loss; GAS-L only); ``ties="expected"`` (how the importance
+    metric and the vali metric rank tied documents, ``ltrfs.metrics``; "file_order" the official
+    scripts' rule); ``c=None`` (trade-off >= 0; None chooses it on vali from ``c_grid``);
     ``c_grid=(0, 0.01, 0.1, 0.5, 1, 2)``; ``t_vali=10`` (features that judge a c on vali);
     ``convention="letor4"`` (metric convention of the importance and the vali metric);
     ``orientation="descending"`` (``"best"`` also scores each feature negated and, where that
-    wins, flips the feature's sign in the similarity too); ``normalize="none"``;
+    wins, negates the feature in the similarity too); ``normalize="none"``;
     ``vali_model="ranksvm"``; ``vali_metric="ndcg@10"``; ``constant_last=True`` (features constant
     on every training query go after all others, in index order, outside the greedy);
     ``n_jobs=1`` (threads of the Kendall similarity when it is not precomputed, and of the
-    RankSVM).
+    RankSVM). A precomputed single-feature table is used when its recorded ``convention`` and
+    ``ties`` match (a table without a ``ties`` record is "file_order", as
+    ``ltrfs.selection.base.single_feature_scores`` reads it); a precomputed ``kendall`` table
+    when it holds the chosen similarity.
 
     Learned: ``ranking_`` (greedy order of all d features), ``scores_`` (the importance w used,
     after orientation and normalisation), ``gains_`` (the weight of each feature when it was
@@ -116,8 +135,12 @@ class GAS(Selector):
     def __init__(self, importance: str = "ndcg@10", c: float | None = None, c_grid=DEFAULT_C_GRID,
                  t_vali: int = 10, convention: str = "letor4", orientation: str = "descending",
                  normalize: str = "none", vali_model: str = "ranksvm", vali_metric: str = "ndcg@10",
-                 constant_last: bool = True, n_jobs: int = 1):
+                 constant_last: bool = True, n_jobs: int = 1, similarity: str = "concordance",
+                 pairwise_importance: str = "inverse", ties: str = "expected"):
         self.importance = importance
+        self.similarity = similarity
+        self.pairwise_importance = pairwise_importance
+        self.ties = ties
         self.c = c
         self.c_grid = c_grid
         self.t_vali = t_vali
@@ -136,6 +159,13 @@ class GAS(Selector):
         if importance != "pairwise" and importance not in scoring.SINGLE_FEATURE_METRICS:
             raise ValueError(f"{label}: unknown importance {self.importance!r}; valid: pairwise, "
                              f"{', '.join(scoring.SINGLE_FEATURE_METRICS)}")
+        if self.similarity not in SIMILARITIES:
+            raise ValueError(f"{label}: unknown similarity {self.similarity!r}; valid: {', '.join(SIMILARITIES)}")
+        if self.pairwise_importance not in PAIRWISE_IMPORTANCES:
+            raise ValueError(f"{label}: unknown pairwise_importance {self.pairwise_importance!r}; "
+                             f"valid: {', '.join(PAIRWISE_IMPORTANCES)}")
+        if self.ties not in metrics.TIES:
+            raise ValueError(f"{label}: unknown ties {self.ties!r}; valid: {', '.join(metrics.TIES)}")
         if self.c is not None and not (_is_number(self.c) and self.c >= 0):
             raise ValueError(f"{label}: c must be a number >= 0 or None (choose on vali); got {self.c!r}")
         grid = self.c_grid
@@ -169,43 +199,46 @@ class GAS(Selector):
         best = self.orientation == "best"
         d = X.shape[1]
         if name == "pairwise":
-            from ltrfs.scoring.pairwise import pairwise_loss
+            from ltrfs.scoring.pairwise import pairwise_importance, pairwise_loss
 
             cached = precomputed.get("pairwise")
             if cached is not None and "loss" in cached and np.shape(cached["loss"]) == (d,):
                 loss = np.asarray(cached["loss"], dtype=np.float64)
             else:
                 loss = pairwise_loss(X, y, query_ptr, n_threads=self.n_jobs)
-            # ranking ascending turns every strictly mis-ordered pair into a correct one
-            desc, asc = 1.0 - loss, loss
+            # ranking ascending turns every strictly mis-ordered pair into a correct one (loss
+            # 1 - loss); with "best" both directions form the set whose largest finite 1/loss a
+            # loss of 0 gets
+            kind = self.pairwise_importance
+            desc = pairwise_importance(loss, kind, among=1.0 - loss if best else None)
+            asc = pairwise_importance(1.0 - loss, kind, among=loss) if best else desc
         else:
-            table = precomputed.get("single_feature")
-            if table is not None and (str(table.get("convention", self.convention)) != self.convention
-                                      or np.shape(table.get(name)) != (d,)):
-                table = None  # computed in another convention or for other data
-            if table is not None:
-                desc = np.asarray(table[name], dtype=np.float64)
-                asc = np.asarray(table[name + ":asc"], dtype=np.float64) if best else desc
-            else:
-                def per_feature(sign):
-                    return np.array([metrics.metric_per_query(y, sign * X[:, f].astype(np.float64), query_ptr,
-                                                              name, self.convention).mean() for f in range(d)])
-
-                desc = per_feature(1.0)
-                asc = per_feature(-1.0) if best else desc
+            table = single_feature_scores(X, y, query_ptr, precomputed, self.convention, self.ties)
+            desc = np.asarray(table[name], dtype=np.float64)
+            asc = np.asarray(table[name + ":asc"], dtype=np.float64) if best else desc
         if not best:
             return desc, np.ones(d)
         sign = np.where(asc > desc, -1.0, 1.0)
         return np.maximum(desc, asc), sign
 
-    def _similarity(self, X, query_ptr, precomputed) -> np.ndarray:
+    def _similarity(self, X, query_ptr, precomputed, sign) -> np.ndarray:
+        """e (d, d) of the features multiplied by ``sign``: tau-b changes sign with one feature;
+        the concordance of i with -j is the discordance of i with j."""
         d = X.shape[1]
-        cached = precomputed.get("kendall")
-        if cached is not None and np.shape(cached.get("similarity")) == (d, d):
-            return np.asarray(cached["similarity"], dtype=np.float64)
-        from ltrfs.scoring.kendall import kendall_similarity
+        names = [self.similarity]
+        flipped = np.outer(sign, sign) < 0
+        if self.similarity == "concordance" and flipped.any():
+            names.append("discordance")
+        cached = precomputed.get("kendall") or {}
+        if all(np.shape(cached.get(SCORE_KEYS[n])) == (d, d) for n in names):
+            sims = {n: np.asarray(cached[SCORE_KEYS[n]], dtype=np.float64) for n in names}
+        else:
+            from ltrfs.scoring.kendall import kendall_similarities
 
-        return kendall_similarity(X, query_ptr, n_threads=self.n_jobs)
+            sims = kendall_similarities(X, query_ptr, n_threads=self.n_jobs)
+        if self.similarity == "tau_b":
+            return sims["tau_b"] * np.outer(sign, sign)
+        return np.where(flipped, sims["discordance"], sims["concordance"]) if flipped.any() else sims["concordance"]
 
     def _normalise(self, w: np.ndarray) -> np.ndarray:
         if self.normalize == "max":
@@ -217,7 +250,8 @@ class GAS(Selector):
         return w.copy()
 
     # ------------------------------------------------------------------ choosing c
-    def _vali_score(self, features, X, y, query_ptr, X_val, y_val, ptr_val, sign) -> float:
+    def _vali_scores(self, features, X, y, query_ptr, X_val, sign) -> np.ndarray:
+        """Scores (m_val,) of the vali model trained on ``features``."""
         cols = np.asarray(sorted(features), dtype=np.int64)
         if self.vali_model == "ranksvm":
             from ltrfs.rankers.ranksvm import RankSVM
@@ -231,7 +265,7 @@ class GAS(Selector):
             std = train.std(axis=0)
             std[std == 0] = 1.0
             scores = ((X_val[:, cols].astype(np.float64) - mean) / std) @ sign[cols]
-        return float(metrics.metric_per_query(y_val, scores, ptr_val, self.vali_metric, self.convention).mean())
+        return scores
 
     def _choose_c(self, w, e, active, X, y, query_ptr, X_val, y_val, qid_val, sign) -> float:
         if X_val is None or y_val is None or qid_val is None:
@@ -244,20 +278,19 @@ class GAS(Selector):
                              f"got X_val {X_val.shape}, y_val {y_val.shape}")
         ptr_val, _ = query_ptr_from_qid(np.asarray(qid_val))
         t = min(int(self.t_vali), len(active))
-        seen: dict[tuple, float] = {}
-        table = []
+        choice = ValiChoice(f"{self.name} (c grid)", y_val, ptr_val, self.vali_metric, self.convention, self.ties)
+        seen: dict[tuple, tuple[float, bool]] = {}
         for c in self.c_grid:
             order, _ = gas_greedy(w, e, float(c), t)
             key = tuple(sorted(active[order].tolist()))
             if key not in seen:
-                seen[key] = self._vali_score(key, X, y, query_ptr, X_val, y_val, ptr_val, sign)
-            table.append((float(c), seen[key]))
-        best_c, best_score = table[0]
-        for c, score in table[1:]:
-            if score > best_score:
-                best_c, best_score = c, score
+                seen[key] = choice.score(self._vali_scores(key, X, y, query_ptr, X_val, sign))
+            choice.offer_value(float(c), *seen[key])
+        best_c, _, _ = choice.best
         self.chosen_ = {"c": best_c, "vali_metric": self.vali_metric, "vali_model": self.vali_model,
-                        "t_vali": t, "vali_scores": {repr(c): score for c, score in table}}
+                        "ties": self.ties, "t_vali": t,
+                        "vali_scores": {repr(r["params"]): r["vali"] for r in choice.trials},
+                        "degenerate": [r["params"] for r in choice.trials if r["degenerate"]]}
         return best_c
 
     # ------------------------------------------------------------------ fit
@@ -266,9 +299,9 @@ class GAS(Selector):
         d = X.shape[1]
         raw, sign = self._importance(X, y, query_ptr, precomputed)
         w = self._normalise(raw)
-        e = self._similarity(X, query_ptr, precomputed) * np.outer(sign, sign)
+        e = self._similarity(X, query_ptr, precomputed, sign)
         if self.constant_last:
-            active = np.flatnonzero(~constant_on_every_query(X, query_ptr))
+            active = np.flatnonzero(~constant_within_queries(X, query_ptr))
         else:
             active = np.arange(d)
         idle = np.setdiff1d(np.arange(d), active)
@@ -289,19 +322,10 @@ class GAS(Selector):
         self.constant_ = idle
 
 
-def constant_on_every_query(X: np.ndarray, query_ptr: np.ndarray) -> np.ndarray:
-    """bool (d,): features whose value never changes inside any query (they cannot rank)."""
-    X = np.asarray(X)
-    starts = np.asarray(query_ptr[:-1], dtype=np.int64)
-    if X.shape[0] == 0:
-        return np.ones(X.shape[1], dtype=bool)
-    return np.all(np.maximum.reduceat(X, starts, axis=0) == np.minimum.reduceat(X, starts, axis=0), axis=0)
-
-
 class GASE(GAS):
     """GAS-E: importance = an evaluation measure of the feature alone (default NDCG@10; the
     paper also used MAP). Same parameters as ``GAS`` except that ``importance`` may not be
-    "pairwise"."""
+    "pairwise" and that ``pairwise_importance`` (GAS-L's) is absent."""
 
     name = "gas_e"
     requires = ("single_feature", "kendall")
@@ -309,10 +333,12 @@ class GASE(GAS):
     def __init__(self, importance: str = "ndcg@10", c: float | None = None, c_grid=DEFAULT_C_GRID,
                  t_vali: int = 10, convention: str = "letor4", orientation: str = "descending",
                  normalize: str = "none", vali_model: str = "ranksvm", vali_metric: str = "ndcg@10",
-                 constant_last: bool = True, n_jobs: int = 1):
+                 constant_last: bool = True, n_jobs: int = 1, similarity: str = "concordance",
+                 ties: str = "expected"):
         super().__init__(importance=importance, c=c, c_grid=c_grid, t_vali=t_vali, convention=convention,
                          orientation=orientation, normalize=normalize, vali_model=vali_model,
-                         vali_metric=vali_metric, constant_last=constant_last, n_jobs=n_jobs)
+                         vali_metric=vali_metric, constant_last=constant_last, n_jobs=n_jobs,
+                         similarity=similarity, ties=ties)
 
     def validate_params(self):
         if str(self.importance).lower() == "pairwise":
@@ -321,8 +347,8 @@ class GASE(GAS):
 
 
 class GASL(GAS):
-    """GAS-L: importance = 1 - pairwise loss of the feature alone. Same parameters as ``GAS``
-    without ``importance``."""
+    """GAS-L: importance = 1 / pairwise loss of the feature alone (``pairwise_importance``,
+    "one_minus": 1 - loss). Same parameters as ``GAS`` without ``importance``."""
 
     name = "gas_l"
     requires = ("pairwise", "kendall")
@@ -330,7 +356,9 @@ class GASL(GAS):
     def __init__(self, c: float | None = None, c_grid=DEFAULT_C_GRID, t_vali: int = 10,
                  convention: str = "letor4", orientation: str = "descending", normalize: str = "none",
                  vali_model: str = "ranksvm", vali_metric: str = "ndcg@10", constant_last: bool = True,
-                 n_jobs: int = 1):
+                 n_jobs: int = 1, similarity: str = "concordance", pairwise_importance: str = "inverse",
+                 ties: str = "expected"):
         super().__init__(importance="pairwise", c=c, c_grid=c_grid, t_vali=t_vali, convention=convention,
                          orientation=orientation, normalize=normalize, vali_model=vali_model,
-                         vali_metric=vali_metric, constant_last=constant_last, n_jobs=n_jobs)
+                         vali_metric=vali_metric, constant_last=constant_last, n_jobs=n_jobs,
+                         similarity=similarity, pairwise_importance=pairwise_importance, ties=ties)
