@@ -12,7 +12,8 @@ from scipy.optimize import minimize
 
 from ltrfs.rankers import RankSVMPrimal
 from ltrfs.scoring.pearson import pearson_scores
-from ltrfs.rankers.fsmrank import FSMProblem, FSMRank, extended_pearson, fsmrank_solve, subgradient_solve
+from ltrfs.rankers.fsmrank import (FSMProblem, FSMRank, apply_scaling, extended_pearson, fsmrank_solve,
+                                   minmax_scaling, subgradient_solve)
 from ltrfs.selection.fsmrank import FSMSVM, FSMRankSelector
 
 
@@ -186,11 +187,14 @@ def test_selector_model_predictions_and_ranker_agree():
     ranker = FSMRank(lambda1=0.05, lambda2=0.002).fit(train.X, train.y, train.qid)
     np.testing.assert_allclose(ranker.coef_, sel.coef_, rtol=1e-9, atol=1e-12)
     X64 = train.X.astype(np.float64)
-    np.testing.assert_allclose(sel.predict_scores(train.X), X64 @ sel.coef_, rtol=1e-12)
-    np.testing.assert_allclose(ranker.predict(train.X), X64 @ ranker.coef_, rtol=1e-12)
+    # the model on raw features: X @ coef_ + intercept_, coef_ = w_hat / span, intercept_ = -lo @ coef_
+    np.testing.assert_allclose(sel.predict_scores(train.X), X64 @ sel.coef_ + sel.intercept_, rtol=1e-12)
+    np.testing.assert_allclose(ranker.predict(train.X), X64 @ ranker.coef_ + ranker.intercept_, rtol=1e-12)
+    np.testing.assert_allclose(sel.intercept_, -(sel.scale_lo_ @ sel.coef_), rtol=1e-12)
     np.testing.assert_allclose(sel.predict_scores_k(train.X, 6), sel.predict_scores(train.X), rtol=1e-12)
     top = sel.ranking_[0]
-    np.testing.assert_allclose(sel.predict_scores_k(train.X, 1), X64[:, top] * sel.coef_[top], rtol=1e-12)
+    np.testing.assert_allclose(sel.predict_scores_k(train.X, 1),
+                               (X64[:, top] - sel.scale_lo_[top]) * sel.coef_[top], rtol=1e-12)
     assert np.all(np.diff(sel.scores_[sel.ranking_]) <= 0)
     with pytest.raises(ValueError, match="k must be an integer in 1..6"):
         sel.predict_scores_k(train.X, 0)
@@ -204,7 +208,41 @@ def test_deterministic_and_dtype_independent():
     np.testing.assert_array_equal(a.ranking_, b.ranking_)
     assert a.details_["trace"]["objective"] == b.details_["trace"]["objective"]
     c = FSMRankSelector(lambda1=0.1, lambda2=0.001).fit(train.X.astype(np.float64), train.y, train.qid)
-    np.testing.assert_allclose(c.w_, a.w_, rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(c.w_, a.w_, rtol=1e-5, atol=1e-9)  # min-max scaling rounds in float32
+
+
+def test_minmax_scaling_solves_on_features_in_0_1_and_is_invariant_to_affine_rescaling():
+    """SPEC: FSMRank min-max scales every feature on the training rows. The solve equals the
+    unscaled solve on (X - lo) / span; a feature multiplied by 7 and shifted by 3 gives the same
+    w and the same ranking of every document; a constant feature keeps span 1."""
+    train = planted(n_queries=30, d=5, informative=(1, 3), seed=21)
+    X = train.X.astype(np.float64)
+    X[:, 4] = 2.5  # constant
+    sel = FSMRankSelector(lambda1=0.1, lambda2=0.001).fit(X, train.y, train.qid)
+    lo, span = X.min(0), X.max(0) - X.min(0)
+    span[4] = 1.0
+    np.testing.assert_allclose(sel.scale_lo_, lo) and np.testing.assert_allclose(sel.scale_span_, span)
+    plain = FSMRankSelector(lambda1=0.1, lambda2=0.001, scale="none").fit((X - lo) / span, train.y, train.qid)
+    np.testing.assert_allclose(sel.w_, plain.w_, rtol=1e-10, atol=1e-13)
+    Y = X.copy()
+    Y[:, 1] = 7 * Y[:, 1] + 3
+    moved = FSMRankSelector(lambda1=0.1, lambda2=0.001).fit(Y, train.y, train.qid)
+    np.testing.assert_allclose(moved.w_, sel.w_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(moved.predict_scores(Y), sel.predict_scores(X), rtol=1e-9, atol=1e-12)
+    assert FSMRank(lambda1=0.1, lambda2=0.001, scale="none").fit(Y, train.y, train.qid).w_.tolist() \
+        != moved.w_.tolist()  # without scaling the stretched feature changes the problem
+
+
+def test_features_are_ordered_by_the_2d_weights():
+    from ltrfs.rankers.fsmrank import feature_order
+
+    w = np.array([0.5, 0.3, 0.0, 0.0, 0.45, 0.0, 0.0, 0.0])  # d = 4: w_hat = (.05, .3, 0, 0)
+    ranking, score = feature_order(w)
+    assert score.tolist() == [0.5, 0.3, 0.0, 0.0] and ranking.tolist() == [0, 1, 2, 3]
+    # |w_hat| would put feature 1 first; the paper sorts the 2d weights, where w_0 = .5 leads
+    assert np.argsort(-np.abs(w[:4] - w[4:]), kind="stable").tolist()[0] == 1
+    # ties: the tie-break vector (Pearson importance), then the lower index
+    assert feature_order(np.zeros(6), tie=np.array([0.1, 0.3, 0.2]))[0].tolist() == [1, 2, 0]
 
 
 def test_ablation_options_change_the_problem():
@@ -216,7 +254,8 @@ def test_ablation_options_change_the_problem():
     assert not np.allclose(base.coef_, ident.coef_) and not np.allclose(base.coef_, ones.coef_)
     # the same problem solved directly gives the same weights
     A, s, _ = extended_pearson(train.X, train.y, similarity="identity")
-    direct = fsmrank_solve(FSMProblem(train.X, train.y, train.query_ptr, A, s, 0.5, 0.01))
+    lo, span = minmax_scaling(train.X)
+    direct = fsmrank_solve(FSMProblem(apply_scaling(train.X, lo, span), train.y, train.query_ptr, A, s, 0.5, 0.01))
     np.testing.assert_allclose(ident.w_, direct.w, rtol=1e-12)
 
 

@@ -51,7 +51,7 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
             group = group.sort_values("k_num")
             if method in baselines:
                 mean, std = group[metric].iloc[0], group[metric + "_std"].iloc[0]
-                handles[method] = ax.axhline(mean, ls="--", lw=1, color="k", label=method)
+                handles[f"{method} (band: ± std over folds)"] = ax.axhline(mean, ls="--", lw=1, color="k")
                 ax.axhspan(mean - std, mean + std, color="k", alpha=0.07)
             elif bars:
                 handles[method] = ax.errorbar(group.k_num, group[metric], yerr=group[metric + "_std"], marker="o",
@@ -60,7 +60,8 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
                 handles[method] = ax.plot(group.k_num, group[metric], marker="o", ms=3, lw=1.2,
                                           color=colours[method], label=method)[0]
         for (name, ref), style in zip(references.groupby("method", sort=False), (":", "-.")):
-            handles[f"{name} (no model)"] = ax.axhline(ref[metric].iloc[0], ls=style, lw=1, color="0.45")
+            value = ref[metric].iloc[0]  # the legend gives the value: the line may lie below the fitted range
+            handles[f"{name} (no model): {value:.3f}"] = ax.axhline(value, ls=style, lw=1, color="0.45")
         ax.set_title(ranker)
         ax.set_xlabel("number of features k")
         ax.grid(alpha=0.3)

@@ -48,7 +48,17 @@ Theorem 2) does not strictly hold; the solver runs all the same (the line search
 the local quadratic upper bound). ``pearson_min_eigenvalue_`` records the smallest eigenvalue of
 the d x d Pearson similarity.
 
-The ranker ``FSMRank`` (``fsmrank``): fit solves at the given lambdas; ``predict(X) = X @ w_hat``.
+Scaling: the paper's features lie in [0, 1] (its L0 bound and Appendix II rely on it), so
+every feature is min-max scaled on the training rows before the solve (``scale="minmax"``,
+default; a no-op on LETOR's QueryLevelNorm files, needed on MSLR and raw OHSUMED) and the
+same map is applied at prediction: with ``lo``, ``span`` (d,) of the training rows (span 1 for a
+constant feature), ``predict(X) = X @ (w_hat / span) - lo @ (w_hat / span)``. ``scale="none"``
+solves on the raw values. Feature order (``feature_order``): by the 2d weights w as the paper
+sorts the extended features, i.e. feature i by max(w_i, w_{d+i}), which equals |w_hat_i|
+whenever one of the two is 0.
+
+The ranker ``FSMRank`` (``fsmrank``): fit solves at the given lambdas; ``predict(X) = X @ coef_
++ intercept_`` (the scaled model on raw features).
 ``default_grid`` (the paper gives none: "chosen by cross-validation") is the log grid
 lambda1 in {0, 1e-3, 1e-2, 1e-1, 1} x lambda2 in {0, 1e-4, 1e-3, 1e-2, 1e-1}; the scales
 follow from f(0) = 1 and |grad f(0)| = O(1) for features in [0, 1]: lambda2 / s_i above the
@@ -76,6 +86,7 @@ log = logging.getLogger(__name__)
 
 SIMILARITIES = ("pearson", "identity")
 IMPORTANCES = ("pearson", "ones")
+SCALES = ("minmax", "none")
 #: the lambda grids used when the paper gives none (see the module docstring)
 LAMBDA1_GRID = (0.0, 1e-3, 1e-2, 1e-1, 1.0)
 LAMBDA2_GRID = (0.0, 1e-4, 1e-3, 1e-2, 1e-1)
@@ -377,7 +388,43 @@ def _check_lambda(value, what, allow_none):
         raise ValueError(f"{what} must be a number >= 0{extra}; got {value!r}")
 
 
+def minmax_scaling(X, scale: str = "minmax") -> tuple[np.ndarray, np.ndarray]:
+    """(lo, span) float64 (d,) of X (m, d) so that (X - lo) / span lies in [0, 1] (span 1 for a
+    constant column); ``scale="none"`` gives (0, 1)."""
+    d = np.asarray(X).shape[1]
+    if scale == "none":
+        return np.zeros(d), np.ones(d)
+    lo = np.asarray(X.min(axis=0), dtype=np.float64)
+    span = np.asarray(X.max(axis=0), dtype=np.float64) - lo
+    span[~(span > 0)] = 1.0
+    return lo, span
+
+
+def apply_scaling(X, lo, span) -> np.ndarray:
+    """(X - lo) / span in X's float dtype (a copy; X itself untouched)."""
+    dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.float64
+    return ((X - lo.astype(dtype)) / span.astype(dtype)).astype(dtype, copy=False)
+
+
+def raw_model(w_hat, lo, span) -> tuple[np.ndarray, float]:
+    """(coef (d,), intercept) on raw features of the weights ``w_hat`` learned on scaled ones."""
+    coef = np.asarray(w_hat, dtype=np.float64) / span
+    return coef, float(-(lo @ coef))
+
+
+def feature_order(w, tie=None) -> tuple[np.ndarray, np.ndarray]:
+    """(ranking int64 (d,), score float64 (d,)) from the 2d weights w: score_i = max(w_i, w_{d+i});
+    ties by ``tie`` (d,) descending, then lower index."""
+    w = np.asarray(w, dtype=np.float64)
+    d = w.size // 2
+    score = np.maximum(w[:d], w[d:])
+    tie = np.zeros(d) if tie is None else np.asarray(tie, dtype=np.float64)
+    return np.lexsort((np.arange(d), -tie, -score)).astype(np.int64), score
+
+
 def _check_common(obj, label):
+    if getattr(obj, "scale", "minmax") not in SCALES:
+        raise ValueError(f"{label}: unknown scale {obj.scale!r}; valid: {', '.join(SCALES)}")
     if obj.similarity not in SIMILARITIES:
         raise ValueError(f"{label}: unknown similarity {obj.similarity!r}; valid: {', '.join(SIMILARITIES)}")
     if obj.importance not in IMPORTANCES:
@@ -415,10 +462,12 @@ class FSMRank(LinearScores, Ranker):
     importance : {"pearson", "ones"}       s (Table III ablation: "ones")
     max_iter : int, default 400            T
     tol : float, default 1e-4              stop when |F_t - F_{t-1}| <= tol |F_{t-1}|
+    scale : {"minmax", "none"}             features scaled to [0, 1] on the training rows
     n_jobs : int, default 1                BLAS threads (Pearson Gram matrix, float64 products)
 
     ``default_grid`` (lambda1 x lambda2, 25 points; the paper gives no grid) is chosen on vali
-    by the workflow. Learned: ``coef_`` (d,) = w_hat, ``w_`` (2d,), ``objective_``,
+    by the workflow. Learned: ``coef_`` (d,), ``intercept_`` (the model on raw features),
+    ``w_`` (2d,) on the scaled features, ``scale_lo_``, ``scale_span_``, ``objective_``,
     ``n_iter_``, ``converged_``, ``trace_`` (``SolveResult.trace()``), ``seconds_``.
     """
 
@@ -426,7 +475,7 @@ class FSMRank(LinearScores, Ranker):
     default_grid = {"lambda1": list(LAMBDA1_GRID), "lambda2": list(LAMBDA2_GRID)}
 
     def __init__(self, lambda1=0.01, lambda2=0.001, similarity="pearson", importance="pearson", max_iter=400,
-                 tol=1e-4, n_jobs=1):
+                 tol=1e-4, n_jobs=1, scale="minmax"):
         self.lambda1 = lambda1
         self.lambda2 = lambda2
         self.similarity = similarity
@@ -434,6 +483,7 @@ class FSMRank(LinearScores, Ranker):
         self.max_iter = max_iter
         self.tol = tol
         self.n_jobs = n_jobs
+        self.scale = scale
 
     def validate_params(self):
         _check_lambda(self.lambda1, "fsmrank: lambda1", False)
@@ -448,10 +498,12 @@ class FSMRank(LinearScores, Ranker):
         X, y, query_ptr = check_fit_inputs(X, y, qid, dtype=dtype)
         with _blas_limit(self.n_jobs):
             A, s, _ = extended_pearson(X, y, self.similarity, self.importance)
-            problem = FSMProblem(X, y, query_ptr, A, s, self.lambda1, self.lambda2)
+            lo, span = minmax_scaling(X, self.scale)
+            problem = FSMProblem(apply_scaling(X, lo, span), y, query_ptr, A, s, self.lambda1, self.lambda2)
             res = fsmrank_solve(problem, max_iter=int(self.max_iter), tol=float(self.tol))
         self.w_ = res.w
-        self.coef_ = res.w_hat
+        self.scale_lo_, self.scale_span_ = lo, span
+        self.coef_, self.intercept_ = raw_model(res.w_hat, lo, span)
         self.objective_ = res.objective
         self.n_iter_ = res.n_iter
         self.converged_ = res.converged

@@ -22,7 +22,8 @@ from ltrfs import metrics
 from ltrfs.rankers.base import check_positive_float, check_validation_split, check_X, group_ids
 from ltrfs.rankers.fsmrank import (LAMBDA1_GRID, LAMBDA2_GRID, FSMProblem, SolveResult, _as_data_matrix,
                                    _blas_limit, _check_common, _check_lambda, _is_number, _matvec_any,
-                                   extended_pearson, fsmrank_solve)
+                                   apply_scaling, extended_pearson, feature_order, fsmrank_solve, minmax_scaling,
+                                   raw_model)
 from ltrfs.scoring.pearson import pearson_scores
 from ltrfs.selection.base import Selector
 from ltrfs.validation import ValiChoice
@@ -44,14 +45,17 @@ class _FSMRankBase(Selector):
     ``convention="letor4"``, ``ties="expected"`` (the criterion on vali: the metric of ranking
     vali by X_val @ w_hat, tied scores in expectation over their orders, a degenerate model with
     constant scores in every vali query never chosen (``ltrfs.validation``);
-    ties go to the earlier grid point, lambda1 outer); ``n_jobs=1`` (BLAS threads).
+    ties go to the earlier grid point, lambda1 outer); ``scale="minmax"`` (features scaled to
+    [0, 1] on the training rows, the paper's setting; "none"); ``n_jobs=1`` (BLAS threads).
 
     Precomputed ``pearson`` scores (``{"importance": (d,), "similarity": (d, d)}`` of the
     training split) are used when given. Each grid point is solved from w = 0 (the paper's
     start), so the result does not depend on the grid order. Deterministic (no randomness).
 
-    Learned: ``ranking_`` (d,), ``scores_`` = |w_hat| (d,), ``coef_`` = w_hat (d,), ``w_``
-    (2d,), ``chosen_`` (lambda1, lambda2, vali metric and the vali value of every grid point),
+    Learned: ``ranking_`` (d,) by the 2d weights (``ltrfs.rankers.fsmrank.feature_order``;
+    ties: larger Pearson importance, then lower index), ``scores_`` = max(w_i, w_{d+i}) (d,),
+    ``coef_`` (d,) and ``intercept_`` (the model on raw features), ``w_`` (2d, scaled features),
+    ``chosen_`` (lambda1, lambda2, vali metric and the vali value of every grid point),
     ``details_`` (the convergence trace of the final solve, the grid table),
     ``objective_``, ``n_iter_``, ``converged_``, ``pearson_min_eigenvalue_``.
     """
@@ -61,7 +65,7 @@ class _FSMRankBase(Selector):
 
     def __init__(self, lambda1=None, lambda2=None, lambda1_grid=LAMBDA1_GRID, lambda2_grid=LAMBDA2_GRID,
                  similarity="pearson", importance="pearson", max_iter=400, tol=1e-4, vali_metric="map",
-                 convention="letor4", n_jobs=1, ties="expected"):
+                 convention="letor4", n_jobs=1, ties="expected", scale="minmax"):
         self.lambda1 = lambda1
         self.lambda2 = lambda2
         self.lambda1_grid = lambda1_grid
@@ -74,6 +78,7 @@ class _FSMRankBase(Selector):
         self.convention = convention
         self.n_jobs = n_jobs
         self.ties = ties
+        self.scale = scale
 
     def validate_params(self):
         label = self.name
@@ -123,6 +128,8 @@ class _FSMRankBase(Selector):
         with _blas_limit(self.n_jobs):
             q, P = self._pearson(X, y, precomputed)
             A, s, _ = extended_pearson(X, y, self.similarity, self.importance, pearson=(q, P))
+            lo, span = minmax_scaling(X, self.scale)
+            X = apply_scaling(X, lo, span)
             grid1 = [self.lambda1] if self.lambda1 is not None else list(self.lambda1_grid)
             grid2 = [self.lambda2] if self.lambda2 is not None else list(self.lambda2_grid)
             points = [(float(a), float(b)) for a in grid1 for b in grid2]
@@ -135,7 +142,8 @@ class _FSMRankBase(Selector):
                 res = fsmrank_solve(problem, max_iter=int(self.max_iter), tol=float(self.tol))
                 value = None
                 if choose:
-                    value = choice.offer({"lambda1": l1, "lambda2": l2}, _matvec_any(vali[0], res.w_hat), res)
+                    value = choice.offer({"lambda1": l1, "lambda2": l2},
+                                         _matvec_any(vali[0], raw_model(res.w_hat, lo, span)[0]), res)
                 table.append({"lambda1": l1, "lambda2": l2, "vali": value,
                               "degenerate": bool(choose and choice.trials[-1]["degenerate"]), "n_iter": res.n_iter,
                               "objective": res.objective, "nonzero": int(np.count_nonzero(res.w_hat)),
@@ -152,26 +160,24 @@ class _FSMRankBase(Selector):
         if choose:
             self.chosen_.update({"vali_metric": self.vali_metric, "vali": value,
                                  "vali_scores": {f"{r['lambda1']:g},{r['lambda2']:g}": r["vali"] for r in table}})
-        self._set_model(res, q, d)
+        self._set_model(res, q, d, lo, span)
         self.pearson_min_eigenvalue_ = float(np.linalg.eigvalsh(P).min()) if self.similarity == "pearson" else None
         self.details_ = {"trace": res.trace(), "grid": table}
         return vali
 
-    def _set_model(self, res: SolveResult, q, d):
+    def _set_model(self, res: SolveResult, q, d, lo, span):
         self.w_ = res.w
-        self.coef_ = res.w_hat
+        self.scale_lo_, self.scale_span_ = lo, span
+        self.coef_, self.intercept_ = raw_model(res.w_hat, lo, span)
         self.objective_ = res.objective
         self.n_iter_ = res.n_iter
         self.converged_ = res.converged
-        absw = np.abs(res.w_hat)
-        tie = q if self.importance == "pearson" else np.zeros(d)
-        self.ranking_ = np.lexsort((np.arange(d), -tie, -absw)).astype(np.int64)
-        self.scores_ = absw
+        self.ranking_, self.scores_ = feature_order(res.w, q if self.importance == "pearson" else None)
 
     def predict_scores(self, X) -> np.ndarray:
-        """float64 (m,) = X @ w_hat (the FSMRank model on all d features)."""
+        """float64 (m,) = X @ coef_ + intercept_ (the FSMRank model on all d features)."""
         self._check_fitted("coef_")
-        return _matvec_any(_as_data_matrix(X, n_features=len(self.coef_)), self.coef_)
+        return _matvec_any(_as_data_matrix(X, n_features=len(self.coef_)), self.coef_) + self.intercept_
 
 class FSMRankSelector(_FSMRankBase):
     """Selector ``fsmrank``: the FSMRank model and its feature order (parameters and learned
@@ -189,7 +195,7 @@ class FSMRankSelector(_FSMRankBase):
         w = np.zeros(d)
         top = self.ranking_[:k]
         w[top] = self.coef_[top]
-        return _matvec_any(_as_data_matrix(X, n_features=d), w)
+        return _matvec_any(_as_data_matrix(X, n_features=d), w) - self.scale_lo_ @ w
 
 
 class FSMSVM(_FSMRankBase):
@@ -213,10 +219,11 @@ class FSMSVM(_FSMRankBase):
 
     def __init__(self, lambda1=None, lambda2=None, lambda1_grid=LAMBDA1_GRID, lambda2_grid=LAMBDA2_GRID,
                  similarity="pearson", importance="pearson", max_iter=400, tol=1e-4, vali_metric="map",
-                 convention="letor4", t_grid=None, C=1.0, n_jobs=1, ties="expected"):
+                 convention="letor4", t_grid=None, C=1.0, n_jobs=1, ties="expected", scale="minmax"):
         super().__init__(lambda1=lambda1, lambda2=lambda2, lambda1_grid=lambda1_grid, lambda2_grid=lambda2_grid,
                          similarity=similarity, importance=importance, max_iter=max_iter, tol=tol,
-                         vali_metric=vali_metric, convention=convention, n_jobs=n_jobs, ties=ties)
+                         vali_metric=vali_metric, convention=convention, n_jobs=n_jobs, ties=ties,
+                         scale=scale)
         self.t_grid = t_grid
         self.C = C
 
