@@ -190,3 +190,22 @@ def test_projection_selection_round_trip(files, tmp_path, capsys):
     np.testing.assert_allclose(np.array(out.split(), dtype=float), expected, rtol=1e-6)
     with pytest.raises(ValueError, match="k=4 is outside 1..3"):
         view_for_k(record, 4)
+
+
+def test_eval_ties_option(files, tmp_path, capsys):
+    """Default: tied scores in file order (the official scripts); --ties expected: the mean over
+    all orders of the tied documents; select and train record the tie rule they used."""
+    vali = io.read_letor(files["vali"])
+    score_file = tmp_path / "zeros.txt"
+    score_file.write_text("0\n" * vali.n_rows)
+    averages = {}
+    for ties in ("file_order", "expected"):
+        code, out, _ = run(capsys, "eval", "--convention", "letor4", "--ties", ties, files["vali"], score_file)
+        assert code == 0
+        averages[ties] = float(out.split("\n\n")[0].splitlines()[-1].split("\t")[-1])  # MAP
+        want = metrics.metric_per_query(vali.y, np.zeros(vali.n_rows), vali.query_ptr, "map", "letor4", ties=ties)
+        assert averages[ties] == pytest.approx(want.mean(), abs=5e-5)
+    assert averages["file_order"] != averages["expected"]
+    sel = tmp_path / "sel.json"
+    assert run(capsys, "select", "--method", "importance", "--ties", "file_order", files["train"], "--out", sel)[0] == 0
+    assert json.loads(sel.read_text())["params"]["ties"] == "file_order"
