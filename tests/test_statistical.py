@@ -467,3 +467,23 @@ def test_ordinal_cr_on_mq2008_fold1(mq2008_dir):
     qm = metrics.evaluate(test.y, sel.predict_scores(test.X), test.query_ptr, convention="letor4", max_k=10)
     # a pointwise linear model: NDCG@10 near LETOR's RankSVM (0.2309, Lai et al. Table II)
     assert qm.ndcg[:, 9].mean() > 0.20 and qm.map.mean() > 0.43
+
+
+def test_l1_paths_never_choose_the_all_zero_model():
+    """On labels independent of the features the 1-SE rule picks lambda_max, whose coefficients
+    are all zero (a model that ranks by file order alone); the selectors take the most penalised
+    model with a non-zero coefficient instead. A path of zero models only is a one-line error."""
+    from ltrfs.validation import DegenerateGridError
+
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(5, 15, 60)
+    ptr = np.r_[0, np.cumsum(sizes)]
+    X = rng.random((ptr[-1], 5))
+    y = rng.integers(0, 3, ptr[-1])
+    qid = np.repeat(np.arange(60), sizes)
+    sel = L1Logistic(relevant_min=1, cv=5, n_lambdas=30).fit(X, y, qid)
+    raw = st.one_se_index(sel.cv_mean_, sel.cv_se_)[1]
+    assert not np.any(sel.coef_path_[raw])  # what the plain rule would choose: all zero
+    assert sel.chosen_["n_selected"] >= 1 and np.any(sel.coef_)
+    with pytest.raises(DegenerateGridError, match="^l1_logistic: every penalty of the path gives all-zero"):
+        st.without_degenerate(np.ones(3), np.zeros((3, 5)), "l1_logistic")

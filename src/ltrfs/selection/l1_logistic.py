@@ -194,7 +194,8 @@ class L1Logistic(Selector):
         folds = st.grouped_folds(group, self.cv)
         fold_losses = self._fold_losses(Xs, yb, lambdas, folds)
         self.cv_mean_, self.cv_se_ = st.cv_summary(fold_losses)
-        best, one_se = st.one_se_index(self.cv_mean_, self.cv_se_)
+        # an all-zero model (the most penalised end of the path) is never chosen
+        best, one_se = st.one_se_index(st.without_degenerate(self.cv_mean_, coef_path, self.name), self.cv_se_)
         pick = {"min": best, "1se": one_se}
         k, k_pred = pick[self.rule], pick[self.predict_rule]
         self.lambdas_ = lambdas

@@ -116,7 +116,7 @@ class OrdinalCR(Selector):
         self.df_ = np.count_nonzero(res["coef"], axis=1) + (K - 1)
         self.criterion_ = information_criterion(self.loglik_, self.df_, n if self.bic_n == "rows" else N,
                                                 self.criterion)
-        k = int(np.argmin(self.criterion_))
+        k = int(np.argmin(st.without_degenerate(self.criterion_, res["coef"], self.name)))  # never all zero
         self.coef_ = res["coef"][k].copy()
         self.intercept_ = res["intercept"][k].copy()
         self.selected_ = np.flatnonzero(self.coef_).astype(np.int64)

@@ -1,4 +1,5 @@
-"""Shared machinery of Lei & Han's statistical selectors (UCSB report 2017, SPEC section 3).
+"""Shared machinery of Lei & Han's statistical selectors (UCSB report 2017; docs/methods.md,
+section 'Statistical selectors (Lei & Han)').
 
 The five selectors live in their own modules (``l1_logistic``, ``svm_rfe``, ``ordinal_cr``,
 ``forest``, ``boosting``); this module holds what they share:
@@ -494,6 +495,23 @@ def l1_path(Xs: np.ndarray, mask: np.ndarray, target: np.ndarray, lambdas: np.nd
 
 
 # ----------------------------------------------------------------------------- choosing on a path
+
+def without_degenerate(values: np.ndarray, coef_path: np.ndarray, what: str) -> np.ndarray:
+    """``values`` (L,) of a penalty path (a loss or criterion to minimise) with +inf where the
+    model's coefficients (``coef_path`` (L, d)) are all zero: such a model gives every document
+    the same score, ranks by file order alone, and is never chosen (``ltrfs.validation``).
+    Raises ``DegenerateGridError`` naming ``what`` when every model of the path is."""
+    from ltrfs.validation import DegenerateGridError
+
+    coef = np.asarray(coef_path).reshape(len(values), -1)
+    zero = ~np.any(coef != 0, axis=1)
+    if zero.all():
+        raise DegenerateGridError(f"{what}: every penalty of the path gives all-zero coefficients (a degenerate "
+                                  "model); lower lambda_min_ratio or give smaller penalties")
+    out = np.asarray(values, dtype=np.float64).copy()
+    out[zero] = np.inf
+    return out
+
 
 def one_se_index(cv_mean: np.ndarray, cv_se: np.ndarray) -> tuple[int, int]:
     """(index of the minimum, index chosen by the one-standard-error rule) on a path ordered
