@@ -7,6 +7,8 @@ import itertools
 
 import numpy as np
 import pytest
+
+from ltrfs import metrics
 from conftest import planted
 from scipy.optimize import minimize
 
@@ -269,8 +271,19 @@ def test_fsmsvm_chooses_t_on_vali_with_ranksvm_primal():
     assert sel.chosen_["t_vali"] == max(sel.chosen_["t_vali_scores"].values())
     assert set(sel.ranking_[:2]) == {3, 6}
     cols = np.sort(sel.ranking_[:t])
-    ref = RankSVMPrimal(C=1.0).fit(train.X[:, cols], train.y, train.qid)
-    np.testing.assert_allclose(sel.predict_scores(vali.X), ref.predict(vali.X[:, cols]), rtol=1e-10)
+    # C chosen on vali for every t, as for GAS-E + RankSVM-Primal: the kept model is the
+    # RankSVM-Primal at the chosen C, which is the best vali value among the grid at that t
+    C = sel.chosen_["svm_C"]
+    assert C in RankSVMPrimal.default_grid["C"] and set(sel.chosen_["svm_C_by_t"]) == {"1", "2", "4", "7"}
+    ref = RankSVMPrimal(C=C).fit(train.X[:, cols], train.y, train.qid)
+    np.testing.assert_allclose(sel.predict_scores(vali.X), ref.predict(vali.X[:, cols]), rtol=1e-6, atol=1e-9)
+    at_t = [metrics.metric_per_query(vali.y, RankSVMPrimal(C=c).fit(train.X[:, cols], train.y, train.qid)
+                                     .predict(vali.X[:, cols]), vali.query_ptr, "map", ties="expected").mean()
+            for c in RankSVMPrimal.default_grid["C"]]
+    assert sel.chosen_["t_vali"] == pytest.approx(max(at_t), abs=1e-9)
+    fixed = FSMSVM(lambda1=0.01, lambda2=0.001, t_grid=[t], C=1.0).fit(
+        train.X, train.y, train.qid, X_val=vali.X, y_val=vali.y, qid_val=vali.qid)
+    assert fixed.chosen_["svm_C"] == 1.0
     with pytest.raises(ValueError, match="needs X_val, y_val and qid_val"):
         FSMSVM(lambda1=0.01, lambda2=0.001).fit(train.X, train.y, train.qid)
 

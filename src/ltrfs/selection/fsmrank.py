@@ -13,6 +13,7 @@ docstring for the objective and Algorithm 1).
 """
 from __future__ import annotations
 
+import copy
 import logging
 import numbers
 
@@ -202,14 +203,16 @@ class FSMSVM(_FSMRankBase):
     """FSMSVM (Lai et al. section IV-D1): the paper's two-stage baseline built on FSMRank.
 
     Stage 1 is ``FSMRankSelector`` (same parameters, lambdas given or chosen on vali as
-    there): features sorted by |w_hat|. Stage 2 trains RankSVM-Primal
-    (``ltrfs.rankers.RankSVMPrimal``, squared pairwise hinge, ``C`` default 1, the paper names no
-    C) on the top t features of the training split; t is chosen on vali ("determined by
-    cross-validation") from ``t_grid`` (default None: every t in 1..d) by ``vali_metric`` of the
-    RankSVM-Primal scores, ties to the smaller t. As a selector its output is FSMRank's ranking
+    there): features sorted by FSMRank's weights. Stage 2 trains RankSVM-Primal
+    (``ltrfs.rankers.RankSVMPrimal``, squared pairwise hinge) on the top t features of the
+    training split, tuned as the GAS-E + RankSVM-Primal baseline is: for every t, C is chosen on
+    vali from ``C_grid`` (default RankSVM-Primal's grid, 1e-5 * 2^i, i = 0..19; ``C`` fixes it),
+    then t ("determined by cross-validation") from ``t_grid`` (default None: every t in 1..d),
+    both by ``vali_metric`` of the RankSVM-Primal scores (Remark 1: MAP), ties to the smaller C
+    and t. As a selector its output is FSMRank's ranking
     (so the workflow's k = t curve is top-k by FSMRank weight, then its own ranker); ``chosen_``
-    adds ``t`` and the vali value of every t, and ``predict_scores(X)`` is the RankSVM-Primal of
-    the chosen t (the paper's FSMSVM model). ``vali_data`` is required (t is always chosen).
+    adds ``t``, its ``svm_C`` and the vali value of every t, and ``predict_scores(X)`` is the
+    RankSVM-Primal of the chosen t (the paper's FSMSVM model). ``vali_data`` is required (t is always chosen).
     ``predict_scores_k`` is not offered (the k-feature FSMSVM model is the workflow's
     RankSVM-Primal on ``support(k)``).
     """
@@ -219,13 +222,15 @@ class FSMSVM(_FSMRankBase):
 
     def __init__(self, lambda1=None, lambda2=None, lambda1_grid=LAMBDA1_GRID, lambda2_grid=LAMBDA2_GRID,
                  similarity="pearson", importance="pearson", max_iter=400, tol=1e-4, vali_metric="map",
-                 convention="letor4", t_grid=None, C=1.0, n_jobs=1, ties="expected", scale="minmax"):
+                 convention="letor4", t_grid=None, C=None, C_grid=None, n_jobs=1, ties="expected",
+                 scale="minmax"):
         super().__init__(lambda1=lambda1, lambda2=lambda2, lambda1_grid=lambda1_grid, lambda2_grid=lambda2_grid,
                          similarity=similarity, importance=importance, max_iter=max_iter, tol=tol,
                          vali_metric=vali_metric, convention=convention, n_jobs=n_jobs, ties=ties,
                          scale=scale)
         self.t_grid = t_grid
         self.C = C
+        self.C_grid = C_grid
 
     def validate_params(self):
         super().validate_params()
@@ -234,7 +239,20 @@ class FSMSVM(_FSMRankBase):
                                  or not all(isinstance(t, numbers.Integral) and not isinstance(t, (bool, np.bool_))
                                             and t >= 1 for t in grid)):
             raise ValueError(f"{self.name}: t_grid must be None or a non-empty list of integers >= 1; got {grid!r}")
-        check_positive_float(self.C, "C")
+        if self.C is not None:
+            check_positive_float(self.C, "C")
+        if self.C_grid is not None:
+            if isinstance(self.C_grid, (str, bytes)) or not hasattr(self.C_grid, "__len__") or not len(self.C_grid):
+                raise ValueError(f"{self.name}: C_grid must be None or a non-empty list of numbers > 0; got {self.C_grid!r}")
+            for value in self.C_grid:
+                check_positive_float(value, "C_grid value")
+
+    def _c_grid(self) -> list[float]:
+        from ltrfs.rankers import RankSVMPrimal
+
+        if self.C is not None:
+            return [float(self.C)]
+        return [float(c) for c in (self.C_grid if self.C_grid is not None else RankSVMPrimal.default_grid["C"])]
 
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
         from ltrfs.rankers import RankSVMPrimal
@@ -247,13 +265,20 @@ class FSMSVM(_FSMRankBase):
         qid = group_ids(query_ptr)
         X_val_m = vali[0]
         choice = self._vali_choice(vali, f"{self.name} (t grid)")
-        values = {}
+        values, cs = {}, {}
         for t in ts:
             cols = np.sort(self.ranking_[:t])
-            model = RankSVMPrimal(C=float(self.C), n_jobs=int(self.n_jobs)).fit(np.asarray(X)[:, cols], y, qid)
-            values[str(t)] = choice.offer(t, model.predict(X_val_m[:, cols]), (cols, model))
+            Xt, Xv = np.asarray(X)[:, cols], X_val_m[:, cols]
+            c_choice = self._vali_choice(vali, f"{self.name} (C grid at t = {t})")
+            model = RankSVMPrimal(n_jobs=int(self.n_jobs), warm_start=True)  # refitted in place along C
+            for C in self._c_grid():
+                model.set_params(C=C).fit(Xt, y, qid)
+                c_choice.offer(C, model.predict(Xv), model, keep=copy.deepcopy)
+            cs[str(t)], best, _ = c_choice.best
+            values[str(t)] = choice.offer(t, best.predict(Xv), (cols, best))
         t, (cols, model), value = choice.best
-        self.chosen_.update({"t": int(t), "t_vali": value, "t_vali_scores": values, "svm_C": float(self.C)})
+        self.chosen_.update({"t": int(t), "t_vali": value, "t_vali_scores": values, "svm_C": cs[str(t)],
+                             "svm_C_by_t": cs})
         self.svm_features_ = cols
         self.svm_ = model
 
