@@ -648,3 +648,40 @@ def test_mq2008_through_the_mirror(mq2008):
     tests = [load_fold(e, dest, f)["test"] for f in range(1, 6)]
     ids = np.concatenate([t.query_ids for t in tests])
     assert len(ids) == len(set(ids.tolist())) == 784 and sum(t.n_rows for t in tests) == 15211
+
+
+OHSUMED_ZIP = REPO.parent / "shared" / "data" / "OHSUMED.zip"
+
+
+def test_ohsumed_through_the_mirror_is_verified_file_by_file(tmp_path):
+    """OHSUMED (LETOR 3.0 QueryLevelNorm) is pinned per fold file like MQ2008: the mirror's
+    archive verifies, the row counts and labels are those of data/README.md, and a fold file
+    changed in a repacked archive is refused with a message naming it."""
+    import re
+    import zipfile
+
+    if not OHSUMED_ZIP.exists():
+        pytest.skip(f"real-data check skipped: {OHSUMED_ZIP} is absent")
+    readme = (OHSUMED_ZIP.parent / "README.md").read_text()
+    want = {f"QueryLevelNorm/Fold{f}/{s}.txt": h for f, s, h in
+            re.findall(r"\| (\d) \| (train|vali|test) \| \d+ \| \d+ \| [^|]+\| `([0-9a-f]{64})` \|", readme)}
+    reg = load_registry(REGISTRY_FILE)
+    e = reg["OHSUMED"]
+    assert e["files_sha256"] == want and len(want) == 15
+    dest = tmp_path / "OHSUMED"
+    fetch("OHSUMED", e, dest, mirror=OHSUMED_ZIP.parent)
+    parts = load_fold(e, dest, 1)
+    assert [parts[s].n_rows for s in ("train", "vali", "test")] == [9219, 3538, 3383]
+    assert [parts[s].n_queries for s in ("train", "vali", "test")] == [63, 21, 22]
+    assert parts["train"].n_features == 45 and np.bincount(parts["train"].y).tolist() == [6052, 1765, 1402]
+    # a repacked archive with one label changed in Fold1/test.txt
+    bad_dir = tmp_path / "mirror"
+    bad_dir.mkdir()
+    with zipfile.ZipFile(OHSUMED_ZIP) as src, zipfile.ZipFile(bad_dir / "OHSUMED.zip", "w") as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename.endswith("QueryLevelNorm/Fold1/test.txt"):
+                data = (b"1" if data[:1] == b"0" else b"0") + data[1:]
+            dst.writestr(info, data)
+    with pytest.raises(FetchError, match=r"OHSUMED: QueryLevelNorm/Fold1/test.txt: sha256 mismatch"):
+        fetch("OHSUMED", e, tmp_path / "OHSUMED-bad", mirror=bad_dir)
