@@ -179,3 +179,20 @@ def test_every_selector_ranks_the_planted_signal_first(capsys):
               "method            P@8   P@16  floor8 floor16 seconds")
         print("\n".join(rows))
     assert not failed, failed
+
+
+def test_relevant_min_follows_the_dataset_convention():
+    """The binarisation of l1_logistic / svm_rfe / the logistic ranker comes from the dataset's
+    convention (letor: label >= 1, mslr: label >= 2) unless the method's params set it."""
+    from ltrfs.experiments import fit_best, fit_selector
+
+    data = planted(n_queries=30, d=4, informative=(1,), seed=9, levels=5)
+    for convention, want in (("letor4", 1), ("mslr", 2)):
+        sel = fit_selector({"algorithm": "svm_rfe", "params": {"cv": 2}}, data, data, seed=1, convention=convention)
+        assert sel.relevant_min == want
+        model, _, _ = fit_best({"algorithm": "logistic", "params": {"C": 1.0}}, data, None, metric="ndcg@10",
+                               convention=convention, seed=1)
+        assert model.relevant_min == want
+    sel = fit_selector({"algorithm": "svm_rfe", "params": {"cv": 2, "relevant_min": 3}}, data, data, seed=1,
+                       convention="mslr")
+    assert sel.relevant_min == 3

@@ -2,7 +2,7 @@
 calling the package, and writing its outputs atomically (a killed job leaves nothing a rerun
 would trust).
 
-Files (DESIGN.md "Stages and files"):
+Files (docs/methods.md, section 'Files of a run'):
 
     data/{split}.npz            prepare()   parsed split of one fold
     scores/{scorer}.npz         score()     per-feature scores of the training split
@@ -11,6 +11,9 @@ Files (DESIGN.md "Stages and files"):
                                 train()     one model per k, hyperparameters chosen on vali
     runs/{method}/{ranker}.tsv  evaluate()  per-query vali and test metrics for every k
     reference.tsv               reference() what a constant score gets: file order, random order
+    paths/{method}.tsv          path_metrics()  Greedy RankRLS: per-query test metrics of the path models
+    densities/{method}.tsv      fsed_densities()  FS-ED: class densities of the top and last feature
+    convergence/{method}.tsv    fsmrank_convergence()  FSMRank: the subgradient baseline's trace
     tables/{experiment}.csv|.md tables()    fold-averaged test metrics, std, p-values
 """
 from __future__ import annotations
@@ -113,6 +116,8 @@ def fit_selector(method: dict, train: RankingData, vali: RankingData | None, *, 
             params.setdefault("convention", convention)
         if "ties" in accepted:
             params.setdefault("ties", ties)
+        if "relevant_min" in accepted:  # binarisation follows the dataset's label scale
+            params.setdefault("relevant_min", metrics.get_convention(convention).relevant_min)
         if "n_jobs" in accepted:
             params["n_jobs"] = threads
     selector = make_selector(algorithm, **params)
@@ -162,7 +167,7 @@ def selection_record(name: str, method: dict, selector) -> dict:
 
 
 def valid_ks(ks, d: int, uses_k: bool = True) -> list[int]:
-    """The k grid for a method on d features (SPEC leaves k > d open; our policy):
+    """The k grid for a method on d features (docs/methods.md, section 'The k grid'):
     k > d is skipped with a warning, and when every k exceeds d the method is trained on all d
     features (logged); methods that ignore k (WAF) get [d]."""
     if not uses_k:
@@ -279,6 +284,8 @@ def fit_best(ranker: dict, train: RankingData, vali: RankingData | None, *, metr
         base["n_jobs"] = threads
     if "ties" in accepted:
         base.setdefault("ties", ties)
+    if "relevant_min" in accepted:  # binarisation follows the dataset's label scale
+        base.setdefault("relevant_min", metrics.get_convention(convention).relevant_min)
     points = ranker_grid(ranker)
     if vali is None and len(points) > 1:
         raise ValueError(f"a grid of {len(points)} points needs a validation split to choose from")
@@ -459,4 +466,124 @@ def reference(split_paths: dict, out_path, *, convention: str) -> None:
             for qid, n, row in zip(data.query_ids, sizes, values):
                 lines.append("\t".join([name, split, ties, str(qid), str(n)] + [f"{v:.9g}" for v in row]))
             log.info("%s %s: NDCG@10 %.4f MAP %.4f", name, split, values[:, 20].mean(), values[:, 10].mean())
+    write_text(out_path, "\n".join(lines) + "\n")
+
+
+# ----------------------------------------------------------------------------- per-method report data
+# What the feature reports draw is computed here, by the stage that owns the computation, and
+# written as a small file; the figure jobs (``ltrfs.artefacts``) only read and draw.
+
+def _selection_of(selection_path, algorithms: tuple[str, ...]) -> dict:
+    selection = json.loads(Path(selection_path).read_text())
+    if selection.get("algorithm") not in algorithms:
+        raise ValueError(f"{selection_path}: a {selection.get('algorithm')!r} selection; "
+                         f"this needs one of: {', '.join(algorithms)}")
+    return selection
+
+
+#: columns of a path file (``path_metrics``)
+PATH_HEAD = ["lambda", "k", "ties", "qid", "n_docs", "MAP", "MeanNDCG"]
+
+
+def path_metrics(selection_path, test_path, out_path, *, convention: str, ties: str = "file_order") -> None:
+    """Per-query test MAP and MeanNDCG of every model on a Greedy RankRLS selection path: for
+    every lambda of the selection (``details.lambdas``, key ``repr(lambda)``) and every k, the
+    RankRLS model on the first k features of that lambda's order (the path's own weights).
+    ``ties`` ranks tied scores as the reported test metrics do (``evaluation_ties``, official
+    "file_order"). One row per (lambda, k, query), columns ``PATH_HEAD``."""
+    selection = _selection_of(selection_path, ("greedy_rankrls",))
+    lambdas = (selection.get("details") or {}).get("lambdas")
+    if not lambdas:
+        raise ValueError(f"{selection_path}: the selection has no per-lambda path in 'details'")
+    test = io.load_npz(test_path)
+    X = test.X.astype(np.float64)
+    sizes = test.query_sizes()
+    lines = ["\t".join(PATH_HEAD)]
+    for lam, entry in lambdas.items():
+        order = entry["order"]
+        for k, coef in enumerate(entry["coef"], 1):
+            scores = X[:, order[:k]] @ np.asarray(coef, dtype=np.float64)
+            qm = metrics.evaluate(test.y, scores, test.query_ptr, convention=convention, max_k=1, ties=ties)
+            for qid, n, ap, mean_ndcg in zip(test.query_ids, sizes, qm.map, qm.mean_ndcg):
+                lines.append("\t".join([lam, str(k), ties, str(qid), str(n), f"{ap:.9g}", f"{mean_ndcg:.9g}"]))
+        log.info("lambda %s: test MAP at k = 1..%d computed", lam, len(entry["coef"]))
+    write_text(out_path, "\n".join(lines) + "\n")
+
+
+#: columns of a densities file (``fsed_densities``)
+DENSITY_HEAD = ["role", "feature", "psi", "label", "x", "density"]
+
+
+def informative_features(selection: dict, X) -> list[int]:
+    """The selection's ranking (1-based ids, in order) without the features that carry nothing
+    to draw: constant within every training query (``constant_features``) or 0 on every
+    training row of ``X``."""
+    skip = set(selection.get("constant_features") or [])
+    zero = set((np.flatnonzero(~np.any(np.asarray(X) != 0, axis=0)) + 1).tolist())
+    return [f for f in selection["ranking"] if f not in skip and f not in zero]
+
+
+def fsed_densities(train_path, selection_path, out_path, *, n_points: int = 200) -> None:
+    """FS-ED Fig. 3 data: the per-relevance-class KDE densities (``ltrfs.scoring.divergence.
+    class_densities``, Silverman bandwidths on the training rows) of the top and the last
+    feature by psi, on ``n_points`` points over the feature's training range widened by 5%.
+    Features constant within every training query or 0 on every training row are skipped
+    (they have no density to compare). One row per (role, label, point), columns
+    ``DENSITY_HEAD`` (role "top" or "last")."""
+    from ltrfs.scoring.divergence import class_densities
+
+    selection = _selection_of(selection_path, ("fs_ed",))
+    train = io.load_npz(train_path)
+    kept = informative_features(selection, train.X)
+    if not kept:
+        raise ValueError(f"{selection_path}: every feature is constant or zero on the training rows")
+    lines = ["\t".join(DENSITY_HEAD)]
+    for role, feature in (("top", kept[0]), ("last", kept[-1])):
+        x = train.X[:, feature - 1].astype(np.float64)
+        low, high = float(x.min()), float(x.max())
+        pad = 0.05 * (high - low) if high > low else 0.5
+        points = np.linspace(low - pad, high + pad, n_points)
+        psi = selection["scores"][feature - 1]
+        for label, density in sorted(class_densities(x, train.y, points).items()):
+            lines += ["\t".join([role, str(feature), f"{psi:.9g}", str(label), f"{p:.9g}", f"{v:.9g}"])
+                      for p, v in zip(points, density)]
+        log.info("%s feature by psi: %d (psi %.4f)", role, feature, psi)
+    write_text(out_path, "\n".join(lines) + "\n")
+
+
+#: columns of a convergence file (``fsmrank_convergence``)
+CONVERGENCE_HEAD = ["solver", "iteration", "seconds", "objective"]
+SUBGRADIENT = "projected subgradient"
+APG = "FSMRank (accelerated proximal gradient)"
+
+
+def fsmrank_convergence(train_path, selection_path, out_path, *, max_iter: int | None = None) -> None:
+    """Lai et al. Fig. 5 baseline: the projected subgradient method (``ltrfs.rankers.fsmrank.
+    subgradient_solve``) on the FSMRank problem the selection solved (same training split,
+    similarity, importance, feature scaling and chosen lambdas), run for ``max_iter``
+    iterations (default: the selection's ``max_iter``) without early stop, timed after the
+    compiled kernels are loaded. The accelerated proximal gradient's trace is the selection's
+    own (``details.trace``, recorded by the fit). Columns ``CONVERGENCE_HEAD``; iteration 0
+    is the start w = 0."""
+    from ltrfs.rankers import fsmrank as fsm
+
+    selection = _selection_of(selection_path, ("fsmrank", "fsmsvm"))
+    params, chosen = selection["params"], selection.get("chosen") or {}
+    train = io.load_npz(train_path)
+    X = train.X
+    A, s, _ = fsm.extended_pearson(X, train.y, params.get("similarity", "pearson"),
+                                   params.get("importance", "pearson"))
+    scale = params.get("scale", "none")  # selections written before the [0, 1] scaling have no "scale"
+    if scale != "none":
+        lo, span = fsm.minmax_scaling(X, scale)
+        X = fsm.apply_scaling(X, lo, span)
+    problem = fsm.FSMProblem(X, train.y, train.query_ptr, A, s, float(chosen["lambda1"]), float(chosen["lambda2"]))
+    fsm.subgradient_solve(problem, max_iter=1)  # load the compiled kernels before anything is timed
+    iterations = int(max_iter if max_iter is not None else params.get("max_iter", 400))
+    trace = fsm.subgradient_solve(problem, max_iter=iterations, tol=0.0).trace()
+    lines = ["\t".join(CONVERGENCE_HEAD)]
+    lines += ["\t".join([SUBGRADIENT, str(i), f"{t:.6f}", f"{F:.12g}"])
+              for i, (t, F) in enumerate(zip(trace["seconds"], trace["objective"]))]
+    log.info("projected subgradient: %d iterations, F %.6g -> %.6g, %.3f s", trace["n_iter"],
+             trace["objective"][0], trace["objective"][-1], trace["seconds"][-1])
     write_text(out_path, "\n".join(lines) + "\n")
