@@ -22,6 +22,7 @@ name                   model                                                    
 ``linear_regression``  pointwise least squares                                       pointwise
 ``logistic``           logistic regression on binarised labels                       pointwise
 ``fsmrank``            FSMRank: non-negative weighted-L1 on [X, -X], accelerated PG  fsmrank
+``svmmap``             linear structural SVM, 1 - AP loss (SVM-map), 1-slack       svmmap
 =====================  ==========================================================  ==============
 """
 from __future__ import annotations
@@ -38,12 +39,14 @@ from ltrfs.rankers.ranknet import RankNet
 from ltrfs.rankers.rankrls import RankRLS
 from ltrfs.rankers.ranksvm import RankSVM
 from ltrfs.rankers.ranksvm_primal import RankSVMPrimal
+from ltrfs.rankers.svmmap import SVMMAP
 from ltrfs.rankers.trees import MART, RandomForest
 from ltrfs.util import build_estimator
 
 RANKERS: dict[str, type[Ranker]] = {cls.name: cls for cls in (
     RankSVM, RankSVMPrimal, RankBoost, RankNet, LambdaMART, MART, CoordinateAscent, AdaRankNDCG,
-    AdaRankMAP, ListNet, RandomForest, RankRLS, LinearRegressionRanker, LogisticRanker, FSMRank)}
+    AdaRankMAP, ListNet, RandomForest, RankRLS, LinearRegressionRanker, LogisticRanker, FSMRank,
+    SVMMAP)}
 
 
 def make_ranker(name: str, **params) -> Ranker:
