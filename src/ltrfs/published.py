@@ -1,0 +1,102 @@
+"""The papers' published numbers beside ours.
+
+Published values are data (``config/published/{paper}.csv``, long format: paper, table,
+dataset, method, ranker, k, metric, value, convention, note; how each was read is in
+``config/published/README.md``); ours are never typed in: they come from the fold-averaged
+results table of an experiment (``ltrfs.tables.summarise``, written as
+``results/{dataset}/tables/{experiment}.csv``).
+
+A published row (method, ranker) is matched to our row of the same method and ranker: the
+row whose k was chosen on vali (k = "vali") when the method has a k grid, else its single
+row (all features, or a method's own model). A published value for a fixed k matches our row
+of that k. The comparison lists, per published cell, ours, the published value and ours minus
+published.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+COLUMNS = ["paper", "table", "dataset", "method", "ranker", "k", "metric", "value", "convention", "note"]
+
+
+def load(paper: str, root="config/published") -> pd.DataFrame:
+    """The published values of ``paper`` (a file ``{root}/{paper}.csv``)."""
+    path = Path(root) / f"{paper}.csv"
+    if not path.exists():
+        raise ValueError(f"no published numbers for {paper!r}: {path} is missing")
+    table = pd.read_csv(path, dtype={"k": "string", "ranker": "string"}, keep_default_na=False)
+    if list(table.columns) != COLUMNS:
+        raise ValueError(f"{path}: columns must be {', '.join(COLUMNS)}; got {', '.join(table.columns)}")
+    table["value"] = table["value"].astype(float)
+    return table
+
+
+def _our_row(ours: pd.DataFrame, method: str, ranker: str, k: str) -> pd.Series | None:
+    rows = ours[(ours.method == method) & (ours.ranker == ranker)]
+    if k:
+        rows = rows[rows.k == str(k)]
+    elif (rows.k == "vali").any():
+        rows = rows[rows.k == "vali"]
+    elif len(rows) != 1:
+        return None
+    return rows.iloc[0] if len(rows) else None
+
+
+def beside(ours: pd.DataFrame, published: pd.DataFrame, dataset: str, tables=None) -> pd.DataFrame:
+    """One row per published cell of ``dataset`` (optionally only the paper ``tables``) whose
+    metric our table reports: table, method, ranker, k (ours: the k used, "vali (..)" when
+    chosen), metric, ours, published, difference (ours - published; NaN where we have no row)."""
+    pub = published[published.dataset == dataset]
+    if tables is not None:
+        pub = pub[pub.table.isin(list(tables))]
+    pub = pub[pub.metric.isin(ours.columns)]
+    out = []
+    for row in pub.itertuples(index=False):
+        mine = _our_row(ours, row.method, row.ranker, row.k)
+        value = float(mine[row.metric]) if mine is not None else np.nan
+        if mine is None:
+            k = ""
+        elif mine["k"] == "vali":
+            k = f"vali ({mine['k_chosen']})"
+        else:
+            k = str(mine["k"])
+        out.append({"table": row.table, "method": row.method, "ranker": row.ranker, "k": k, "metric": row.metric,
+                    "ours": value, "published": row.value, "difference": value - row.value})
+    return pd.DataFrame(out, columns=["table", "method", "ranker", "k", "metric", "ours", "published",
+                                      "difference"])
+
+
+def to_markdown(comparison: pd.DataFrame, title: str = "", tolerance: float | None = None) -> str:
+    """The comparison as one Markdown table per paper table: a row per (method, ranker), a
+    column per metric with "ours / published (difference)"; ``tolerance`` marks with † every
+    cell whose |difference| exceeds it."""
+    lines = [f"### {title}", ""] if title else []
+    for table, part in comparison.groupby("table", sort=False):
+        metrics = list(dict.fromkeys(part.metric))
+        lines += [f"#### {table}", "", "| method | ranker | k | " + " | ".join(metrics) + " |",
+                  "|" + "---|" * (3 + len(metrics))]
+        for (method, ranker), rows in part.groupby(["method", "ranker"], sort=False):
+            cells = []
+            by_metric = rows.set_index("metric")
+            for metric in metrics:
+                if metric not in by_metric.index:
+                    cells.append("")
+                    continue
+                r = by_metric.loc[metric]
+                if np.isnan(r["ours"]):
+                    cells.append(f"— / {r['published']:.4f}")
+                    continue
+                flag = "†" if tolerance is not None and abs(r["difference"]) > tolerance else ""
+                cells.append(f"{r['ours']:.4f} / {r['published']:.4f} ({r['difference']:+.4f}){flag}")
+            k = rows["k"].iloc[0]
+            lines.append(f"| {method} | {ranker or '—'} | {k} | " + " | ".join(cells) + " |")
+        lines.append("")
+    note = ("Cells: ours / published (ours − published); ours is the test mean over the folds of the "
+            "results table, at the k chosen on vali where the method has a k grid; published values "
+            "from config/published (see its README for how each was read); — : no run of ours.")
+    if tolerance is not None:
+        note += f" † |difference| > {tolerance:g}."
+    return "\n".join(lines + [note]) + "\n"

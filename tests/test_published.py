@@ -1,0 +1,60 @@
+"""Published numbers beside ours: matching rows, differences, Markdown."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ltrfs import published
+
+REPO = __import__("pathlib").Path(__file__).resolve().parents[1]
+
+
+def ours_table():
+    rows = [  # method, ranker, k, k_chosen, NDCG@10, MAP
+        ("waf", "ranksvm", "46", "46", 0.2257, 0.4721),
+        ("fsmrank", "own", "46", "46", 0.2302, 0.4770),
+        ("gas_e", "ranksvm_primal", "5", "5", 0.2200, 0.4600),
+        ("gas_e", "ranksvm_primal", "10", "10", 0.2310, 0.4782),
+        ("gas_e", "ranksvm_primal", "vali", "10,30", 0.2290, 0.4750),
+    ]
+    return pd.DataFrame(rows, columns=["method", "ranker", "k", "k_chosen", "NDCG@10", "MAP"])
+
+
+def pub_table():
+    rows = [
+        ("lai2013", "Table II", "MQ2008", "waf", "ranksvm", "", "NDCG@10", 0.2279, "letor4", ""),
+        ("lai2013", "Table II", "MQ2008", "fsmrank", "own", "", "MAP", 0.4771, "letor4", ""),
+        ("lai2013", "Table I", "MQ2008", "gas_e", "ranksvm_primal", "", "MAP", 0.4800, "letor4", ""),
+        ("lai2013", "Table I", "MQ2008", "gas_e", "ranksvm_primal", "5", "MAP", 0.4500, "letor4", ""),
+        ("lai2013", "Table I", "MQ2008", "fsmsvm", "ranksvm_primal", "", "MAP", 0.4700, "letor4", ""),
+        ("lai2013", "Table I", "MQ2008", "fsmsvm", "ranksvm_primal", "", "NDCG@2", 0.4, "letor4", ""),
+        ("lai2013", "Table I", "OHSUMED", "gas_e", "ranksvm_primal", "", "MAP", 0.4475, "letor3", ""),
+    ]
+    return pd.DataFrame(rows, columns=published.COLUMNS)
+
+
+def test_beside_matches_rows_and_computes_differences():
+    comp = published.beside(ours_table(), pub_table(), "MQ2008")
+    got = {(r.method, r.k, r.metric): (r.ours, r.published, r.difference) for r in comp.itertuples()}
+    # NDCG@2 is not a column of our table: left out; OHSUMED is another dataset
+    assert len(comp) == 5
+    assert got[("waf", "46", "NDCG@10")] == pytest.approx((0.2257, 0.2279, -0.0022))
+    assert got[("gas_e", "vali (10,30)", "MAP")] == pytest.approx((0.4750, 0.4800, -0.0050))  # k chosen on vali
+    assert got[("gas_e", "5", "MAP")] == pytest.approx((0.4600, 0.4500, 0.0100))  # a fixed k
+    ours, pub, diff = got[("fsmsvm", "", "MAP")]
+    assert np.isnan(ours) and pub == 0.47 and np.isnan(diff)  # no run of ours
+    md = published.to_markdown(comp[comp.table == "Table II"], title="MQ2008", tolerance=0.002)
+    assert "| waf | ranksvm | 46 | 0.2257 / 0.2279 (-0.0022)† |  |" in md
+    assert "| fsmrank | own | 46 |  | 0.4770 / 0.4771 (-0.0001) |" in md
+    assert "ours / published (ours − published)" in md and "† |difference| > 0.002" in md
+
+
+def test_load_the_project_files_and_refuse_bad_ones(tmp_path):
+    lai = published.load("lai2013", REPO / "config/published")
+    assert {"Table I", "Table II", "Table III"} <= set(lai.table) and lai.value.dtype == float
+    with pytest.raises(ValueError, match="no published numbers for 'nobody'"):
+        published.load("nobody", REPO / "config/published")
+    (tmp_path / "x.csv").write_text("a,b\n1,2\n")
+    with pytest.raises(ValueError, match="columns must be paper, table"):
+        published.load("x", tmp_path)
