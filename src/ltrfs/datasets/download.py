@@ -428,6 +428,61 @@ def _install_tree(name: str, entry: dict, dest: Path, tmp: Path) -> Path:
     return final / rel
 
 
+def _by_hand_message(name: str, entry: dict, dest: Path, mirror=None) -> str:
+    """One line: what to download (by hand) and where to put it."""
+    where = str(Path(dest).resolve()) + (f" (or in the mirror folder {Path(mirror).resolve()})" if mirror else "")
+    archive_name = entry.get("archive")
+    wanted = (f"{archive_name} (or its extracted {_expected_description(entry)})" if archive_name
+              else f"the {_expected_description(entry)}")
+    if entry.get("manual"):
+        return (f"{name} must be downloaded by hand: {' '.join(entry['instructions'].split())} "
+                f"Put {wanted} in {where}")
+    home = f" from {entry['homepage']}" if entry.get("homepage") else ""
+    return f"{name}: no source to fetch from; download {wanted}{home} and put it in {where}"
+
+
+def available(name: str, entry: dict, dest, mirror=None, seed: int = 0) -> tuple[bool, str]:
+    """Can dataset ``name`` be had without the network? ``(True, how)`` or ``(False, why)``.
+
+    ``dest`` is the dataset's folder (``resources/{name}``, as for :func:`fetch`). Nothing is
+    downloaded, extracted or hashed: this looks, in :func:`fetch`'s order, for a complete
+    manifest in ``dest``, data extracted into ``dest`` by hand (manual and archive-only
+    entries), the archive in ``dest``, ``mirror/<archive>``, and the local ``path``; a synthetic
+    entry is always available. Otherwise the answer is False with one line: for an entry with
+    URLs, that it would be downloaded (and from where); for a manual or archive-only entry,
+    what to download by hand and where to put it (the message ``fetch`` would fail with).
+    A True answer does not promise that the checksums will pass.
+    """
+    dest = Path(dest)
+    if entry.get("layout") == "synthetic":
+        return True, f"{name}: generated (synthetic, seed {seed})"
+    if manifest_ok(dest, entry, seed):
+        return True, f"{name}: already fetched ({dest / MANIFEST})"
+    local_path = Path(os.path.expandvars(os.path.expanduser(entry["path"]))) if entry.get("path") else None
+    by_hand = entry.get("manual") or (not entry.get("urls") and local_path is None)
+    if by_hand and dest.is_dir():
+        try:
+            root = locate_data_root(entry, dest, what=name, skip=(DATA_DIR,))
+        except DataError:
+            root = None
+        if root is not None:
+            return True, f"{name}: extracted files in {root}"
+    archive_name = entry.get("archive")
+    if archive_name and entry.get("format") != "dir":
+        if (dest / archive_name).is_file():
+            return True, f"{name}: archive {dest / archive_name}"
+        if mirror is not None and (Path(mirror) / archive_name).is_file():
+            return True, f"{name}: archive {Path(mirror) / archive_name} in the mirror folder"
+    if local_path is not None and local_path.exists():
+        return True, f"{name}: local path {local_path}"
+    if entry.get("urls") and not entry.get("manual"):
+        more = f" (or {len(entry['urls']) - 1} other url(s))" if len(entry["urls"]) > 1 else ""
+        return False, f"{name}: not present locally; would be downloaded from {entry['urls'][0]}{more}"
+    if local_path is not None:
+        return False, f"{name}: path {local_path} does not exist"
+    return False, _by_hand_message(name, entry, dest, mirror)
+
+
 def fetch(name: str, entry: dict, dest, mirror=None, seed: int = 0, *, force: bool = False,
           keep_archive: bool = True, timeout: float = 60.0) -> Path:
     """Put dataset ``name`` (a validated registry entry) under ``dest`` and return the path of
@@ -547,21 +602,17 @@ def fetch(name: str, entry: dict, dest, mirror=None, seed: int = 0, *, force: bo
 
     # 6. nothing found
     if archive_path is None:
-        where = str(dest.resolve()) + (f" (or in the mirror folder {Path(mirror).resolve()})" if mirror else "")
-        wanted = (f"{archive_name} (or its extracted {_expected_description(entry)})" if archive_name
-                  else f"the {_expected_description(entry)}")
-        if entry.get("manual"):
-            raise FetchError(f"{name} must be downloaded by hand: {entry['instructions'].strip()} "
-                             f"Put {wanted} in {where}")
-        home = f" from {entry['homepage']}" if entry.get("homepage") else ""
-        raise FetchError(f"{name}: no source to fetch from; download {wanted}{home} and put it in {where}")
+        raise FetchError(_by_hand_message(name, entry, dest, mirror))
 
     # extract and verify
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-extract-", dir=dest))
     try:
         log.info("%s: extracting %s", name, archive_path.name)
         extract(archive_path, tmp, fmt or "file", entry.get("extract"))
-        root = _install_tree(name, entry, dest, tmp)
+        try:
+            root = _install_tree(name, entry, dest, tmp)
+        except DataError as exc:  # name the archive, not the temporary folder that is removed
+            raise type(exc)(str(exc).replace(str(tmp), f"{archive_path} (extracted)")) from None
     except BaseException as exc:
         _remove(tmp)
         if downloaded and isinstance(exc, DataError):  # bad content: download again next time
