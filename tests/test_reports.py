@@ -83,3 +83,144 @@ def test_elimination_figure_without_a_curve_is_one_line(tmp_path):
     (tmp_path / "s.json").write_text(json.dumps({"chosen": {"n_rows": 5}}))
     with pytest.raises(ValueError, match="has no elimination curve"):
         rf_curve_figure({1: tmp_path / "s.json"}, tmp_path / "c.png", None, None)
+
+
+# ----------------------------------------------------------------------------- artefact registry
+
+def test_artefact_stems_parse_back_and_match_the_wildcard_pattern():
+    import re
+
+    from ltrfs import artefacts
+
+    method = r"[A-Za-z0-9][A-Za-z0-9_.+-]*"
+    pattern = re.compile(artefacts.stem_pattern(method) + r"\Z")
+    for artefact in artefacts.ARTEFACTS.values():
+        stem = artefact.stem("my_method.2" if artefact.per_method else None)
+        assert artefacts.parse(stem) == (artefact, "my_method.2" if artefact.per_method else None)
+        assert pattern.match(stem)
+    assert not pattern.match("importance_NDCG10") and not pattern.match("densities")
+    with pytest.raises(ValueError, match="no artefact is drawn as 'nonsense'"):
+        artefacts.parse("nonsense")
+
+
+def test_artefact_inputs_come_from_the_declaration():
+    from ltrfs import artefacts
+
+    kw = dict(results="R", dataset="D", experiment="E", folds=[2, 3])
+    assert artefacts.input_paths("importance_MAP", **kw) == {
+        "scores": ["R/D/fold2/scores/single_feature.npz", "R/D/fold3/scores/single_feature.npz"]}
+    assert artefacts.input_paths("path_g", **kw) == {
+        "paths": ["R/D/fold2/paths/g.tsv", "R/D/fold3/paths/g.tsv"], "table": "R/D/tables/E.csv"}
+    assert artefacts.input_paths("convergence_f", **kw) == {"traces": "R/D/fold2/convergence/f.tsv"}
+    assert artefacts.title("densities_x", dataset="D", folds=[2, 3]) == "D fold 2: x"
+
+
+def test_a_new_declaration_is_a_new_target_and_names_must_parse():
+    from ltrfs import artefacts
+    from ltrfs.selection import SELECTORS
+
+    methods = {"imp": {"algorithm": "importance"}, "w": {"algorithm": "waf"}}
+    assert artefacts.stems(methods, SELECTORS) == ["importance_MAP"]
+    try:
+        artefacts.declare("scores_by_method", inputs={"s": artefacts.FoldFile("select/{method}.json", "first")},
+                          draw=lambda *a: None, when=artefacts.algorithms("importance"), per_method=True,
+                          title="{method}", caption="", category="")
+        assert artefacts.stems(methods, SELECTORS) == ["importance_MAP", "scores_by_method_imp"]
+        with pytest.raises(ValueError, match="declared twice"):
+            artefacts.declare("kendall", inputs={}, draw=None, when=None, per_method=False, title="", caption="",
+                              category="")
+        with pytest.raises(ValueError, match="would be read as artefact 'path' of a method"):
+            artefacts.declare("path_x", inputs={}, draw=None, when=None, per_method=False, title="", caption="",
+                              category="")
+    finally:
+        artefacts.ARTEFACTS.pop("scores_by_method", None)
+    assert artefacts.stems(methods, SELECTORS) == ["importance_MAP"]
+
+
+# ----------------------------------------------------------------------------- report data stages
+
+def test_path_metrics_are_the_per_query_test_metrics_of_the_path_models(fold, tmp_path):
+    from ltrfs import metrics
+    from ltrfs.experiments import path_metrics
+
+    io.save_npz(planted(n_queries=12, d=6, informative=(1, 4), seed=3), tmp_path / "test.npz")
+    method = {"algorithm": "greedy_rankrls", "params": {"k": 3, "lam_grid": [1.0, 4.0]}}
+    select("g", method, fold["train"], fold["vali"], {}, tmp_path / "g.json", seed=1, convention="letor4")
+    path_metrics(tmp_path / "g.json", tmp_path / "test.npz", tmp_path / "g.tsv", convention="letor4")
+    frame = pd.read_csv(tmp_path / "g.tsv", sep="\t", dtype={"lambda": str})
+    assert sorted(set(frame["lambda"])) == ["1.0", "4.0"] and sorted(set(frame.k)) == [1, 2, 3]
+    entry = json.loads((tmp_path / "g.json").read_text())["details"]["lambdas"]["4.0"]
+    test = io.load_npz(tmp_path / "test.npz")
+    scores = test.X.astype(float)[:, entry["order"][:2]] @ np.asarray(entry["coef"][1])
+    part = frame[(frame["lambda"] == "4.0") & (frame.k == 2)]
+    for name, column in (("map", "MAP"), ("meanndcg", "MeanNDCG")):
+        np.testing.assert_allclose(part[column], metrics.metric_per_query(test.y, scores, test.query_ptr, name,
+                                                                          "letor4"), atol=1e-8)
+    select("w", {"algorithm": "waf"}, fold["train"], fold["vali"], {}, tmp_path / "w.json", seed=1,
+           convention="letor4")
+    with pytest.raises(ValueError, match="a 'waf' selection; this needs one of: greedy_rankrls"):
+        path_metrics(tmp_path / "w.json", tmp_path / "test.npz", tmp_path / "w.tsv", convention="letor4")
+    assert not (tmp_path / "w.tsv").exists()
+
+
+def test_fsed_densities_skip_constant_and_all_zero_features(tmp_path):
+    from ltrfs.data import RankingData
+    from ltrfs.experiments import fsed_densities
+    from ltrfs.scoring.divergence import class_densities
+
+    data = planted(n_queries=20, d=5, informative=(0,), seed=4)
+    X = data.X.copy()
+    X[:, 3] = 0.0  # zero on every row
+    X[:, 4] = np.repeat(np.arange(data.n_queries), np.diff(data.query_ptr))  # constant within each query
+    io.save_npz(RankingData(X, data.y, data.query_ptr, data.query_ids), tmp_path / "train.npz")
+    selection = {"algorithm": "fs_ed", "ranking": [1, 3, 2, 4, 5], "scores": [0.9, 0.3, 0.5, 0.1, 0.0],
+                 "constant_features": [5]}
+    (tmp_path / "s.json").write_text(json.dumps(selection))
+    fsed_densities(tmp_path / "train.npz", tmp_path / "s.json", tmp_path / "d.tsv", n_points=50)
+    frame = pd.read_csv(tmp_path / "d.tsv", sep="\t")
+    assert frame.groupby("role", sort=False).feature.first().to_dict() == {"top": 1, "last": 2}
+    last = frame[frame.role == "last"]
+    expected = class_densities(X[:, 1].astype(float), data.y, last[last.label == 0].x.to_numpy())
+    for label, group in last.groupby("label"):
+        np.testing.assert_allclose(group.density, expected[label], rtol=1e-6, atol=1e-12)
+    reports_png = tmp_path / "f.png"
+    from ltrfs.reports import fsed_figure
+
+    fsed_figure(tmp_path / "d.tsv", reports_png, None, tmp_path / "f.csv")
+    assert reports_png.stat().st_size > 0 and set(pd.read_csv(tmp_path / "f.csv").feature) == {1, 2}
+
+
+def test_fsmrank_convergence_traces_solve_the_selections_problem(fold, tmp_path):
+    from ltrfs.experiments import fsmrank_convergence
+    from ltrfs.rankers import fsmrank as fsm
+    from ltrfs.reports import convergence_figure
+
+    method = {"algorithm": "fsmrank", "params": {"lambda1": 0.01, "lambda2": 0.001}}
+    select("f", method, fold["train"], fold["vali"], {}, tmp_path / "f.json", seed=1, convention="letor4")
+    fsmrank_convergence(fold["train"], tmp_path / "f.json", tmp_path / "c.tsv", max_iter=30)
+    frame = pd.read_csv(tmp_path / "c.tsv", sep="\t")
+    selection = json.loads((tmp_path / "f.json").read_text())
+    # the accelerated proximal gradient: the selection's own iterates (times measured again)
+    apg = frame[frame.solver == "FSMRank (accelerated proximal gradient)"]
+    np.testing.assert_allclose(apg.objective, selection["details"]["trace"]["objective"], rtol=1e-10)
+    assert apg.seconds.is_monotonic_increasing
+    # the baseline: the same iterates as the solver run directly on the selection's problem
+    sub = frame[frame.solver == "projected subgradient"]
+    assert sub.iteration.tolist() == list(range(31))
+    train = io.load_npz(fold["train"])
+    X = train.X
+    if selection["params"].get("scale", "none") != "none":
+        lo, span = fsm.minmax_scaling(X, selection["params"]["scale"])
+        X = fsm.apply_scaling(X, lo, span)
+    A, s, _ = fsm.extended_pearson(train.X, train.y)
+    oracle = fsm.subgradient_solve(fsm.FSMProblem(X, train.y, train.query_ptr, A, s, 0.01, 0.001), max_iter=30,
+                                   tol=0.0)
+    np.testing.assert_allclose(sub.objective, oracle.objectives, rtol=1e-10)
+    convergence_figure(tmp_path / "c.tsv", tmp_path / "c.png", None, tmp_path / "c.csv")
+    assert len(pd.read_csv(tmp_path / "c.csv")) == len(frame) and (tmp_path / "c.png").stat().st_size > 0
+    # a selection whose problem cannot be reproduced is refused
+    selection["chosen"]["lambda2"] = 0.5
+    (tmp_path / "g.json").write_text(json.dumps(selection))
+    with pytest.raises(ValueError, match="does not reproduce its trace"):
+        fsmrank_convergence(fold["train"], tmp_path / "g.json", tmp_path / "g.tsv", max_iter=3)
+    assert not (tmp_path / "g.tsv").exists()

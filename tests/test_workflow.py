@@ -244,33 +244,88 @@ def test_every_rule_has_a_log_and_a_benchmark():
     assert {name for name, (log, bench) in rules.items() if not (log and bench)} == set()
 
 
-def test_greedy_path_and_fsmrank_convergence_figures(tmp_path):
-    """The Greedy RankRLS path figure (Pahikkala et al.) and the FSMRank convergence figure
-    (Lai et al. Fig. 5) are drawn for the methods that make them, from their selection files."""
-    config = {**CONFIG, "experiments": {"tiny": {**CONFIG["experiments"]["tiny"],
-                                                 "methods": ["waf", "greedy", "fsm"], "rankers": ["rankrls"],
-                                                 "k": [2, 4]}},
-              "methods": {**CONFIG["methods"], "greedy": {"algorithm": "greedy_rankrls", "params": {"k": 6}},
-                          "fsm": {"algorithm": "fsmrank", "params": {"lambda1": 0.01, "lambda2": 0.001}}},
-              "rankers": {"rankrls": {"algorithm": "rankrls", "params": {"lam": 4.0}}}}
+ALL_ARTEFACTS_CONFIG = {
+    **CONFIG,
+    "experiments": {"tiny": {**CONFIG["experiments"]["tiny"], "methods": ["waf", "greedy", "fsm", "gas", "rf", "fs_ed"],
+                             "rankers": ["rankrls"], "k": [2, 4]}},
+    "methods": {**CONFIG["methods"], "greedy": {"algorithm": "greedy_rankrls", "params": {"k": 6}},
+                "fsm": {"algorithm": "fsmrank", "params": {"lambda1": 0.01, "lambda2": 0.001}},
+                "gas": {"algorithm": "gas_e", "params": {"c": 0.1}},
+                "rf": {"algorithm": "rf_importance", "params": {"n_estimators": 20, "cv": 2}}},
+    "rankers": {"rankrls": {"algorithm": "rankrls", "params": {"lam": 4.0}}},
+}
+
+
+def test_registry_decides_the_artefact_targets():
+    """The workflow draws exactly the artefacts the registry declares possible for the methods."""
+    from ltrfs import artefacts
+    from ltrfs.selection import SELECTORS
+
+    methods = {m: ALL_ARTEFACTS_CONFIG["methods"][m] for m in ALL_ARTEFACTS_CONFIG["experiments"]["tiny"]["methods"]}
+    assert artefacts.stems(methods, SELECTORS) == [
+        "importance_MAP", "kendall", "densities_fs_ed", "elimination_rf", "path_greedy", "convergence_fsm"]
+    assert artefacts.stems({"waf": {"algorithm": "waf"}}, SELECTORS) == []
+    assert artefacts.stems({"rf": {"algorithm": "rf_importance", "params": {"curve": False}}}, SELECTORS) == []
+
+
+def test_every_declared_artefact_is_drawn_from_its_stage_files(tmp_path):
+    """A dry run plans exactly the registry's artefacts (one job each, rule ``artefact``); the run
+    draws every declared artefact; the figures only read what the stages wrote: the Greedy
+    RankRLS path from ``paths/{method}.tsv`` (per-query test metrics of the path's own models),
+    the FS-ED densities from ``densities/{method}.tsv``, the FSMRank convergence from
+    ``convergence/{method}.tsv`` (both solvers' traces, checked against the selection's)."""
+    from ltrfs import artefacts
+    from ltrfs.selection import SELECTORS
+
+    config = ALL_ARTEFACTS_CONFIG
     write_config(tmp_path, config)
+    methods = {m: config["methods"][m] for m in config["experiments"]["tiny"]["methods"]}
+    expected = set(artefacts.stems(methods, SELECTORS))
+    assert {artefacts.parse(stem)[0].name for stem in expected} == set(artefacts.ARTEFACTS)  # all declared
+    dry = snakemake(tmp_path, "-n")
+    planned = set(re.findall(r"features/synthetic-tiny_([^,\s]+)\.png", dry.stdout + dry.stderr))
+    assert planned == expected
+    assert planned_jobs(dry)["artefact"] == len(expected)
     snakemake(tmp_path)
     figures = tmp_path / "results/figures/tiny/features"
+    for stem in expected:
+        assert (figures / f"synthetic-tiny_{stem}.png").stat().st_size > 10_000, stem
+        assert (figures / f"synthetic-tiny_{stem}.pdf").stat().st_size > 0, stem
+        assert len(pd.read_csv(figures / f"synthetic-tiny_{stem}.csv")) > 0, stem
+    root = tmp_path / "results/synthetic-tiny"
+
+    # Greedy RankRLS: the path file holds the per-query test metrics of the path's own models...
     path = pd.read_csv(figures / "synthetic-tiny_path_greedy.csv")
     assert sorted(set(path["lambda"])) == ["2^-7", "2^2", "2^6", "2^8"] and path.k.max() == 6
-    # one point recomputed from the selection files: lambda 2^2, k = 3, mean over the two folds
     values = []
     for fold in (1, 2):
-        entry = json.loads((tmp_path / f"results/synthetic-tiny/fold{fold}/select/greedy.json").read_text())
-        entry = entry["details"]["lambdas"][repr(4.0)]
-        test = io.load_npz(tmp_path / f"results/synthetic-tiny/fold{fold}/data/test.npz")
+        entry = json.loads((root / f"fold{fold}/select/greedy.json").read_text())["details"]["lambdas"][repr(4.0)]
+        test = io.load_npz(root / f"fold{fold}/data/test.npz")
         scores = test.X.astype(float)[:, entry["order"][:3]] @ np.asarray(entry["coef"][2])
-        values.append(metrics.metric_per_query(test.y, scores, test.query_ptr, "map", "letor4").mean())
+        per_query = metrics.metric_per_query(test.y, scores, test.query_ptr, "map", "standard")
+        stage = pd.read_csv(root / f"fold{fold}/paths/greedy.tsv", sep="\t", dtype={"lambda": str})
+        stage = stage[(stage["lambda"] == repr(4.0)) & (stage.k == 3)]
+        assert set(stage.ties) == {"file_order"} and stage.qid.tolist() == test.query_ids.tolist()
+        np.testing.assert_allclose(stage.MAP.to_numpy(), per_query, atol=1e-8)
+        values.append(per_query.mean())
+    # ...and the figure shows their fold mean: lambda 2^2, k = 3
     row = path[(path["lambda"] == "2^2") & (path.k == 3)]
     assert row.MAP.iloc[0] == pytest.approx(np.mean(values), abs=1e-6)
+
+    # FSMRank: the accelerated proximal gradient repeats the fit's own iterates; both from a stage file
     conv = pd.read_csv(figures / "synthetic-tiny_convergence_fsm.csv")
     assert set(conv.solver) == {"FSMRank (accelerated proximal gradient)", "projected subgradient"}
     fsm = conv[conv.solver.str.startswith("FSMRank")].objective.to_numpy()
     sub = conv[conv.solver == "projected subgradient"].objective.to_numpy()
+    trace = json.loads((root / "fold1/select/fsm.json").read_text())["details"]["trace"]
+    np.testing.assert_allclose(fsm, trace["objective"], rtol=1e-5)  # the CSV keeps 6 digits
+    assert len(sub) == 401  # the selection's max_iter (400) iterations after the start
     assert fsm[-1] <= sub[-1] and fsm[-1] < fsm[0]
-    assert (figures / "synthetic-tiny_path_greedy.png").stat().st_size > 0
+
+    # FS-ED: top and last feature by psi, the last one skipping constant and all-zero features
+    dens = pd.read_csv(figures / "synthetic-tiny_densities_fs_ed.csv")
+    selection = json.loads((root / "fold1/select/fs_ed.json").read_text())
+    train = io.load_npz(root / "fold1/data/train.npz")
+    useful = [f for f in selection["ranking"] if f not in selection["constant_features"]
+              and np.any(train.X[:, f - 1] != 0)]
+    assert list(dict.fromkeys(dens.feature)) == [useful[0], useful[-1]]

@@ -1,4 +1,4 @@
-"""Ranking metrics per query in the LETOR, MSLR and standard conventions (SPEC.md section 1).
+"""Ranking metrics per query in the LETOR, MSLR and standard conventions (docs/methods.md, section 'Conventions').
 
 Every function works on all queries at once: ``y`` (m,) integer labels, ``scores`` (m,) predicted
 scores and ``query_ptr`` (q + 1,) offsets (rows of query i are ``query_ptr[i]:query_ptr[i + 1]``).

@@ -1,8 +1,13 @@
 """Per-feature figures and tables of an experiment on a dataset, from the cached fold files:
 GAS Fig. 6 (each feature's metric alone) and Fig. 7 (Kendall similarity), FS-ED Fig. 3
 (densities per relevance class of the top and the last feature by psi), the random-forest
-elimination curve (Lei & Han Table 2.1) and the top-feature tables with feature names
-(Lei & Han Tables 3.1-3.5). Values over folds are fold means."""
+elimination curve (Lei & Han Table 2.1), the Greedy RankRLS path (Pahikkala et al. Figs. 1-4),
+the FSMRank convergence (Lai et al. Fig. 5) and the top-feature tables with feature names
+(Lei & Han Tables 3.1-3.5). Values over folds are fold means.
+
+These functions only read and draw: what a figure shows is computed by the stage that owns it
+(scores, selection, ``ltrfs.experiments.path_metrics``, ``fsed_densities``,
+``fsmrank_convergence``). ``ltrfs.artefacts`` declares which files each figure reads."""
 from __future__ import annotations
 
 import json
@@ -11,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ltrfs import io, metrics, plots
+from ltrfs import plots
 from ltrfs.util import write_text
 
 
@@ -34,22 +39,20 @@ def kendall_figure(score_paths, png, pdf, csv, *, title: str = "") -> None:
     plots.similarity_heatmap(_fold_mean(score_paths, "concordance"), png, pdf, csv, title=title)
 
 
-def fsed_figure(train_path, selection_path, png, pdf, csv, *, title: str = "", n_points: int = 200) -> None:
-    """Densities per relevance class (train rows) of the top and the last feature by psi."""
-    from ltrfs.scoring.divergence import class_densities
-
-    train = io.load_npz(train_path)
-    selection = json.loads(Path(selection_path).read_text())
+def fsed_figure(densities_path, png, pdf, csv, *, title: str = "") -> None:
+    """Densities per relevance class (train rows) of the top and the last feature by psi, from
+    the file ``ltrfs.experiments.fsed_densities`` wrote."""
+    frame = pd.read_csv(densities_path, sep="\t")
     panels = []
-    for caption, feature in (("top feature by psi", selection["ranking"][0]),
-                             ("last feature by psi", selection["ranking"][-1])):
-        x = train.X[:, feature - 1].astype(np.float64)
-        low, high = float(x.min()), float(x.max())
-        pad = 0.05 * (high - low) if high > low else 0.5
-        points = np.linspace(low - pad, high + pad, n_points)
-        psi = selection["scores"][feature - 1]
+    for role, caption in (("top", "top feature by psi"), ("last", "last feature by psi")):
+        part = frame[frame.role == role]
+        if part.empty:
+            raise ValueError(f"{densities_path}: no rows for the {role} feature")
+        feature, psi = int(part.feature.iloc[0]), float(part.psi.iloc[0])
+        densities = {int(label): group.density.to_numpy() for label, group in part.groupby("label")}
+        points = part[part.label == part.label.iloc[0]].x.to_numpy()
         panels.append({"feature": feature, "caption": f"{caption}: {feature} (psi {psi:.3f})", "points": points,
-                       "densities": class_densities(x, train.y, points)})
+                       "densities": densities})
     plots.class_densities(panels, png, pdf, csv, title=title)
 
 
@@ -64,28 +67,23 @@ def rf_curve_figure(selection_paths: dict, png, pdf, csv, *, title: str = "") ->
     plots.elimination_curve(curves, png, pdf, csv, title=title)
 
 
-def greedy_path_figure(selection_paths: dict, test_paths: dict, png, pdf, csv, *, convention: str,
-                       title: str = "", table_csv=None, metric_names=("MAP", "MeanNDCG")) -> None:
+def greedy_path_figure(path_files: dict, png, pdf, csv, *, title: str = "", table_csv=None,
+                       metric_names=("MAP", "MeanNDCG")) -> None:
     """Pahikkala et al. 2010 Figs. 1-4: test MAP and MeanNDCG of the RankRLS model after each
-    greedy step (the path's own models, from the selection files), against the number of
-    selected features, one line per lambda, mean over folds. With ``table_csv`` (the
-    experiment's table), its all-feature rows (method algorithm ``waf``, every ranker; the
-    paper's RankRLS and RankSVM baselines) are drawn as horizontal lines."""
+    greedy step (the path's own models) against the number of selected features, one line per
+    lambda, mean over folds of the per-fold query means. ``path_files`` (fold -> path) are the
+    per-query files of ``ltrfs.experiments.path_metrics``. With ``table_csv`` (the experiment's
+    table), its all-feature rows (method ``waf``, every ranker; the paper's RankRLS and RankSVM
+    baselines) are drawn as horizontal lines."""
     rows = []
-    for fold, path in selection_paths.items():
-        details = (json.loads(Path(path).read_text()).get("details") or {}).get("lambdas")
-        if not details:
-            raise ValueError(f"{path}: not a greedy_rankrls selection (no per-lambda path in 'details')")
-        test = io.load_npz(test_paths[fold])
-        X = test.X.astype(np.float64)
-        for lam, entry in details.items():
-            order = entry["order"]
-            for k, coef in enumerate(entry["coef"], 1):
-                qm = metrics.evaluate(test.y, X[:, order[:k]] @ np.asarray(coef), test.query_ptr, convention)
-                means = metrics.mean_metrics(qm)
-                rows.append({"fold": fold, "lambda": f"2^{np.log2(float(lam)):g}", "k": k,
-                             **{m: means[m] for m in metric_names}})
-    frame = pd.DataFrame(rows).groupby(["lambda", "k"], sort=False)[list(metric_names)].mean().reset_index()
+    for fold, path in path_files.items():
+        per_query = pd.read_csv(path, sep="\t", dtype={"lambda": str})
+        means = per_query.groupby(["lambda", "k"], sort=False)[list(metric_names)].mean().reset_index()
+        means.insert(0, "fold", fold)
+        rows.append(means)
+    frame = pd.concat(rows, ignore_index=True)
+    frame["lambda"] = [f"2^{np.log2(float(lam)):g}" for lam in frame["lambda"]]
+    frame = frame.groupby(["lambda", "k"], sort=False)[list(metric_names)].mean().reset_index()
     baselines = {}
     if table_csv is not None:
         table = pd.read_csv(table_csv, dtype={"k": str})
@@ -95,26 +93,12 @@ def greedy_path_figure(selection_paths: dict, test_paths: dict, png, pdf, csv, *
                           xlabel="number of selected features")
 
 
-def convergence_figure(train_path, selection_path, png, pdf, csv, *, title: str = "",
-                       max_iter: int = 400) -> None:
+def convergence_figure(trace_path, png, pdf, csv, *, title: str = "") -> None:
     """Lai et al. 2013 Fig. 5: the FSMRank objective against seconds for the accelerated
-    proximal gradient (Algorithm 1, run to ``max_iter`` iterations without the early stop) and
-    the projected subgradient method, on one training split at the lambdas the selection chose."""
-    from ltrfs.rankers.fsmrank import FSMProblem, extended_pearson, fsmrank_solve, subgradient_solve
-
-    selection = json.loads(Path(selection_path).read_text())
-    params, chosen = selection["params"], selection.get("chosen") or {}
-    train = io.load_npz(train_path)
-    A, s, _ = extended_pearson(train.X, train.y, params.get("similarity", "pearson"), params.get("importance", "pearson"))
-    problem = FSMProblem(train.X, train.y, train.query_ptr, A, s, float(chosen["lambda1"]), float(chosen["lambda2"]))
-    fsmrank_solve(problem, max_iter=1)  # load the compiled kernels before anything is timed
-    frames = []
-    for label, solve in (("FSMRank (accelerated proximal gradient)", fsmrank_solve),
-                         ("projected subgradient", subgradient_solve)):
-        trace = solve(problem, max_iter=max_iter, tol=0.0).trace()
-        frames.append(pd.DataFrame({"solver": label, "iteration": np.arange(1, len(trace["objective"]) + 1),
-                                    "seconds": trace["seconds"], "objective": trace["objective"]}))
-    plots.curves_by_group(pd.concat(frames, ignore_index=True), "seconds", ["objective"], "solver", png, pdf, csv,
+    proximal gradient (Algorithm 1) and the projected subgradient method on the same problem,
+    from the file ``ltrfs.experiments.fsmrank_convergence`` wrote (one line per solver)."""
+    frame = pd.read_csv(trace_path, sep="\t")
+    plots.curves_by_group(frame, "seconds", ["objective"], "solver", png, pdf, csv,
                           title=title, xlabel="seconds", logx=True)
 
 

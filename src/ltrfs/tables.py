@@ -4,10 +4,11 @@ Input: ``runs/{method}/{ranker}.tsv`` of every fold (columns k, split, qid, n_do
 metrics of ``experiments.METRIC_COLUMNS``). Output rows are (method, ranker, k) with, for
 every metric, the mean over folds of the fold's test mean and the standard deviation over folds
 (ddof=1; 0 with one fold); plus one row per (method, ranker) with ``k = "vali"``: in each fold
-the k whose mean vali metric is best (ties: smaller k), as SPEC section 1 asks where a paper
-chooses k by validation. ``p_vs_waf`` is the paired two-sided t-test of the per-query test
-values of the validation metric against the all-features baseline (the methods of algorithm
-``waf``) with the same ranker, over the test queries of all folds pooled (SPEC section 1);
+the k whose mean vali metric is best (ties: smaller k), as docs/methods.md, section
+'Choice on vali and significance' states for papers that choose k by validation.
+``p_vs_waf`` is the paired two-sided t-test of the per-query test values of the validation
+metric against the all-features baseline (the methods of algorithm ``waf``) with the same
+ranker, over the test queries of all folds pooled (same section);
 empty when the experiment has no such baseline.
 
 One run file serves every experiment that contains its (dataset, method, ranker), with the

@@ -7,6 +7,7 @@ os.environ.update(
     PYTHONPATH=os.pathsep.join(filter(None, [str(Path(workflow.basedir) / "src"), os.environ.get("PYTHONPATH")]))
 )
 
+from ltrfs import artefacts
 from ltrfs.config import ConfigError, check, convention_of, folds_of, k_grid
 from ltrfs.datasets.registry import feature_names, load_registry
 from ltrfs.experiments import METRIC_COLUMNS, OWN, column_name, has_own_predictions
@@ -145,27 +146,35 @@ def methods_with(experiment, test):
             if test(config["methods"][m], SELECTORS[config["methods"][m]["algorithm"]])]
 
 
+def experiment_methods(experiment):
+    """The experiment's methods, in order, with their configs."""
+    return {m: config["methods"][m] for m in config["experiments"][experiment]["methods"]}
+
+
 def feature_report_targets(experiment, dataset):
-    """The per-feature figures and tables of the papers that the experiment's methods make
-    possible: single-feature importance bars (GAS Fig. 6) and the Kendall heat map (Fig. 7)
-    when a method reads those scores, FS-ED densities (Fig. 3) per fs_ed method, the
-    elimination curve per rf_importance method with a curve, the Greedy RankRLS path
-    (Pahikkala et al. Figs. 1-4) per greedy_rankrls method, the FSMRank convergence (Lai et al.
-    Fig. 5) per fsmrank method, and the top-feature table."""
-    base = f"{RESULTS}/figures/{experiment}/features/{dataset}"
+    """The per-feature figures the experiment's methods make possible (decided by the registry
+    ``ltrfs.artefacts``; drawn by rule ``artefact``) and the top-feature table."""
     targets = []
     if methods_with(experiment, lambda m, cls: cls.uses_k):
         targets.append(f"{RESULTS}/{dataset}/tables/top_features/{experiment}.md")
-    if methods_with(experiment, lambda m, cls: "single_feature" in cls.requires):
-        targets.append(f"{base}_importance_MAP.png")
-    if methods_with(experiment, lambda m, cls: "kendall" in cls.requires):
-        targets.append(f"{base}_kendall.png")
-    targets += [f"{base}_densities_{m}.png" for m in methods_with(experiment, lambda m, cls: cls.name == "fs_ed")]
-    targets += [f"{base}_elimination_{m}.png" for m in methods_with(
-        experiment, lambda m, cls: cls.name == "rf_importance" and (m.get("params") or {}).get("curve", True))]
-    targets += [f"{base}_path_{m}.png" for m in methods_with(experiment, lambda m, cls: cls.name == "greedy_rankrls")]
-    targets += [f"{base}_convergence_{m}.png" for m in methods_with(experiment, lambda m, cls: cls.name == "fsmrank")]
+    targets += [f"{RESULTS}/figures/{experiment}/features/{dataset}_{stem}.png"
+                for stem in artefacts.stems(experiment_methods(experiment), SELECTORS)]
     return targets
+
+
+def artefact_inputs(wildcards):
+    """Role -> file(s) the artefact reads (``ltrfs.artefacts``), for ``unpack``."""
+    return artefacts.input_paths(wildcards.artefact, results=RESULTS, dataset=wildcards.dataset,
+                                 experiment=wildcards.experiment,
+                                 folds=folds_of(config, REGISTRY, wildcards.experiment, wildcards.dataset))
+
+
+def artefact_context(wildcards):
+    """The plain values an artefact's drawing function needs besides its files."""
+    folds = folds_of(config, REGISTRY, wildcards.experiment, wildcards.dataset)
+    return {"dataset": wildcards.dataset, "experiment": wildcards.experiment, "folds": list(folds),
+            "names": names_of(wildcards.dataset),
+            "title": artefacts.title(wildcards.artefact, dataset=wildcards.dataset, folds=folds)}
 
 
 def experiment_title(experiment, dataset):

@@ -57,3 +57,23 @@ rule tables:
         "benchmarks/tables/{dataset}/{experiment}.tsv"
     script:
         "../scripts/tables.py"
+
+
+rule path_metrics:
+    """Greedy RankRLS: per-query test MAP and MeanNDCG of every model on the selection path."""
+    input:
+        selection=f"{FOLD}/select/{{method}}.json",
+        test=f"{FOLD}/data/test.npz",
+    output:
+        f"{FOLD}/paths/{{method}}.tsv",
+    params:
+        convention=convention,
+        ties=config["evaluation_ties"],
+    conda:
+        "../../envs/ltrfs.yaml"
+    log:
+        "logs/path_metrics/{dataset}/fold{fold}/{method}.log",
+    benchmark:
+        "benchmarks/path_metrics/{dataset}/fold{fold}/{method}.tsv"
+    script:
+        "../scripts/path_metrics.py"

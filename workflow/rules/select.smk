@@ -19,3 +19,38 @@ rule select:
         "benchmarks/select/{dataset}/fold{fold}/{method}.tsv"
     script:
         "../scripts/select.py"
+
+
+rule fsed_densities:
+    """FS-ED: class densities of the top and the last feature by psi (Fig. 3's data)."""
+    input:
+        train=f"{FOLD}/data/train.npz",
+        selection=f"{FOLD}/select/{{method}}.json",
+    output:
+        f"{FOLD}/densities/{{method}}.tsv",
+    conda:
+        "../../envs/ltrfs.yaml"
+    log:
+        "logs/fsed_densities/{dataset}/fold{fold}/{method}.log",
+    benchmark:
+        "benchmarks/fsed_densities/{dataset}/fold{fold}/{method}.tsv"
+    script:
+        "../scripts/fsed_densities.py"
+
+
+rule fsmrank_convergence:
+    """FSMRank: objective traces of the accelerated proximal gradient (the selection's final
+    solve, re-timed) and the projected subgradient baseline on the same problem (Lai et al. Fig. 5)."""
+    input:
+        train=f"{FOLD}/data/train.npz",
+        selection=f"{FOLD}/select/{{method}}.json",
+    output:
+        f"{FOLD}/convergence/{{method}}.tsv",
+    conda:
+        "../../envs/ltrfs.yaml"
+    log:
+        "logs/fsmrank_convergence/{dataset}/fold{fold}/{method}.log",
+    benchmark:
+        "benchmarks/fsmrank_convergence/{dataset}/fold{fold}/{method}.tsv"
+    script:
+        "../scripts/fsmrank_convergence.py"

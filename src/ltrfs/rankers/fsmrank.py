@@ -1,5 +1,6 @@
 """FSMRank: joint feature selection and ranking by a non-negative weighted-L1 problem
-(Lai, Pan, Tang, Yu, IEEE TNNLS 2013; SPEC section 3): the problem, its solvers and the ranker.
+(Lai, Pan, Tang, Yu, IEEE TNNLS 2013; docs/methods.md, section 'FSMRank'): the problem, its
+solvers and the ranker.
 The selectors built on it (``fsmrank``, ``fsmsvm``) are in ``ltrfs.selection.fsmrank``.
 
 Problem (paper eq. 2). With the d features extended to 2d, ``X' = [X, -X]`` (m, 2d), weights

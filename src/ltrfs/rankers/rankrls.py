@@ -2,11 +2,11 @@
 
 Objective (Pahikkala et al., "An efficient algorithm for learning to rank from preference
 graphs", Machine Learning 2009; the linear, query-restricted form of Greedy RankRLS,
-Pahikkala et al. 2010, and SPEC section 3)::
+Pahikkala et al. 2010; docs/methods.md, section 'RankRLS')::
 
     min_w  sum_q  v_q sum_{i<j in q} ((y_i - y_j) - w.(x_i - x_j))^2  +  lam ||w||^2
 
-with ``v_q = 1 / |q|`` (``pair_weight="query"``, the default: SPEC's
+with ``v_q = 1 / |q|`` (``pair_weight="query"``, the default: the paper's
 ``sum_Q 1/(2|Q|) sum_{i,j in Q}``, i.e. ridge regression on query-centred data) or ``v_q = 1``
 (``pair_weight="pair"``: every pair counts once, so a query weighs in proportion to its size).
 
@@ -117,7 +117,7 @@ class RankRLS(LinearScores, Ranker):
         keyword). The loss is a sum over queries (or pairs), not an average, so the useful range
         grows with the data; the default grid spans 2^-10..2^16.
     pair_weight : {"query", "pair"}, default "query"
-        v_q = 1/|q| (SPEC, Greedy RankRLS; ridge on query-centred data) or 1 (every pair once).
+        v_q = 1/|q| (docs/methods.md, section 'RankRLS'; ridge on query-centred data) or 1 (every pair once).
     n_jobs : int, default 1
         threads for the BLAS calls (threadpoolctl).
 

@@ -1,4 +1,5 @@
-"""Per-feature scores shared by several selectors (SPEC section 2).
+"""Per-feature scores shared by several selectors (docs/methods.md, section 'Per-feature
+scores').
 
 A *scorer* is a named function ``(train, vali, convention) -> dict of arrays`` registered in
 ``SCORERS``; the workflow's ``score`` stage caches each one per fold as

@@ -1,5 +1,6 @@
-"""Information gain and chi-square of discretised features against the labels (SPEC section 3,
-GAS's IG and CHI baselines). The relevance labels are the classes; queries are ignored.
+"""Information gain and chi-square of discretised features against the labels (GAS's IG and
+CHI baselines; docs/methods.md, section 'Information gain and chi-square'). The relevance
+labels are the classes; queries are ignored.
 
 Discretisation (equal frequency, over all training rows): with m rows and B bins, the cuts are
 the sorted values at positions ceil(k m / B) - 1, k = 1..B-1 (the lower k/B quantiles), with

@@ -1,5 +1,5 @@
-"""FS-ED's expected divergence of a feature over the relevance classes (SPEC section 3, FS-ED;
-Gupta & Rosso 2012, Eqs. 2-4).
+"""FS-ED's expected divergence of a feature over the relevance classes (Gupta & Rosso 2012,
+Eqs. 2-4; docs/methods.md, section 'FS-ED').
 
 For a feature f and each relevance label r present in the training split, ``p_r`` is the Gaussian
 kernel density estimate of f over the training rows with label r,

@@ -1,4 +1,5 @@
-"""Kendall similarities between features (SPEC section 2; GAS's ``e_ij``).
+"""Kendall similarities between features (GAS's ``e_ij``; docs/methods.md, section 'Kendall
+similarity').
 
 For features i, j and a query q with n >= 2 documents, n0 = n (n - 1) / 2 pairs, C (D) = pairs
 of documents ordered strictly the same (opposite) way by both features, T_i = pairs tied in
@@ -22,9 +23,9 @@ with fewer than 2 documents, or on which feature i or j is constant, contributes
 that pair. A pair to which no query contributes gets 0 (no evidence of similarity).
 
 Both matrices are symmetric with diagonal 1 by definition, also for a feature constant
-everywhere (SPEC: "symmetric, diagonal 1"; the concordance formula itself would give i with
-itself the fraction of pairs not tied in i, 0 for a constant feature). The diagonal never
-enters GAS: its objective sums e_ij over i != j and its greedy reads e[k, j] only for j != k.
+everywhere (docs/methods.md, section 'Kendall similarity'; the concordance formula itself
+would give i with itself the fraction of pairs not tied in i, 0 for a constant feature). The
+diagonal never enters GAS: its objective sums e_ij over i != j and its greedy reads e[k, j] only for j != k.
 
 Algorithm (Knight 1966, O(n log n) per query and pair): per query every feature is sorted
 once and replaced by its dense ranks; for a pair (i, j) the documents are walked in the order

@@ -1,4 +1,5 @@
-"""Pairwise-loss importance of single features (SPEC section 2; GAS-L).
+"""Pairwise-loss importance of single features (GAS-L; docs/methods.md, section
+'Pairwise-loss importance').
 
 Rank every query's documents by feature f, descending. A labelled pair is two documents of one
 query with different labels; it is mis-ordered when the document with the higher label has the

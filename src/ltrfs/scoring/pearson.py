@@ -1,5 +1,5 @@
-"""Pearson importance and similarity (SPEC section 2; FSMRank's ``s`` and ``A``, the
-``pearson`` filter).
+"""Pearson importance and similarity (FSMRank's ``s`` and ``A``, the ``pearson``
+filter; docs/methods.md, section 'Pearson importance and similarity').
 
 Over all training rows (queries are ignored)::
 

@@ -1,4 +1,5 @@
-"""Single-feature importance table, compiled (SPEC section 2, "single-feature importance").
+"""Single-feature importance table, compiled (docs/methods.md, section 'Single-feature
+importance').
 
 Every query is ranked by each feature alone, in two orientations, and evaluated with the
 metrics of ``ltrfs.metrics`` in a given convention:

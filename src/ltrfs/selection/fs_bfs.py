@@ -1,6 +1,7 @@
 """FS-BFS (Dang & Croft, SIGIR 2010 workshop on feature generation and selection for IR): a
 partition of the features into k disjoint subsets found by best-first search, each subset
-combined by Coordinate Ascent into one new feature (the FS-ED paper's baseline; SPEC section 3).
+combined by Coordinate Ascent into one new feature (the FS-ED paper's baseline; docs/methods.md, section
+'FS-BFS').
 
 The output is a linear PROJECTION d -> k, not a subset of the original features::
 
@@ -11,7 +12,7 @@ The output is a linear PROJECTION d -> k, not a subset of the original features:
 Search of one subset (features already used by earlier subsets are gone; ``R`` = the rest):
 
 1. ``m(f)`` = the training metric (``metric``, NDCG@10 letor4 by default) of ranking every
-   training query by feature f alone, descending (SPEC section 2, single-feature importance).
+   training query by feature f alone, descending (docs/methods.md, section 'Single-feature importance').
    Equal values count in expectation over their orders (``ties="expected"``, default; a
    feature must not earn the file order's credit) or in row order (``ties="file_order"``); the
    same rule is Coordinate Ascent's objective.

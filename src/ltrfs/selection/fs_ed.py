@@ -33,7 +33,8 @@ class FSED(Selector):
     metric : str, default "ndcg@10"
         single-feature importance metric of s (a key of ``scoring.SINGLE_FEATURE_METRICS``).
     points : {"vali", "grid"}, default "vali"
-        where the class densities are compared (SPEC decision: the validation rows' values).
+        where the class densities are compared (the validation rows' values; docs/methods.md,
+        section 'FS-ED').
     scale : {"none", "minmax"}, default "none"
         "none" adds s and d as they are (the paper); "minmax" maps each to [0, 1] first.
     convention : str, default "letor4"

@@ -1,4 +1,4 @@
-"""FSMRank and FSMSVM as feature selectors (Lai et al. 2013; SPEC section 3).
+"""FSMRank and FSMSVM as feature selectors (Lai et al. 2013; docs/methods.md, section 'FSMRank').
 
 The problem, its solvers and the FSMRank ranker are in ``ltrfs.rankers.fsmrank`` (see its
 docstring for the objective and Algorithm 1).

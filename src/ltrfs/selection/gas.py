@@ -1,5 +1,5 @@
 """GAS: greedy search of features with large importance and small mutual similarity
-(Geng, Liu, Qin, Li, SIGIR 2007; SPEC section 3).
+(Geng, Liu, Qin, Li, SIGIR 2007; docs/methods.md, section 'GAS').
 
 Objective over binary x with sum x = t::
 

@@ -1,6 +1,6 @@
-"""Greedy RankRLS (Pahikkala, Airola, Naula, Salakoski 2010; SPEC section 3): greedy forward
-selection wrapped around linear RankRLS with leave-query-out (LQO) cross-validation as the
-criterion, computed by rank-one updates in O(k m n) time and O(m n) memory.
+"""Greedy RankRLS (Pahikkala, Airola, Naula, Salakoski 2010; docs/methods.md, section
+'Greedy RankRLS'): greedy forward selection wrapped around linear RankRLS with leave-query-out
+(LQO) cross-validation as the criterion, computed by rank-one updates in O(k m n) time and O(m n) memory.
 
 RankRLS (the paper's objective, ``pair_weight="query"``)::
 

@@ -1,5 +1,6 @@
-"""Single-feature importance top-k (SPEC section 2): rank the features by the metric that
-each one reaches alone on the training queries, keep the best k."""
+"""Single-feature importance top-k (docs/methods.md, section 'Single-feature
+importance'): rank the features by the metric that each one reaches alone on the training
+queries, keep the best k."""
 from __future__ import annotations
 
 import numpy as np

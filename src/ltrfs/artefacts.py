@@ -1,0 +1,262 @@
+"""The registry of the feature reports: every per-feature or per-method figure of the papers is
+declared here once, and the workflow's generic rule ``artefact`` (``workflow/rules/figures.smk``)
+draws any of them.
+
+A declaration (``Artefact``) names:
+
+- ``name``: the file stem after the dataset, ``{dataset}_{name}`` for an experiment-level
+  artefact, ``{dataset}_{name}_{method}`` for a per-method one (``per_method=True``); the files
+  are ``results/figures/{experiment}/features/{stem}.png``, ``.pdf`` and ``.csv`` (the numbers
+  drawn);
+- ``inputs``: the files it reads, by role, as ``FoldFile`` (a file of every fold, or of the
+  first fold, relative to ``results/{dataset}/fold{fold}/``, ``{method}`` filled in) or
+  ``ExperimentTable`` (the experiment's table CSV). Only files written by the stage that owns
+  the computation: a figure job reads and draws, it never recomputes;
+- ``when``: which methods make it possible, ``when(method_config, selector_class) -> bool``
+  (helpers ``algorithms(...)``, ``reads(...)``); an experiment-level artefact is drawn when
+  at least one of the experiment's methods passes, a per-method one for each method that does;
+- ``title`` (a template with ``{dataset}``, ``{method}``, ``{fold}`` = the first fold),
+  ``caption`` and ``category`` (for ``snakemake --report``);
+- ``draw``: ``draw(inputs, png, pdf, csv, context)``, a thin call of a drawing function of
+  ``ltrfs.reports`` / ``ltrfs.plots``; ``inputs`` maps each role to a path (first fold) or a
+  list of paths (every fold, in fold order); ``context`` holds ``dataset``, ``experiment``,
+  ``method``, ``folds``, ``names`` (the dataset's feature names or None) and ``title``.
+
+Adding an artefact: a drawing function, one ``declare(...)`` below, and its test; the workflow's
+targets, inputs and wildcard constraint all come from this registry.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from ltrfs import reports
+
+
+@dataclass(frozen=True)
+class FoldFile:
+    """A file of the fold folders, ``pattern`` relative to ``results/{dataset}/fold{fold}/``
+    (``{method}`` is filled in); ``folds="all"`` gives every fold's file as a list in fold
+    order, ``folds="first"`` the first fold's file."""
+
+    pattern: str
+    folds: str = "all"
+
+    def __post_init__(self):
+        if self.folds not in ("all", "first"):
+            raise ValueError(f"FoldFile folds must be 'all' or 'first'; got {self.folds!r}")
+
+    def resolve(self, results: str, dataset: str, experiment: str, method, folds: list):
+        relative = self.pattern.format(method=method)
+        paths = [f"{results}/{dataset}/fold{fold}/{relative}" for fold in folds]
+        return paths if self.folds == "all" else paths[0]
+
+
+@dataclass(frozen=True)
+class ExperimentTable:
+    """The experiment's fold-averaged table, ``results/{dataset}/tables/{experiment}.csv``."""
+
+    def resolve(self, results: str, dataset: str, experiment: str, method, folds: list):
+        return f"{results}/{dataset}/tables/{experiment}.csv"
+
+
+@dataclass(frozen=True, eq=False)
+class Artefact:
+    """One declared figure (module docstring)."""
+
+    name: str
+    inputs: dict
+    draw: Callable
+    when: Callable
+    per_method: bool
+    title: str
+    caption: str
+    category: str
+    paper: str = ""
+
+    def stem(self, method=None) -> str:
+        """The file stem after ``{dataset}_``: ``name`` or ``name_method``."""
+        if self.per_method != (method is not None):
+            raise ValueError(f"artefact {self.name!r} is {'per method' if self.per_method else 'per experiment'}; "
+                             f"got method {method!r}")
+        return f"{self.name}_{method}" if self.per_method else self.name
+
+
+#: name -> Artefact, in declaration order
+ARTEFACTS: dict[str, Artefact] = {}
+NAME = re.compile(r"[a-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*\Z")
+
+
+def declare(name: str, *, inputs: dict, draw: Callable, when: Callable, per_method: bool, title: str,
+            caption: str, category: str, paper: str = "") -> Artefact:
+    """Add an artefact to ``ARTEFACTS`` (module docstring). A name must be new, and no
+    per-method name may be a prefix ``name_`` of another name (the file stems must parse)."""
+    if not NAME.match(name):
+        raise ValueError(f"artefact name {name!r} must be letters, digits and single underscores")
+    if name in ARTEFACTS:
+        raise ValueError(f"artefact {name!r} is declared twice")
+    for other in ARTEFACTS.values():
+        for prefix, is_per_method, stem in ((other.name, other.per_method, name), (name, per_method, other.name)):
+            if is_per_method and stem.startswith(prefix + "_"):
+                raise ValueError(f"artefact {stem!r} would be read as artefact {prefix!r} of a method")
+    for role, spec in inputs.items():
+        if not isinstance(spec, (FoldFile, ExperimentTable)):
+            raise ValueError(f"artefact {name!r} input {role!r}: a FoldFile or ExperimentTable, got {spec!r}")
+        if not per_method and "{method}" in getattr(spec, "pattern", ""):
+            raise ValueError(f"artefact {name!r} input {role!r} names a method but the artefact is per experiment")
+    artefact = Artefact(name=name, inputs=dict(inputs), draw=draw, when=when, per_method=per_method, title=title,
+                        caption=caption, category=category, paper=paper)
+    ARTEFACTS[name] = artefact
+    return artefact
+
+
+# ----------------------------------------------------------------------------- conditions
+
+def algorithms(*names: str) -> Callable:
+    """``when``: the method's algorithm is one of ``names``."""
+    return lambda method, cls: method["algorithm"] in names
+
+
+def reads(scorer: str) -> Callable:
+    """``when``: the method's selector reads the per-fold score file ``scorer``."""
+    return lambda method, cls: scorer in getattr(cls, "requires", ())
+
+
+# ----------------------------------------------------------------------------- lookup
+
+def stems(methods: dict, selectors: dict) -> list[str]:
+    """The artefact stems an experiment makes possible, in declaration order; ``methods`` maps
+    the experiment's method names, in order, to their configs (``{"algorithm": ..., "params":
+    ...}``) and ``selectors`` algorithm names to selector classes (``ltrfs.selection.SELECTORS``)."""
+    out = []
+    for artefact in ARTEFACTS.values():
+        passing = [name for name, method in methods.items()
+                   if artefact.when(method, selectors[method["algorithm"]])]
+        if artefact.per_method:
+            out += [artefact.stem(name) for name in passing]
+        elif passing:
+            out.append(artefact.stem())
+    return out
+
+
+def parse(stem: str) -> tuple[Artefact, str | None]:
+    """(artefact, method or None) of a file stem (``stem`` of ``Artefact``)."""
+    if stem in ARTEFACTS and not ARTEFACTS[stem].per_method:
+        return ARTEFACTS[stem], None
+    for artefact in ARTEFACTS.values():
+        if artefact.per_method and stem.startswith(artefact.name + "_") and len(stem) > len(artefact.name) + 1:
+            return artefact, stem[len(artefact.name) + 1:]
+    raise ValueError(f"no artefact is drawn as {stem!r}; declared: {', '.join(ARTEFACTS)}")
+
+
+def stem_pattern(method_pattern: str) -> str:
+    """A regular expression matching exactly the declared stems, the method part matching
+    ``method_pattern`` (the workflow's wildcard constraint of the generic rule)."""
+    fixed = [re.escape(a.name) for a in ARTEFACTS.values() if not a.per_method]
+    per = [re.escape(a.name) for a in ARTEFACTS.values() if a.per_method]
+    parts = fixed + ([f"(?:{'|'.join(per)})_{method_pattern}"] if per else [])
+    return f"(?:{'|'.join(parts)})"
+
+
+def input_paths(stem: str, *, results: str, dataset: str, experiment: str, folds: list) -> dict:
+    """Role -> path (first fold) or list of paths (every fold) of the artefact drawn as ``stem``."""
+    artefact, method = parse(stem)
+    return {role: spec.resolve(results, dataset, experiment, method, list(folds))
+            for role, spec in artefact.inputs.items()}
+
+
+def title(stem: str, *, dataset: str, folds: list) -> str:
+    artefact, method = parse(stem)
+    return artefact.title.format(dataset=dataset, method=method, fold=folds[0])
+
+
+def draw(stem: str, inputs: dict, png, pdf, csv, context: dict) -> None:
+    """Draw the artefact ``stem`` from its input files (``input_paths``) into png, pdf, csv."""
+    artefact, method = parse(stem)
+    missing = set(artefact.inputs) - set(inputs)
+    if missing:
+        raise ValueError(f"artefact {stem!r}: inputs {', '.join(sorted(missing))} not given")
+    artefact.draw(inputs, png, pdf, csv, {**context, "method": method})
+
+
+# ----------------------------------------------------------------------------- the declarations
+
+def _by_fold(context: dict, paths: list) -> dict:
+    folds = list(context["folds"])
+    if len(folds) != len(paths):
+        raise ValueError(f"{len(paths)} files for folds {folds}")
+    return dict(zip(folds, paths))
+
+
+GAS = "GAS (Geng et al. 2007)"
+FSED = "FS-ED (Gupta & Rosso 2012)"
+LEI = "Statistical selectors (Lei & Han 2017)"
+GREEDY = "Greedy RankRLS (Pahikkala et al. 2010)"
+FSM = "FSMRank (Lai et al. 2013)"
+
+declare(
+    "importance_MAP",
+    inputs={"scores": FoldFile("scores/single_feature.npz")},
+    draw=lambda i, png, pdf, csv, c: reports.importance_figure(i["scores"], "MAP", png, pdf, csv, title=c["title"],
+                                                               names=c["names"]),
+    when=reads("single_feature"), per_method=False,
+    title="{dataset}: each feature alone, fold mean",
+    caption="MAP of each feature alone: every training query ranked by the feature's value, mean over "
+            "the folds (GAS Fig. 6).",
+    category=GAS, paper="Geng et al. 2007, Fig. 6")
+
+declare(
+    "kendall",
+    inputs={"scores": FoldFile("scores/kendall.npz")},
+    draw=lambda i, png, pdf, csv, c: reports.kendall_figure(i["scores"], png, pdf, csv, title=c["title"]),
+    when=reads("kendall"), per_method=False,
+    title="{dataset}: Kendall similarity, fold mean",
+    caption="Kendall similarity of every pair of features (fraction of a query's document pairs both order "
+            "the same way), mean over training queries and folds (GAS Fig. 7).",
+    category=GAS, paper="Geng et al. 2007, Fig. 7")
+
+declare(
+    "densities",
+    inputs={"densities": FoldFile("densities/{method}.tsv", "first")},
+    draw=lambda i, png, pdf, csv, c: reports.fsed_figure(i["densities"], png, pdf, csv, title=c["title"]),
+    when=algorithms("fs_ed"), per_method=True,
+    title="{dataset} fold {fold}: {method}",
+    caption="Density of each relevance class (Gaussian KDE, Silverman bandwidth, training rows of the first "
+            "fold) for the top and the last feature by psi; constant and all-zero features are skipped "
+            "(FS-ED Fig. 3).",
+    category=FSED, paper="Gupta & Rosso 2012, Fig. 3")
+
+declare(
+    "elimination",
+    inputs={"selections": FoldFile("select/{method}.json")},
+    draw=lambda i, png, pdf, csv, c: reports.rf_curve_figure(_by_fold(c, i["selections"]), png, pdf, csv,
+                                                             title=c["title"]),
+    when=lambda m, cls: m["algorithm"] == "rf_importance" and (m.get("params") or {}).get("curve", True),
+    per_method=True,
+    title="{dataset}: {method} elimination curve",
+    caption="Cross-validated error of the random forest while the least important 30% of the features are "
+            "dropped per step, one line per fold (Lei & Han Table 2.1).",
+    category=LEI, paper="Lei & Han 2017, Table 2.1")
+
+declare(
+    "path",
+    inputs={"paths": FoldFile("paths/{method}.tsv"), "table": ExperimentTable()},
+    draw=lambda i, png, pdf, csv, c: reports.greedy_path_figure(_by_fold(c, i["paths"]), png, pdf, csv,
+                                                                title=c["title"], table_csv=i["table"]),
+    when=algorithms("greedy_rankrls"), per_method=True,
+    title="{dataset}: {method}, test, fold mean",
+    caption="Test MAP and MeanNDCG of the RankRLS model after each greedy step, one line per lambda, mean over "
+            "the folds; dashed: every ranker of the experiment on all features (Pahikkala et al. Figs. 1-4).",
+    category=GREEDY, paper="Pahikkala et al. 2010, Figs. 1-4")
+
+declare(
+    "convergence",
+    inputs={"traces": FoldFile("convergence/{method}.tsv", "first")},
+    draw=lambda i, png, pdf, csv, c: reports.convergence_figure(i["traces"], png, pdf, csv, title=c["title"]),
+    when=algorithms("fsmrank"), per_method=True,
+    title="{dataset} fold {fold}: {method} objective",
+    caption="FSMRank objective against seconds on the first fold's training split at the chosen lambdas: the "
+            "accelerated proximal gradient (the fit's iterates, re-timed) and a projected subgradient method "
+            "(Lai et al. Fig. 5).",
+    category=FSM, paper="Lai et al. 2013, Fig. 5")

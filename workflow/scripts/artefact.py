@@ -1,0 +1,9 @@
+"""Snakemake adapter: draw the feature report named by the wildcard ``artefact`` (registry
+``ltrfs.artefacts``) from its input files."""
+from ltrfs import artefacts
+from ltrfs.util import log_to
+
+log_to(snakemake.log[0])
+out = snakemake.output
+artefacts.draw(snakemake.wildcards.artefact, dict(snakemake.input.items()), out.png, out.pdf, out.csv,
+               snakemake.params.context)
