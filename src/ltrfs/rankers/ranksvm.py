@@ -356,6 +356,78 @@ def _fingerprint(X, y, query_ptr) -> str:
     return h.hexdigest()
 
 
+def one_slack_solve(est, oracle, d: int, C: float, tol: float, max_iter: int, fingerprint,
+                    has_constraints: bool, label: str, logger=None) -> None:
+    """The 1-slack cutting-plane loop of svm_rank / svm_struct, shared by RankSVM and SVMMAP.
+
+    ``oracle(w) -> (a (d,), b, risk)``: the most violated joint constraint ``w.a >= b - xi`` at
+    w and the empirical risk there. Starts from w = 0, from the previous fit's cuts when
+    ``est.warm_start`` and the data ``fingerprint`` match (cuts do not depend on C; the duals
+    are rescaled by C / C_old), or from one cut at ``est.coef_``; stops when the risk exceeds
+    the working set's slack by at most ``tol``; cuts idle for ``_INACTIVE_ROUNDS`` are dropped.
+    Sets ``coef_``, ``objective_`` (1/2 |w|^2 + C risk), ``n_iter_``, ``converged_``, ``tol_``,
+    ``n_cuts_`` and the warm-start state on ``est``; iterations are logged to ``logger`` (the
+    caller's module logger) at DEBUG level.
+    """
+    logger = logger or log
+    A = np.zeros((0, d))
+    b = np.zeros(0)
+    alpha = np.zeros(0)
+    last_active = np.zeros(0, dtype=np.int64)
+    w = np.zeros(d)
+    previous = getattr(est, "_warm", None) if est.warm_start else None
+    if previous is not None and previous["fingerprint"] == fingerprint and previous["A"].shape[1] == d:
+        A, b = previous["A"].copy(), previous["b"].copy()
+        alpha = previous["alpha"] * (C / previous["C"])
+        last_active = np.zeros(len(b), dtype=np.int64)
+    elif est.warm_start and getattr(est, "coef_", None) is not None and len(est.coef_) == d:
+        a, bval, _ = oracle(np.asarray(est.coef_, dtype=np.float64))
+        A, b, alpha = a[None, :], np.array([bval]), np.zeros(1)
+        last_active = np.zeros(1, dtype=np.int64)
+    qp_tol = _QP_TOL_FRACTION * tol
+    if has_constraints and len(b):
+        alpha, w, _ = _solve_working_set(A, b, alpha, C, qp_tol)
+
+    converged = not has_constraints
+    it = 0
+    risk = 0.0
+    while not converged and it < max_iter:
+        it += 1
+        a, bval, risk = oracle(w)
+        xi = max(0.0, float(np.max(b - A @ w))) if len(b) else 0.0
+        ceps = risk - xi
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug("%s iter %d: objective %.8g  risk %.6g  xi %.6g  ceps %.3g (tol %.3g)  cuts %d",
+                         label, it, 0.5 * w @ w + C * risk, risk, xi, ceps, tol, len(b))
+        if ceps <= tol:
+            converged = True
+            break
+        A = np.vstack([A, a])
+        b = np.r_[b, bval]
+        alpha = np.r_[alpha, 0.0]
+        last_active = np.r_[last_active, it]
+        alpha, w, _ = _solve_working_set(A, b, alpha, C, qp_tol)
+        last_active[alpha > 0] = it
+        keep = (it - last_active) < _INACTIVE_ROUNDS
+        if not keep.all():
+            A, b, alpha, last_active = A[keep], b[keep], alpha[keep], last_active[keep]
+    if not converged:
+        _, _, risk = oracle(w)
+        warnings.warn(f"{label} did not converge in max_iter={max_iter} iterations "
+                      f"(C={C:g}); increase max_iter", ConvergenceWarning, stacklevel=4)
+
+    est.coef_ = w
+    est.objective_ = float(0.5 * w @ w + C * risk)
+    est.n_iter_ = it
+    est.converged_ = bool(converged)
+    est.tol_ = float(tol)
+    est.n_cuts_ = int(len(b))
+    if est.warm_start:
+        est._warm = {"fingerprint": fingerprint, "A": A, "b": b, "alpha": alpha, "C": C}
+    elif hasattr(est, "_warm"):
+        del est._warm
+
+
 class RankSVM(LinearScores, Ranker):
     """Linear RankSVM (svm_rank's objective and stopping rule), pair-free cutting planes.
 
@@ -435,66 +507,11 @@ class RankSVM(LinearScores, Ranker):
             risk = bval - a @ w  # = (1/n) sum of pair hinge losses at w
             return a, bval, risk
 
-        A = np.zeros((0, d))
-        b = np.zeros(0)
-        alpha = np.zeros(0)
-        last_active = np.zeros(0, dtype=np.int64)
-        w = np.zeros(d)
-        previous = getattr(self, "_warm", None) if self.warm_start else None
-        if previous is not None and previous["fingerprint"] == fingerprint and previous["A"].shape[1] == d:
-            A, b = previous["A"].copy(), previous["b"].copy()
-            alpha = previous["alpha"] * (C / previous["C"])
-            last_active = np.zeros(len(b), dtype=np.int64)
-        elif self.warm_start and getattr(self, "coef_", None) is not None and len(self.coef_) == d:
-            a, bval, _ = oracle(np.asarray(self.coef_, dtype=np.float64))
-            A, b, alpha = a[None, :], np.array([bval]), np.zeros(1)
-            last_active = np.zeros(1, dtype=np.int64)
-        qp_tol = _QP_TOL_FRACTION * tol
         if total_pairs == 0:
             log.warning("RankSVM: no query has two documents with different labels; coef_ = 0")
-        elif len(b):
-            alpha, w, _ = _solve_working_set(A, b, alpha, C, qp_tol)
-
-        converged = total_pairs == 0
-        it = 0
-        risk = 0.0
-        while not converged and it < max_iter:
-            it += 1
-            a, bval, risk = oracle(w)
-            xi = max(0.0, float(np.max(b - A @ w))) if len(b) else 0.0
-            ceps = risk - xi
-            if log.isEnabledFor(logging.DEBUG):
-                log.debug("RankSVM iter %d: objective %.8g  risk %.6g  xi %.6g  ceps %.3g (tol %.3g)  cuts %d",
-                          it, 0.5 * w @ w + C * risk, risk, xi, ceps, tol, len(b))
-            if ceps <= tol:
-                converged = True
-                break
-            A = np.vstack([A, a])
-            b = np.r_[b, bval]
-            alpha = np.r_[alpha, 0.0]
-            last_active = np.r_[last_active, it]
-            alpha, w, steps = _solve_working_set(A, b, alpha, C, qp_tol)
-            last_active[alpha > 0] = it
-            keep = (it - last_active) < _INACTIVE_ROUNDS
-            if not keep.all():
-                A, b, alpha, last_active = A[keep], b[keep], alpha[keep], last_active[keep]
-        if not converged:
-            _, _, risk = oracle(w)
-            warnings.warn(f"RankSVM did not converge in max_iter={max_iter} iterations "
-                          f"(C={C:g}); increase max_iter", ConvergenceWarning, stacklevel=3)
-
-        self.coef_ = w
-        self.objective_ = float(0.5 * w @ w + C * risk)
-        self.n_iter_ = it
-        self.converged_ = bool(converged)
-        self.tol_ = float(tol)
-        self.n_cuts_ = int(len(b))
+        one_slack_solve(self, oracle, d, C, tol, max_iter, fingerprint, total_pairs > 0, "RankSVM")
         self.n_features_in_ = d
         self.seconds_ = time.perf_counter() - start
-        if self.warm_start:
-            self._warm = {"fingerprint": fingerprint, "A": A, "b": b, "alpha": alpha, "C": C}
-        elif hasattr(self, "_warm"):
-            del self._warm
         log.debug("RankSVM done: %d iterations, objective %.8g, %d cuts, %.3f s",
-                  it, self.objective_, len(b), self.seconds_)
+                  self.n_iter_, self.objective_, self.n_cuts_, self.seconds_)
 

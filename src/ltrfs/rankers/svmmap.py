@@ -50,15 +50,13 @@ from __future__ import annotations
 
 import logging
 import time
-import warnings
 
 import numpy as np
 from numba import njit
 
-from ltrfs.estimator import ConvergenceWarning
 from ltrfs.rankers.base import (LinearScores, Ranker, check_fit_inputs, check_positive_float,
                                 check_positive_int)
-from ltrfs.rankers.ranksvm import _INACTIVE_ROUNDS, _QP_TOL_FRACTION, _fingerprint, _solve_working_set
+from ltrfs.rankers.ranksvm import _fingerprint, one_slack_solve
 
 log = logging.getLogger(__name__)
 
@@ -323,67 +321,12 @@ class SVMMAP(LinearScores, Ranker):
             risk = bval - a @ w  # = (1/n) sum_q max_y' [Delta + w.Psi(y')] - w.Psi(y_q) >= 0
             return a, bval, risk
 
-        A = np.zeros((0, d))
-        b = np.zeros(0)
-        alpha = np.zeros(0)
-        last_active = np.zeros(0, dtype=np.int64)
-        w = np.zeros(d)
-        previous = getattr(self, "_warm", None) if self.warm_start else None
-        if previous is not None and previous["fingerprint"] == fingerprint and previous["A"].shape[1] == d:
-            A, b = previous["A"].copy(), previous["b"].copy()
-            alpha = previous["alpha"] * (C / previous["C"])
-            last_active = np.zeros(len(b), dtype=np.int64)
-        elif self.warm_start and getattr(self, "coef_", None) is not None and len(self.coef_) == d:
-            a, bval, _ = oracle(np.asarray(self.coef_, dtype=np.float64))
-            A, b, alpha = a[None, :], np.array([bval]), np.zeros(1)
-            last_active = np.zeros(1, dtype=np.int64)
-        qp_tol = _QP_TOL_FRACTION * tol
         if n_active == 0:
             log.warning("SVMMAP: no query has both relevant (label >= %d) and non-relevant documents; "
                         "coef_ = 0", self.relevant_min)
-        elif len(b):
-            alpha, w, _ = _solve_working_set(A, b, alpha, C, qp_tol)
-
-        converged = n_active == 0
-        it = 0
-        risk = 0.0
-        while not converged and it < max_iter:
-            it += 1
-            a, bval, risk = oracle(w)
-            xi = max(0.0, float(np.max(b - A @ w))) if len(b) else 0.0
-            ceps = risk - xi
-            if log.isEnabledFor(logging.DEBUG):
-                log.debug("SVMMAP iter %d: objective %.8g  risk %.6g  xi %.6g  ceps %.3g (tol %.3g)  cuts %d",
-                          it, 0.5 * w @ w + C * risk, risk, xi, ceps, tol, len(b))
-            if ceps <= tol:
-                converged = True
-                break
-            A = np.vstack([A, a])
-            b = np.r_[b, bval]
-            alpha = np.r_[alpha, 0.0]
-            last_active = np.r_[last_active, it]
-            alpha, w, _ = _solve_working_set(A, b, alpha, C, qp_tol)
-            last_active[alpha > 0] = it
-            keep = (it - last_active) < _INACTIVE_ROUNDS
-            if not keep.all():
-                A, b, alpha, last_active = A[keep], b[keep], alpha[keep], last_active[keep]
-        if not converged:
-            _, _, risk = oracle(w)
-            warnings.warn(f"SVMMAP did not converge in max_iter={max_iter} iterations "
-                          f"(C={C:g}); increase max_iter", ConvergenceWarning, stacklevel=3)
-
-        self.coef_ = w
-        self.objective_ = float(0.5 * w @ w + C * risk)
-        self.n_iter_ = it
-        self.converged_ = bool(converged)
-        self.tol_ = float(tol)
-        self.n_cuts_ = int(len(b))
+        one_slack_solve(self, oracle, d, C, tol, max_iter, fingerprint, n_active > 0, "SVMMAP", log)
         self.n_constrained_ = n_active
         self.n_features_in_ = d
         self.seconds_ = time.perf_counter() - start
-        if self.warm_start:
-            self._warm = {"fingerprint": fingerprint, "A": A, "b": b, "alpha": alpha, "C": C}
-        elif hasattr(self, "_warm"):
-            del self._warm
         log.debug("SVMMAP done: %d iterations, objective %.8g, %d cuts, %.3f s",
-                  it, self.objective_, len(b), self.seconds_)
+                  self.n_iter_, self.objective_, self.n_cuts_, self.seconds_)
