@@ -23,6 +23,7 @@ DEFAULTS = {
     "evaluation_ties": "file_order",
     "conventions": {},
     "chunks": {},
+    "datasets_present_only": False,
 }
 EXPERIMENT_DEFAULTS = {"k": [5, 10, 20], "figure_metrics": ["NDCG@10", "MAP"]}
 
@@ -38,6 +39,9 @@ def _where(error: jsonschema.ValidationError) -> str:
 def check(config: dict, schema_path, registry: dict | None = None) -> dict:
     """Validate ``config`` in place (defaults filled) and return it; raise ConfigError."""
     schema = yaml.safe_load(Path(schema_path).read_text())
+    for key in ("datasets_present_only",):  # --config key=true arrives as a string
+        if isinstance(config.get(key), str) and config[key].lower() in ("true", "false", "yes", "no"):
+            config[key] = config[key].lower() in ("true", "yes")
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(config))
     if error is not None:
         raise ConfigError(f"config {_where(error)}: {error.message}")

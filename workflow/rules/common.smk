@@ -1,4 +1,5 @@
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -9,6 +10,7 @@ os.environ.update(
 
 from ltrfs import artefacts
 from ltrfs.config import ConfigError, check, convention_of, folds_of, k_grid
+from ltrfs.datasets.download import available
 from ltrfs.datasets.registry import feature_names, load_registry
 from ltrfs.experiments import METRIC_COLUMNS, OWN, column_name, has_own_predictions
 from ltrfs.selection import SELECTORS
@@ -34,7 +36,7 @@ wildcard_constraints:
     scorer=r"[a-z_]+",
     chunk=r"\d+",
     n_chunks=r"\d+",
-    experiment=r"[A-Za-z0-9][A-Za-z0-9_.+-]*",
+    experiment="|".join(re.escape(name) for name in config["experiments"]),  # the configured ones only
     metric=r"[A-Za-z0-9]+",
 
 
@@ -129,12 +131,31 @@ def metric_file_name(metric):
     return column_name(metric).replace("@", "")
 
 
+def present(dataset):
+    """False when ``datasets_present_only`` is set and the dataset cannot be had without the
+    network (``ltrfs.datasets.download.available``); the reason is printed once."""
+    if not config["datasets_present_only"]:
+        return True
+    if dataset not in PRESENCE:
+        ok, message = available(dataset, REGISTRY[dataset], Path(RESOURCES) / dataset, mirror=config["mirror"],
+                                seed=config["seed"])
+        PRESENCE[dataset] = ok
+        if not ok:
+            print(f"ltrfs: skipping dataset {dataset} (datasets_present_only): {message}", file=sys.stderr)
+    return PRESENCE[dataset]
+
+
+PRESENCE = {}
+
+
 def all_targets():
     targets = []
     for name in config["run"]:
         e = config["experiments"][name]
-        for dataset in e["datasets"]:
+        for dataset in filter(present, e["datasets"]):
             targets += [f"{RESULTS}/{dataset}/tables/{name}.csv", f"{RESULTS}/{dataset}/tables/{name}.md"]
+            if e.get("published"):
+                targets.append(f"{RESULTS}/{dataset}/tables/{name}_published.md")
             targets += [f"{RESULTS}/figures/{name}/{dataset}_{metric_file_name(m)}.png" for m in e["figure_metrics"]]
             targets += feature_report_targets(name, dataset)
     return targets

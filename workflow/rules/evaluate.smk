@@ -36,6 +36,25 @@ rule reference:
         "../scripts/reference.py"
 
 
+rule published:
+    input:
+        f"{RESULTS}/{{dataset}}/tables/{{experiment}}.csv",
+        lambda w: f"config/published/{config['experiments'][w.experiment]['published']['paper']}.csv",
+    output:
+        f"{RESULTS}/{{dataset}}/tables/{{experiment}}_published.md",
+    params:
+        published=lambda w: config["experiments"][w.experiment]["published"],
+        title=lambda w: experiment_title(w.experiment, w.dataset),
+    conda:
+        "../../envs/ltrfs.yaml"
+    log:
+        "logs/published/{dataset}/{experiment}.log",
+    benchmark:
+        "benchmarks/published/{dataset}/{experiment}.tsv"
+    script:
+        "../scripts/published.py"
+
+
 rule tables:
     input:
         lambda w: [r["path"] for r in run_records(w.experiment, w.dataset)],
