@@ -41,3 +41,25 @@ def test_published_numbers_load():
     assert row[["NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "MAP"]].tolist() == [0.3686, 0.4399, 0.4791, 0.2327, 0.4771]
     check = subprocess.run([sys.executable, str(REPO / "config/published/check.py")], capture_output=True, text=True)
     assert check.returncode == 0 and check.stdout.strip().endswith("OK"), check.stdout[-1000:] + check.stderr[-1000:]
+
+
+def test_datasets_present_only_skips_what_cannot_be_had_offline(tmp_path):
+    """A dataset without an archive here (HP2004) stops only its own jobs: with
+    datasets_present_only the plan keeps the generated dataset, prints the registry's one-line
+    message, and asks for the published comparison table."""
+    config = {"run": ["mixed"], "datasets_file": str(REPO / "config/datasets.yaml"), "resources_dir": str(tmp_path / "r"),
+              "results_dir": str(tmp_path / "results"),
+              "experiments": {"mixed": {"datasets": ["synthetic-tiny", "HP2004"], "methods": ["waf"],
+                                        "rankers": ["ranksvm"], "k": [5],
+                                        "published": {"paper": "lai2013", "tables": ["Table II"]}}}}
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(config))
+    base = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(REPO), "--configfile",
+            str(tmp_path / "c.yaml"), "--dry-run"]
+    result = subprocess.run(base + ["--config", "datasets_present_only=true"], capture_output=True, text=True, cwd=REPO)
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out[-2000:]
+    assert "skipping dataset HP2004 (datasets_present_only): HP2004: no source to fetch from; download Gov.rar" in out
+    assert "results/synthetic-tiny/tables/mixed_published.md" in out and "results/HP2004" not in out
+    # without the option the plan includes HP2004's jobs (its download job fails with the same message)
+    result = subprocess.run(base, capture_output=True, text=True, cwd=REPO)
+    assert result.returncode == 0 and "HP2004" in result.stdout + result.stderr
