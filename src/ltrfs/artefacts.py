@@ -207,6 +207,18 @@ declare(
     category=GAS, paper="Geng et al. 2007, Fig. 6")
 
 declare(
+    "importance_NDCG10",
+    inputs={"scores": FoldFile("scores/single_feature.npz")},
+    draw=lambda i, png, pdf, csv, c: reports.importance_figure(i["scores"], "NDCG@10", png, pdf, csv,
+                                                               title=c["title"], names=c["names"]),
+    when=algorithms("fsmrank", "fsmsvm"), per_method=False,
+    title="{dataset}: NDCG@10 of each feature alone, fold mean",
+    caption="NDCG@10 of each feature alone: every training query ranked by the feature's value (tied values "
+            "in expectation over their orders), mean over the folds (Lai et al. Fig. 4: few strong features "
+            "on HP2004/NP2004, many close ones on MQ2008).",
+    category=FSM, paper="Lai et al. 2013, Fig. 4")
+
+declare(
     "kendall",
     inputs={"scores": FoldFile("scores/kendall.npz")},
     draw=lambda i, png, pdf, csv, c: reports.kendall_figure(i["scores"], png, pdf, csv, title=c["title"]),
