@@ -98,7 +98,7 @@ def test_artefact_stems_parse_back_and_match_the_wildcard_pattern():
         stem = artefact.stem("my_method.2" if artefact.per_method else None)
         assert artefacts.parse(stem) == (artefact, "my_method.2" if artefact.per_method else None)
         assert pattern.match(stem)
-    assert not pattern.match("importance_NDCG10") and not pattern.match("densities")
+    assert not pattern.match("importance_NDCG5") and not pattern.match("densities")
     with pytest.raises(ValueError, match="no artefact is drawn as 'nonsense'"):
         artefacts.parse("nonsense")
 

@@ -263,7 +263,8 @@ def test_registry_decides_the_artefact_targets():
 
     methods = {m: ALL_ARTEFACTS_CONFIG["methods"][m] for m in ALL_ARTEFACTS_CONFIG["experiments"]["tiny"]["methods"]}
     assert artefacts.stems(methods, SELECTORS) == [
-        "importance_MAP", "kendall", "densities_fs_ed", "elimination_rf", "path_greedy", "convergence_fsm"]
+        "importance_MAP", "importance_NDCG10", "kendall", "densities_fs_ed", "elimination_rf", "path_greedy",
+        "convergence_fsm"]
     assert artefacts.stems({"waf": {"algorithm": "waf"}}, SELECTORS) == []
     assert artefacts.stems({"rf": {"algorithm": "rf_importance", "params": {"curve": False}}}, SELECTORS) == []
 
