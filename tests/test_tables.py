@@ -135,3 +135,25 @@ def test_a_k_reached_in_fewer_folds_is_marked(runs, tmp_path):
 
     plots.metric_vs_k(table, "NDCG@10", tmp_path / "f.png", csv=tmp_path / "f.csv")
     assert "6" not in set(pd.read_csv(tmp_path / "f.csv", dtype={"k": str}).k)
+
+
+def test_compare_pairs_with_paired_t_tests(runs, tmp_path):
+    """compare: each side at its vali-chosen k (imp: k = 2 in both folds) or its single k (waf),
+    paired over (fold, qid) of the test queries, every metric; CSV and Markdown."""
+    from ltrfs.tables import compare, compare_markdown
+
+    per_query = read_runs(runs)
+    comp = compare(per_query, [("imp/r", "waf/r")]).set_index("metric")
+    row = comp.loc["NDCG@10"]
+    assert row["k_a"] == "vali (2)" and row["k_b"] == "8" and row["n_queries"] == 4
+    a, b = [0.4, 0.2, 0.8, 0.4], [0.5, 0.3, 0.6, 0.2]
+    assert row["difference"] == pytest.approx(np.mean(a) - np.mean(b))
+    assert row["p"] == pytest.approx(stats.ttest_rel(a, b).pvalue)
+    assert comp.loc["MAP", "mean_a"] == pytest.approx(np.mean(a) / 2)  # the fixture's other metrics
+    md = compare_markdown(comp.reset_index())
+    assert md.startswith("| a | b | k (a; b) | NDCG@1") and "| imp/r | waf/r | vali (2); 8 |" in md
+    write_tables(runs, tmp_path / "t.csv", tmp_path / "t.md", pairs=[("imp/r", "waf/r")], out_compare=tmp_path / "c.csv")
+    assert len(pd.read_csv(tmp_path / "c.csv")) == len(METRIC_COLUMNS)
+    assert "#### Paired t-tests" in (tmp_path / "t.md").read_text()
+    with pytest.raises(ValueError, match="compare: no runs of 'imp/x'"):
+        compare(per_query, [("imp/x", "waf/r")])

@@ -66,7 +66,8 @@ def write_config(workdir: Path, config: dict) -> None:
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory):
     workdir = tmp_path_factory.mktemp("wf")
-    write_config(workdir, CONFIG)
+    tiny = {**CONFIG["experiments"]["tiny"], "compare": [["importance/ranksvm", "random/ranksvm"]]}
+    write_config(workdir, {**CONFIG, "experiments": {"tiny": tiny}})
     snakemake(workdir)
     return workdir
 
@@ -89,6 +90,12 @@ def test_table_matches_runs_and_models(finished):
                                            ties=ties).map.mean())
         ref = table[table.method == name].iloc[0]
         assert ref["MAP"] == pytest.approx(np.mean(values), abs=1e-6)
+    # compare: importance vs random with RankSVM, each at its vali-chosen k, paired over the test queries
+    comp = pd.read_csv(root / "tables/tiny_compare.csv").set_index("metric")
+    mine = table[(table.ranker == "ranksvm") & (table.k == "vali")].set_index("method")
+    assert comp.loc["NDCG@10", "mean_a"] == pytest.approx(mine.loc["importance", "NDCG@10"], abs=1e-6)
+    assert comp.loc["NDCG@10", "mean_b"] == pytest.approx(mine.loc["random", "NDCG@10"], abs=1e-6)
+    assert 0 <= comp.loc["NDCG@10", "p"] <= 1 and "#### Paired t-tests" in (root / "tables/tiny.md").read_text()
     # vali rows (which choose k) are tie-aware, test rows are the official evaluation
     run = pd.read_csv(root / "fold1/runs/importance/ranksvm.tsv", sep="\t")
     assert set(run[run.split == "vali"].ties) == {"expected"} and set(run[run.split == "test"].ties) == {"file_order"}

@@ -87,6 +87,14 @@ def _check_names(config: dict, registry: dict) -> None:
     for name in config["run"]:
         if name not in config["experiments"]:
             raise _unknown("experiment", name, "run", config["experiments"])
+    for ename, experiment in config["experiments"].items():
+        for i, pair in enumerate(experiment.get("compare") or []):
+            for side in pair:
+                method, _, ranker = side.partition("/")
+                if method not in experiment["methods"]:
+                    raise _unknown("method", method, f"experiments.{ename}.compare[{i}]", experiment["methods"])
+                if ranker not in experiment["rankers"]:
+                    raise _unknown("ranker", ranker, f"experiments.{ename}.compare[{i}]", experiment["rankers"])
     for name, method in config["methods"].items():
         if method["algorithm"] not in SELECTORS:
             raise _unknown("method algorithm", method["algorithm"], f"methods.{name}", SELECTORS)

@@ -188,16 +188,76 @@ def by_k_markdown(table: pd.DataFrame, metric: str = "NDCG@10", alpha: float = 0
     return "\n".join(lines) + "\n"
 
 
+COMPARE_COLUMNS = ["a", "b", "metric", "k_a", "k_b", "mean_a", "mean_b", "difference", "t", "p", "n_queries"]
+
+
+def _side(test: pd.DataFrame, name: str) -> tuple[pd.DataFrame, str]:
+    """The test rows of one side of a comparison, ``method/ranker``: its vali-chosen k when it
+    has a k grid, else its single k; (rows, the k label)."""
+    method, _, ranker = name.partition("/")
+    rows = test[(test.method == method) & (test.ranker == ranker)]
+    if rows.empty:
+        raise ValueError(f"compare: no runs of {name!r} in this experiment (write method/ranker, e.g. gas_e/ranksvm)")
+    if (rows.k == "vali").any():
+        rows = rows[rows.k == "vali"]
+        return rows, "vali (" + ",".join(sorted(set(rows.k_chosen), key=int)) + ")"
+    if rows.k.nunique() > 1:
+        raise ValueError(f"compare: {name!r} has several k and no vali choice")
+    return rows, str(rows.k.iloc[0])
+
+
+def compare(per_query: pd.DataFrame, pairs, metric: str = "NDCG@10") -> pd.DataFrame:
+    """Paired two-sided t-tests (SPEC: per-query test values, all folds pooled) between the two
+    sides of every pair ``("method/ranker", "method/ranker")``, on every metric of the run files;
+    each side at its k chosen on vali by ``metric`` (or its single k). One row per (pair, metric),
+    columns ``COMPARE_COLUMNS`` (difference = mean_a - mean_b)."""
+    data = _with_vali_choice(per_query, metric)
+    test = data[data.split == "test"]
+    out = []
+    for a, b in pairs:
+        (rows_a, k_a), (rows_b, k_b) = _side(test, a), _side(test, b)
+        joined = rows_a.merge(rows_b, on=["fold", "qid"], suffixes=("_a", "_b"))
+        for name in METRIC_COLUMNS:
+            va, vb = joined[name + "_a"].to_numpy(), joined[name + "_b"].to_numpy()
+            t, p = metrics.paired_ttest(va, vb) if len(joined) >= 2 else (np.nan, np.nan)
+            out.append([a, b, name, k_a, k_b, va.mean(), vb.mean(), va.mean() - vb.mean(), t, p, len(joined)])
+    return pd.DataFrame(out, columns=COMPARE_COLUMNS)
+
+
+def compare_markdown(comparison: pd.DataFrame, columns=("NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "MAP"),
+                     alpha: float = 0.05) -> str:
+    """One row per pair: "difference (p)" per metric, ``*`` where p < ``alpha``."""
+    if comparison.empty:
+        return ""
+    head = ["a", "b", "k (a; b)"] + list(columns)
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for (a, b), rows in comparison.groupby(["a", "b"], sort=False):
+        by = rows.set_index("metric")
+        cells = [f"{by.loc[c, 'difference']:+.4f} ({by.loc[c, 'p']:.3g}){'*' if by.loc[c, 'p'] < alpha else ''}"
+                 for c in columns]
+        lines.append(f"| {a} | {b} | {by['k_a'].iloc[0]}; {by['k_b'].iloc[0]} | " + " | ".join(cells) + " |")
+    return ("\n".join(lines) + f"\n\nCells: mean of a minus mean of b over the test queries of all folds (p of "
+            f"the paired two-sided t-test on the per-query values); * p < {alpha:g}; each side at its k chosen "
+            "on vali.\n")
+
+
 def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", title=None,
-                 baselines=("waf",), references: list[dict] | None = None) -> pd.DataFrame:
+                 baselines=("waf",), references: list[dict] | None = None, pairs=(),
+                 out_compare=None) -> pd.DataFrame:
     """The long table as CSV; as Markdown, the table of every metric and then ``metric`` by k;
-    ``references`` (per-fold reference files) add the file-order and random-order rows."""
+    ``references`` (per-fold reference files) add the file-order and random-order rows; ``pairs``
+    (the experiment's ``compare``) add paired t-tests, written to ``out_compare`` (CSV) and to
+    the Markdown."""
     per_query = read_runs(runs)
     if references:
         per_query = pd.concat([per_query, read_references(references)], ignore_index=True)
     table = summarise(per_query, metric, baselines)
     write_text(out_csv, table.to_csv(index=False, float_format="%.6f"))
+    comparison = compare(per_query, pairs, metric) if pairs else pd.DataFrame(columns=COMPARE_COLUMNS)
+    if out_compare is not None:
+        write_text(out_compare, comparison.to_csv(index=False, float_format="%.6g"))
+    tests = f"\n#### Paired t-tests\n\n{compare_markdown(comparison)}" if pairs else ""
     write_text(out_md, to_markdown(table, metric=metric, title=title) + f"\n#### {metric} by k (test, mean over "
                f"folds; * p < 0.05 against WAF; vali: the k chosen on vali)\n\n" + by_k_markdown(table, metric)
-               + "\n" + REFERENCE_NOTE + "\n")
+               + "\n" + REFERENCE_NOTE + "\n" + tests)
     return table

@@ -62,7 +62,9 @@ rule tables:
     output:
         csv=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.csv",
         md=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.md",
+        compare=f"{RESULTS}/{{dataset}}/tables/{{experiment}}_compare.csv",
     params:
+        pairs=lambda w: config["experiments"][w.experiment].get("compare", []),
         runs=lambda w: run_records(w.experiment, w.dataset),
         references=lambda w: reference_records(w.experiment, w.dataset),
         metric=column_name(config["validation_metric"]),
