@@ -207,10 +207,11 @@ def _side(test: pd.DataFrame, name: str) -> tuple[pd.DataFrame, str]:
 
 
 def compare(per_query: pd.DataFrame, pairs, metric: str = "NDCG@10") -> pd.DataFrame:
-    """Paired two-sided t-tests (SPEC: per-query test values, all folds pooled) between the two
-    sides of every pair ``("method/ranker", "method/ranker")``, on every metric of the run files;
-    each side at its k chosen on vali by ``metric`` (or its single k). One row per (pair, metric),
-    columns ``COMPARE_COLUMNS`` (difference = mean_a - mean_b)."""
+    """Paired two-sided t-tests (docs/methods.md, section 'Choice on vali and significance': per-query
+    test values, all folds pooled) between the two sides of every pair ``("method/ranker",
+    "method/ranker")``, on every metric of the run files; each side at its k chosen on vali by
+    ``metric`` (or its single k). One row per (pair, metric), columns ``COMPARE_COLUMNS``
+    (difference = mean_a - mean_b)."""
     data = _with_vali_choice(per_query, metric)
     test = data[data.split == "test"]
     out = []
