@@ -195,28 +195,22 @@ LEI = "Statistical selectors (Lei & Han 2017)"
 GREEDY = "Greedy RankRLS (Pahikkala et al. 2010)"
 FSM = "FSMRank (Lai et al. 2013)"
 
-declare(
-    "importance_MAP",
-    inputs={"scores": FoldFile("scores/single_feature.npz")},
-    draw=lambda i, png, pdf, csv, c: reports.importance_figure(i["scores"], "MAP", png, pdf, csv, title=c["title"],
-                                                               names=c["names"]),
-    when=reads("single_feature"), per_method=False,
-    title="{dataset}: each feature alone, fold mean",
-    caption="MAP of each feature alone: every training query ranked by the feature's value, mean over "
-            "the folds (GAS Fig. 6).",
-    category=GAS, paper="Geng et al. 2007, Fig. 6")
+def _feature_alone(metric: str, when: Callable, caption: str, category: str, paper: str) -> Artefact:
+    """Bars of one single-feature metric (a key of the single-feature table), fold mean."""
+    return declare(
+        f"importance_{metric.replace('@', '')}",
+        inputs={"scores": FoldFile("scores/single_feature.npz")},
+        draw=lambda i, png, pdf, csv, c: reports.importance_figure(i["scores"], metric, png, pdf, csv,
+                                                                   title=c["title"], names=c["names"]),
+        when=when, per_method=False, title="{dataset}: " + f"{metric} of each feature alone, fold mean",
+        caption=f"{metric} of each feature alone: every training query ranked by the feature's value (tied values "
+                f"in expectation over their orders), mean over the folds ({caption}).",
+        category=category, paper=paper)
 
-declare(
-    "importance_NDCG10",
-    inputs={"scores": FoldFile("scores/single_feature.npz")},
-    draw=lambda i, png, pdf, csv, c: reports.importance_figure(i["scores"], "NDCG@10", png, pdf, csv,
-                                                               title=c["title"], names=c["names"]),
-    when=algorithms("fsmrank", "fsmsvm"), per_method=False,
-    title="{dataset}: NDCG@10 of each feature alone, fold mean",
-    caption="NDCG@10 of each feature alone: every training query ranked by the feature's value (tied values "
-            "in expectation over their orders), mean over the folds (Lai et al. Fig. 4: few strong features "
-            "on HP2004/NP2004, many close ones on MQ2008).",
-    category=FSM, paper="Lai et al. 2013, Fig. 4")
+
+_feature_alone("MAP", reads("single_feature"), "GAS Fig. 6", GAS, "Geng et al. 2007, Fig. 6")
+_feature_alone("NDCG@10", algorithms("fsmrank", "fsmsvm"), "Lai et al. Fig. 4: few strong features on "
+               "HP2004/NP2004, many close ones on MQ2008", FSM, "Lai et al. 2013, Fig. 4")
 
 declare(
     "kendall",

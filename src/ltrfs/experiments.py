@@ -577,13 +577,9 @@ def fsmrank_convergence(train_path, selection_path, out_path, *, max_iter: int |
     if not recorded:
         raise ValueError(f"{selection_path}: the selection has no convergence trace ('details.trace')")
     train = io.load_npz(train_path)
-    X = train.X
-    A, s, _ = fsm.extended_pearson(X, train.y, params.get("similarity", "pearson"),
-                                   params.get("importance", "pearson"))
-    scale = params.get("scale", "none")  # selections written before the [0, 1] scaling have no "scale"
-    if scale != "none":
-        lo, span = fsm.minmax_scaling(X, scale)
-        X = fsm.apply_scaling(X, lo, span)
+    # the selection's own inputs (selections written before the [0, 1] scaling have no "scale")
+    X, A, s, _, _ = fsm.scaled_inputs(train.X, train.y, params.get("similarity", "pearson"),
+                                      params.get("importance", "pearson"), params.get("scale", "none"))
     problem = fsm.FSMProblem(X, train.y, train.query_ptr, A, s, float(chosen["lambda1"]), float(chosen["lambda2"]))
     fsm.fsmrank_solve(problem, max_iter=1)  # load the compiled kernels before anything is timed
     fsm.subgradient_solve(problem, max_iter=1)

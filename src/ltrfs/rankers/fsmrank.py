@@ -407,6 +407,16 @@ def apply_scaling(X, lo, span) -> np.ndarray:
     return ((X - lo.astype(dtype)) / span.astype(dtype)).astype(dtype, copy=False)
 
 
+def scaled_inputs(X, y, similarity: str = "pearson", importance: str = "pearson", scale: str = "minmax",
+                  pearson=None):
+    """(Xs, A, s, lo, span): everything FSMProblem needs besides the queries and lambdas, as every
+    FSMRank fit builds it: A (2d, 2d) and s (2d,) from ``extended_pearson`` on X (correlation
+    does not change under the scaling), and X min-max scaled on its rows (``minmax_scaling``)."""
+    A, s, _ = extended_pearson(X, y, similarity, importance, pearson=pearson)
+    lo, span = minmax_scaling(X, scale)
+    return apply_scaling(X, lo, span), A, s, lo, span
+
+
 def raw_model(w_hat, lo, span) -> tuple[np.ndarray, float]:
     """(coef (d,), intercept) on raw features of the weights ``w_hat`` learned on scaled ones."""
     coef = np.asarray(w_hat, dtype=np.float64) / span
@@ -498,9 +508,8 @@ class FSMRank(LinearScores, Ranker):
         dtype = np.float32 if np.asarray(X).dtype == np.float32 else np.float64
         X, y, query_ptr = check_fit_inputs(X, y, qid, dtype=dtype)
         with _blas_limit(self.n_jobs):
-            A, s, _ = extended_pearson(X, y, self.similarity, self.importance)
-            lo, span = minmax_scaling(X, self.scale)
-            problem = FSMProblem(apply_scaling(X, lo, span), y, query_ptr, A, s, self.lambda1, self.lambda2)
+            Xs, A, s, lo, span = scaled_inputs(X, y, self.similarity, self.importance, self.scale)
+            problem = FSMProblem(Xs, y, query_ptr, A, s, self.lambda1, self.lambda2)
             res = fsmrank_solve(problem, max_iter=int(self.max_iter), tol=float(self.tol))
         self.w_ = res.w
         self.scale_lo_, self.scale_span_ = lo, span

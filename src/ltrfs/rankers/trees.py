@@ -33,7 +33,7 @@ import time
 import numpy as np
 
 from ltrfs.metrics import check_ties, get_convention, parse_metric
-from ltrfs.validation import vali_score
+from ltrfs.validation import DegenerateGridError, vali_score
 from ltrfs.rankers.base import (Ranker, check_X, check_fit_inputs, check_positive_float,
                                 check_positive_int, check_validation_split)
 from ltrfs.rankers.lambdamart import extra_xgb_params
@@ -173,8 +173,6 @@ class MART(Ranker):
             # and the same rule applied to the full history when it is off)
             best = int(np.argmax(history))
             if history[best] == -np.inf:
-                from ltrfs.validation import DegenerateGridError
-
                 raise DegenerateGridError(f"{self.name}: every round gives the same score to all documents "
                                           "of every vali query (a degenerate model)")
             self.best_score_ = float(history[best])

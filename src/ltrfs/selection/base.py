@@ -76,9 +76,9 @@ class Selector(Estimator):
         start = time.perf_counter()
         self.chosen_ = {}
         self.scores_ = None
-        self._fit(X, y, query_ptr, X_val, y_val, qid_val, precomputed or {})
         constant = constant_within_queries(X, query_ptr)
-        self.constant_features_ = np.flatnonzero(constant).astype(np.int64)
+        self.constant_features_ = np.flatnonzero(constant).astype(np.int64)  # set first: _fit may use it
+        self._fit(X, y, query_ptr, X_val, y_val, qid_val, precomputed or {})
         if (constant.any() and getattr(self, "constant_last", True) and self.uses_k
                 and getattr(self, "projection_", None) is None):
             r = np.asarray(self.ranking_, dtype=np.int64)

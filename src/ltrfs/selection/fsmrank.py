@@ -23,8 +23,7 @@ from ltrfs import metrics
 from ltrfs.rankers.base import check_positive_float, check_validation_split, check_X, group_ids
 from ltrfs.rankers.fsmrank import (LAMBDA1_GRID, LAMBDA2_GRID, FSMProblem, SolveResult, _as_data_matrix,
                                    _blas_limit, _check_common, _check_lambda, _is_number, _matvec_any,
-                                   apply_scaling, extended_pearson, feature_order, fsmrank_solve, minmax_scaling,
-                                   raw_model)
+                                   feature_order, fsmrank_solve, raw_model, scaled_inputs)
 from ltrfs.scoring.pearson import pearson_scores
 from ltrfs.selection.base import Selector
 from ltrfs.validation import ValiChoice
@@ -128,9 +127,7 @@ class _FSMRankBase(Selector):
         d = X.shape[1]
         with _blas_limit(self.n_jobs):
             q, P = self._pearson(X, y, precomputed)
-            A, s, _ = extended_pearson(X, y, self.similarity, self.importance, pearson=(q, P))
-            lo, span = minmax_scaling(X, self.scale)
-            X = apply_scaling(X, lo, span)
+            X, A, s, lo, span = scaled_inputs(X, y, self.similarity, self.importance, self.scale, pearson=(q, P))
             grid1 = [self.lambda1] if self.lambda1 is not None else list(self.lambda1_grid)
             grid2 = [self.lambda2] if self.lambda2 is not None else list(self.lambda2_grid)
             points = [(float(a), float(b)) for a in grid1 for b in grid2]

@@ -59,7 +59,7 @@ from ltrfs import metrics, scoring
 from ltrfs.data import query_ptr_from_qid
 from ltrfs.scoring.kendall import SCORE_KEYS, SIMILARITIES
 from ltrfs.scoring.pairwise import IMPORTANCES as PAIRWISE_IMPORTANCES
-from ltrfs.selection.base import Selector, constant_within_queries, single_feature_scores
+from ltrfs.selection.base import Selector, single_feature_scores
 from ltrfs.validation import ValiChoice
 
 DEFAULT_C_GRID = (0, 0.01, 0.1, 0.5, 1, 2)
@@ -300,11 +300,8 @@ class GAS(Selector):
         raw, sign = self._importance(X, y, query_ptr, precomputed)
         w = self._normalise(raw)
         e = self._similarity(X, query_ptr, precomputed, sign)
-        if self.constant_last:
-            active = np.flatnonzero(~constant_within_queries(X, query_ptr))
-        else:
-            active = np.arange(d)
-        idle = np.setdiff1d(np.arange(d), active)
+        idle = self.constant_features_ if self.constant_last else np.zeros(0, np.int64)  # Selector.fit's rule
+        active = np.setdiff1d(np.arange(d), idle)
         w_a, e_a = w[active], e[np.ix_(active, active)]
         if self.c is not None:
             c = float(self.c)

@@ -409,7 +409,7 @@ class GreedyRankRLS(Selector):
                      "coef": [w.tolist() for w in extra["coefs"]]}
             if has_vali:
                 curves = {name: [] for name in metric_names}
-                for t in range(1, k + 1):  # ties: smaller t, then the earlier lambda
+                for t in range(1, k + 1):  # ties: the earlier lambda, then the smaller t
                     scores = X_val[:, order[:t]] @ extra["coefs"][t - 1]
                     curves[self.metric].append(choice.offer((lam, t), scores))
                     for name in metric_names[1:]:
