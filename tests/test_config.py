@@ -61,6 +61,15 @@ def test_every_shipped_config_is_valid(registry):
      r"^config: metric 'ndcg@20' is not reported"),
     (lambda c: c["experiments"]["demo"].update(folds=[6]),
      r"^config experiments\.demo\.folds: dataset 'synthetic' has no fold 6; valid: 1, 2, 3, 4, 5$"),
+    (lambda c: c["experiments"]["demo"].update(figure_curves=["importance/ranksvmm"]),
+     r"^config experiments\.demo\.figure_curves: unknown ranker 'ranksvmm'"),
+    (lambda c: c["experiments"]["demo"].update(metrics=["NDCG@20"]),
+     r"^config: metric 'NDCG@20' is not reported"),
+    (lambda c: c["experiments"].update(demo2={**c["experiments"]["demo"], "validation_metric": "map"})
+     or c.update(run=["demo", "demo2"]),
+     r"^config experiments\.demo2\.validation_metric: 'map' differs from 'ndcg@10' of experiment 'demo' for "),
+    (lambda c: c["experiments"]["demo"].update(artefacts=["convergenc"]),
+     r"^config experiments\.demo\.artefacts: unknown artefact 'convergenc'; valid: convergence, densities, "),
     (lambda c: c.update(colour="red"),
      r"^config \(top level\): Additional properties are not allowed \('colour' was unexpected\)$"),
 ])
@@ -94,3 +103,14 @@ def test_own_ranker_takes_no_parameters():
     config["rankers"]["own"]["grid"] = {"C": [1]}
     with pytest.raises(ConfigError, match=r"^config rankers\.own: the 'own' ranker takes no params or grid"):
         check(config, SCHEMA, load_registry(REPO / "config/datasets.yaml"))
+
+
+def test_validation_metric_per_experiment(config, registry):
+    from ltrfs.config import train_metric, validation_metric_of
+
+    config["experiments"]["demo"]["validation_metric"] = "map"
+    checked = check(config, SCHEMA, registry)
+    assert validation_metric_of(checked, "demo") == "map"
+    dataset = checked["experiments"]["demo"]["datasets"][0]
+    assert train_metric(checked, dataset, "importance", "ranksvm") == "map"
+    assert train_metric(checked, "MQ2008", "importance", "ranksvm") == checked["validation_metric"]  # not run

@@ -308,3 +308,21 @@ def test_choosing_lambdas_needs_validation_data():
     train = planted(n_queries=10, d=4, seed=1)
     with pytest.raises(ValueError, match="needs X_val, y_val and qid_val"):
         FSMRankSelector().fit(train.X, train.y, train.qid)
+
+
+def test_own_ranker_gives_fsmrank_cut_to_its_top_k_for_every_k_of_the_grid():
+    """Lai et al. Figs. 1-3: the FSMRank model with all but its top k weights zeroed, one model
+    per k of the grid below d (k >= d skipped), and the full model at k = d."""
+    from ltrfs.experiments import fit_selector, predict, selection_record, train_own
+
+    train = planted(n_queries=30, d=6, informative=(1, 3), seed=8)
+    vali = planted(n_queries=10, d=6, informative=(1, 3), seed=9)
+    method = {"algorithm": "fsmrank", "params": {"lambda1": 0.05, "lambda2": 0.002}}
+    selector = fit_selector(method, train, vali, seed=1, convention="letor4")
+    selection = selection_record("fsmrank", method, selector)
+    models, info = train_own(selection, train, vali, ks=[1, 2, 6, 9])
+    assert sorted(models) == [1, 2, 6] and sorted(info, key=int) == ["1", "2", "6"]
+    for k in (1, 2):
+        np.testing.assert_allclose(predict(models[k], train), selector.predict_scores_k(train.X, k), rtol=1e-12)
+        assert info[str(k)]["features"] == sorted(int(f) + 1 for f in selector.ranking_[:k])
+    np.testing.assert_allclose(predict(models[6], train), selector.predict_scores(train.X), rtol=1e-12)

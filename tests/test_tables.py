@@ -157,3 +157,63 @@ def test_compare_pairs_with_paired_t_tests(runs, tmp_path):
     assert "#### Paired t-tests" in (tmp_path / "t.md").read_text()
     with pytest.raises(ValueError, match="compare: no runs of 'imp/x'"):
         compare(per_query, [("imp/x", "waf/r")])
+
+
+@pytest.fixture
+def own_runs(tmp_path):
+    """Two folds; "fsm" ranks with its own model, cut to its top k = 2 and full at k = 8 (an own
+    ranker), "gas" is a two-stage method at k = 2 and 4 with a vali choice."""
+    out = []
+    fsm = {1: {2: [0.9, 0.7], 8: [0.6, 0.4]}, 2: {2: [0.8, 0.6], 8: [0.5, 0.5]}}
+    gas = {1: {2: ([0.3, 0.1], 0.2), 4: ([0.5, 0.1], 0.9)}, 2: {2: ([0.2, 0.2], 0.8), 4: ([0.4, 0.0], 0.1)}}
+    for fold in (1, 2):
+        rows = []
+        for k, test in fsm[fold].items():  # vali favours k = 2 strongly: it must not be chosen
+            rows += [(k, "test", q, v) for q, v in zip((1, 2), test)] + [(k, "vali", 9, 1.0 if k == 2 else 0.0)]
+        out.append({"path": write_run(tmp_path / f"f{fold}.tsv", rows), "fold": fold, "method": "fsm",
+                    "ranker": "own"})
+        rows = []
+        for k, (test, vali) in gas[fold].items():
+            rows += [(k, "test", q, v) for q, v in zip((1, 2), test)] + [(k, "vali", 9, vali)]
+        out.append({"path": write_run(tmp_path / f"g{fold}.tsv", rows), "fold": fold, "method": "gas",
+                    "ranker": "svm"})
+    return out
+
+
+def test_own_model_curve_has_no_vali_row_and_compares_at_the_full_model(own_runs, tmp_path):
+    from ltrfs import plots
+    from ltrfs.published import beside
+    from ltrfs.tables import compare
+
+    per_query = read_runs(own_runs)
+    table = summarise(per_query, "NDCG@10", own=("own",))
+    fsm = table[table.method == "fsm"]
+    assert list(fsm.k) == ["2", "8"]  # no vali row for the own model's top-k view
+    comp = compare(per_query, [("fsm/own", "gas/svm")], own=("own",))
+    chosen = comp[(comp["at"] == "chosen") & (comp.metric == "NDCG@10")].iloc[0]
+    # fsm at its full model (k = 8); gas at its vali choice: k = 4 in fold 1, k = 2 in fold 2
+    a, b = [0.6, 0.4, 0.5, 0.5], [0.5, 0.1, 0.2, 0.2]
+    assert chosen["k_a"] == "8 (own model)" and chosen["key_a"] == "8" and chosen["k_b"] == "vali (2,4)"
+    assert chosen["p"] == pytest.approx(stats.ttest_rel(a, b).pvalue)
+    # per-k rows only where both sides were run: k = 2
+    at_k = comp[(comp["at"] == "k") & (comp.metric == "NDCG@10")]
+    assert list(at_k.k_a) == ["2"]
+    assert at_k.iloc[0]["p"] == pytest.approx(stats.ttest_rel([0.9, 0.7, 0.8, 0.6], [0.3, 0.1, 0.2, 0.2]).pvalue)
+    # marks on side a at its chosen k: p = 0.015 (differences 0.1, 0.3, 0.3, 0.3)
+    assert 0.01 < chosen["p"] < 0.05
+    md = to_markdown(table, ("NDCG@10",), comparison=comp)
+    assert "| fsm | own | 8 | 0.5000 ± 0.0000▲1 |" in md and "1 = fsm/own vs gas/svm" in md
+    assert "| fsm | own | 2 | 0.7500 ± 0.0707 |" in md  # per-k tests mark the figures, not the table
+    assert "▲" not in to_markdown(table, ("NDCG@10",), comparison=comp, alpha=0.01)
+    plots.metric_vs_k(table, "NDCG@10", tmp_path / "f.png", csv=tmp_path / "f.csv",
+                      curves=["fsm/own", "gas/svm"], comparison=comp)
+    drawn = pd.read_csv(tmp_path / "f.csv", dtype={"k": str}).fillna("")
+    assert set(drawn.method + "/" + drawn.ranker) == {"fsm/own", "gas/svm"}
+    assert list(drawn[drawn.significant_vs != ""].k) == ["2"]  # gas's point at k = 2 is marked
+    # published values of an own model match its full model
+    pub = pd.DataFrame([{"table": "T", "dataset": "D", "method": "fsm", "ranker": "own", "k": "",
+                         "metric": "NDCG@10", "value": 0.5}])
+    assert beside(table, pub, "D").iloc[0]["k"] == "8"
+    renamed = table.replace({"method": {"fsm": "all"}, "ranker": {"own": "fsmrank"}})
+    row = beside(renamed, pub, "D", rows={"fsm/own": "all/fsmrank"}).iloc[0]
+    assert row["method"] == "fsm" and row["ours"] == pytest.approx(0.5) and row["difference"] == pytest.approx(0)

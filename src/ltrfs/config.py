@@ -63,6 +63,7 @@ def _unknown(what: str, name: str, where: str, valid) -> ConfigError:
 
 
 def _check_names(config: dict, registry: dict) -> None:
+    from ltrfs.artefacts import ARTEFACTS
     from ltrfs.experiments import OWN, expand_grid
     from ltrfs.rankers import RANKERS, make_ranker
     from ltrfs.selection import SELECTORS, make_selector
@@ -72,7 +73,7 @@ def _check_names(config: dict, registry: dict) -> None:
     try:
         column_name(config["validation_metric"])
         for ename, experiment in config["experiments"].items():
-            for metric in experiment["figure_metrics"]:
+            for metric in [*experiment["figure_metrics"], *experiment.get("metrics", [])]:
                 column_name(metric)
     except ValueError as exc:
         raise ConfigError(f"config: {exc}") from None
@@ -88,13 +89,19 @@ def _check_names(config: dict, registry: dict) -> None:
         if name not in config["experiments"]:
             raise _unknown("experiment", name, "run", config["experiments"])
     for ename, experiment in config["experiments"].items():
-        for i, pair in enumerate(experiment.get("compare") or []):
-            for side in pair:
-                method, _, ranker = side.partition("/")
-                if method not in experiment["methods"]:
-                    raise _unknown("method", method, f"experiments.{ename}.compare[{i}]", experiment["methods"])
-                if ranker not in experiment["rankers"]:
-                    raise _unknown("ranker", ranker, f"experiments.{ename}.compare[{i}]", experiment["rankers"])
+        sides = [(f"compare[{i}]", side) for i, pair in enumerate(experiment.get("compare") or []) for side in pair]
+        sides += [("figure_curves", side) for side in experiment.get("figure_curves") or []]
+        sides += [("published.rows", side) for side in ((experiment.get("published") or {}).get("rows") or {}).values()]
+        for where, side in sides:
+            method, _, ranker = side.partition("/")
+            if method not in experiment["methods"]:
+                raise _unknown("method", method, f"experiments.{ename}.{where}", experiment["methods"])
+            if ranker not in experiment["rankers"]:
+                raise _unknown("ranker", ranker, f"experiments.{ename}.{where}", experiment["rankers"])
+        for name in experiment.get("artefacts") or []:
+            if name not in ARTEFACTS:
+                raise _unknown("artefact", name, f"experiments.{ename}.artefacts", ARTEFACTS)
+    train_metric(config, None, None, None)  # experiments run together agree on their vali metric
     for name, method in config["methods"].items():
         if method["algorithm"] not in SELECTORS:
             raise _unknown("method algorithm", method["algorithm"], f"methods.{name}", SELECTORS)
@@ -150,6 +157,32 @@ def k_grid(config: dict, dataset: str, method: str, ranker: str) -> list[int]:
         if dataset in e["datasets"] and method in e["methods"] and ranker in e["rankers"]:
             ks.update(e["k"])
     return sorted(ks)
+
+
+def validation_metric_of(config: dict, experiment: str) -> str:
+    """The vali metric of an experiment: its own ``validation_metric`` or the top-level one."""
+    return config["experiments"][experiment].get("validation_metric") or config["validation_metric"]
+
+
+def train_metric(config: dict, dataset: str | None, method: str | None, ranker: str | None) -> str:
+    """The vali metric of the train job (dataset, method, ranker): that of the experiments being
+    run that contain it, which must agree (one model serves them all; else a ConfigError naming
+    both). With None arguments, checks every combination and returns the top-level metric."""
+    chosen: dict = {}
+    for name in config["run"]:
+        e = config["experiments"][name]
+        metric = validation_metric_of(config, name)
+        for key in ((d, m, r) for d in e["datasets"] for m in e["methods"] for r in e["rankers"]):
+            if dataset is not None and key != (dataset, method, ranker):
+                continue
+            first = chosen.setdefault(key, (name, metric))
+            if first[1].lower() != metric.lower():
+                raise ConfigError(f"config experiments.{name}.validation_metric: {metric!r} differs from "
+                                  f"{first[1]!r} of experiment {first[0]!r} for {'/'.join(key)}; "
+                                  "experiments run together share its models")
+    if dataset is None or (dataset, method, ranker) not in chosen:
+        return config["validation_metric"]
+    return chosen[(dataset, method, ranker)][1]
 
 
 def convention_of(config: dict, registry: dict, dataset: str) -> str:

@@ -318,13 +318,17 @@ def fit_best(ranker: dict, train: RankingData, vali: RankingData | None, *, metr
 
 class OwnPredictions:
     """A fitted selector used as a ranker: ``predict(X)`` is its ``predict_scores(X)``
-    (P(relevant) or the expected label, as Lei & Han report them)."""
+    (P(relevant) or the expected label, as Lei & Han report them), or with ``k`` its
+    ``predict_scores_k(X, k)`` (its model restricted to its top k features, Lai et al. Figs. 1-3)."""
 
-    def __init__(self, selector):
+    def __init__(self, selector, k: int | None = None):
         self.selector = selector
+        self.k = k
 
     def predict(self, X) -> np.ndarray:
-        return self.selector.predict_scores(X)
+        if self.k is None:
+            return self.selector.predict_scores(X)
+        return self.selector.predict_scores_k(X, self.k)
 
 
 def has_own_predictions(algorithm: str) -> bool:
@@ -332,11 +336,14 @@ def has_own_predictions(algorithm: str) -> bool:
     return hasattr(SELECTORS[algorithm], "predict_scores")
 
 
-def train_own(selection: dict, train_data: RankingData, vali_data: RankingData, *,
+def train_own(selection: dict, train_data: RankingData, vali_data: RankingData, *, ks=(),
               threads: int = 1) -> tuple[dict, dict]:
     """Refit the selection's method with the parameters it recorded (deterministic: same seed,
     same data) and keep its model as the ranker, on all d features (k = d in the run file; the
-    method's own choice of features is inside its model). Returns (models, info["k"])."""
+    method's own choice of features is inside its model). A method that can restrict its model
+    to its top k features (``predict_scores_k``: FSMRank) also gets one model per k of ``ks``
+    below d, the curve of Lai et al. Figs. 1-3; nothing is tuned on vali for those k.
+    Returns (models, info["k"])."""
     algorithm, d = selection["algorithm"], selection["n_features"]
     if not has_own_predictions(algorithm):
         raise ValueError(f"method {selection['method']!r} ({algorithm}) has no predictions of its own; "
@@ -350,11 +357,19 @@ def train_own(selection: dict, train_data: RankingData, vali_data: RankingData, 
     selector = make_selector(algorithm, **params)
     selector.fit(train_data.X, train_data.y, train_data.qid, X_val=vali_data.X, y_val=vali_data.y,
                  qid_val=vali_data.qid)
+    seconds = round(time.perf_counter() - start, 4)
     features = np.arange(d, dtype=np.int64)
     models = {d: {"ranker": OWN, "n_features": d, "features": features, "params": selector.chosen_,
                   "estimator": OwnPredictions(selector)}}
     info = {str(d): {"features": (features + 1).tolist(), "chosen": selector.chosen_, "trials": [],
-                     "seconds": round(time.perf_counter() - start, 4)}}
+                     "seconds": seconds}}
+    if hasattr(selector, "predict_scores_k"):
+        for k in sorted({int(k) for k in ks if 1 <= int(k) < d}):
+            top = np.sort(np.asarray(selector.ranking_[:k], dtype=np.int64))
+            models[k] = {"ranker": OWN, "n_features": d, "features": features, "params": selector.chosen_,
+                         "estimator": OwnPredictions(selector, k)}
+            info[str(k)] = {"features": (top + 1).tolist(), "chosen": selector.chosen_, "trials": [],
+                            "seconds": seconds}
     return models, info
 
 
@@ -366,7 +381,7 @@ def train(selection_path, ranker_name: str, ranker: dict, train_path, vali_path,
     selection = json.loads(Path(selection_path).read_text())
     train_data, vali_data = io.load_npz(train_path), io.load_npz(vali_path)
     if ranker["algorithm"] == OWN:
-        models, by_k = train_own(selection, train_data, vali_data, threads=threads)
+        models, by_k = train_own(selection, train_data, vali_data, ks=ks, threads=threads)
         save_models(out_model, models)
         write_json(out_info, {"ranker": ranker_name, "algorithm": OWN, "method": selection["method"],
                               "validation_metric": None, "k": by_k})

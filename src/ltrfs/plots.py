@@ -22,15 +22,19 @@ def save(fig, png, pdf=None) -> None:
 
 
 def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title: str = "",
-                baselines=("waf",), max_error_bars: int = 4) -> None:
-    """One panel per ranker: test ``metric`` (mean over folds) against k, one line per method,
-    each method in the same colour in every panel, one legend for the figure (points whose mean
-    covers fewer folds than the others are left out; the table marks them). The standard
-    deviation over folds is drawn as error bars when a panel has at most ``max_error_bars``
-    methods (beyond that they hide the lines; the CSV keeps it). The all-features
-    ``baselines`` are drawn as a horizontal dashed line with a std band, and the reference rows
-    of the table (``tables.REFERENCE_RANKER``: a constant score in file order and in random
-    order) as grey dotted and dash-dotted lines in every panel."""
+                baselines=("waf",), max_error_bars: int = 4, curves=None, comparison=None,
+                alpha: float = 0.05) -> None:
+    """Test ``metric`` (mean over folds) against k. By default one panel per ranker, one line
+    per method, each method in the same colour in every panel; with ``curves`` (a list of
+    "method/ranker") one panel holding those lines (a paper's figure, e.g. Lai et al. Figs.
+    1-3). One legend for the figure; points whose mean covers fewer folds than the others are
+    left out (the table marks them). The standard deviation over folds is drawn as error bars
+    when a panel has at most ``max_error_bars`` lines (beyond that they hide the lines; the CSV
+    keeps it). The all-features ``baselines`` are drawn as a horizontal dashed line with a std
+    band, and the reference rows of the table (``tables.REFERENCE_RANKER``: a constant score
+    in file order and in random order) as grey dotted and dash-dotted lines in every panel.
+    ``comparison`` (a ``tables.compare`` result, rows ``at == "k"``) marks with an open circle
+    each point of a pair's side b where side a differs from it at p < ``alpha``."""
     from ltrfs.tables import REFERENCE_RANKER
 
     references = table[table.ranker == REFERENCE_RANKER]
@@ -38,35 +42,56 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
     rows = table[table.k != "vali"].copy()
     rows = rows[rows.folds == rows.folds.max()]  # a k that only some folds reached is not comparable
     rows["k_num"] = rows.k.astype(int)
-    rankers = list(dict.fromkeys(rows.ranker))
-    methods = [m for m in dict.fromkeys(rows.method) if m not in baselines]
-    palette = plt.get_cmap("tab20" if len(methods) > 10 else "tab10")
-    colours = {m: palette(i % palette.N) for i, m in enumerate(methods)}
-    fig, axes = plt.subplots(1, len(rankers), figsize=(4.2 * len(rankers), 3.4), squeeze=False, sharey=True)
-    handles = {}
-    bars = len(methods) <= max_error_bars  # one rule for all panels (they share the y axis)
-    for ax, ranker in zip(axes[0], rankers):
-        panel = rows[rows.ranker == ranker]
-        for method, group in panel.groupby("method", sort=False):
+    rows["curve"] = rows.method + "/" + rows.ranker
+    if curves:
+        rows = rows[rows.curve.isin(list(curves))]
+        panels = {"": rows.assign(label=rows.curve)}
+        labels = [c for c in curves if c in set(rows.curve)]
+    else:
+        panels = {r: part.assign(label=part.method) for r, part in rows.groupby("ranker", sort=False)}
+        labels = [m for m in dict.fromkeys(rows.method)]
+    labels = [lab for lab in labels if lab.partition("/")[0] not in baselines]
+    palette = plt.get_cmap("tab20" if len(labels) > 10 else "tab10")
+    colours = {m: palette(i % palette.N) for i, m in enumerate(labels)}
+    significant = _significant_points(comparison, metric, alpha)
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels) + (1.5 if curves else 0), 3.4),
+                             squeeze=False, sharey=True)
+    handles, marks = {}, {}
+    bars = max((part.label.nunique() for part in panels.values()), default=0) <= max_error_bars
+    for ax, (name, panel) in zip(axes[0], panels.items()):
+        for label, group in panel.groupby("label", sort=False):
             group = group.sort_values("k_num")
-            if method in baselines:
+            if group.method.iloc[0] in baselines:
                 mean, std = group[metric].iloc[0], group[metric + "_std"].iloc[0]
-                handles[f"{method} (band: ± std over folds)"] = ax.axhline(mean, ls="--", lw=1, color="k")
+                handles[f"{label} (band: ± std over folds)"] = ax.axhline(mean, ls="--", lw=1, color="k")
                 ax.axhspan(mean - std, mean + std, color="k", alpha=0.07)
-            elif bars:
-                handles[method] = ax.errorbar(group.k_num, group[metric], yerr=group[metric + "_std"], marker="o",
-                                              ms=3, capsize=2, lw=1.2, color=colours[method], label=method)
+                continue
+            if bars:
+                handles[label] = ax.errorbar(group.k_num, group[metric], yerr=group[metric + "_std"], marker="o",
+                                             ms=3, capsize=2, lw=1.2, elinewidth=0.7, color=colours[label],
+                                             label=label)
+                for part in (*handles[label][1], *handles[label][2]):  # lighter bars: the means stay readable
+                    part.set_alpha(0.45)
             else:
-                handles[method] = ax.plot(group.k_num, group[metric], marker="o", ms=3, lw=1.2,
-                                          color=colours[method], label=method)[0]
-        for (name, ref), style in zip(references.groupby("method", sort=False), (":", "-.")):
+                handles[label] = ax.plot(group.k_num, group[metric], marker="o", ms=3, lw=1.2,
+                                         color=colours[label], label=label)[0]
+            curve = group.curve.iloc[0]
+            for other in sorted({a for (a, b) in significant if b == curve}):
+                ks = significant[(other, curve)]
+                hit = group[group.k.isin(ks)]
+                if len(hit):
+                    marks[f"circled: differs from {other} (paired t-test p < {alpha:g}, same k)"] = ax.plot(
+                        hit.k_num, hit[metric], ls="none", marker="o", ms=9, mfc="none", mec="0.2", mew=0.9)[0]
+        handles.update(marks)
+        for (ref_name, ref), style in zip(references.groupby("method", sort=False), (":", "-.")):
             value = ref[metric].iloc[0]  # the legend gives the value: the line may lie below the fitted range
-            handles[f"{name} (no model): {value:.3f}"] = ax.axhline(value, ls=style, lw=1, color="0.45")
-        ax.set_title(ranker)
+            handles[f"{ref_name} (no model): {value:.3f}"] = ax.axhline(value, ls=style, lw=1, color="0.45")
+        if name:
+            ax.set_title(name)
         ax.set_xlabel("number of features k")
         ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel(f"test {metric}")
-    if not bars:  # fit the means, not the baseline's std band (shared y axis)
+    axes[0][0].set_ylabel(f"test {metric}, mean over folds" + ("\n(bars: ± std over folds)" if bars else ""))
+    if not bars and len(rows):  # fit the means, not the baseline's std band (shared y axis)
         low, high = rows[metric].min(), rows[metric].max()
         pad = 0.15 * (high - low) or 0.01
         axes[0][0].set_ylim(low - pad, high + pad)
@@ -76,7 +101,19 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
     save(fig, png, pdf)
     if csv:
         keep = ["method", "ranker", "k", metric, metric + "_std", "folds"]
-        write_text(csv, rows[keep].to_csv(index=False, float_format="%.6f"))
+        out = rows[keep].copy()
+        if significant:
+            out["significant_vs"] = [";".join(a for (a, b), ks in significant.items() if b == f"{m}/{r}" and k in ks)
+                                     for m, r, k in zip(out.method, out.ranker, out.k)]
+        write_text(csv, out.to_csv(index=False, float_format="%.6f"))
+
+
+def _significant_points(comparison, metric: str, alpha: float) -> dict:
+    """(side a, side b) -> the k (str) where a and b differ on ``metric`` at p < ``alpha``."""
+    if comparison is None or len(comparison) == 0:
+        return {}
+    rows = comparison[(comparison["at"] == "k") & (comparison.metric == metric) & (comparison.p < alpha)]
+    return {(a, b): set(part.k_b.astype(str)) for (a, b), part in rows.groupby(["a", "b"], sort=False)}
 
 
 def _feature_labels(n: int, names=None) -> list[str]:

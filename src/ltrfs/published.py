@@ -40,22 +40,26 @@ def _our_row(ours: pd.DataFrame, method: str, ranker: str, k: str) -> pd.Series 
         rows = rows[rows.k == str(k)]
     elif (rows.k == "vali").any():
         rows = rows[rows.k == "vali"]
-    elif len(rows) != 1:
-        return None
+    elif len(rows):  # a single k, or a method's own model with its top-k curve: the full model
+        rows = rows[rows.k.astype(int) == rows.k.astype(int).max()]
     return rows.iloc[0] if len(rows) else None
 
 
-def beside(ours: pd.DataFrame, published: pd.DataFrame, dataset: str, tables=None) -> pd.DataFrame:
+def beside(ours: pd.DataFrame, published: pd.DataFrame, dataset: str, tables=None, rows=None) -> pd.DataFrame:
     """One row per published cell of ``dataset`` (optionally only the paper ``tables``) whose
     metric our table reports: table, method, ranker, k (ours: the k used, "vali (..)" when
-    chosen), metric, ours, published, difference (ours - published; NaN where we have no row)."""
+    chosen), metric, ours, published, difference (ours - published; NaN where we have no row).
+    ``rows`` maps a published "method/ranker" to ours when our run has another name (e.g.
+    {"fsmrank/own": "waf/fsmrank"}: FSMRank ranking on all features in Lai's Table II)."""
     pub = published[published.dataset == dataset]
     if tables is not None:
         pub = pub[pub.table.isin(list(tables))]
     pub = pub[pub.metric.isin(ours.columns)]
+    rows = rows or {}
     out = []
     for row in pub.itertuples(index=False):
-        mine = _our_row(ours, row.method, row.ranker, row.k)
+        method, _, ranker = rows.get(f"{row.method}/{row.ranker}", f"{row.method}/{row.ranker}").partition("/")
+        mine = _our_row(ours, method, ranker, row.k)
         value = float(mine[row.metric]) if mine is not None else np.nan
         if mine is None:
             k = ""

@@ -36,11 +36,14 @@ REFERENCE_RANKER = "(no model)"
 def read_runs(runs: list[dict]) -> pd.DataFrame:
     """Concatenate run files; ``runs`` items are {"path", "fold", "method", "ranker"} and
     optionally "k", the experiment's k grid: rows of other k are dropped, unless the file has
-    none of those k (methods that ignore k, or every k above the feature count)."""
+    none of those k (methods that ignore k, or every k above the feature count); with
+    "full_model" true (a method's own model) the file's largest k, the full model, is kept too."""
     frames = []
     for run in runs:
         frame = pd.read_csv(run["path"], sep="\t", dtype={"k": str, "qid": str})
         wanted = {str(k) for k in run.get("k") or ()}
+        if run.get("full_model") and len(frame):
+            wanted.add(str(frame.k.astype(int).max()))
         if wanted & set(frame.k):
             frame = frame[frame.k.isin(wanted)]
         frame.insert(0, "fold", int(run["fold"]))
@@ -66,11 +69,12 @@ def read_references(references: list[dict]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def _with_vali_choice(per_query: pd.DataFrame, metric: str) -> pd.DataFrame:
+def _with_vali_choice(per_query: pd.DataFrame, metric: str, own=()) -> pd.DataFrame:
     """Append, per (fold, method, ranker) with more than one k, the rows of the k chosen on
-    vali, labelled k='vali'."""
+    vali, labelled k='vali'; not for the ``own`` rankers (a method's own model: its k curve,
+    FSMRank's top-k restriction, is a view, and its answer is the full model at the largest k)."""
     n_k = per_query.groupby(["method", "ranker"])["k"].transform("nunique")
-    vali = per_query[(per_query.split == "vali") & (n_k > 1)]
+    vali = per_query[(per_query.split == "vali") & (n_k > 1) & ~per_query.ranker.isin(list(own))]
     means = vali.groupby(["fold", "method", "ranker", "k"], sort=False)[metric].mean().reset_index()
     means["k_num"] = means.k.astype(int)
     means = means.sort_values(["fold", "method", "ranker", metric, "k_num"],
@@ -82,12 +86,12 @@ def _with_vali_choice(per_query: pd.DataFrame, metric: str) -> pd.DataFrame:
     return pd.concat([per_query.assign(k_chosen=per_query["k"]), picked], ignore_index=True)
 
 
-def summarise(per_query: pd.DataFrame, metric: str = "NDCG@10", baselines=("waf",)) -> pd.DataFrame:
+def summarise(per_query: pd.DataFrame, metric: str = "NDCG@10", baselines=("waf",), own=()) -> pd.DataFrame:
     """The long table: one row per (method, ranker, k); ``<metric>`` mean and ``<metric>_std``;
-    ``p_vs_waf`` against the method(s) named in ``baselines``."""
+    ``p_vs_waf`` against the method(s) named in ``baselines``; no vali row for ``own`` rankers."""
     if metric not in METRIC_COLUMNS:
         raise ValueError(f"unknown table metric {metric!r}; valid: {', '.join(METRIC_COLUMNS)}")
-    data = _with_vali_choice(per_query, metric)
+    data = _with_vali_choice(per_query, metric, own)
     test = data[data.split == "test"]
     fold_means = test.groupby(KEY + ["fold"], sort=False)[METRIC_COLUMNS].mean()
     grouped = fold_means.groupby(level=KEY, sort=False)
@@ -125,10 +129,34 @@ def _p_values(test: pd.DataFrame, table: pd.DataFrame, metric: str, baselines) -
     return out
 
 
-def to_markdown(table: pd.DataFrame, columns=("NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "P@10", "MAP"),
-                metric: str = "NDCG@10", title: str | None = None) -> str:
-    """A readable table: mean ± std over folds for ``columns``, k chosen, p-value vs WAF."""
-    head = ["method", "ranker", "k"] + list(columns) + [f"p ({metric} vs WAF)"]
+#: the metrics of the Markdown tables unless an experiment names its own (``metrics``)
+DEFAULT_COLUMNS = ("NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "P@10", "MAP")
+
+
+def _marks(comparison: pd.DataFrame | None, alpha: float) -> dict:
+    """(method, ranker, k, metric) -> marks such as "▲1▼2" from the chosen-k rows of a
+    ``compare`` result: ▲n / ▼n on side a of pair n when a is significantly above / below b."""
+    out: dict = {}
+    if comparison is None or comparison.empty:
+        return out
+    chosen = comparison[comparison["at"] == "chosen"]
+    for n, ((a, b), rows) in enumerate(chosen.groupby(["a", "b"], sort=False), 1):
+        method, _, ranker = a.partition("/")
+        for row in rows.itertuples(index=False):
+            if row.p == row.p and row.p < alpha:
+                key = (method, ranker, row.key_a, row.metric)
+                out[key] = out.get(key, "") + ("▲" if row.difference > 0 else "▼") + str(n)
+    return out
+
+
+def to_markdown(table: pd.DataFrame, columns=DEFAULT_COLUMNS, metric: str = "NDCG@10", title: str | None = None,
+                comparison: pd.DataFrame | None = None, alpha: float = 0.05) -> str:
+    """A readable table: mean ± std over folds for ``columns``, k chosen, p-value vs WAF;
+    with ``comparison`` (a ``compare`` result) the cells of each pair's side a carry ▲n / ▼n
+    where it is significantly above / below side b of pair n (p < ``alpha``)."""
+    columns = list(columns or DEFAULT_COLUMNS)
+    marks = _marks(comparison, alpha)
+    head = ["method", "ranker", "k"] + columns + [f"p ({metric} vs WAF)"]
     lines = ([f"### {title}", ""] if title else []) + ["| " + " | ".join(head) + " |",
                                                          "|" + "---|" * len(head)]
     n_folds = int(table["folds"].max()) if len(table) else 0
@@ -139,13 +167,19 @@ def to_markdown(table: pd.DataFrame, columns=("NDCG@1", "NDCG@3", "NDCG@5", "NDC
         if row["folds"] < n_folds:  # e.g. k above the features a method built in some folds
             k = f"{k} ({row['folds']} of {n_folds} folds)"
         cells = [row["method"], row["ranker"], str(k)]
-        cells += [f"{row[c]:.4f} ± {row[c + '_std']:.4f}" for c in columns]
+        cells += [f"{row[c]:.4f} ± {row[c + '_std']:.4f}"
+                  + marks.get((row["method"], row["ranker"], row["k"], c), "") for c in columns]
         p = row["p_vs_waf"]
         cells.append("" if p != p else f"{p:.3g}")
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", f"Test metrics, mean ± standard deviation over the {n_folds} folds' means; p: paired "
               "two-sided t-test of the per-query test values against WAF with the same ranker, all folds' "
               "queries pooled. " + REFERENCE_NOTE]
+    if marks:
+        pairs = comparison[["a", "b"]].drop_duplicates().itertuples(index=False)
+        lines += ["", f"▲n / ▼n: significantly above / below (p < {alpha:g}, paired two-sided t-test, all folds' "
+                      "test queries pooled) the other side of comparison n: "
+                  + "; ".join(f"{n} = {a} vs {b}" for n, (a, b) in enumerate(pairs, 1)) + "."]
     return "\n".join(lines) + "\n"
 
 
@@ -188,49 +222,69 @@ def by_k_markdown(table: pd.DataFrame, metric: str = "NDCG@10", alpha: float = 0
     return "\n".join(lines) + "\n"
 
 
-COMPARE_COLUMNS = ["a", "b", "metric", "k_a", "k_b", "mean_a", "mean_b", "difference", "t", "p", "n_queries"]
+COMPARE_COLUMNS = ["a", "b", "at", "metric", "k_a", "k_b", "key_a", "key_b", "mean_a", "mean_b", "difference",
+                   "t", "p", "n_queries"]
 
 
-def _side(test: pd.DataFrame, name: str) -> tuple[pd.DataFrame, str]:
+def _side(test: pd.DataFrame, name: str) -> tuple[pd.DataFrame, str, str]:
     """The test rows of one side of a comparison, ``method/ranker``: its vali-chosen k when it
-    has a k grid, else its single k; (rows, the k label)."""
+    has a k grid, else its single k, else (a method's own model with a top-k curve) its largest
+    k; (rows, the table's k of those rows, a label)."""
     method, _, ranker = name.partition("/")
     rows = test[(test.method == method) & (test.ranker == ranker)]
     if rows.empty:
         raise ValueError(f"compare: no runs of {name!r} in this experiment (write method/ranker, e.g. gas_e/ranksvm)")
     if (rows.k == "vali").any():
         rows = rows[rows.k == "vali"]
-        return rows, "vali (" + ",".join(sorted(set(rows.k_chosen), key=int)) + ")"
-    if rows.k.nunique() > 1:
-        raise ValueError(f"compare: {name!r} has several k and no vali choice")
-    return rows, str(rows.k.iloc[0])
+        return rows, "vali", "vali (" + ",".join(sorted(set(rows.k_chosen), key=int)) + ")"
+    k = str(max(rows.k.astype(int)))
+    return rows[rows.k == k], k, k if rows.k.nunique() == 1 else f"{k} (own model)"
 
 
-def compare(per_query: pd.DataFrame, pairs, metric: str = "NDCG@10") -> pd.DataFrame:
+def _tests(rows_a: pd.DataFrame, rows_b: pd.DataFrame) -> list[tuple]:
+    """(metric, mean_a, mean_b, difference, t, p, n) for every metric over the queries both have."""
+    joined = rows_a.merge(rows_b, on=["fold", "qid"], suffixes=("_a", "_b"))
+    out = []
+    for name in METRIC_COLUMNS:
+        va, vb = joined[name + "_a"].to_numpy(), joined[name + "_b"].to_numpy()
+        t, p = metrics.paired_ttest(va, vb) if len(joined) >= 2 else (np.nan, np.nan)
+        out.append((name, va.mean(), vb.mean(), va.mean() - vb.mean(), t, p, len(joined)))
+    return out
+
+
+def compare(per_query: pd.DataFrame, pairs, metric: str = "NDCG@10", own=()) -> pd.DataFrame:
     """Paired two-sided t-tests (docs/methods.md, section 'Choice on vali and significance': per-query
     test values, all folds pooled) between the two sides of every pair ``("method/ranker",
-    "method/ranker")``, on every metric of the run files; each side at its k chosen on vali by
-    ``metric`` (or its single k). One row per (pair, metric), columns ``COMPARE_COLUMNS``
-    (difference = mean_a - mean_b)."""
-    data = _with_vali_choice(per_query, metric)
+    "method/ranker")``, on every metric of the run files: at each side's k chosen on vali by
+    ``metric`` (or its single k, or an ``own`` ranker's full model), ``at = "chosen"``, and at
+    every k both sides were run with, ``at = "k"`` (the marks of the metric-vs-k figures). One
+    row per (pair, at, k, metric), columns ``COMPARE_COLUMNS`` (difference = mean_a - mean_b)."""
+    data = _with_vali_choice(per_query, metric, own)
     test = data[data.split == "test"]
     out = []
     for a, b in pairs:
-        (rows_a, k_a), (rows_b, k_b) = _side(test, a), _side(test, b)
-        joined = rows_a.merge(rows_b, on=["fold", "qid"], suffixes=("_a", "_b"))
-        for name in METRIC_COLUMNS:
-            va, vb = joined[name + "_a"].to_numpy(), joined[name + "_b"].to_numpy()
-            t, p = metrics.paired_ttest(va, vb) if len(joined) >= 2 else (np.nan, np.nan)
-            out.append([a, b, name, k_a, k_b, va.mean(), vb.mean(), va.mean() - vb.mean(), t, p, len(joined)])
+        (rows_a, key_a, k_a), (rows_b, key_b, k_b) = _side(test, a), _side(test, b)
+        out += [[a, b, "chosen", name, k_a, k_b, key_a, key_b, *rest] for name, *rest in _tests(rows_a, rows_b)]
+        all_a, all_b = test[_is(test, a) & (test.k != "vali")], test[_is(test, b) & (test.k != "vali")]
+        for k in sorted(set(all_a.k) & set(all_b.k), key=int):
+            out += [[a, b, "k", name, k, k, k, k, *rest]
+                    for name, *rest in _tests(all_a[all_a.k == k], all_b[all_b.k == k])]
     return pd.DataFrame(out, columns=COMPARE_COLUMNS)
 
 
-def compare_markdown(comparison: pd.DataFrame, columns=("NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "MAP"),
-                     alpha: float = 0.05) -> str:
-    """One row per pair: "difference (p)" per metric, ``*`` where p < ``alpha``."""
+def _is(test: pd.DataFrame, name: str) -> pd.Series:
+    method, _, ranker = name.partition("/")
+    return (test.method == method) & (test.ranker == ranker)
+
+
+def compare_markdown(comparison: pd.DataFrame, columns=DEFAULT_COLUMNS, alpha: float = 0.05) -> str:
+    """One row per pair (each side at its chosen k): "difference (p)" per metric, ``*`` where
+    p < ``alpha``."""
+    comparison = comparison[comparison["at"] == "chosen"]
     if comparison.empty:
         return ""
-    head = ["a", "b", "k (a; b)"] + list(columns)
+    columns = list(columns or DEFAULT_COLUMNS)
+    head = ["a", "b", "k (a; b)"] + columns
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for (a, b), rows in comparison.groupby(["a", "b"], sort=False):
         by = rows.set_index("metric")
@@ -244,21 +298,23 @@ def compare_markdown(comparison: pd.DataFrame, columns=("NDCG@1", "NDCG@3", "NDC
 
 def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", title=None,
                  baselines=("waf",), references: list[dict] | None = None, pairs=(),
-                 out_compare=None) -> pd.DataFrame:
-    """The long table as CSV; as Markdown, the table of every metric and then ``metric`` by k;
-    ``references`` (per-fold reference files) add the file-order and random-order rows; ``pairs``
-    (the experiment's ``compare``) add paired t-tests, written to ``out_compare`` (CSV) and to
-    the Markdown."""
+                 out_compare=None, own=(), columns=None) -> pd.DataFrame:
+    """The long table as CSV; as Markdown, the table of ``columns`` (default ``DEFAULT_COLUMNS``)
+    and then ``metric`` by k; ``references`` (per-fold reference files) add the file-order and
+    random-order rows; ``pairs`` (the experiment's ``compare``) add paired t-tests, written to
+    ``out_compare`` (CSV), to the Markdown and as marks in the table; ``own``: the rankers that
+    are a method's own model (see ``summarise``)."""
     per_query = read_runs(runs)
     if references:
         per_query = pd.concat([per_query, read_references(references)], ignore_index=True)
-    table = summarise(per_query, metric, baselines)
+    table = summarise(per_query, metric, baselines, own)
     write_text(out_csv, table.to_csv(index=False, float_format="%.6f"))
-    comparison = compare(per_query, pairs, metric) if pairs else pd.DataFrame(columns=COMPARE_COLUMNS)
+    comparison = compare(per_query, pairs, metric, own) if pairs else pd.DataFrame(columns=COMPARE_COLUMNS)
     if out_compare is not None:
         write_text(out_compare, comparison.to_csv(index=False, float_format="%.6g"))
-    tests = f"\n#### Paired t-tests\n\n{compare_markdown(comparison)}" if pairs else ""
-    write_text(out_md, to_markdown(table, metric=metric, title=title) + f"\n#### {metric} by k (test, mean over "
+    tests = f"\n#### Paired t-tests\n\n{compare_markdown(comparison, columns)}" if pairs else ""
+    write_text(out_md, to_markdown(table, columns, metric=metric, title=title, comparison=comparison)
+               + f"\n#### {metric} by k (test, mean over "
                f"folds; * p < 0.05 against WAF; vali: the k chosen on vali)\n\n" + by_k_markdown(table, metric)
                + "\n" + REFERENCE_NOTE + "\n" + tests)
     return table

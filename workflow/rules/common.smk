@@ -9,7 +9,7 @@ os.environ.update(
 )
 
 from ltrfs import artefacts
-from ltrfs.config import ConfigError, check, convention_of, folds_of, k_grid
+from ltrfs.config import ConfigError, check, convention_of, folds_of, k_grid, train_metric, validation_metric_of
 from ltrfs.datasets.download import available
 from ltrfs.datasets.registry import feature_names, load_registry
 from ltrfs.experiments import METRIC_COLUMNS, OWN, column_name, has_own_predictions
@@ -54,13 +54,24 @@ def baselines(experiment):
     return [m for m in config["experiments"][experiment]["methods"] if config["methods"][m]["algorithm"] == "waf"]
 
 
+def own_rankers(experiment):
+    """The experiment's rankers that are the method's own model (algorithm own)."""
+    return [r for r in config["experiments"][experiment]["rankers"] if config["rankers"][r]["algorithm"] == OWN]
+
+
+def table_metric(experiment):
+    """The run-file column of the experiment's vali metric (k chosen on vali, p-values)."""
+    return column_name(validation_metric_of(config, experiment))
+
+
 def train_ks(wildcards):
     """The k grid of a train job; [] for methods that ignore k, so that editing the
     experiments' k lists does not rerun them."""
     if not SELECTORS[config["methods"][wildcards.method]["algorithm"]].uses_k:
         return []
-    if config["rankers"][wildcards.ranker]["algorithm"] == OWN:
-        return []
+    algorithm = SELECTORS[config["methods"][wildcards.method]["algorithm"]]
+    if config["rankers"][wildcards.ranker]["algorithm"] == OWN and not hasattr(algorithm, "predict_scores_k"):
+        return []  # the method's own model on all features; only FSMRank's can be cut to its top k
     return k_grid(config, wildcards.dataset, wildcards.method, wildcards.ranker)
 
 
@@ -110,7 +121,8 @@ def run_records(experiment, dataset):
     e = config["experiments"][experiment]
     return [
         {"path": f"{RESULTS}/{dataset}/fold{fold}/runs/{method}/{ranker}.tsv",
-         "fold": fold, "method": method, "ranker": ranker, "k": e["k"]}
+         "fold": fold, "method": method, "ranker": ranker, "k": e["k"],
+         "full_model": config["rankers"][ranker]["algorithm"] == OWN}
         for fold in folds_of(config, REGISTRY, experiment, dataset)
         for method in e["methods"]
         for ranker in e["rankers"]
@@ -178,8 +190,10 @@ def feature_report_targets(experiment, dataset):
     targets = []
     if methods_with(experiment, lambda m, cls: cls.uses_k):
         targets.append(f"{RESULTS}/{dataset}/tables/top_features/{experiment}.md")
+    wanted = config["experiments"][experiment].get("artefacts")  # None: every one the methods allow
     targets += [f"{RESULTS}/figures/{experiment}/features/{dataset}_{stem}.png"
-                for stem in artefacts.stems(experiment_methods(experiment), SELECTORS)]
+                for stem in artefacts.stems(experiment_methods(experiment), SELECTORS)
+                if wanted is None or artefacts.parse(stem)[0].name in wanted]
     return targets
 
 

@@ -39,7 +39,7 @@ rule reference:
 rule published:
     input:
         f"{RESULTS}/{{dataset}}/tables/{{experiment}}.csv",
-        lambda w: f"config/published/{config['experiments'][w.experiment]['published']['paper']}.csv",
+        lambda w: Path(workflow.basedir, "config/published", f"{config['experiments'][w.experiment]['published']['paper']}.csv"),
     output:
         f"{RESULTS}/{{dataset}}/tables/{{experiment}}_published.md",
     params:
@@ -67,9 +67,11 @@ rule tables:
         pairs=lambda w: config["experiments"][w.experiment].get("compare", []),
         runs=lambda w: run_records(w.experiment, w.dataset),
         references=lambda w: reference_records(w.experiment, w.dataset),
-        metric=column_name(config["validation_metric"]),
+        metric=lambda w: table_metric(w.experiment),
+        columns=lambda w: [column_name(m) for m in config["experiments"][w.experiment].get("metrics", [])],
         title=lambda w: experiment_title(w.experiment, w.dataset),
         baselines=lambda w: baselines(w.experiment),
+        own=lambda w: own_rankers(w.experiment),
     conda:
         "../../envs/ltrfs.yaml"
     log:

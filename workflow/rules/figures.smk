@@ -1,6 +1,7 @@
 rule figure_metric_vs_k:
     input:
-        f"{RESULTS}/{{dataset}}/tables/{{experiment}}.csv",
+        table=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.csv",
+        compare=f"{RESULTS}/{{dataset}}/tables/{{experiment}}_compare.csv",
     output:
         png=f"{RESULTS}/figures/{{experiment}}/{{dataset}}_{{metric}}.png",
         pdf=f"{RESULTS}/figures/{{experiment}}/{{dataset}}_{{metric}}.pdf",
@@ -9,6 +10,7 @@ rule figure_metric_vs_k:
         metric=lambda w: METRIC_BY_FILE_NAME[w.metric],
         title=lambda w: experiment_title(w.experiment, w.dataset),
         baselines=lambda w: baselines(w.experiment),
+        curves=lambda w: config["experiments"][w.experiment].get("figure_curves"),
     conda:
         "../../envs/ltrfs.yaml"
     log:

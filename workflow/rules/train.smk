@@ -9,7 +9,7 @@ rule train:
     params:
         ranker=ranker_config,
         k=train_ks,
-        metric=config["validation_metric"],
+        metric=lambda w: train_metric(config, w.dataset, w.method, w.ranker),
         convention=convention,
         ties=config["ties"],
         seed=job_seed("dataset", "fold", "method", "ranker"),

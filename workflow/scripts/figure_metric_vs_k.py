@@ -1,10 +1,13 @@
-"""Snakemake adapter: test metric against k, one panel per ranker."""
+"""Snakemake adapter: test metric against k (one panel per ranker, or the experiment's
+``figure_curves``), with the experiment's ``compare`` pairs marked where they differ."""
 import pandas as pd
 
 from ltrfs.plots import metric_vs_k
 from ltrfs.util import log_to
 
 log_to(snakemake.log[0])
-table = pd.read_csv(snakemake.input[0], dtype={"k": str})
+table = pd.read_csv(snakemake.input.table, dtype={"k": str})
+comparison = pd.read_csv(snakemake.input.compare, dtype={"k_a": str, "k_b": str, "key_a": str, "key_b": str})
 metric_vs_k(table, snakemake.params.metric, snakemake.output.png, snakemake.output.pdf,
-            snakemake.output.csv, title=snakemake.params.title, baselines=snakemake.params.baselines)
+            snakemake.output.csv, title=snakemake.params.title, baselines=snakemake.params.baselines,
+            curves=snakemake.params.curves, comparison=comparison)

@@ -5,5 +5,6 @@ from ltrfs.util import log_to
 log_to(snakemake.log[0])
 write_tables(snakemake.params.runs, snakemake.output.csv, snakemake.output.md,
              references=snakemake.params.references, pairs=snakemake.params.pairs,
-             out_compare=snakemake.output.compare,
+             out_compare=snakemake.output.compare, own=snakemake.params.own,
+             columns=snakemake.params.columns or None,
              metric=snakemake.params.metric, title=snakemake.params.title, baselines=snakemake.params.baselines)

@@ -1,0 +1,58 @@
+"""Full paper reproductions on the real data of ../shared/data, checked against the published
+numbers with the tolerances the README states. Tens of minutes on 2 cores, so not run by
+default: ``pytest -m paper`` (each test skips, with a message, when the archives are absent)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from conftest import SHARED_DATA
+from ltrfs import published
+
+REPO = Path(__file__).resolve().parents[1]
+pytestmark = [pytest.mark.paper, pytest.mark.slow]
+
+#: Lai et al. cells allowed past the tolerance, with the reason the README gives: OHSUMED's test
+#: folds have 21-22 queries, so one query moves the 5-fold NDCG@1 mean by about 0.009
+LAI_WIDER = {("OHSUMED", "NDCG@1"): 0.03}
+
+
+def run_paper(paper: str, workdir: Path) -> None:
+    missing = [name for name in ("OHSUMED.zip", "MQ2008.zip") if not (SHARED_DATA / name).exists()]
+    if missing:
+        pytest.skip(f"paper run skipped: {', '.join(str(SHARED_DATA / m) for m in missing)} absent")
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(workdir), "--cores", "2",
+         "--configfile", str(REPO / "config/config.yaml"), str(REPO / f"config/papers/{paper}.yaml"),
+         "--config", f"mirror={SHARED_DATA}", "datasets_present_only=true",
+         f"datasets_file={REPO / 'config/datasets.yaml'}"],
+        capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+def test_lai2013_tables_within_the_stated_tolerance(tmp_path):
+    run_paper("lai2013", tmp_path)
+    numbers = published.load("lai2013", REPO / "config/published")
+    for dataset in ("OHSUMED", "MQ2008"):
+        for experiment, table, tolerance, rows in (("lai2013_table1", "Table I", 0.015, None),
+                                                   ("lai2013_table3", "Table III", 0.015, None),
+                                                   ("lai2013_table2", "Table II", 0.02,
+                                                    {"fsmrank/own": "waf/fsmrank"})):
+            ours = pd.read_csv(tmp_path / f"results/{dataset}/tables/{experiment}.csv",
+                               dtype={"k": str, "k_chosen": str})
+            cells = published.beside(ours, numbers, dataset, [table], rows)
+            if table == "Table II":  # the LETOR baselines: NDCG@10 and MAP (README, Lai et al. 2013)
+                cells = cells[cells.metric.isin(["NDCG@10", "MAP"])]
+            else:
+                cells = cells[cells.metric.isin(["NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "MAP"])]
+            if table == "Table III" and dataset == "MQ2008":  # the paper's Table III has no MQ2008 rows
+                assert cells.empty
+                continue
+            assert len(cells) and cells.ours.notna().all(), (dataset, table)
+            bound = cells.metric.map(lambda m: LAI_WIDER.get((dataset, m), tolerance))
+            off = cells[cells.difference.abs() > bound]
+            assert off.empty, off.to_string()
