@@ -9,6 +9,15 @@ speed-up over the naive wrapper (``naive_greedy_path``) on a small instance, wit
 relative difference of the LQO errors. Times are the best of ``--repeat`` runs; numba
 compilation (or loading its cache) happens before timing.
 
+Part 1b (scaling figure, same generator, unless ``--no-figure``): seconds per greedy step,
+the time of a k = 10 step path (its O(m n) set-up included) divided by k, best of ``--repeat``
+rounds, for m of about 5,000 to 82,000 rows (120 to 1,920 queries of about 42 documents, n = 46)
+and for n of 23 to 368 features (m = 20,475 rows, 480 queries); prints every point and the
+least-squares slope b of log(seconds per step) = a + b log(size) per sweep (O(k m n): b close
+to 1; with k fixed, the shrinking candidate set alone gives an n slope a little above 1, also
+printed), and writes greedy_rankrls_scaling.png / .pdf (two log-log panels, points and fit)
+and greedy_rankrls_scaling.csv (sweep, m, n, k, seconds_per_step) to ``--figure DIR``.
+
 Part 2 (MQ2008, 5 folds, LETOR 4.0 convention, when the archive is present): for every lambda
 of {2^-7, 2^2, 2^6, 2^8} the greedy path on train and the test MAP / MeanNDCG of the RankRLS
 model on the first k features, averaged over folds (k = 1, 2, 3, 5, 10, 20, 46); Greedy
@@ -21,7 +30,8 @@ about 0.480-0.500 over k on its MQ2007 / MQ2008 panels; no table); SPEC section 
 Greedy RankRLS number. For reference the script prints RankSVM-primal on MQ2008 from Lai et
 al. 2013 Table II (SPEC section 5): MAP 0.4744.
 
-Usage: python bench/bench_greedy_rankrls.py [--repeat 3] [--no-mq2008] [--threads 1]
+Usage: python bench/bench_greedy_rankrls.py [--repeat 3] [--no-mq2008] [--threads 1] [--no-speed]
+       [--figure docs/figures/pahikkala2010 | --no-figure]
 """
 from __future__ import annotations
 
@@ -42,6 +52,11 @@ from ltrfs.selection.greedy_rankrls import GreedyRankRLS, greedy_path, naive_gre
 DEFAULT_ZIP = Path(os.environ.get("LTRFS_MQ2008_ZIP", "/work/shared/data/MQ2008.zip"))
 GRID = (2.0 ** -7, 2.0 ** 2, 2.0 ** 6, 2.0 ** 8)
 KS = (1, 2, 3, 5, 10, 20, 46)
+SWEEP_K = 10
+SWEEP_QUERIES = (120, 240, 480, 960, 1920)  # about 5,000 to 82,000 rows at n = 46
+SWEEP_FEATURES = (23, 46, 92, 184, 368)     # at SWEEP_N_QUERIES queries
+SWEEP_N_QUERIES = 480                       # m = 20,475 rows
+FIGURE_DIR = Path(__file__).resolve().parents[1] / "docs" / "figures" / "pahikkala2010"
 PUBLISHED_RANKSVM_MAP = 0.4744  # Lai et al. 2013 Table II, RankSVM-primal, MQ2008
 
 
@@ -72,10 +87,15 @@ def synthetic_set(n_queries, n_features, seed=0):
     return data
 
 
+def warm_up(threads):
+    """Compile the numba kernels (or load their cache) outside every timing."""
+    warm = synthetic_set(20, 6)
+    greedy_path(warm.X, warm.y, warm.query_ptr, 1.0, n_jobs=threads)
+
+
 def part1(args):
     print("== Part 1: speed (synthetic, one thread unless --threads) ==")
-    warm = synthetic_set(20, 6)
-    greedy_path(warm.X, warm.y, warm.query_ptr, 1.0, n_jobs=args.threads)
+    warm_up(args.threads)
     base = synthetic_set(1000, 46)
     m, n = base.X.shape
     t_full = best_time(lambda: greedy_path(base.X, base.y, base.query_ptr, 1.0, n_jobs=args.threads), args.repeat)
@@ -112,6 +132,73 @@ def part1(args):
     rel = float(np.max(np.abs(err - err_n) / np.abs(err_n)))
     print(f"naive wrapper, m={small.X.shape[0]}, q=60, n=16, k={k}: naive {t_naive:.3f} s, fast {t_fast * 1e3:.2f} ms, "
           f"speed-up {t_naive / t_fast:.0f}x; same order: {same}; max rel. LQO difference {rel:.1e}")
+
+
+def scaling_sweeps(args):
+    """Seconds per greedy step (k = SWEEP_K path time / k, best of --repeat rounds, each round
+    timing every point once, so load drift hits all points alike) over the m and n sweeps:
+    {"m": (sizes, shapes, seconds), "n": (...)} with shapes (m, n) per point."""
+    warm_up(args.threads)
+    sets = {"m": [synthetic_set(q, 46) for q in SWEEP_QUERIES],
+            "n": [synthetic_set(SWEEP_N_QUERIES, n) for n in SWEEP_FEATURES]}
+    datas = sets["m"] + sets["n"]
+    paths = [lambda d=d: greedy_path(d.X, d.y, d.query_ptr, 1.0, SWEEP_K, n_jobs=args.threads) for d in datas]
+    sec = np.min([[best_time(p, 1) for p in paths] for _ in range(args.repeat)], axis=0) / SWEEP_K
+    out, start = {}, 0
+    for sweep, group in sets.items():
+        shapes = np.array([d.X.shape for d in group])
+        out[sweep] = (shapes[:, 0 if sweep == "m" else 1], shapes, sec[start:start + len(group)])
+        start += len(group)
+    return out
+
+
+def part1b(args):
+    """Print the sweeps' points and fitted log-log slopes; write the figure (PNG, PDF) and CSV."""
+    threads = f"{args.threads} thread" + ("s" if args.threads > 1 else "")
+    print(f"\n== Part 1b: scaling figure, seconds per greedy step (k={SWEEP_K}, {threads}) ==")
+    res = scaling_sweeps(args)
+    fits = {s: np.polyfit(np.log(size), np.log(sec), 1) for s, (size, _, sec) in res.items()}
+    n_sizes = res["n"][0]
+    work_slope = np.polyfit(np.log(n_sizes), np.log(SWEEP_K * n_sizes - SWEEP_K * (SWEEP_K - 1) / 2), 1)[0]
+    for s, (size, shapes, sec) in res.items():
+        pts = ", ".join(f"{v}: {t * 1e3:.2f} ms" for v, t in zip(size, sec))
+        print(f"{s} sweep ({'n=46' if s == 'm' else f'm={shapes[0, 0]}'}): {pts}")
+        print(f"  fitted slope of log(s/step) on log {s}: {fits[s][0]:.3f}"
+              + (f" (candidate count sum_t (n - t) alone: {work_slope:.3f})" if s == "n" else ""))
+    out = Path(args.figure)
+    out.mkdir(parents=True, exist_ok=True)
+    rows = [f"{s},{m},{n},{SWEEP_K},{t:.6e}" for s, (_, shapes, sec) in res.items() for (m, n), t in zip(shapes, sec)]
+    (out / "greedy_rankrls_scaling.csv").write_text("sweep,m,n,k,seconds_per_step\n" + "\n".join(rows) + "\n")
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker as mticker
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), constrained_layout=True)
+    m_fixed = res["n"][1][0, 0]
+    labels = {"m": ("training rows m", "n = 46 features, ~42 documents per query"),
+              "n": ("features n", f"m = {m_fixed:,} rows, {SWEEP_N_QUERIES} queries")}
+    for ax, (s, (size, _, sec)) in zip(axes, res.items()):
+        grid = np.geomspace(size[0], size[-1], 50)
+        ax.loglog(size, sec, "o", color="C0", label=f"measured (best of {args.repeat})")
+        ax.loglog(grid, np.exp(np.polyval(fits[s], np.log(grid))), "-", color="C1",
+                  label=f"fit: slope {fits[s][0]:.2f}")
+        ax.loglog(grid, sec[0] * grid / size[0], ":", color="0.5", label="slope 1 (linear), through first point")
+        ax.set(xlabel=labels[s][0], ylabel="seconds per greedy step", title=labels[s][1])
+        ax.set_xticks(size, [f"{v:,}" for v in size])
+        ax.xaxis.set_minor_locator(mticker.NullLocator())
+        ax.yaxis.set_major_locator(mticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(mticker.FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.yaxis.set_minor_formatter(mticker.NullFormatter())
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(loc="upper left", fontsize=9)
+    fig.suptitle(f"Greedy RankRLS (Pahikkala et al. 2010), synthetic data: time per greedy step, "
+                 f"k = {SWEEP_K} steps, {threads}")
+    for ext in ("png", "pdf"):
+        fig.savefig(out / f"greedy_rankrls_scaling.{ext}", dpi=150)
+    plt.close(fig)
+    print(f"wrote {out}/greedy_rankrls_scaling.png, .pdf, .csv")
 
 
 def part2(args):
@@ -187,9 +274,14 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--no-mq2008", action="store_true")
     ap.add_argument("--no-speed", action="store_true")
+    ap.add_argument("--figure", default=str(FIGURE_DIR), metavar="DIR",
+                    help="directory of the scaling figure (PNG, PDF) and its CSV (default: docs/figures/pahikkala2010)")
+    ap.add_argument("--no-figure", action="store_true")
     args = ap.parse_args()
     if not args.no_speed:
         part1(args)
+    if not args.no_figure:
+        part1b(args)
     part2(args)
     return 0
 

@@ -65,39 +65,49 @@ def test_datasets_present_only_skips_what_cannot_be_had_offline(tmp_path):
     assert result.returncode == 0 and "HP2004" in result.stdout + result.stderr
 
 
-@pytest.mark.slow
-def test_lai2013_runs_end_to_end_on_generated_archives(tmp_path):
-    """The lai2013 config, unchanged but for fold 1 and a short k grid, on generated archives in
-    the real layouts (OHSUMED.zip with QueryLevelNorm, MQ2008.zip, Gov.rar for HP2004 and
-    NP2004; the real archives' digests dropped): every table, figure, comparison and published
-    table of the paper is made, and the published tables name the paper's rows."""
+def run_on_generated_archives(paper: str, tmp_path: Path, archives, datasets, experiments=None) -> dict:
+    """Run ``config/papers/{paper}.yaml`` on generated archives in the real layouts (``archives``:
+    keys of ``synthetic.BENCHMARKS``, small; the real archives' digests dropped from a copy of
+    the registry for ``datasets``), every experiment on fold 1 only, ``experiments`` overlaying
+    the paper's experiments (e.g. a shorter k grid). Returns the paper config."""
     from ltrfs.datasets import download, synthetic
 
     mirror = tmp_path / "mirror"
     rar = download.rar_tool() is not None
-    for key in ("OHSUMED", "MQ2008", "Gov"):
+    for key in archives:
         synthetic.write_benchmark_archive(key, mirror, seed=5, queries_per_subset=4,
-                                          fmt=None if rar or key != "Gov" else "zip")
+                                          fmt=None if rar or synthetic.BENCHMARKS[key]["archive"][-4:] != ".rar"
+                                          else "zip")
     registry = yaml.safe_load((REPO / "config/datasets.yaml").read_text())
     for entry in registry.values():  # the copy lives elsewhere: its feature-name files by absolute path
         if isinstance(entry.get("feature_names"), str):
             entry["feature_names"] = str(REPO / "config" / entry["feature_names"])
-    for name in ("OHSUMED", "MQ2008", "HP2004", "NP2004"):
+    for name in datasets:
         for pin in ("checksum", "files_sha256"):
             registry[name].pop(pin, None)
         if not rar:
             registry[name]["archive"] = registry[name]["archive"].replace(".rar", ".zip")
     (tmp_path / "datasets.yaml").write_text(yaml.safe_dump(registry))
-    paper = yaml.safe_load((REPO / "config/papers/lai2013.yaml").read_text())
+    config = yaml.safe_load((REPO / f"config/papers/{paper}.yaml").read_text())
     overlay = {"datasets_file": str(tmp_path / "datasets.yaml"), "mirror": str(mirror),
-               "experiments": {"lai2013_table1": {"folds": [1], "k": [1, 3, 70]},
-                               "lai2013_table2": {"folds": [1]}}}
+               "experiments": {name: {"folds": [1], **(experiments or {}).get(name, {})} for name in config["run"]}}
     (tmp_path / "overlay.yaml").write_text(yaml.safe_dump(overlay))
     result = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path),
-                             "--configfile", str(REPO / "config/config.yaml"), str(REPO / "config/papers/lai2013.yaml"),
-                             str(tmp_path / "overlay.yaml"),
-                             "--cores", "2"], capture_output=True, text=True)
+                             "--configfile", str(REPO / "config/config.yaml"), str(REPO / f"config/papers/{paper}.yaml"),
+                             str(tmp_path / "overlay.yaml"), "--cores", "2"], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return config
+
+
+@pytest.mark.slow
+def test_lai2013_runs_end_to_end_on_generated_archives(tmp_path):
+    """The lai2013 config, unchanged but for fold 1 and a short k grid, on generated archives in
+    the real layouts (OHSUMED.zip with QueryLevelNorm, MQ2008.zip, Gov.rar for HP2004 and
+    NP2004): every table, figure, comparison and published table of the paper is made, and the
+    published tables name the paper's rows."""
+    paper = run_on_generated_archives("lai2013", tmp_path, ("OHSUMED", "MQ2008", "Gov"),
+                                      ("OHSUMED", "MQ2008", "HP2004", "NP2004"),
+                                      {"lai2013_table1": {"k": [1, 3, 70]}})
     results = tmp_path / "results"
     for dataset in ("OHSUMED", "MQ2008", "HP2004", "NP2004"):
         table = pd.read_csv(results / dataset / "tables/lai2013_table1.csv", dtype={"k": str})
@@ -115,3 +125,22 @@ def test_lai2013_runs_end_to_end_on_generated_archives(tmp_path):
             drawn = pd.read_csv(results / f"figures/lai2013_table1/{dataset}_{metric}.csv", dtype={"k": str})
             assert set(drawn.method + "/" + drawn.ranker) == set(paper["experiments"]["lai2013_table1"]["figure_curves"])
     assert list((results / "figures/lai2013_table1").glob("**/*convergence*.png"))
+
+
+@pytest.mark.slow
+def test_pahikkala2010_runs_end_to_end_on_generated_archives(tmp_path):
+    """The pahikkala2010 config on generated MQ2007 (.rar) and MQ2008 archives, fold 1: the path
+    figure of every dataset (MAP and MeanNDCG for the four lambdas, each path ending at all 46
+    features), the table with the paper's metrics, and the comparisons."""
+    run_on_generated_archives("pahikkala2010", tmp_path, ("MQ2007", "MQ2008"), ("MQ2007", "MQ2008"),
+                              {"pahikkala2010": {"k": [1, 5, 46]}})
+    results = tmp_path / "results"
+    for dataset in ("MQ2007", "MQ2008"):
+        path = pd.read_csv(results / f"figures/pahikkala2010/features/{dataset}_path_greedy_rankrls.csv")
+        assert sorted(path["lambda"].unique()) == sorted(["2^-7", "2^2", "2^6", "2^8"])
+        assert set(path.groupby("lambda").k.max()) == {46} and path[["MAP", "MeanNDCG"]].notna().all().all()
+        md = (results / dataset / "tables/pahikkala2010.md").read_text()
+        assert "| method | ranker | k | MAP | MeanNDCG | NDCG@10 |" in md
+        compare = pd.read_csv(results / dataset / "tables/pahikkala2010_compare.csv")
+        assert set(compare.a + " vs " + compare.b) == {"greedy_rankrls/own vs waf/rankrls",
+                                                       "greedy_rankrls/own vs waf/ranksvm"}

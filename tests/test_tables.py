@@ -205,6 +205,8 @@ def test_own_model_curve_has_no_vali_row_and_compares_at_the_full_model(own_runs
     assert "| fsm | own | 8 | 0.5000 ± 0.0000▲1 |" in md and "1 = fsm/own vs gas/svm" in md
     assert "| fsm | own | 2 | 0.7500 ± 0.0707 |" in md  # per-k tests mark the figures, not the table
     assert "▲" not in to_markdown(table, ("NDCG@10",), comparison=comp, alpha=0.01)
+    only_ndcg = comp.assign(p=comp.p.where(comp.metric == "NDCG@10", 1.0))
+    assert "▲" not in to_markdown(table, ("P@1",), comparison=only_ndcg)  # marks and their note: shown columns only
     plots.metric_vs_k(table, "NDCG@10", tmp_path / "f.png", csv=tmp_path / "f.csv",
                       curves=["fsm/own", "gas/svm"], comparison=comp)
     drawn = pd.read_csv(tmp_path / "f.csv", dtype={"k": str}).fillna("")

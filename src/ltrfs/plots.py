@@ -209,9 +209,11 @@ def elimination_curve(curves: dict, png, pdf=None, csv=None, title: str = "") ->
 
 
 def curves_by_group(frame: pd.DataFrame, x: str, metrics, group: str, png, pdf=None, csv=None, title: str = "",
-                    baselines: dict | None = None, xlabel: str = "", logx: bool = False) -> None:
+                    baselines: dict | None = None, xlabel: str = "", logx: bool = False, ylabel: str = "{metric}",
+                    legend_title: str | None = None) -> None:
     """One panel per metric: ``metric`` against ``x``, one line per value of ``group``;
-    ``baselines`` {label: {metric: value}} are drawn as horizontal dashed lines."""
+    ``baselines`` {label: {metric: value}} are drawn as horizontal dashed lines; ``ylabel`` is a
+    template with ``{metric}``."""
     metrics = list(metrics)
     fig, axes = plt.subplots(1, len(metrics), figsize=(4.4 * len(metrics), 3.4), squeeze=False)
     fig.subplots_adjust(wspace=0.32)
@@ -225,10 +227,11 @@ def curves_by_group(frame: pd.DataFrame, x: str, metrics, group: str, png, pdf=N
         if logx:
             ax.set_xscale("log")
         ax.set_xlabel(xlabel or x)
-        ax.set_ylabel(metric)
+        ax.set_ylabel(ylabel.format(metric=metric))
         ax.grid(alpha=0.3)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, fontsize=8, loc="center left", bbox_to_anchor=(0.92, 0.5))
+    fig.legend(handles, labels, fontsize=8, loc="center left", bbox_to_anchor=(0.92, 0.5), title=legend_title,
+               title_fontsize=8)
     if title:
         fig.suptitle(title, y=1.03)
     save(fig, png, pdf)

@@ -88,9 +88,11 @@ def greedy_path_figure(path_files: dict, png, pdf, csv, *, title: str = "", tabl
     if table_csv is not None:
         table = pd.read_csv(table_csv, dtype={"k": str})
         for row in table[(table.method == "waf") & (table.k != "vali")].to_dict("records"):
-            baselines[f"{row['ranker']}, all features"] = {m: row[m] for m in metric_names}
+            baselines[f"{row['ranker']}, all features (tuned on vali)"] = {m: row[m] for m in metric_names}
     plots.curves_by_group(frame, "k", metric_names, "lambda", png, pdf, csv, title=title, baselines=baselines,
-                          xlabel="number of selected features")
+                          xlabel="number of selected features k",
+                          ylabel=f"test {{metric}}, mean over {len(path_files)} folds",
+                          legend_title="RankRLS λ (greedy path;\nat k = d: all features)")
 
 
 def convergence_figure(trace_path, png, pdf, csv, *, title: str = "") -> None:

@@ -155,7 +155,7 @@ def to_markdown(table: pd.DataFrame, columns=DEFAULT_COLUMNS, metric: str = "NDC
     with ``comparison`` (a ``compare`` result) the cells of each pair's side a carry ▲n / ▼n
     where it is significantly above / below side b of pair n (p < ``alpha``)."""
     columns = list(columns or DEFAULT_COLUMNS)
-    marks = _marks(comparison, alpha)
+    marks = {key: mark for key, mark in _marks(comparison, alpha).items() if key[3] in columns}
     head = ["method", "ranker", "k"] + columns + [f"p ({metric} vs WAF)"]
     lines = ([f"### {title}", ""] if title else []) + ["| " + " | ".join(head) + " |",
                                                          "|" + "---|" * len(head)]
