@@ -219,3 +219,21 @@ def test_own_model_curve_has_no_vali_row_and_compares_at_the_full_model(own_runs
     renamed = table.replace({"method": {"fsm": "all"}, "ranker": {"own": "fsmrank"}})
     row = beside(renamed, pub, "D", rows={"fsm/own": "all/fsmrank"}).iloc[0]
     assert row["method"] == "fsm" and row["ours"] == pytest.approx(0.5) and row["difference"] == pytest.approx(0)
+
+
+def test_k_best_is_the_vali_best_k_of_the_fold_pooled_curve(runs):
+    """Gupta & Rosso's Table 1 gives one k per method and ranker: the vali metric averaged over
+    the folds per k (imp: k = 2 -> (0.9 + 0.3) / 2 = 0.6, k = 4 -> 0.2), best k; WAF: its k."""
+    from ltrfs.published import beside, to_markdown as published_markdown
+
+    table = summarise(read_runs(runs), "NDCG@10").set_index(["method", "k"])
+    assert table.loc[("imp", "vali"), "k_best"] == 2 and table.loc[("waf", "8"), "k_best"] == 8
+    assert np.isnan(table.loc[("imp", "2"), "k_best"])
+    pub = pd.DataFrame([{"table": "Table 1", "dataset": "D", "method": "imp", "ranker": "r", "k": "",
+                         "metric": "k_best", "value": 3.0},
+                        {"table": "Table 1", "dataset": "D", "method": "waf", "ranker": "", "k": "",
+                         "metric": "k_best", "value": 8.0}])
+    cells = beside(table.reset_index(), pub, "D")
+    assert list(cells.ours) == [2.0, 8.0] and list(cells.difference) == [-1.0, 0.0]
+    md = published_markdown(cells, tolerance=0.015)
+    assert "| imp | r | vali (2) | 2 / 3 (-1) |" in md and "| waf | — | 8 | 8 / 8 (+0) |" in md

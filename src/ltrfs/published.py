@@ -9,8 +9,10 @@ results table of an experiment (``ltrfs.tables.summarise``, written as
 A published row (method, ranker) is matched to our row of the same method and ranker: the
 row whose k was chosen on vali (k = "vali") when the method has a k grid, else its single
 row (all features, or a method's own model). A published value for a fixed k matches our row
-of that k. The comparison lists, per published cell, ours, the published value and ours minus
-published.
+of that k; a published row without a ranker (a number of the method alone, e.g. WAF's feature
+count) matches the method's first row. Counts (``COUNTS``: Gupta & Rosso's best number of
+features, our table's ``k_best``) are compared as numbers, not against the tolerance. The
+comparison lists, per published cell, ours, the published value and ours minus published.
 """
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ import numpy as np
 import pandas as pd
 
 COLUMNS = ["paper", "table", "dataset", "method", "ranker", "k", "metric", "value", "convention", "note"]
+#: published "metrics" that are counts, compared without the tolerance (Gupta & Rosso's Table 1)
+COUNTS = ("k_best",)
 
 
 def load(paper: str, root="config/published") -> pd.DataFrame:
@@ -35,7 +39,8 @@ def load(paper: str, root="config/published") -> pd.DataFrame:
 
 
 def _our_row(ours: pd.DataFrame, method: str, ranker: str, k: str) -> pd.Series | None:
-    rows = ours[(ours.method == method) & (ours.ranker == ranker)]
+    # an empty published ranker (a number of the method alone, e.g. WAF's k) matches any of ours
+    rows = ours[(ours.method == method) & ((ours.ranker == ranker) if ranker else ours.ranker.notna())]
     if k:
         rows = rows[rows.k == str(k)]
     elif (rows.k == "vali").any():
@@ -94,6 +99,9 @@ def to_markdown(comparison: pd.DataFrame, title: str = "", tolerance: float | No
                     cells.append(f"— / {r['published']:.4f}")
                     continue
                 flag = "†" if tolerance is not None and abs(r["difference"]) > tolerance else ""
+                if metric in COUNTS:  # a number of features: no tolerance, no decimals
+                    cells.append(f"{r['ours']:g} / {r['published']:g} ({r['difference']:+g})")
+                    continue
                 cells.append(f"{r['ours']:.4f} / {r['published']:.4f} ({r['difference']:+.4f}){flag}")
             k = rows["k"].iloc[0]
             lines.append(f"| {method} | {ranker or '—'} | {k} | " + " | ".join(cells) + " |")

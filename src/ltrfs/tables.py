@@ -103,11 +103,36 @@ def summarise(per_query: pd.DataFrame, metric: str = "NDCG@10", baselines=("waf"
     table["k_chosen"] = (test.groupby(KEY, sort=False)["k_chosen"]
                          .agg(lambda s: ",".join(sorted(set(s), key=int))))
     table = table.reset_index()
+    table["k_best"] = _k_best(per_query, table, metric, own)
     table["p_vs_waf"] = _p_values(test, table, metric, baselines)
     order = table.k.map(lambda k: (1, 0) if k == "vali" else (0, int(k)))
     table = (table.assign(_o=order, _ref=table.ranker == REFERENCE_RANKER)
              .sort_values(["_ref", "method", "ranker", "_o"], kind="stable").drop(columns=["_o", "_ref"]))
     return table.reset_index(drop=True)
+
+
+def _k_best(per_query: pd.DataFrame, table: pd.DataFrame, metric: str, own=()) -> list:
+    """One number of features per (method, ranker), as Gupta & Rosso's Table 1 reports it: on the
+    ``vali`` row, the k whose vali ``metric`` averaged over the folds' means is best (the
+    fold-pooled curve; ties: smaller k); on the row of a method with a single k (WAF, an own
+    model), that k; elsewhere NaN."""
+    vali = per_query[(per_query.split == "vali") & ~per_query.ranker.isin(list(own))]
+    curve = (vali.groupby(["method", "ranker", "k", "fold"], sort=False)[metric].mean()
+             .groupby(level=["method", "ranker", "k"], sort=False).mean().reset_index())
+    curve["k_num"] = curve.k.astype(int)
+    curve = curve.sort_values(["method", "ranker", metric, "k_num"], ascending=[True, True, False, True],
+                              kind="stable")
+    pooled = curve.groupby(["method", "ranker"], sort=False).head(1).set_index(["method", "ranker"]).k_num
+    n_k = table[table.k != "vali"].groupby(["method", "ranker"]).k.nunique()
+    out = []
+    for row in table.itertuples(index=False):
+        if row.k == "vali":
+            out.append(float(pooled.get((row.method, row.ranker), np.nan)))
+        elif n_k.get((row.method, row.ranker)) == 1 and row.ranker != REFERENCE_RANKER:
+            out.append(float(row.k))
+        else:
+            out.append(np.nan)
+    return out
 
 
 def _p_values(test: pd.DataFrame, table: pd.DataFrame, metric: str, baselines) -> list:
