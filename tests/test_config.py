@@ -69,7 +69,7 @@ def test_every_shipped_config_is_valid(registry):
      or c.update(run=["demo", "demo2"]),
      r"^config experiments\.demo2\.validation_metric: 'map' differs from 'ndcg@10' of experiment 'demo' for "),
     (lambda c: c["experiments"]["demo"].update(artefacts=["convergenc"]),
-     r"^config experiments\.demo\.artefacts: unknown artefact 'convergenc'; valid: convergence, densities, "),
+     r"^config experiments\.demo\.artefacts: unknown artefact 'convergenc'; valid: chosen_k, convergence, "),
     (lambda c: c.update(colour="red"),
      r"^config \(top level\): Additional properties are not allowed \('colour' was unexpected\)$"),
 ])

@@ -224,3 +224,39 @@ def test_fsmrank_convergence_traces_solve_the_selections_problem(fold, tmp_path)
     with pytest.raises(ValueError, match="does not reproduce its trace"):
         fsmrank_convergence(fold["train"], tmp_path / "g.json", tmp_path / "g.tsv", max_iter=3)
     assert not (tmp_path / "g.tsv").exists()
+
+
+def test_chosen_k_bars_mark_waf_and_pair_significance(tmp_path):
+    """Gupta & Rosso Fig. 2: each method at its vali-chosen k (WAF at its single k), + where
+    p_vs_waf < 0.05, * on side a of a significant compare pair; reference rows left out."""
+    from ltrfs.reports import chosen_k_bars
+
+    table = pd.DataFrame([
+        {"method": "waf", "ranker": "svm", "k": "46", "k_chosen": "46", "NDCG@10": 0.40, "NDCG@10_std": 0.02,
+         "p_vs_waf": np.nan},
+        {"method": "fs_ed", "ranker": "svm", "k": "3", "k_chosen": "3", "NDCG@10": 0.43, "NDCG@10_std": 0.03,
+         "p_vs_waf": 0.01},
+        {"method": "fs_ed", "ranker": "svm", "k": "5", "k_chosen": "5", "NDCG@10": 0.42, "NDCG@10_std": 0.03,
+         "p_vs_waf": 0.2},
+        {"method": "fs_ed", "ranker": "svm", "k": "vali", "k_chosen": "3,5", "NDCG@10": 0.44, "NDCG@10_std": 0.03,
+         "p_vs_waf": 0.03},
+        {"method": "fs_bfs", "ranker": "svm", "k": "3", "k_chosen": "3", "NDCG@10": 0.41, "NDCG@10_std": 0.01,
+         "p_vs_waf": 0.5},
+        {"method": "fs_bfs", "ranker": "svm", "k": "5", "k_chosen": "5", "NDCG@10": 0.40, "NDCG@10_std": 0.01,
+         "p_vs_waf": 0.6},
+        {"method": "fs_bfs", "ranker": "svm", "k": "vali", "k_chosen": "5", "NDCG@10": 0.40, "NDCG@10_std": 0.01,
+         "p_vs_waf": 0.9},
+        {"method": "file order", "ranker": "(no model)", "k": "0", "k_chosen": "0", "NDCG@10": 0.1,
+         "NDCG@10_std": 0.0, "p_vs_waf": np.nan}])
+    table.to_csv(tmp_path / "t.csv", index=False)
+    pd.DataFrame([{"a": "fs_ed/svm", "b": "fs_bfs/svm", "at": "chosen", "metric": "NDCG@10", "p": 0.04},
+                  {"a": "fs_ed/svm", "b": "fs_bfs/svm", "at": "chosen", "metric": "MAP", "p": 0.5},
+                  {"a": "fs_ed/svm", "b": "fs_bfs/svm", "at": "k", "metric": "NDCG@10", "p": 0.01}]
+                 ).to_csv(tmp_path / "c.csv", index=False)
+    chosen_k_bars(tmp_path / "t.csv", tmp_path / "c.csv", tmp_path / "f.png", None, tmp_path / "f.csv")
+    bars = pd.read_csv(tmp_path / "f.csv", dtype={"k": str, "k_used": str}).set_index("method")
+    assert list(bars.index) == ["waf", "fs_ed", "fs_bfs"]  # the table's order
+    assert bars.loc["fs_ed", "k_used"] == "3,5" and bars.loc["waf", "k_used"] == "46"
+    assert bars.loc["fs_ed", "NDCG@10"] == 0.44 and bool(bars.loc["fs_ed", "plus"]) and bool(bars.loc["fs_ed", "star"])
+    assert not bars.loc["fs_bfs", ["plus", "star"]].any() and not bars.loc["waf", ["plus", "star"]].any()
+    assert (tmp_path / "f.png").stat().st_size > 0

@@ -127,9 +127,17 @@ def test_table_matches_runs_and_models(finished):
 
 def test_feature_reports_follow_the_methods(finished):
     figures = finished / "results/figures/tiny/features"
-    # importance and fs_ed read the single-feature table; fs_ed draws its densities; no Kendall
+    # importance and fs_ed read the single-feature table; fs_ed draws its densities and the
+    # bars at the vali-chosen k (Gupta & Rosso Fig. 2); no Kendall
     assert sorted(p.name for p in figures.glob("*.png")) == [
-        "synthetic-tiny_densities_fs_ed.png", "synthetic-tiny_importance_MAP.png"]
+        "synthetic-tiny_chosen_k.png", "synthetic-tiny_densities_fs_ed.png", "synthetic-tiny_importance_MAP.png"]
+    chosen = pd.read_csv(figures / "synthetic-tiny_chosen_k.csv", dtype={"k": str})
+    table = pd.read_csv(finished / "results/synthetic-tiny/tables/tiny.csv", dtype={"k": str})
+    assert len(chosen) == 8  # 4 methods x 2 rankers, WAF at its single k, the others at k = vali
+    for row in chosen.to_dict("records"):
+        mine = table[(table.method == row["method"]) & (table.ranker == row["ranker"]) & (table.k == row["k"])]
+        assert row["k"] == ("12" if row["method"] == "waf" else "vali")
+        assert mine["NDCG@10"].iloc[0] == pytest.approx(row["NDCG@10"], abs=1e-6)
     bars = pd.read_csv(figures / "synthetic-tiny_importance_MAP.csv")
     fold_means = np.mean([np.load(finished / f"results/synthetic-tiny/fold{f}/scores/single_feature.npz")["map"]
                           for f in (1, 2)], axis=0)
@@ -171,16 +179,17 @@ def test_rerun_does_nothing_and_a_method_edit_reruns_only_that_method(finished):
     write_config(finished, config)
     try:
         jobs = planned_jobs(snakemake(finished, "-n"))
-        # 2 folds x (1 selection + 2 rankers x (train + evaluate)), then the table, its figure
-        # and the top-feature table (the importance bars read the unchanged score files)
+        # 2 folds x (1 selection + 2 rankers x (train + evaluate)), then the table, its figure,
+        # the bars at the chosen k and the top-feature table (the importance bars read the
+        # unchanged score files)
         assert jobs == {"select": 2, "train": 4, "evaluate": 4, "tables": 1, "figure_metric_vs_k": 1,
-                        "top_features": 1, "all": 1}
+                        "artefact": 1, "top_features": 1, "all": 1}
         # a new k retrains the methods that use k, not WAF, and selects nothing again
         config = json.loads(json.dumps(CONFIG))
         config["experiments"]["tiny"]["k"].append(3)
         write_config(finished, config)
         jobs = planned_jobs(snakemake(finished, "-n"))
-        assert jobs == {"train": 12, "evaluate": 12, "tables": 1, "figure_metric_vs_k": 1, "all": 1}
+        assert jobs == {"train": 12, "evaluate": 12, "tables": 1, "figure_metric_vs_k": 1, "artefact": 1, "all": 1}
     finally:
         write_config(finished, CONFIG)
 
@@ -286,8 +295,8 @@ def test_registry_decides_the_artefact_targets():
 
     methods = {m: ALL_ARTEFACTS_CONFIG["methods"][m] for m in ALL_ARTEFACTS_CONFIG["experiments"]["tiny"]["methods"]}
     assert artefacts.stems(methods, SELECTORS) == [
-        "importance_MAP", "importance_NDCG10", "kendall", "densities_fs_ed", "elimination_rf", "path_greedy",
-        "convergence_fsm"]
+        "importance_MAP", "importance_NDCG10", "kendall", "densities_fs_ed", "elimination_rf", "chosen_k",
+        "path_greedy", "convergence_fsm"]
     assert artefacts.stems({"waf": {"algorithm": "waf"}}, SELECTORS) == []
     assert artefacts.stems({"rf": {"algorithm": "rf_importance", "params": {"curve": False}}}, SELECTORS) == []
 

@@ -55,10 +55,13 @@ class FoldFile:
 
 @dataclass(frozen=True)
 class ExperimentTable:
-    """The experiment's fold-averaged table, ``results/{dataset}/tables/{experiment}.csv``."""
+    """The experiment's fold-averaged table, ``results/{dataset}/tables/{experiment}.csv``, or
+    with ``suffix="_compare"`` its paired t-tests (``{experiment}_compare.csv``)."""
+
+    suffix: str = ""
 
     def resolve(self, results: str, dataset: str, experiment: str, method, folds: list):
-        return f"{results}/{dataset}/tables/{experiment}.csv"
+        return f"{results}/{dataset}/tables/{experiment}{self.suffix}.csv"
 
 
 @dataclass(frozen=True, eq=False)
@@ -244,6 +247,19 @@ declare(
     caption="Cross-validated error of the random forest while the least important 30% of the features are "
             "dropped per step, one line per fold (Lei & Han Table 2.1).",
     category=LEI, paper="Lei & Han 2017, Table 2.1")
+
+declare(
+    "chosen_k",
+    inputs={"table": ExperimentTable(), "compare": ExperimentTable("_compare")},
+    draw=lambda i, png, pdf, csv, c: reports.chosen_k_bars(i["table"], i["compare"], png, pdf, csv,
+                                                           title=c["title"]),
+    when=algorithms("fs_ed"), per_method=False,
+    title="{dataset}: test NDCG@10 at the k chosen on vali",
+    caption="Test NDCG@10 (mean over folds, bars ± std over folds) of every method at its k chosen on vali, per "
+            "ranker; + marks p < 0.05 against all features (WAF) with the same ranker, * p < 0.05 against the "
+            "other side of a compare pair (FS-ED vs FS-BFS); paired t-tests, test queries of all folds pooled "
+            "(Gupta & Rosso Fig. 2).",
+    category=FSED, paper="Gupta & Rosso 2012, Fig. 2")
 
 declare(
     "path",

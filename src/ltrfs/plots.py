@@ -8,6 +8,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from ltrfs.util import atomic_path, write_text  # noqa: E402
@@ -237,3 +238,42 @@ def curves_by_group(frame: pd.DataFrame, x: str, metrics, group: str, png, pdf=N
     save(fig, png, pdf)
     if csv:
         write_text(csv, frame.to_csv(index=False, float_format="%.6g"))
+
+
+def grouped_bars(rows: pd.DataFrame, group: str, bar: str, value: str, png, pdf=None, *, title: str = "",
+                 ylabel: str = "", marks: dict | None = None) -> None:
+    """Bars of ``value`` (error bar: ``value + "_std"``), one group per value of ``group``, one
+    bar per value of ``bar`` in the same colour in every group; ``marks`` {boolean column:
+    (text above the bar, legend line)} write their text above the bars where the column is true."""
+    groups = list(dict.fromkeys(rows[group]))
+    bars = list(dict.fromkeys(rows[bar]))
+    width = 0.8 / max(len(bars), 1)
+    palette = plt.get_cmap("tab10")
+    fig, ax = plt.subplots(figsize=(1.2 + 1.3 * len(groups) * max(len(bars), 2) / 3, 3.4))
+    from matplotlib.lines import Line2D
+
+    handles = {}
+    for j, name in enumerate(bars):
+        part = rows[rows[bar] == name].set_index(group).reindex(groups)
+        x = np.arange(len(groups)) + (j - (len(bars) - 1) / 2) * width
+        handles[name] = ax.bar(x, part[value], width * 0.92, yerr=part[value + "_std"], capsize=2,
+                               color=palette(j % 10), error_kw={"elinewidth": 0.8, "alpha": 0.6})
+        for column, (text, _) in (marks or {}).items():
+            flags = part[column].fillna(False).astype(bool).to_numpy()
+            tops = (part[value] + part[value + "_std"]).to_numpy()
+            offset = list(marks).index(column)
+            for xi, top, flag in zip(x, tops, flags):
+                if flag:
+                    ax.annotate(text, (xi, top), xytext=(0, 2 + 9 * offset), textcoords="offset points",
+                                ha="center", fontsize=9)
+    for column, (text, label) in (marks or {}).items():
+        handles[label] = Line2D([], [], ls="none", marker=f"${text}$", color="k")
+    ax.set_xticks(np.arange(len(groups)), groups)
+    ax.set_ylabel(ylabel or value)
+    ax.grid(axis="y", alpha=0.3)
+    top = (rows[value] + rows[value + "_std"]).max()
+    ax.set_ylim(0, top * 1.15 if top == top and top > 0 else 1)
+    fig.legend(list(handles.values()), list(handles), fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    if title:
+        ax.set_title(title, fontsize=10)
+    save(fig, png, pdf)

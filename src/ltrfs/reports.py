@@ -95,6 +95,37 @@ def greedy_path_figure(path_files: dict, png, pdf, csv, *, title: str = "", tabl
                           legend_title="RankRLS λ (greedy path;\nat k = d: all features)")
 
 
+def chosen_k_bars(table_csv, compare_csv, png, pdf, csv, *, metric: str = "NDCG@10", title: str = "",
+                  alpha: float = 0.05) -> None:
+    """Gupta & Rosso 2012 Fig. 2: test ``metric`` of every method at its k chosen on vali (its
+    single k for WAF or an own model), grouped by ranker, ± std over folds; ``+`` above a bar
+    where p_vs_waf < ``alpha``, ``*`` above side a of a ``compare`` pair (chosen k) where p <
+    ``alpha`` on ``metric``. Reads the experiment's table and comparison CSVs."""
+    from ltrfs.tables import REFERENCE_RANKER
+
+    table = pd.read_csv(table_csv, dtype={"k": str, "k_chosen": str})
+    table = table[table.ranker != REFERENCE_RANKER]
+    several = table[table.k != "vali"].groupby(["method", "ranker"]).k.transform("nunique") > 1
+    single = table[(table.k != "vali")][~several]
+    rows = pd.concat([table[table.k == "vali"], single]).drop_duplicates(["method", "ranker"], keep="first")
+    order = {m: i for i, m in enumerate(dict.fromkeys(table.method))}  # the table's method order
+    rows = rows.sort_values("method", key=lambda m: m.map(order), kind="stable")
+    comparison = pd.read_csv(compare_csv)
+    starred = set()
+    if len(comparison):
+        hit = comparison[(comparison["at"] == "chosen") & (comparison.metric == metric) & (comparison.p < alpha)]
+        starred = {tuple(a.split("/", 1)) for a in hit.a}
+    rows = rows.assign(plus=rows.p_vs_waf < alpha,
+                       star=[(m, r) in starred for m, r in zip(rows.method, rows.ranker)],
+                       k_used=[kc if k == "vali" else k for k, kc in zip(rows.k, rows.k_chosen)])
+    plots.grouped_bars(rows, "ranker", "method", metric, png, pdf, title=title,
+                       ylabel=f"test {metric}, mean over folds (± std)",
+                       marks={"plus": ("+", f"p < {alpha:g} against all features (WAF), same ranker"),
+                              "star": ("*", f"p < {alpha:g} against the other method of its compare pair")})
+    keep = ["ranker", "method", "k", "k_used", metric, metric + "_std", "p_vs_waf", "plus", "star"]
+    write_text(csv, rows[keep].to_csv(index=False, float_format="%.6f"))
+
+
 def convergence_figure(trace_path, png, pdf, csv, *, title: str = "") -> None:
     """Lai et al. 2013 Fig. 5: the FSMRank objective against seconds for the accelerated
     proximal gradient (Algorithm 1) and the projected subgradient method on the same problem,
