@@ -106,11 +106,11 @@ def test_own_ranker_takes_no_parameters():
 
 
 def test_validation_metric_per_experiment(config, registry):
-    from ltrfs.config import train_metric, validation_metric_of
+    from ltrfs.config import train_metrics, validation_metric_of
 
     config["experiments"]["demo"]["validation_metric"] = "map"
     checked = check(config, SCHEMA, registry)
     assert validation_metric_of(checked, "demo") == "map"
     dataset = checked["experiments"]["demo"]["datasets"][0]
-    assert train_metric(checked, dataset, "importance", "ranksvm") == "map"
-    assert train_metric(checked, "MQ2008", "importance", "ranksvm") == checked["validation_metric"]  # not run
+    assert train_metrics(checked)[(dataset, "importance", "ranksvm")] == "map"
+    assert ("MQ2008", "importance", "ranksvm") not in train_metrics(checked)  # not run: the top-level metric

@@ -101,7 +101,7 @@ def _check_names(config: dict, registry: dict) -> None:
         for name in experiment.get("artefacts") or []:
             if name not in ARTEFACTS:
                 raise _unknown("artefact", name, f"experiments.{ename}.artefacts", ARTEFACTS)
-    train_metric(config, None, None, None)  # experiments run together agree on their vali metric
+    train_metrics(config)  # experiments run together agree on their vali metric
     for name, method in config["methods"].items():
         if method["algorithm"] not in SELECTORS:
             raise _unknown("method algorithm", method["algorithm"], f"methods.{name}", SELECTORS)
@@ -164,25 +164,21 @@ def validation_metric_of(config: dict, experiment: str) -> str:
     return config["experiments"][experiment].get("validation_metric") or config["validation_metric"]
 
 
-def train_metric(config: dict, dataset: str | None, method: str | None, ranker: str | None) -> str:
-    """The vali metric of the train job (dataset, method, ranker): that of the experiments being
-    run that contain it, which must agree (one model serves them all; else a ConfigError naming
-    both). With None arguments, checks every combination and returns the top-level metric."""
+def train_metrics(config: dict) -> dict:
+    """(dataset, method, ranker) -> the vali metric of its train job: that of the experiments
+    being run that contain it, which must agree (one model serves them all; else a ConfigError
+    naming both). Combinations of no experiment take the top-level ``validation_metric``."""
     chosen: dict = {}
     for name in config["run"]:
         e = config["experiments"][name]
         metric = validation_metric_of(config, name)
         for key in ((d, m, r) for d in e["datasets"] for m in e["methods"] for r in e["rankers"]):
-            if dataset is not None and key != (dataset, method, ranker):
-                continue
             first = chosen.setdefault(key, (name, metric))
             if first[1].lower() != metric.lower():
                 raise ConfigError(f"config experiments.{name}.validation_metric: {metric!r} differs from "
                                   f"{first[1]!r} of experiment {first[0]!r} for {'/'.join(key)}; "
                                   "experiments run together share its models")
-    if dataset is None or (dataset, method, ranker) not in chosen:
-        return config["validation_metric"]
-    return chosen[(dataset, method, ranker)][1]
+    return {key: metric for key, (_, metric) in chosen.items()}
 
 
 def convention_of(config: dict, registry: dict, dataset: str) -> str:

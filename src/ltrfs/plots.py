@@ -8,6 +8,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
@@ -50,7 +51,7 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
         labels = [c for c in curves if c in set(rows.curve)]
     else:
         panels = {r: part.assign(label=part.method) for r, part in rows.groupby("ranker", sort=False)}
-        labels = [m for m in dict.fromkeys(rows.method)]
+        labels = list(dict.fromkeys(rows.method))
     labels = [lab for lab in labels if lab.partition("/")[0] not in baselines]
     palette = plt.get_cmap("tab20" if len(labels) > 10 else "tab10")
     colours = {m: palette(i % palette.N) for i, m in enumerate(labels)}
@@ -250,8 +251,6 @@ def grouped_bars(rows: pd.DataFrame, group: str, bar: str, value: str, png, pdf=
     width = 0.8 / max(len(bars), 1)
     palette = plt.get_cmap("tab10")
     fig, ax = plt.subplots(figsize=(1.2 + 1.3 * len(groups) * max(len(bars), 2) / 3, 3.4))
-    from matplotlib.lines import Line2D
-
     handles = {}
     for j, name in enumerate(bars):
         part = rows[rows[bar] == name].set_index(group).reindex(groups)

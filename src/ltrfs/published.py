@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ltrfs.tables import chosen_rows
+
 COLUMNS = ["paper", "table", "dataset", "method", "ranker", "k", "metric", "value", "convention", "note"]
 #: published "metrics" that are counts, compared without the tolerance (Gupta & Rosso's Table 1)
 COUNTS = ("k_best",)
@@ -41,12 +43,7 @@ def load(paper: str, root="config/published") -> pd.DataFrame:
 def _our_row(ours: pd.DataFrame, method: str, ranker: str, k: str) -> pd.Series | None:
     # an empty published ranker (a number of the method alone, e.g. WAF's k) matches any of ours
     rows = ours[(ours.method == method) & ((ours.ranker == ranker) if ranker else ours.ranker.notna())]
-    if k:
-        rows = rows[rows.k == str(k)]
-    elif (rows.k == "vali").any():
-        rows = rows[rows.k == "vali"]
-    elif len(rows):  # a single k, or a method's own model with its top-k curve: the full model
-        rows = rows[rows.k.astype(int) == rows.k.astype(int).max()]
+    rows = rows[rows.k == str(k)] if k else chosen_rows(rows)
     return rows.iloc[0] if len(rows) else None
 
 

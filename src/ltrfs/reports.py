@@ -98,18 +98,13 @@ def greedy_path_figure(path_files: dict, png, pdf, csv, *, title: str = "", tabl
 def chosen_k_bars(table_csv, compare_csv, png, pdf, csv, *, metric: str = "NDCG@10", title: str = "",
                   alpha: float = 0.05) -> None:
     """Gupta & Rosso 2012 Fig. 2: test ``metric`` of every method at its k chosen on vali (its
-    single k for WAF or an own model), grouped by ranker, ± std over folds; ``+`` above a bar
+    single k for WAF, its full model for an own model: ``tables.chosen_rows``), grouped by ranker, ± std over folds; ``+`` above a bar
     where p_vs_waf < ``alpha``, ``*`` above side a of a ``compare`` pair (chosen k) where p <
     ``alpha`` on ``metric``. Reads the experiment's table and comparison CSVs."""
-    from ltrfs.tables import REFERENCE_RANKER
+    from ltrfs.tables import REFERENCE_RANKER, chosen_rows
 
     table = pd.read_csv(table_csv, dtype={"k": str, "k_chosen": str})
-    table = table[table.ranker != REFERENCE_RANKER]
-    several = table[table.k != "vali"].groupby(["method", "ranker"]).k.transform("nunique") > 1
-    single = table[(table.k != "vali")][~several]
-    rows = pd.concat([table[table.k == "vali"], single]).drop_duplicates(["method", "ranker"], keep="first")
-    order = {m: i for i, m in enumerate(dict.fromkeys(table.method))}  # the table's method order
-    rows = rows.sort_values("method", key=lambda m: m.map(order), kind="stable")
+    rows = chosen_rows(table[table.ranker != REFERENCE_RANKER])
     comparison = pd.read_csv(compare_csv)
     starred = set()
     if len(comparison):

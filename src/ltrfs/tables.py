@@ -69,6 +69,28 @@ def read_references(references: list[dict]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+def _best_k(means: pd.DataFrame, by: list, metric: str) -> pd.DataFrame:
+    """Per group ``by`` of ``means`` (columns ``by``, k, ``metric``), the row of the best
+    ``metric`` (ties: the smaller k); columns ``by`` + k."""
+    order = means.assign(k_num=means.k.astype(int)).sort_values(
+        [*by, metric, "k_num"], ascending=[True] * len(by) + [False, True], kind="stable")
+    return order.groupby(by, sort=False).head(1)[[*by, "k"]]
+
+
+def chosen_k(ks) -> str:
+    """The k that stands for one (method, ranker) among its table or run rows' k values: "vali"
+    (the k chosen on vali) when it has one, else its largest k (its single k, or a method's own
+    full model beside its top-k view). Used by comparisons, published numbers and figures alike."""
+    ks = set(ks)
+    return "vali" if "vali" in ks else str(max(int(k) for k in ks))
+
+
+def chosen_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per (method, ranker) of a summarised table: the row of its ``chosen_k``."""
+    key = table.groupby(["method", "ranker"], sort=False).k.transform(chosen_k)
+    return table[table.k == key]
+
+
 def _with_vali_choice(per_query: pd.DataFrame, metric: str, own=()) -> pd.DataFrame:
     """Append, per (fold, method, ranker) with more than one k, the rows of the k chosen on
     vali, labelled k='vali'; not for the ``own`` rankers (a method's own model: its k curve,
@@ -76,10 +98,7 @@ def _with_vali_choice(per_query: pd.DataFrame, metric: str, own=()) -> pd.DataFr
     n_k = per_query.groupby(["method", "ranker"])["k"].transform("nunique")
     vali = per_query[(per_query.split == "vali") & (n_k > 1) & ~per_query.ranker.isin(list(own))]
     means = vali.groupby(["fold", "method", "ranker", "k"], sort=False)[metric].mean().reset_index()
-    means["k_num"] = means.k.astype(int)
-    means = means.sort_values(["fold", "method", "ranker", metric, "k_num"],
-                              ascending=[True, True, True, False, True], kind="stable")
-    chosen = means.groupby(["fold", "method", "ranker"], sort=False).head(1)[["fold", "method", "ranker", "k"]]
+    chosen = _best_k(means, ["fold", "method", "ranker"], metric)
     picked = per_query.merge(chosen, on=["fold", "method", "ranker", "k"])
     picked["k_chosen"] = picked["k"]
     picked["k"] = "vali"
@@ -114,25 +133,16 @@ def summarise(per_query: pd.DataFrame, metric: str = "NDCG@10", baselines=("waf"
 def _k_best(per_query: pd.DataFrame, table: pd.DataFrame, metric: str, own=()) -> list:
     """One number of features per (method, ranker), as Gupta & Rosso's Table 1 reports it: on the
     ``vali`` row, the k whose vali ``metric`` averaged over the folds' means is best (the
-    fold-pooled curve; ties: smaller k); on the row of a method with a single k (WAF, an own
-    model), that k; elsewhere NaN."""
+    fold-pooled curve; ties: smaller k); on the ``chosen_rows`` row of a method without a vali
+    choice (WAF, an own model), its k; elsewhere NaN."""
     vali = per_query[(per_query.split == "vali") & ~per_query.ranker.isin(list(own))]
     curve = (vali.groupby(["method", "ranker", "k", "fold"], sort=False)[metric].mean()
              .groupby(level=["method", "ranker", "k"], sort=False).mean().reset_index())
-    curve["k_num"] = curve.k.astype(int)
-    curve = curve.sort_values(["method", "ranker", metric, "k_num"], ascending=[True, True, False, True],
-                              kind="stable")
-    pooled = curve.groupby(["method", "ranker"], sort=False).head(1).set_index(["method", "ranker"]).k_num
-    n_k = table[table.k != "vali"].groupby(["method", "ranker"]).k.nunique()
-    out = []
-    for row in table.itertuples(index=False):
-        if row.k == "vali":
-            out.append(float(pooled.get((row.method, row.ranker), np.nan)))
-        elif n_k.get((row.method, row.ranker)) == 1 and row.ranker != REFERENCE_RANKER:
-            out.append(float(row.k))
-        else:
-            out.append(np.nan)
-    return out
+    pooled = _best_k(curve, ["method", "ranker"], metric).set_index(["method", "ranker"]).k
+    chosen = set(chosen_rows(table[table.ranker != REFERENCE_RANKER]).index)
+    return [float(pooled.get((row.method, row.ranker), np.nan)) if row.k == "vali"
+            else float(row.k) if i in chosen else np.nan
+            for i, row in zip(table.index, table.itertuples(index=False))]
 
 
 def _p_values(test: pd.DataFrame, table: pd.DataFrame, metric: str, baselines) -> list:
@@ -255,15 +265,14 @@ def _side(test: pd.DataFrame, name: str) -> tuple[pd.DataFrame, str, str]:
     """The test rows of one side of a comparison, ``method/ranker``: its vali-chosen k when it
     has a k grid, else its single k, else (a method's own model with a top-k curve) its largest
     k; (rows, the table's k of those rows, a label)."""
-    method, _, ranker = name.partition("/")
-    rows = test[(test.method == method) & (test.ranker == ranker)]
+    rows = test[_is(test, name)]
     if rows.empty:
         raise ValueError(f"compare: no runs of {name!r} in this experiment (write method/ranker, e.g. gas_e/ranksvm)")
-    if (rows.k == "vali").any():
-        rows = rows[rows.k == "vali"]
-        return rows, "vali", "vali (" + ",".join(sorted(set(rows.k_chosen), key=int)) + ")"
-    k = str(max(rows.k.astype(int)))
-    return rows[rows.k == k], k, k if rows.k.nunique() == 1 else f"{k} (own model)"
+    k = chosen_k(rows.k)
+    picked = rows[rows.k == k]
+    if k == "vali":
+        return picked, k, "vali (" + ",".join(sorted(set(picked.k_chosen), key=int)) + ")"
+    return picked, k, k if rows.k.nunique() == 1 else f"{k} (own model)"
 
 
 def _tests(rows_a: pd.DataFrame, rows_b: pd.DataFrame) -> list[tuple]:

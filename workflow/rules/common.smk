@@ -9,7 +9,7 @@ os.environ.update(
 )
 
 from ltrfs import artefacts
-from ltrfs.config import ConfigError, check, convention_of, folds_of, k_grid, train_metric, validation_metric_of
+from ltrfs.config import ConfigError, check, convention_of, folds_of, k_grid, train_metrics, validation_metric_of
 from ltrfs.datasets.download import available
 from ltrfs.datasets.registry import feature_names, load_registry
 from ltrfs.experiments import METRIC_COLUMNS, OWN, column_name, has_own_predictions
@@ -24,6 +24,7 @@ except (ConfigError, ValueError, OSError) as exc:
 
 RESOURCES = config["resources_dir"]
 RESULTS = config["results_dir"]
+TRAIN_METRICS = train_metrics(config)  # (dataset, method, ranker) -> vali metric of its train job
 FOLD = f"{RESULTS}/{{dataset}}/fold{{fold}}"
 
 

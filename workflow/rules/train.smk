@@ -9,7 +9,7 @@ rule train:
     params:
         ranker=ranker_config,
         k=train_ks,
-        metric=lambda w: train_metric(config, w.dataset, w.method, w.ranker),
+        metric=lambda w: TRAIN_METRICS.get((w.dataset, w.method, w.ranker), config["validation_metric"]),
         convention=convention,
         ties=config["ties"],
         seed=job_seed("dataset", "fold", "method", "ranker"),

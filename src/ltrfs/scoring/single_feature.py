@@ -104,6 +104,22 @@ def _add(acc, comp, row, j, value):  # pragma: no cover - compiled
     acc[row, j] = t
 
 
+@njit(cache=True, inline="always")
+def _add_query(acc, comp, row, base, nd, hits_at, n, r, ap, hits, mean, zero_ndcg,
+               zero_prec):  # pragma: no cover - compiled
+    """Fill the ranks past a query's last document (nd: NDCG@k so far, hits_at: relevant
+    documents in the top k, -1 for "P@k is 0"), then add its P@k, NDCG@k (k = 1.._K), AP
+    (ap / hits) and MeanNDCG (mean / n) to acc[row, base:base + _NM]."""
+    for k in range(n, _K):
+        nd[k] = 0.0 if zero_ndcg else r
+        hits_at[k] = -1 if zero_prec else hits
+    for k in range(_K):
+        _add(acc, comp, row, base + k, hits_at[k] / (k + 1.0) if hits_at[k] >= 0 else 0.0)
+        _add(acc, comp, row, base + _NDCG + k, nd[k])
+    _add(acc, comp, row, base + _MAP, ap / hits if hits > 0 else 0.0)
+    _add(acc, comp, row, base + _MEAN, mean / n)
+
+
 @njit(cache=True)
 def _ranking_metrics(lab, n, icum, a, gain, disc, rel_min, zero_ndcg, zero_prec, ideal_zero,
                      acc, comp, row, base, nd, hits_at):  # pragma: no cover - compiled
@@ -128,14 +144,7 @@ def _ranking_metrics(lab, n, icum, a, gain, disc, rel_min, zero_ndcg, zero_prec,
         if i < _K:
             nd[i] = r
             hits_at[i] = hits
-    for k in range(n, _K):  # ranks past the last document
-        nd[k] = 0.0 if zero_ndcg else r
-        hits_at[k] = -1 if zero_prec else hits
-    for k in range(_K):
-        _add(acc, comp, row, base + k, hits_at[k] / (k + 1.0) if hits_at[k] >= 0 else 0.0)
-        _add(acc, comp, row, base + _NDCG + k, nd[k])
-    _add(acc, comp, row, base + _MAP, ap / hits if hits > 0 else 0.0)
-    _add(acc, comp, row, base + _MEAN, mean / n)
+    _add_query(acc, comp, row, base, nd, hits_at, n, r, ap, hits, mean, zero_ndcg, zero_prec)
 
 
 @njit(cache=True)
@@ -211,14 +220,7 @@ def _tied_ranking_metrics(keys, lab, n, icum, a, gain, disc, inv, rel_min, zero_
                 i += 1
             above += n_rel
         base = orient * _NM
-        for k in range(n, _K):  # ranks past the last document
-            nd[k] = 0.0 if zero_ndcg else r
-            hits_at[k] = -1.0 if zero_prec else above
-        for k in range(_K):
-            _add(acc, comp, row, base + k, hits_at[k] / (k + 1.0) if hits_at[k] >= 0.0 else 0.0)
-            _add(acc, comp, row, base + _NDCG + k, nd[k])
-        _add(acc, comp, row, base + _MAP, ap / above if above > 0 else 0.0)
-        _add(acc, comp, row, base + _MEAN, mean / n)
+        _add_query(acc, comp, row, base, nd, hits_at, n, r, ap, above, mean, zero_ndcg, zero_prec)
 
 
 @njit(cache=True)
