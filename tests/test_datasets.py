@@ -126,6 +126,9 @@ def test_registry_file_has_every_dataset():
     assert {reg[n]["n_features"] for n in ("TD2003", "TD2004", "HP2003", "HP2004", "NP2003", "NP2004")} == {64}
     assert reg["MSLR-WEB10K"]["checksum"].startswith("sha256:2902142e") and reg["MSLR-WEB10K"]["convention"] == "mslr"
     assert reg["Yahoo-set2"]["manual"] and reg["Yahoo-set2"]["splits"]["vali"] == "valid"
+    standin = reg[reg["Yahoo-set2"]["stand_in"]]  # set 2's shape: 700 features, 5 levels, one split
+    assert (standin["n_features"], standin["label_levels"], standin["folds"]) == (700, 5, [1])
+    assert standin["generator"]["n_constant"] == 700 - 596 and standin["stand_in"] is None
     assert reg["Istella-S"]["layout"] == "split" and reg["Istella-S"]["folds"] == [1]
     assert reg["synthetic"]["n_features"] == 30 and reg["synthetic"]["folds"] == [1, 2, 3, 4, 5]
 
@@ -177,6 +180,8 @@ def test_defaults_of_a_minimal_user_entry(tmp_path):
     ({"layout": "synthetic", "generator": {"seed": 3}}, "generator: seed comes from the workflow config"),
     ({"layout": "synthetic", "n_features": 12}, "n_features: 12 differs from the generator's 30"),
     ({"layout": "single", "archive": "a.txt", "folds": [6]}, "folds: fold 6 exceeds n_folds = 5"),
+    ({"archive": "a.zip", "layout": "folds", "stand_in": "bad"}, "stand_in: 'bad' must be the name of another"),
+    ({"archive": "a.zip", "layout": "folds", "stand_in": ["x"]}, "stand_in: ['x'] must be the name of another"),
 ])
 def test_validation_errors_name_dataset_and_field(fields, message):
     with pytest.raises(ValueError) as exc:
@@ -189,6 +194,13 @@ def test_load_registry_errors_name_the_file(tmp_path):
     p.write_text(yaml.safe_dump({"ok": {"archive": "a.zip", "layout": "folds"},
                                  "broken": {"archive": "a.zip", "layout": "folds", "feature_names": "nope.txt"}}))
     with pytest.raises(ValueError, match=r"reg\.yaml: dataset 'broken': feature_names: file not found"):
+        load_registry(p)
+    p.write_text(yaml.safe_dump({"ok": {"archive": "a.zip", "layout": "folds", "stand_in": "gone"}}))
+    with pytest.raises(ValueError, match=r"reg\.yaml: dataset 'ok': stand_in: 'gone' is not in the registry"):
+        load_registry(p)
+    p.write_text(yaml.safe_dump({"a": {"archive": "a.zip", "layout": "folds", "stand_in": "b"},
+                                 "b": {"archive": "b.zip", "layout": "folds", "stand_in": "a"}}))
+    with pytest.raises(ValueError, match=r"dataset 'a': stand_in: 'b' has a stand-in of its own"):
         load_registry(p)
     p.write_text("a: [1,\n")
     with pytest.raises(ValueError, match=r"reg\.yaml line \d+: invalid YAML"):

@@ -245,6 +245,17 @@ def test_coverage_when_k_exceeds_the_features():
     assert sel.chosen_["n_covered"] == 5
 
 
+def test_constant_features_are_in_no_subset_and_come_last():
+    data = planted(n_queries=20, d=6, informative=(0,), seed=2)
+    X = data.X.copy()
+    X[:, [2, 4]] = 0.0  # zero on every document, like OHSUMED's features 5-7
+    sel = FSBFS(k=9, max_size=2).fit(X, data.y, data.qid)
+    used = sorted(np.concatenate(sel.subsets_).tolist())
+    assert used == [0, 1, 3, 5]  # k stops at the subsets the non-constant features give
+    assert sel.projection_.shape == (6, sel.chosen_["k_built"]) and sel.chosen_["n_covered"] == 4
+    assert sorted(sel.ranking_[-2:].tolist()) == [2, 4] and sorted(sel.ranking_.tolist()) == list(range(6))
+
+
 def test_planted_features_land_in_the_first_subsets():
     data = planted(n_queries=80, d=10, informative=(3, 7), seed=4)
     sel = FSBFS(k=3, random_state=0).fit(data.X, data.y, data.qid)

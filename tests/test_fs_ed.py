@@ -359,3 +359,14 @@ def test_mq2008_fold1(mq2008_dir):
     constant = np.flatnonzero(tr.X.min(0) == tr.X.max(0))
     assert constant.size and np.all(exact[constant] == 0.0)
     assert np.all(exact >= 0) and exact.max() < 3  # 3 labels: at most 1 + 2 + 1 = 4
+
+
+def test_js_with_a_subnormal_probability():
+    """(a + b) / 2 underflows to 0 for a subnormal b: the divergence must stay finite (it raised
+    ZeroDivisionError inside the compiled code on a 5-level set with tiny classes)."""
+    from ltrfs.scoring.divergence import _js
+
+    tiny = 5e-324
+    p, q, counts = np.array([1.0, 0.0]), np.array([1.0 - tiny, tiny]), np.ones(2)
+    assert _js(p, q, counts) == pytest.approx(0.0, abs=1e-12)
+    assert _js(np.array([1.0, 0.0]), np.array([0.0, 1.0]), counts) == pytest.approx(1.0)

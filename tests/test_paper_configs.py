@@ -3,10 +3,12 @@ datasets, methods and rankers the project has; the published numbers load and na
 papers that have a configuration."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -65,11 +67,14 @@ def test_datasets_present_only_skips_what_cannot_be_had_offline(tmp_path):
     assert result.returncode == 0 and "HP2004" in result.stdout + result.stderr
 
 
-def run_on_generated_archives(paper: str, tmp_path: Path, archives, datasets, experiments=None) -> dict:
+def run_on_generated_archives(paper: str, tmp_path: Path, archives, datasets, experiments=None,
+                              registry_edits=None, present_only=False) -> dict:
     """Run ``config/papers/{paper}.yaml`` on generated archives in the real layouts (``archives``:
     keys of ``synthetic.BENCHMARKS``, small; the real archives' digests dropped from a copy of
     the registry for ``datasets``), every experiment on fold 1 only, ``experiments`` overlaying
-    the paper's experiments (e.g. a shorter k grid). Returns the paper config."""
+    the paper's experiments (e.g. a shorter k grid), ``registry_edits`` ({dataset: fields})
+    the registry copy, ``present_only`` setting ``datasets_present_only``. Returns the paper
+    config and the run's stderr."""
     from ltrfs.datasets import download, synthetic
 
     mirror = tmp_path / "mirror"
@@ -87,16 +92,19 @@ def run_on_generated_archives(paper: str, tmp_path: Path, archives, datasets, ex
             registry[name].pop(pin, None)
         if not rar:
             registry[name]["archive"] = registry[name]["archive"].replace(".rar", ".zip")
+    for name, fields in (registry_edits or {}).items():
+        registry[name].update(fields)
     (tmp_path / "datasets.yaml").write_text(yaml.safe_dump(registry))
     config = yaml.safe_load((REPO / f"config/papers/{paper}.yaml").read_text())
     overlay = {"datasets_file": str(tmp_path / "datasets.yaml"), "mirror": str(mirror),
+               "datasets_present_only": present_only,
                "experiments": {name: {"folds": [1], **(experiments or {}).get(name, {})} for name in config["run"]}}
     (tmp_path / "overlay.yaml").write_text(yaml.safe_dump(overlay))
     result = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path),
                              "--configfile", str(REPO / "config/config.yaml"), str(REPO / f"config/papers/{paper}.yaml"),
                              str(tmp_path / "overlay.yaml"), "--cores", "2"], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    return config
+    return config, result.stderr
 
 
 @pytest.mark.slow
@@ -105,7 +113,7 @@ def test_lai2013_runs_end_to_end_on_generated_archives(tmp_path):
     the real layouts (OHSUMED.zip with QueryLevelNorm, MQ2008.zip, Gov.rar for HP2004 and
     NP2004): every table, figure, comparison and published table of the paper is made, and the
     published tables name the paper's rows."""
-    paper = run_on_generated_archives("lai2013", tmp_path, ("OHSUMED", "MQ2008", "Gov"),
+    paper, _ = run_on_generated_archives("lai2013", tmp_path, ("OHSUMED", "MQ2008", "Gov"),
                                       ("OHSUMED", "MQ2008", "HP2004", "NP2004"),
                                       {"lai2013_table1": {"k": [1, 3, 70]}})
     results = tmp_path / "results"
@@ -144,3 +152,74 @@ def test_pahikkala2010_runs_end_to_end_on_generated_archives(tmp_path):
         compare = pd.read_csv(results / dataset / "tables/pahikkala2010_compare.csv")
         assert set(compare.a + " vs " + compare.b) == {"greedy_rankrls/own vs waf/rankrls",
                                                        "greedy_rankrls/own vs waf/ranksvm"}
+
+
+@pytest.mark.slow
+def test_gupta2012_runs_end_to_end_on_generated_archives(tmp_path):
+    """The gupta2012 config on generated OHSUMED (.zip), MQ2007 (.rar) and MQ2008 archives, and,
+    Yahoo! set 2 being absent, on its registry stand-in (700 features, 104 of them zero; shrunk
+    to 40 queries here), fold 1: Table 1 beside the paper's (k_best), the Fig. 2 bars with their
+    marks, Fig. 3's densities of non-constant features, the FS-ED vs FS-BFS comparisons."""
+    paper, stderr = run_on_generated_archives(
+        "gupta2012", tmp_path, ("OHSUMED", "MQ2007", "MQ2008"), ("OHSUMED", "MQ2007", "MQ2008"),
+        {"gupta2012": {"k": [1, 3, 46]}, "gupta2012_yahoo": {"k": [2, 5, 700]}},
+        registry_edits={"Yahoo-set2-standin": {"generator": {"n_queries": 40, "n_informative": 40, "n_redundant": 120,
+                                                             "n_noise": 436, "n_constant": 104, "n_levels": 5,
+                                                             "docs_median": 8}}},
+        present_only=True)
+    assert "running Yahoo-set2-standin in place of Yahoo-set2 (its registry stand_in)" in stderr
+    results = tmp_path / "results"
+    assert not (results / "Yahoo-set2").exists()
+    runs = {"OHSUMED": "gupta2012", "MQ2007": "gupta2012", "MQ2008": "gupta2012",
+            "Yahoo-set2-standin": "gupta2012_yahoo"}
+    for dataset, experiment in runs.items():
+        tables = results / dataset / "tables"
+        table = pd.read_csv(tables / f"{experiment}.csv", dtype={"k": str})
+        chosen = table[table.k.str.startswith("vali")]
+        assert set(chosen.method + "/" + chosen.ranker) == {f"{m}/{r}" for m in ("fs_ed", "fs_bfs")
+                                                            for r in ("ranksvm", "rankboost", "lambdamart")}
+        assert chosen.k_best.notna().all()
+        published = (tables / f"{experiment}_published.md").read_text()
+        if dataset == "Yahoo-set2-standin":  # the stand-in's numbers match no published row
+            assert "publishes no number for this dataset" in published
+        else:
+            assert "| fs_ed | ranksvm | vali (" in published and "| waf | — |" in published
+            assert "k_best: the number of features the paper reports as best" in published
+        compare = pd.read_csv(tables / f"{experiment}_compare.csv")
+        assert set(compare.a + " vs " + compare.b) == {f"fs_ed/{r} vs fs_bfs/{r}" for r in ("ranksvm", "rankboost",
+                                                                                           "lambdamart")}
+        bars = pd.read_csv(results / f"figures/{experiment}/features/{dataset}_chosen_k.csv")
+        assert len(bars) == 9 and bars["NDCG@10"].between(0, 1).all()
+        densities = pd.read_csv(results / f"figures/{experiment}/features/{dataset}_densities_fs_ed.csv")
+        selection = json.loads((results / dataset / "fold1/select/fs_ed.json").read_text())
+        assert not set(densities.feature) & set(selection["constant_features"])  # Fig. 3 excludes them
+        if dataset == "Yahoo-set2-standin":
+            assert len(selection["constant_features"]) == 104 and selection["n_features"] == 700
+    assert paper["run"] == ["gupta2012", "gupta2012_yahoo"]
+
+
+@pytest.mark.slow
+def test_geng2007_runs_end_to_end_on_generated_archives(tmp_path):
+    """The geng2007 config on generated OHSUMED (.zip) and Gov (.rar, TD2004) archives, fold 1:
+    Figs. 2-5 (every metric against k, RankSVM and RankNet panels, every selector), Fig. 6 (MAP of
+    each feature alone) and Fig. 7 (Kendall similarity map) for both datasets; RankNet is
+    trained on every selection."""
+    paper, _ = run_on_generated_archives("geng2007", tmp_path, ("OHSUMED", "Gov"), ("OHSUMED", "TD2004"),
+                                         {"geng2007": {"k": [1, 3, 64]}})
+    results = tmp_path / "results"
+    e = paper["experiments"]["geng2007"]
+    for dataset, d in (("OHSUMED", 45), ("TD2004", 64)):
+        table = pd.read_csv(results / dataset / "tables/geng2007.csv", dtype={"k": str})
+        ranknet = table[table.ranker == "ranknet"]
+        selectors = [m for m in e["methods"] if m != "waf"]
+        assert {(m, k) for m, k in zip(ranknet.method, ranknet.k)} >= {(m, k) for m in selectors for k in ("1", "3")}
+        assert ("waf", str(d)) in set(zip(ranknet.method, ranknet.k))
+        for metric in ("NDCG1", "NDCG3", "NDCG5", "NDCG10", "MAP"):
+            drawn = pd.read_csv(results / f"figures/geng2007/{dataset}_{metric}.csv", dtype={"k": str})
+            assert set(drawn.ranker) >= {"ranksvm", "ranknet"} and set(drawn.method) >= set(e["methods"])
+        importance = pd.read_csv(results / f"figures/geng2007/features/{dataset}_importance_MAP.csv")
+        assert len(importance) == d and importance.filter(like="MAP").stack().between(0, 1).all()
+        kendall = pd.read_csv(results / f"figures/geng2007/features/{dataset}_kendall.csv",
+                              index_col="feature").to_numpy()
+        assert kendall.shape == (d, d) and np.allclose(kendall, kendall.T)
+        assert np.allclose(np.diag(kendall), 1.0) and ((kendall >= 0) & (kendall <= 1)).all()

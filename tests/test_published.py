@@ -48,6 +48,9 @@ def test_beside_matches_rows_and_computes_differences():
     assert "| waf | ranksvm | 46 | 0.2257 / 0.2279 (-0.0022)† |  |" in md
     assert "| fsmrank | own | 46 |  | 0.4770 / 0.4771 (-0.0001) |" in md
     assert "ours / published (ours − published)" in md and "† |difference| > 0.002" in md
+    # a dataset the paper has no numbers for (a stand-in): the table says so instead of a header
+    none = published.to_markdown(published.beside(ours_table(), pub_table(), "Yahoo-set2-standin"), title="x")
+    assert "| method |" not in none and "publishes no number for this dataset" in none
 
 
 def test_load_the_project_files_and_refuse_bad_ones(tmp_path):

@@ -54,6 +54,7 @@ def test_fold_means_std_vali_choice_and_p_values(runs):
     assert table.loc[("imp", "4"), "folds"] == 2 and table.loc[("imp", "4"), "n_queries"] == 4
 
 
+@pytest.mark.filterwarnings("ignore:Precision loss:RuntimeWarning")  # the one-fold t-test of 2 queries
 def test_written_tables(runs, tmp_path):
     write_tables(runs, tmp_path / "t.csv", tmp_path / "t.md", title="demo")
     csv = pd.read_csv(tmp_path / "t.csv", dtype={"k": str})
@@ -64,6 +65,8 @@ def test_written_tables(runs, tmp_path):
     # header, rule, 4 rows, a blank line and the footnote saying what the cells are
     assert to_markdown(summarise(read_runs(runs))).count("\n") == 2 + 4 + 2
     assert "mean ± standard deviation over the 2 folds' means" in md
+    one = to_markdown(summarise(read_runs([r for r in runs if r["fold"] == 1])))  # a single split: no ±
+    assert "±" not in one.split("\n\n")[0] and "one fold (the dataset's single train/vali/test split)" in one
 
 
 def test_reference_rows(runs, tmp_path):

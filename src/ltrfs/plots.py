@@ -36,7 +36,7 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
     band, and the reference rows of the table (``tables.REFERENCE_RANKER``: a constant score
     in file order and in random order) as grey dotted and dash-dotted lines in every panel.
     ``comparison`` (a ``tables.compare`` result, rows ``at == "k"``) marks with an open circle
-    each point of a pair's side b where side a differs from it at p < ``alpha``."""
+    each point of a pair's side b where side a differs from it at p < ``alpha``, in side a's colour."""
     from ltrfs.tables import REFERENCE_RANKER
 
     references = table[table.ranker == REFERENCE_RANKER]
@@ -82,8 +82,12 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
                 ks = significant[(other, curve)]
                 hit = group[group.k.isin(ks)]
                 if len(hit):
-                    marks[f"circled: differs from {other} (paired t-test p < {alpha:g}, same k)"] = ax.plot(
-                        hit.k_num, hit[metric], ls="none", marker="o", ms=9, mfc="none", mec="0.2", mew=0.9)[0]
+                    method, _, ranker = other.partition("/")
+                    same_ranker = not curves and ranker == name
+                    shown = f"{method} (same ranker" if same_ranker else f"{other} ("
+                    edge = colours.get(method if same_ranker else other, "0.2")  # the other side's colour
+                    marks[f"circled: differs from {shown}, same k; paired t-test p < {alpha:g})"] = ax.plot(
+                        hit.k_num, hit[metric], ls="none", marker="o", ms=9, mfc="none", mec=edge, mew=1.1)[0]
         handles.update(marks)
         for (ref_name, ref), style in zip(references.groupby("method", sort=False), (":", "-.")):
             value = ref[metric].iloc[0]  # the legend gives the value: the line may lie below the fitted range

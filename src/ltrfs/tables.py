@@ -202,12 +202,15 @@ def to_markdown(table: pd.DataFrame, columns=DEFAULT_COLUMNS, metric: str = "NDC
         if row["folds"] < n_folds:  # e.g. k above the features a method built in some folds
             k = f"{k} ({row['folds']} of {n_folds} folds)"
         cells = [row["method"], row["ranker"], str(k)]
-        cells += [f"{row[c]:.4f} ± {row[c + '_std']:.4f}"
+        spread = (lambda c: f" ± {row[c + '_std']:.4f}") if n_folds > 1 else (lambda c: "")
+        cells += [f"{row[c]:.4f}" + spread(c)
                   + marks.get((row["method"], row["ranker"], row["k"], c), "") for c in columns]
         p = row["p_vs_waf"]
         cells.append("" if p != p else f"{p:.3g}")
         lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", f"Test metrics, mean ± standard deviation over the {n_folds} folds' means; p: paired "
+    summary = (f"mean ± standard deviation over the {n_folds} folds' means" if n_folds > 1
+               else "one fold (the dataset's single train/vali/test split)")
+    lines += ["", f"Test metrics, {summary}; p: paired "
               "two-sided t-test of the per-query test values against WAF with the same ranker, all folds' "
               "queries pooled. " + REFERENCE_NOTE]
     if marks:

@@ -24,6 +24,40 @@ except (ConfigError, ValueError, OSError) as exc:
 
 RESOURCES = config["resources_dir"]
 RESULTS = config["results_dir"]
+
+
+def present(dataset):
+    """False when ``datasets_present_only`` is set and the dataset cannot be had without the
+    network (``ltrfs.datasets.download.available``); the reason is printed once."""
+    if not config["datasets_present_only"]:
+        return True
+    if dataset not in PRESENCE:
+        ok, message = available(dataset, REGISTRY[dataset], Path(RESOURCES) / dataset, mirror=config["mirror"],
+                                seed=config["seed"])
+        PRESENCE[dataset] = ok
+        if not ok:
+            print(f"ltrfs: skipping dataset {dataset} (datasets_present_only): {message}", file=sys.stderr)
+    return PRESENCE[dataset]
+
+
+PRESENCE = {}
+
+
+def with_stand_ins(datasets):
+    """The datasets with each one that cannot be had (``datasets_present_only``) replaced by
+    its registry ``stand_in`` when that one can; the swap is printed."""
+    out = []
+    for dataset in datasets:
+        stand_in = REGISTRY[dataset]["stand_in"]
+        if stand_in and stand_in not in datasets and not present(dataset) and present(stand_in):
+            print(f"ltrfs: running {stand_in} in place of {dataset} (its registry stand_in)", file=sys.stderr)
+            dataset = stand_in
+        out.append(dataset)
+    return out
+
+
+for _experiment in config["experiments"].values():
+    _experiment["datasets"] = with_stand_ins(_experiment["datasets"])
 TRAIN_METRICS = train_metrics(config)  # (dataset, method, ranker) -> vali metric of its train job
 FOLD = f"{RESULTS}/{{dataset}}/fold{{fold}}"
 
@@ -144,21 +178,6 @@ def metric_file_name(metric):
     return column_name(metric).replace("@", "")
 
 
-def present(dataset):
-    """False when ``datasets_present_only`` is set and the dataset cannot be had without the
-    network (``ltrfs.datasets.download.available``); the reason is printed once."""
-    if not config["datasets_present_only"]:
-        return True
-    if dataset not in PRESENCE:
-        ok, message = available(dataset, REGISTRY[dataset], Path(RESOURCES) / dataset, mirror=config["mirror"],
-                                seed=config["seed"])
-        PRESENCE[dataset] = ok
-        if not ok:
-            print(f"ltrfs: skipping dataset {dataset} (datasets_present_only): {message}", file=sys.stderr)
-    return PRESENCE[dataset]
-
-
-PRESENCE = {}
 
 
 def all_targets():

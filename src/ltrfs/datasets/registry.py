@@ -43,6 +43,10 @@ manual              true: licence forbids automatic download; ``instructions`` r
 instructions        what to download and where from (manual datasets)
 feature_names       file with one feature name per line, relative to the registry's folder
 generator           keyword arguments of ``synthetic.generate`` (synthetic layout only)
+stand_in            name of another entry run in this one's place when this one cannot be had
+                    offline and the workflow runs with ``datasets_present_only`` (e.g. a
+                    generated set of the same shape for a licensed one); never a silent swap:
+                    the run prints it and the tables carry the stand-in's name
 ==================  ==========================================================================
 """
 from __future__ import annotations
@@ -66,7 +70,7 @@ FIELDS = {
     "description", "homepage", "urls", "url", "archive", "format", "checksum", "path",
     "files_sha256", "hash_newlines", "extract", "layout", "pattern", "splits", "folds", "n_folds",
     "vali_fraction", "n_features", "label_levels", "convention", "null_policy", "manual",
-    "instructions", "feature_names", "generator",
+    "instructions", "feature_names", "generator", "stand_in",
 }
 
 _SUFFIXES = (  # longest first
@@ -323,6 +327,10 @@ def validate_entry(name: str, raw, base_dir=None) -> dict:
         elif out["label_levels"] != params["n_levels"]:
             raise bad("label_levels", f"{out['label_levels']} differs from the generator's n_levels {params['n_levels']}")
         out["generator"] = gen
+    stand_in = e.get("stand_in")
+    if stand_in is not None and (not isinstance(stand_in, str) or not NAME_RE.match(stand_in) or stand_in == name):
+        raise bad("stand_in", f"{stand_in!r} must be the name of another dataset entry")
+    out["stand_in"] = stand_in
     return out
 
 
@@ -347,9 +355,15 @@ def load_registry(path) -> dict[str, dict]:
     if not isinstance(raw, dict):
         raise ValueError(f"dataset registry {path}: must be a mapping of dataset name -> entry")
     try:
-        return {str(name): validate_entry(str(name), entry, base_dir=path.parent) for name, entry in raw.items()}
+        registry = {str(name): validate_entry(str(name), entry, base_dir=path.parent) for name, entry in raw.items()}
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
+    for name, entry in registry.items():
+        stand_in = entry["stand_in"]
+        if stand_in is not None and (stand_in not in registry or registry[stand_in]["stand_in"] is not None):
+            problem = "is not in the registry" if stand_in not in registry else "has a stand-in of its own"
+            raise ValueError(f"{path}: dataset {name!r}: stand_in: {stand_in!r} {problem}")
+    return registry
 
 
 def dataset_entry(registry: dict, name: str) -> dict:

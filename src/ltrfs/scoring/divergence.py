@@ -270,12 +270,12 @@ def _js(p, q, pcnt):
     for i in range(p.size):
         a = p[i]
         b = q[i]
-        m = 0.5 * (a + b)
+        both = a + b  # a / m = 2a / (a + b): (a + b) / 2 underflows to 0 for a subnormal a or b
         t = 0.0
         if a > 0.0:
-            t += a * math.log2(a / m)
+            t += a * math.log2(2.0 * a / both)
         if b > 0.0:
-            t += b * math.log2(b / m)
+            t += b * math.log2(2.0 * b / both)
         s += pcnt[i] * t
     return min(max(0.5 * s, 0.0), 1.0)
 

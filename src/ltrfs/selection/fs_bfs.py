@@ -31,7 +31,10 @@ Search of one subset (features already used by earlier subsets are gone; ``R`` =
    else stale += 1. Then the open list is cut to its ``open_size`` best nodes (None: no cut).
 4. The best node is subset j: its features leave R.
 
-Subsets are built until k of them exist or R is empty. Coordinate Ascent
+Features constant within every training query (``constant_features_``) are not in R: a subset
+of them is a new feature constant within every query, which orders nothing (on OHSUMED the nine
+all-zero features made subsets 13-21 of single constant features). They come last in
+``ranking_``. Subsets are built until k of them exist or R is empty. Coordinate Ascent
 (``ltrfs.rankers.coord_ascent.coordinate_ascent``) uses RankLib's settings (5 restarts, 25
 iterations, step 0.05, scale 2, tolerance 0.001; the restart kept is the best on train) and its
 weights have sum |w| = 1. Its random generator is seeded from ``random_state`` and the ordered
@@ -305,12 +308,14 @@ class FSBFS(Selector):
         bounds = {key: p[key] for key in ("max_candidates", "open_size", "max_stale", "max_size", "max_expansions",
                                           "min_gain")}
         remaining = np.ones(d, bool)
+        constant = np.asarray(getattr(self, "constant_features_", []), dtype=np.int64)
+        remaining[constant] = False  # a subset of constant features would order nothing
         searches: list[SubsetSearch] = []
         log.info("FS-BFS: %d subsets from %d features (%d training rows, %d queries); bounds %s", p["k"], d,
                  X.shape[0], context.n_queries, bounds)
         for j in range(p["k"]):
             if not remaining.any():
-                log.warning("FS-BFS: every feature is used after %d subsets (k=%d asked)", j, p["k"])
+                log.warning("FS-BFS: every non-constant feature is used after %d subsets (k=%d asked)", j, p["k"])
                 break
             order = candidate_order(single, np.flatnonzero(remaining))
             s = best_first_subset(order, single, evaluate, **bounds)
@@ -335,7 +340,8 @@ class FSBFS(Selector):
             by_weight = np.lexsort((feats, -np.abs(s.weights)))
             ranked.extend(int(f) for f in feats[by_weight])
         rest = candidate_order(single, np.flatnonzero(remaining))
-        self.ranking_ = np.asarray(ranked + [int(f) for f in rest], dtype=np.int64)
+        last = candidate_order(single, constant) if constant.size else []
+        self.ranking_ = np.asarray(ranked + [int(f) for f in rest] + [int(f) for f in last], dtype=np.int64)
         self.scores_ = None
         params = {key: (val if not hasattr(val, "name") else val.name) for key, val in p.items()}
         self.chosen_ = {**bounds, "ties": p["ties"], "k_built": kb,
