@@ -231,23 +231,15 @@ def test_chosen_k_bars_mark_waf_and_pair_significance(tmp_path):
     p_vs_waf < 0.05, * on side a of a significant compare pair; reference rows left out."""
     from ltrfs.reports import chosen_k_bars
 
-    table = pd.DataFrame([
-        {"method": "waf", "ranker": "svm", "k": "46", "k_chosen": "46", "NDCG@10": 0.40, "NDCG@10_std": 0.02,
-         "p_vs_waf": np.nan},
-        {"method": "fs_ed", "ranker": "svm", "k": "3", "k_chosen": "3", "NDCG@10": 0.43, "NDCG@10_std": 0.03,
-         "p_vs_waf": 0.01},
-        {"method": "fs_ed", "ranker": "svm", "k": "5", "k_chosen": "5", "NDCG@10": 0.42, "NDCG@10_std": 0.03,
-         "p_vs_waf": 0.2},
-        {"method": "fs_ed", "ranker": "svm", "k": "vali", "k_chosen": "3,5", "NDCG@10": 0.44, "NDCG@10_std": 0.03,
-         "p_vs_waf": 0.03},
-        {"method": "fs_bfs", "ranker": "svm", "k": "3", "k_chosen": "3", "NDCG@10": 0.41, "NDCG@10_std": 0.01,
-         "p_vs_waf": 0.5},
-        {"method": "fs_bfs", "ranker": "svm", "k": "5", "k_chosen": "5", "NDCG@10": 0.40, "NDCG@10_std": 0.01,
-         "p_vs_waf": 0.6},
-        {"method": "fs_bfs", "ranker": "svm", "k": "vali", "k_chosen": "5", "NDCG@10": 0.40, "NDCG@10_std": 0.01,
-         "p_vs_waf": 0.9},
-        {"method": "file order", "ranker": "(no model)", "k": "0", "k_chosen": "0", "NDCG@10": 0.1,
-         "NDCG@10_std": 0.0, "p_vs_waf": np.nan}])
+    rows = [  # method, k, k_chosen, NDCG@10, its std, p_vs_waf (ranker svm)
+        ("waf", "46", "46", 0.40, 0.02, np.nan),
+        ("fs_ed", "3", "3", 0.43, 0.03, 0.01), ("fs_ed", "5", "5", 0.42, 0.03, 0.2),
+        ("fs_ed", "vali", "3,5", 0.44, 0.03, 0.03),
+        ("fs_bfs", "3", "3", 0.41, 0.01, 0.5), ("fs_bfs", "5", "5", 0.40, 0.01, 0.6),
+        ("fs_bfs", "vali", "5", 0.40, 0.01, 0.9)]
+    table = pd.DataFrame(rows, columns=["method", "k", "k_chosen", "NDCG@10", "NDCG@10_std", "p_vs_waf"])
+    table.insert(1, "ranker", "svm")
+    table.loc[len(table)] = ["file order", "(no model)", "0", "0", 0.1, 0.0, np.nan]
     table.to_csv(tmp_path / "t.csv", index=False)
     pd.DataFrame([{"a": "fs_ed/svm", "b": "fs_bfs/svm", "at": "chosen", "metric": "NDCG@10", "p": 0.04},
                   {"a": "fs_ed/svm", "b": "fs_bfs/svm", "at": "chosen", "metric": "MAP", "p": 0.5},

@@ -202,8 +202,7 @@ def to_markdown(table: pd.DataFrame, columns=DEFAULT_COLUMNS, metric: str = "NDC
         if row["folds"] < n_folds:  # e.g. k above the features a method built in some folds
             k = f"{k} ({row['folds']} of {n_folds} folds)"
         cells = [row["method"], row["ranker"], str(k)]
-        spread = (lambda c: f" ± {row[c + '_std']:.4f}") if n_folds > 1 else (lambda c: "")
-        cells += [f"{row[c]:.4f}" + spread(c)
+        cells += [f"{row[c]:.4f}" + (f" ± {row[c + '_std']:.4f}" if n_folds > 1 else "")
                   + marks.get((row["method"], row["ranker"], row["k"], c), "") for c in columns]
         p = row["p_vs_waf"]
         cells.append("" if p != p else f"{p:.3g}")

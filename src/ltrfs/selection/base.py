@@ -13,8 +13,9 @@ ending in ``_``:
 Constant features last, once for every method: a feature whose value is the same for all
 documents of each training query ranks nothing (its single-feature metric is that of a
 random order), so ``fit`` moves such features after all others in ``ranking_``, keeping the
-method's order among each part. A method that builds a projection (FS-BFS) keeps its own
-output; an instance with ``constant_last=False`` keeps the method's order as it is.
+method's order among each part (a projection method, FS-BFS, puts no constant feature in its
+groups, so its groups keep their order); an instance with ``constant_last=False`` keeps the
+method's order as it is.
 
 ``support(k)`` gives the 0-based indices of the k-feature subset, ``transform(X, k)`` the
 k-feature view of X.
@@ -79,8 +80,7 @@ class Selector(Estimator):
         constant = constant_within_queries(X, query_ptr)
         self.constant_features_ = np.flatnonzero(constant).astype(np.int64)  # set first: _fit may use it
         self._fit(X, y, query_ptr, X_val, y_val, qid_val, precomputed or {})
-        if (constant.any() and getattr(self, "constant_last", True) and self.uses_k
-                and getattr(self, "projection_", None) is None):
+        if constant.any() and getattr(self, "constant_last", True) and self.uses_k:
             r = np.asarray(self.ranking_, dtype=np.int64)
             self.ranking_ = np.concatenate([r[~constant[r]], r[constant[r]]])
         self.seconds_ = time.perf_counter() - start

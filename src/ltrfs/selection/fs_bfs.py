@@ -33,8 +33,8 @@ Search of one subset (features already used by earlier subsets are gone; ``R`` =
 
 Features constant within every training query (``constant_features_``) are not in R: a subset
 of them is a new feature constant within every query, which orders nothing (on OHSUMED the nine
-all-zero features made subsets 13-21 of single constant features). They come last in
-``ranking_``. Subsets are built until k of them exist or R is empty. Coordinate Ascent
+all-zero features made subsets 13-21 of single constant features); ``Selector.fit`` puts them
+last in ``ranking_``. Subsets are built until k of them exist or R is empty. Coordinate Ascent
 (``ltrfs.rankers.coord_ascent.coordinate_ascent``) uses RankLib's settings (5 restarts, 25
 iterations, step 0.05, scale 2, tolerance 0.001; the restart kept is the best on train) and its
 weights have sum |w| = 1. Its random generator is seeded from ``random_state`` and the ordered
@@ -308,8 +308,7 @@ class FSBFS(Selector):
         bounds = {key: p[key] for key in ("max_candidates", "open_size", "max_stale", "max_size", "max_expansions",
                                           "min_gain")}
         remaining = np.ones(d, bool)
-        constant = np.asarray(getattr(self, "constant_features_", []), dtype=np.int64)
-        remaining[constant] = False  # a subset of constant features would order nothing
+        remaining[self.constant_features_] = False  # a subset of constant features would order nothing
         searches: list[SubsetSearch] = []
         log.info("FS-BFS: %d subsets from %d features (%d training rows, %d queries); bounds %s", p["k"], d,
                  X.shape[0], context.n_queries, bounds)
@@ -339,9 +338,8 @@ class FSBFS(Selector):
             feats = np.asarray(s.features, dtype=np.int64)
             by_weight = np.lexsort((feats, -np.abs(s.weights)))
             ranked.extend(int(f) for f in feats[by_weight])
-        rest = candidate_order(single, np.flatnonzero(remaining))
-        last = candidate_order(single, constant) if constant.size else []
-        self.ranking_ = np.asarray(ranked + [int(f) for f in rest] + [int(f) for f in last], dtype=np.int64)
+        unused = np.setdiff1d(np.arange(d), ranked)  # Selector.fit moves the constant ones last
+        self.ranking_ = np.asarray(ranked + [int(f) for f in candidate_order(single, unused)], dtype=np.int64)
         self.scores_ = None
         params = {key: (val if not hasattr(val, "name") else val.name) for key, val in p.items()}
         self.chosen_ = {**bounds, "ties": p["ties"], "k_built": kb,
