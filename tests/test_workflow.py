@@ -223,14 +223,19 @@ def test_interrupted_run_resumes_with_only_the_unfinished_jobs(tmp_path, finishe
         raise AssertionError("snakemake did not stop on Ctrl-C:\n"
                              + (tmp_path / "interrupted.log").read_text()[-3000:]) from None
     # outputs of the jobs the interrupt cut short may exist (written, not yet reported done):
-    # Snakemake must rerun those, and keep every other output as it is
+    # Snakemake must rerun those, and keep every other output as it is. A cut-short job shows as
+    # "Error in rule" in the run's log or, when the interrupt landed between its last write and
+    # its report, as "Incomplete output files" in the next dry run.
     log = (tmp_path / "interrupted.log").read_text()
-    cut_short = {tmp_path / path for block in re.findall(r"Error in rule \w+:.*?output: ([^\n]*)", log, re.S)
-                 for path in block.split(", ")}
+    dry = snakemake(tmp_path, "-n")
+    blocks = re.findall(r"Error in rule \w+:.*?output: ([^\n]*)", log, re.S) + [
+        re.search(r"output: ([^\n]*)", job).group(1) for job in (dry.stdout + dry.stderr).split("\n\n")
+        if "reason: Incomplete output files" in job and "output: " in job]
+    cut_short = {tmp_path / path for block in blocks for path in block.split(", ")}
     done = {p: p.stat().st_mtime_ns for p in (tmp_path / "results").rglob("*")
             if p.is_file() and not p.name.startswith(".") and p not in cut_short}
     assert done, "the run was interrupted before any output"
-    remaining = sum(planned_jobs(snakemake(tmp_path, "-n")).values())
+    remaining = sum(planned_jobs(dry).values())
     assert 0 < remaining < total
     snakemake(tmp_path)
     # the finished outputs were kept as they were, and the table is there now: byte-identical
