@@ -320,7 +320,7 @@ def test_own_ranker_gives_fsmrank_cut_to_its_top_k_for_every_k_of_the_grid():
     method = {"algorithm": "fsmrank", "params": {"lambda1": 0.05, "lambda2": 0.002}}
     selector = fit_selector(method, train, vali, seed=1, convention="letor4")
     selection = selection_record("fsmrank", method, selector)
-    models, info = train_own(selection, train, vali, ks=[1, 2, 6, 9])
+    models, info = train_own(selection, selector, ks=[1, 2, 6, 9])
     assert sorted(models) == [1, 2, 6] and sorted(info, key=int) == ["1", "2", "6"]
     for k in (1, 2):
         np.testing.assert_allclose(predict(models[k], train), selector.predict_scores_k(train.X, k), rtol=1e-12)

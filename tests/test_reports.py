@@ -23,11 +23,12 @@ def fold(tmp_path):
     return paths
 
 
-def test_own_ranker_is_the_refitted_methods_model(fold, tmp_path):
+def test_own_ranker_is_the_methods_model_fitted_by_the_selection(fold, tmp_path):
     method = {"algorithm": "ordinal_cr"}
-    select("cr", method, fold["train"], fold["vali"], {}, tmp_path / "cr.json", seed=5, convention="letor4")
+    select("cr", method, fold["train"], fold["vali"], {}, tmp_path / "cr.json", seed=5, convention="letor4",
+           out_selector=tmp_path / "cr.pkl")
     train(tmp_path / "cr.json", "own", {"algorithm": OWN}, fold["train"], fold["vali"], tmp_path / "m.pkl",
-          tmp_path / "m.json", ks=[], metric="ndcg@10", convention="letor4", seed=5)
+          tmp_path / "m.json", ks=[], metric="ndcg@10", convention="letor4", seed=5, selector_path=tmp_path / "cr.pkl")
     models = load_models(tmp_path / "m.pkl")
     assert list(models) == [6]  # one model on all d features
     vali = io.load_npz(fold["vali"])
@@ -36,6 +37,16 @@ def test_own_ranker_is_the_refitted_methods_model(fold, tmp_path):
     np.testing.assert_allclose(predict(models[6], vali), oracle.predict_scores(vali.X), rtol=1e-10)
     info = json.loads((tmp_path / "m.json").read_text())
     assert info["algorithm"] == OWN and info["k"]["6"]["chosen"]["n_selected"] == oracle.chosen_["n_selected"]
+    # the selector file must be this selection's
+    select("cr2", method, fold["train"], fold["vali"], {}, tmp_path / "cr2.json", seed=5, convention="letor4")
+    with pytest.raises(ValueError, match=r"cr.pkl: holds method 'cr', the selection is 'cr2'"):
+        train(tmp_path / "cr2.json", "own", {"algorithm": OWN}, fold["train"], fold["vali"], tmp_path / "m2.pkl",
+              tmp_path / "m2.json", ks=[], metric="ndcg@10", convention="letor4", seed=5,
+              selector_path=tmp_path / "cr.pkl")
+    with pytest.raises(ValueError, match=r"m.json: not an ltrfs selector file"):
+        train(tmp_path / "cr2.json", "own", {"algorithm": OWN}, fold["train"], fold["vali"], tmp_path / "m2.pkl",
+              tmp_path / "m2.json", ks=[], metric="ndcg@10", convention="letor4", seed=5,
+              selector_path=tmp_path / "m.json")
 
 
 def test_own_ranker_needs_a_method_with_a_model(fold, tmp_path):

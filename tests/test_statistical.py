@@ -394,6 +394,26 @@ def test_gbm_hist_backend_uses_permutation_importance_on_vali(small):
     assert sel.chosen_["importance"] == "permutation:vali"
 
 
+def test_gbm_xgboost_backend_is_the_direct_booster_with_total_gain(small):
+    """Labels 0, 2 only (no 1): XGBoost sees class indices 0, 1 and the expected label uses 0, 2."""
+    from xgboost import XGBClassifier
+
+    y = np.where(small.y > 0, 2, 0)
+    sel = GBMImportance(n_estimators=30, learning_rate=0.1, backend="xgboost").fit(small.X, y, small.qid)
+    ref = XGBClassifier(n_estimators=30, learning_rate=0.1, tree_method="hist", max_depth=0, max_leaves=5,
+                        grow_policy="lossguide", subsample=0.5, reg_lambda=0.0, min_child_weight=10 * 0.25,
+                        objective="binary:logistic", random_state=0, n_jobs=1).fit(
+        small.X.astype(np.float32), (y > 0).astype(int))
+    gain = ref.get_booster().get_score(importance_type="total_gain")
+    want = np.array([gain.get(f"f{j}", 0.0) for j in range(small.n_features)])
+    np.testing.assert_allclose(sel.scores_, want / want.sum(), rtol=1e-12)
+    np.testing.assert_allclose(sel.predict_scores(small.X), 2 * ref.predict_proba(small.X.astype(np.float32))[:, 1],
+                               rtol=1e-6)
+    assert sel.classes_.tolist() == [0, 2] and sel.chosen_["importance"] == "total_gain"
+    trees = ref.get_booster().trees_to_dataframe()
+    assert trees.groupby("Tree").Feature.apply(lambda f: (f == "Leaf").sum()).max() <= 5  # 4 splits per tree
+
+
 # ----------------------------------------------------------------------------- planted truth
 
 PLANTED = [
@@ -403,6 +423,7 @@ PLANTED = [
     (SVMRFE(relevant_min=1), 0.8),
     (RFImportance(n_estimators=60, curve=False), 0.9),
     (GBMImportance(n_estimators=60, learning_rate=0.1), 0.8),
+    (GBMImportance(n_estimators=60, learning_rate=0.1, backend="xgboost"), 0.8),
 ]
 
 
@@ -435,7 +456,7 @@ def test_planted_informative_features_rank_above_noise(synth, selector, floor):
     (SVMRFE(C=[0.1, -1]), r"C must be a positive number or a list of them"),
     (RFImportance(keep=1.5), r"keep must be in \(0, 1\), got 1.5"),
     (RFImportance(importance="gain"), r"unknown importance 'gain'; valid: impurity, permutation"),
-    (GBMImportance(backend="gpu"), r"unknown backend 'gpu'; valid: exact, hist"),
+    (GBMImportance(backend="gpu"), r"unknown backend 'gpu'; valid: exact, xgboost, hist"),
     (GBMImportance(sample_size=1), r"sample_size must be None or an integer >= 2, got 1"),
 ])
 def test_bad_parameters_raise_one_line(selector, message):

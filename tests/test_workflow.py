@@ -179,17 +179,17 @@ def test_rerun_does_nothing_and_a_method_edit_reruns_only_that_method(finished):
     write_config(finished, config)
     try:
         jobs = planned_jobs(snakemake(finished, "-n"))
-        # 2 folds x (1 selection + 2 rankers x (train + evaluate)), then the table, its figure,
+        # 2 folds x (1 selection + 2 rankers x train, which also evaluates), then the table, its figure,
         # the bars at the chosen k and the top-feature table (the importance bars read the
         # unchanged score files)
-        assert jobs == {"select": 2, "train": 4, "evaluate": 4, "tables": 1, "figure_metric_vs_k": 1,
+        assert jobs == {"select": 2, "train": 4, "tables": 1, "figure_metric_vs_k": 1,
                         "artefact": 1, "top_features": 1, "all": 1}
         # a new k retrains the methods that use k, not WAF, and selects nothing again
         config = json.loads(json.dumps(CONFIG))
         config["experiments"]["tiny"]["k"].append(3)
         write_config(finished, config)
         jobs = planned_jobs(snakemake(finished, "-n"))
-        assert jobs == {"train": 12, "evaluate": 12, "tables": 1, "figure_metric_vs_k": 1, "artefact": 1, "all": 1}
+        assert jobs == {"train": 12, "tables": 1, "figure_metric_vs_k": 1, "artefact": 1, "all": 1}
     finally:
         write_config(finished, CONFIG)
 
@@ -246,16 +246,27 @@ def test_interrupted_run_resumes_with_only_the_unfinished_jobs(tmp_path, finishe
     assert (tmp_path / table).read_bytes() == (finished / table).read_bytes()
 
 
-def test_slurm_profile_dry_run_takes_partition_account_and_rule_resources(tmp_path):
-    write_config(tmp_path, CONFIG)
-    result = snakemake(tmp_path, "-n", "--profile", str(REPO / "profiles/slurm"))
+def test_slurm_profile_asks_resources_that_grow_with_the_input(finished):
+    """On the finished run (every input present), a forced dry run through profiles/slurm shows
+    each train job's request: 500 + 8 x input MB of memory, 30 + 1 x input MB minutes
+    (workflow/rules/common.smk ``scaled``), its ranker's threads, and no placeholder partition
+    or account (the cluster's default partition, no -A)."""
+    result = snakemake(finished, "-n", "-F", "--profile", str(REPO / "profiles/slurm"))
     out = result.stdout + result.stderr
-    train = out[out.index("rule train:"):]
-    train = train[:train.index("\n\n")] if "\n\n" in train else train
-    resources = re.search(r"resources: (.*)", train).group(1)
-    assert "slurm_partition=compute" in resources and "slurm_account=my_account" in resources
-    assert "mem_mb=4000" in resources and "runtime=120" in resources
-    assert planned_jobs(result)["train"] == 16
+    blocks = re.split(r"(?m)^(?=(?:local)?rule \w+:)", out)
+    jobs = [block for block in blocks if block.startswith("rule train:")
+            and "fold=1, method=importance, ranker=ranksvm" in block]
+    assert len(jobs) == 1, out[-3000:]
+    resources = dict(item.split("=", 1) for item in re.search(r"resources: (.*)", jobs[0]).group(1).split(", "))
+    fold = finished / "results/synthetic-tiny/fold1"
+    mb = sum((fold / name).stat().st_size for name in
+             ("select/importance.json", "data/train.npz", "data/vali.npz", "data/test.npz")) / 1024 ** 2
+    assert int(resources["mem_mb"]) == int(np.ceil(500 + 8 * mb))
+    assert int(resources["runtime"]) == int(np.ceil(30 + mb))
+    assert "slurm_partition" not in resources and "slurm_account" not in resources
+    scores = [block for block in blocks if block.startswith("rule score:")]
+    threads = {re.search(r"scorer=(\w+)", b).group(1): re.search(r"threads: (\d+)", b) for b in scores}
+    assert {name: m.group(1) if m else "1" for name, m in threads.items()} == {"single_feature": "2", "divergence": "1"}  # divergence: merges chunks
 
 
 def test_generic_cluster_profile_dry_run(tmp_path):

@@ -9,7 +9,7 @@ Files (docs/methods.md, section 'Files of a run'):
     select/{method}.json        select()    feature order, per-k subsets, scores, timing
     models/{method}/{ranker}.pkl|.json
                                 train()     one model per k, hyperparameters chosen on vali
-    runs/{method}/{ranker}.tsv  evaluate()  per-query vali and test metrics for every k
+    runs/{method}/{ranker}.tsv  train()     per-query vali and test metrics of those models
     reference.tsv               reference() what a constant score gets: file order, random order
     paths/{method}.tsv          path_metrics()  Greedy RankRLS: per-query test metrics of the path models
     densities/{method}.tsv      fsed_densities()  FS-ED: class densities of the top and last feature
@@ -33,12 +33,13 @@ from ltrfs import io, metrics, scoring
 from ltrfs.data import RankingData
 from ltrfs.rankers import make_ranker
 from ltrfs.selection import SELECTORS, make_selector
-from ltrfs.util import atomic_path, write_json, write_text
+from ltrfs.util import Progress, atomic_path, write_json, write_text
 from ltrfs.validation import SELECTION_TIES, ValiChoice
 
 log = logging.getLogger("ltrfs")
 
 MODEL_FORMAT = 1
+SELECTOR_FORMAT = 1
 #: the ranker algorithm that ranks with the selection method's own model (Lei & Han)
 OWN = "own"
 METRIC_COLUMNS = ([f"P@{k}" for k in range(1, 11)] + ["MAP"]
@@ -182,11 +183,16 @@ def valid_ks(ks, d: int, uses_k: bool = True) -> list[int]:
 
 
 def select(name: str, method: dict, train_path, vali_path, score_paths: dict, out_path, *,
-           seed: int, convention: str, threads: int = 1, ties: str = SELECTION_TIES) -> dict:
+           seed: int, convention: str, threads: int = 1, ties: str = SELECTION_TIES,
+           out_selector=None) -> dict:
+    """Fit the method on a fold and write its selection record (JSON); with ``out_selector``,
+    also pickle the fitted selector, which ranker ``own`` uses as the method's model."""
     train, vali = io.load_npz(train_path), io.load_npz(vali_path)
     selector = fit_selector(method, train, vali, seed=seed, convention=convention,
                             precomputed=load_scores(score_paths), threads=threads, ties=ties)
     record = selection_record(name, method, selector)
+    if out_selector is not None:
+        _pickle(out_selector, {"format": SELECTOR_FORMAT, "method": name, "selector": selector})
     write_json(out_path, record)
     log.info("%s: selected in %.3f s; top features %s", name, record["seconds"], record["ranking"][:10])
     return record
@@ -336,28 +342,13 @@ def has_own_predictions(algorithm: str) -> bool:
     return hasattr(SELECTORS[algorithm], "predict_scores")
 
 
-def train_own(selection: dict, train_data: RankingData, vali_data: RankingData, *, ks=(),
-              threads: int = 1) -> tuple[dict, dict]:
-    """Refit the selection's method with the parameters it recorded (deterministic: same seed,
-    same data) and keep its model as the ranker, on all d features (k = d in the run file; the
-    method's own choice of features is inside its model). A method that can restrict its model
-    to its top k features (``predict_scores_k``: FSMRank) also gets one model per k of ``ks``
-    below d, the curve of Lai et al. Figs. 1-3; nothing is tuned on vali for those k.
-    Returns (models, info["k"])."""
-    algorithm, d = selection["algorithm"], selection["n_features"]
-    if not has_own_predictions(algorithm):
-        raise ValueError(f"method {selection['method']!r} ({algorithm}) has no predictions of its own; "
-                         f"these have: {', '.join(a for a in sorted(SELECTORS) if has_own_predictions(a))}")
-    params = dict(selection["params"])
-    if "n_jobs" in params:
-        params["n_jobs"] = threads
-    if "curve" in params:
-        params["curve"] = False  # the elimination curve is in the selection file; the model is the same
-    start = time.perf_counter()
-    selector = make_selector(algorithm, **params)
-    selector.fit(train_data.X, train_data.y, train_data.qid, X_val=vali_data.X, y_val=vali_data.y,
-                 qid_val=vali_data.qid)
-    seconds = round(time.perf_counter() - start, 4)
+def train_own(selection: dict, selector, *, ks=()) -> tuple[dict, dict]:
+    """The selection's fitted method (``selector``, pickled by the select job) as the ranker,
+    on all d features (k = d in the run file; the method's own choice of features is inside its
+    model). A method that can restrict its model to its top k features (``predict_scores_k``:
+    FSMRank) also gets one model per k of ``ks`` below d, the curve of Lai et al. Figs. 1-3;
+    nothing is tuned on vali for those k. Returns (models, info["k"])."""
+    d, seconds = selection["n_features"], selection["seconds"]
     features = np.arange(d, dtype=np.int64)
     models = {d: {"ranker": OWN, "n_features": d, "features": features, "params": selector.chosen_,
                   "estimator": OwnPredictions(selector)}}
@@ -375,20 +366,39 @@ def train_own(selection: dict, train_data: RankingData, vali_data: RankingData, 
 
 def train(selection_path, ranker_name: str, ranker: dict, train_path, vali_path, out_model,
           out_info, *, ks, metric: str, convention: str, seed: int, threads: int = 1,
-          ties: str = SELECTION_TIES) -> None:
+          ties: str = SELECTION_TIES, test_path=None, out_run=None, run_ties: dict | None = None,
+          selector_path=None) -> None:
     """Train the ranker on every k-subset of a selection, hyperparameters chosen on vali
-    (ranker algorithm ``own``: the method's own model, see ``train_own``)."""
+    (ranker algorithm ``own``: the method's fitted model from ``selector_path``, see
+    ``train_own``). With ``out_run`` (and ``test_path``) the models are also evaluated on vali
+    and test in the same process and the run file written (``run_text``, ``run_ties`` as its
+    ``ties``): the workflow's train jobs do this, so that no second job loads the models and
+    their libraries again."""
     selection = json.loads(Path(selection_path).read_text())
     train_data, vali_data = io.load_npz(train_path), io.load_npz(vali_path)
     if ranker["algorithm"] == OWN:
-        models, by_k = train_own(selection, train_data, vali_data, ks=ks, threads=threads)
-        save_models(out_model, models)
-        write_json(out_info, {"ranker": ranker_name, "algorithm": OWN, "method": selection["method"],
-                              "validation_metric": None, "k": by_k})
-        return
+        models, by_k = train_own(selection, load_selector(selector_path, selection), ks=ks)
+        info = {"ranker": ranker_name, "algorithm": OWN, "method": selection["method"],
+                "validation_metric": None, "k": by_k}
+    else:
+        models, info = _train_ranker(selection, ranker_name, ranker, train_data, vali_data, ks=ks, metric=metric,
+                                     convention=convention, seed=seed, threads=threads, ties=ties)
+    if out_run is not None:
+        splits = {"vali": vali_data, "test": io.load_npz(test_path)}
+        write_text(out_run, run_text(models, splits, convention=convention, ties=run_ties))
+    save_models(out_model, models)
+    write_json(out_info, info)
+
+
+def _train_ranker(selection: dict, ranker_name: str, ranker: dict, train_data: RankingData,
+                  vali_data: RankingData, *, ks, metric: str, convention: str, seed: int, threads: int,
+                  ties: str) -> tuple[dict, dict]:
+    """(models by k, info) of a ranker fitted on every k-view of the selection."""
     models, info = {}, {"ranker": ranker_name, "algorithm": ranker["algorithm"],
                         "method": selection["method"], "validation_metric": metric, "ties": ties, "k": {}}
-    for k in valid_ks(ks, n_views(selection), selection.get("uses_k", True)):
+    ks = valid_ks(ks, n_views(selection), selection.get("uses_k", True))
+    progress = Progress(f"train {ranker_name}", len(ks), unit="k values", every=0.0)
+    for k in ks:
         features, projection = view_for_k(selection, k)
         log.info("k=%d: features %s%s", k, (features + 1).tolist(), "" if projection is None else " (projected)")
         start = time.perf_counter()
@@ -399,27 +409,50 @@ def train(selection_path, ranker_name: str, ranker: dict, train_path, vali_path,
                      "features": features, "projection": projection, "params": point, "estimator": model}
         info["k"][str(k)] = {"features": (features + 1).tolist(), "chosen": point,
                              "trials": trials, "seconds": round(time.perf_counter() - start, 4)}
-    save_models(out_model, models)
-    write_json(out_info, info)
+        progress.step(f"k={k}")
+    return models, info
 
 
-def save_models(path, models: dict) -> None:
-    """Pickle a mapping k -> {"ranker", "n_features" (of the training data), "features"
-    (0-based), "projection" ((n, k) or None/absent), "params", "estimator"}."""
+def _pickle(path, obj) -> None:
     with atomic_path(path) as tmp:
         with open(tmp, "wb") as fh:
-            pickle.dump({"format": MODEL_FORMAT, "models": models}, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(obj, fh, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def load_models(path) -> dict:
+def _unpickle(path, what: str, format_: int) -> dict:
     try:
         with open(path, "rb") as fh:
             obj = pickle.load(fh)
     except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError, TypeError, ValueError):
         obj = None
-    if not isinstance(obj, dict) or obj.get("format") != MODEL_FORMAT:
-        raise ValueError(f"{path}: not an ltrfs model file")
-    return obj["models"]
+    if not isinstance(obj, dict) or obj.get("format") != format_:
+        raise ValueError(f"{path}: not an ltrfs {what} file")
+    return obj
+
+
+def load_selector(path, selection: dict):
+    """The fitted selector pickled by ``select`` for the selection record ``selection``, to rank
+    with (ranker ``own``): an error for a method that has no model of its own."""
+    algorithm = selection["algorithm"]
+    if not has_own_predictions(algorithm):
+        raise ValueError(f"method {selection['method']!r} ({algorithm}) has no predictions of its own; "
+                         f"these have: {', '.join(a for a in sorted(SELECTORS) if has_own_predictions(a))}")
+    if path is None:
+        raise ValueError(f"ranker own needs the fitted method of {selection['method']!r} (select/{{method}}.pkl)")
+    obj = _unpickle(path, "selector", SELECTOR_FORMAT)
+    if obj["method"] != selection["method"]:
+        raise ValueError(f"{path}: holds method {obj['method']!r}, the selection is {selection['method']!r}")
+    return obj["selector"]
+
+
+def save_models(path, models: dict) -> None:
+    """Pickle a mapping k -> {"ranker", "n_features" (of the training data), "features"
+    (0-based), "projection" ((n, k) or None/absent), "params", "estimator"}."""
+    _pickle(path, {"format": MODEL_FORMAT, "models": models})
+
+
+def load_models(path) -> dict:
+    return _unpickle(path, "model", MODEL_FORMAT)["models"]
 
 
 def predict(model: dict, data: RankingData) -> np.ndarray:
@@ -446,14 +479,12 @@ SPLIT_TIES = {"vali": SELECTION_TIES, "test": "file_order"}
 RUN_HEAD = ["k", "split", "ties", "qid", "n_docs"] + METRIC_COLUMNS
 
 
-def evaluate(model_path, split_paths: dict, out_path, *, convention: str, ties: dict | None = None) -> None:
-    """Per-query metrics of every k's model on each split (``{"vali": path, "test": path}``);
-    ``ties`` maps a split to its tie policy (default ``SPLIT_TIES``), written in column ``ties``."""
+def run_text(models: dict, splits: dict, *, convention: str, ties: dict | None = None) -> str:
+    """The run file (``RUN_HEAD`` columns, one line per k, split and query) of the models on
+    each split (``{"vali": RankingData, "test": RankingData}``)."""
     ties = {**SPLIT_TIES, **(ties or {})}
-    models = load_models(model_path)
     lines = ["\t".join(RUN_HEAD)]
-    for split, path in split_paths.items():
-        data = io.load_npz(path)
+    for split, data in splits.items():
         sizes = data.query_sizes()
         for k, model in sorted(models.items()):
             values = per_query_rows(data, predict(model, data), convention, ties[split])
@@ -461,7 +492,7 @@ def evaluate(model_path, split_paths: dict, out_path, *, convention: str, ties: 
                 lines.append("\t".join([str(k), split, ties[split], str(qid), str(n)] + [f"{v:.9g}" for v in row]))
             log.info("k=%s %s: NDCG@10 %.4f MAP %.4f (ties: %s)", k, split, values[:, 20].mean(),
                      values[:, 10].mean(), ties[split])
-    write_text(out_path, "\n".join(lines) + "\n")
+    return "\n".join(lines) + "\n"
 
 
 #: the reference rows of every table: what the data file's order alone scores, and what a

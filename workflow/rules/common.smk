@@ -1,3 +1,5 @@
+import json
+import math
 import os
 import re
 import sys
@@ -13,6 +15,7 @@ from ltrfs.config import ConfigError, check, convention_of, folds_of, k_grid, tr
 from ltrfs.datasets.download import available
 from ltrfs.datasets.registry import feature_names, load_registry
 from ltrfs.experiments import METRIC_COLUMNS, OWN, column_name, has_own_predictions
+from ltrfs.scoring import uses_threads
 from ltrfs.selection import SELECTORS
 from ltrfs.util import stable_seed
 
@@ -122,12 +125,57 @@ def n_chunks(scorer):
     return int((config.get("chunks") or {}).get(scorer, 1))
 
 
+# ----------------------------------------------------------------------------- resources
+# Every job asks for memory (MB) and run time (minutes) that grow with the data it reads, so a
+# cluster gets honest requests on MQ2008 and on MSLR alike; a retried job (profiles/slurm
+# retries once) asks for `attempt` times as much. The factors come from the max_rss and seconds
+# in benchmarks/ of the MQ2008 and synthetic runs (README, section 'Resources'); profiles can
+# still override any rule with set-resources.
+
+
+def scaled(base, per_mb, size=None):
+    """A resources callable: ``(base + per_mb * size) * attempt``, rounded up; ``size`` is a
+    function of the wildcards giving MB, by default the job's input size."""
+    def resource(wildcards, input, attempt):
+        mb = input.size_mb if size is None else size(wildcards)
+        return int(math.ceil((base + per_mb * mb) * attempt))
+
+    return resource
+
+
+def fold_text_mb(wildcards):
+    """MB of text of one fold of the dataset, from its download manifest (the files' total
+    divided by the number of Fold folders, or all of it for one split); 0 before the download."""
+    path = Path(RESOURCES) / wildcards.dataset / "manifest.json"
+    if not path.exists():
+        return 0.0
+    files = json.loads(path.read_text()).get("files", {})
+    folds = {part for name in files for part in Path(name).parts if re.fullmatch(r"Fold\d+", part)}
+    return sum(f.get("size", 0) for f in files.values()) / 1e6 / max(1, len(folds))
+
+
+SCORE_THREADS = 2  # the threaded scorers' default; more with --set-threads score=N
+
+
+def score_threads(wildcards):
+    """Threads of a score job: 1 for a scorer that runs on one, or that only merges its chunks."""
+    merges = getattr(wildcards, "chunk", None) is None and n_chunks(wildcards.scorer) > 1
+    return SCORE_THREADS if uses_threads(wildcards.scorer) and not merges else 1
+
+
 def method_config(wildcards):
     return config["methods"][wildcards.method]
 
 
 def ranker_config(wildcards):
     return config["rankers"][wildcards.ranker]
+
+
+def own_selector(wildcards):
+    """Ranker ``own`` reads the method's fitted model, pickled by its select job."""
+    if config["rankers"][wildcards.ranker]["algorithm"] != OWN:
+        return {}
+    return {"selector": f"{FOLD.format(**wildcards)}/select/{wildcards.method}.pkl"}
 
 
 def train_threads(wildcards):

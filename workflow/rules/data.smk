@@ -11,6 +11,7 @@ rule download:
     benchmark:
         "benchmarks/download/{dataset}.tsv"
     resources:
+        mem_mb=1000,
         runtime=240,
     script:
         "../scripts/download.py"
@@ -33,6 +34,7 @@ rule prepare:
     benchmark:
         "benchmarks/prepare/{dataset}/fold{fold}.tsv"
     resources:
-        mem_mb=4000,
+        mem_mb=scaled(500, 3, fold_text_mb),
+        runtime=scaled(5, 0.05, fold_text_mb),
     script:
         "../scripts/prepare.py"

@@ -1,23 +1,3 @@
-rule evaluate:
-    input:
-        model=f"{FOLD}/models/{{method}}/{{ranker}}.pkl",
-        vali=f"{FOLD}/data/vali.npz",
-        test=f"{FOLD}/data/test.npz",
-    output:
-        f"{FOLD}/runs/{{method}}/{{ranker}}.tsv",
-    params:
-        convention=convention,
-        ties={"vali": config["ties"], "test": config["evaluation_ties"]},
-    conda:
-        "../../envs/ltrfs.yaml"
-    log:
-        "logs/evaluate/{dataset}/fold{fold}/{method}/{ranker}.log",
-    benchmark:
-        "benchmarks/evaluate/{dataset}/fold{fold}/{method}/{ranker}.tsv"
-    script:
-        "../scripts/evaluate.py"
-
-
 rule reference:
     input:
         vali=f"{FOLD}/data/vali.npz",
@@ -26,6 +6,9 @@ rule reference:
         f"{FOLD}/reference.tsv",
     params:
         convention=convention,
+    resources:
+        mem_mb=scaled(500, 4),
+        runtime=scaled(5, 0.2),
     conda:
         "../../envs/ltrfs.yaml"
     log:
@@ -45,6 +28,9 @@ rule published:
     params:
         published=lambda w: config["experiments"][w.experiment]["published"],
         title=lambda w: experiment_title(w.experiment, w.dataset),
+    resources:
+        mem_mb=scaled(500, 4),
+        runtime=scaled(5, 0.2),
     conda:
         "../../envs/ltrfs.yaml"
     log:
@@ -72,6 +58,9 @@ rule tables:
         title=lambda w: experiment_title(w.experiment, w.dataset),
         baselines=lambda w: baselines(w.experiment),
         own=lambda w: own_rankers(w.experiment),
+    resources:
+        mem_mb=scaled(500, 4),
+        runtime=scaled(5, 0.2),
     conda:
         "../../envs/ltrfs.yaml"
     log:
@@ -92,6 +81,9 @@ rule path_metrics:
     params:
         convention=convention,
         ties=config["evaluation_ties"],
+    resources:
+        mem_mb=scaled(500, 4),
+        runtime=scaled(5, 0.2),
     conda:
         "../../envs/ltrfs.yaml"
     log:

@@ -11,6 +11,9 @@ rule figure_metric_vs_k:
         title=lambda w: experiment_title(w.experiment, w.dataset),
         baselines=lambda w: baselines(w.experiment),
         curves=lambda w: config["experiments"][w.experiment].get("figure_curves"),
+    resources:
+        mem_mb=scaled(500, 4),
+        runtime=scaled(5, 0.2),
     conda:
         "../../envs/ltrfs.yaml"
     log:
@@ -33,6 +36,9 @@ rule artefact:
         artefact=artefacts.stem_pattern(r"[A-Za-z0-9][A-Za-z0-9_.+-]*"),
     params:
         context=artefact_context,
+    resources:
+        mem_mb=scaled(500, 4),
+        runtime=scaled(5, 0.2),
     conda:
         "../../envs/ltrfs.yaml"
     log:
@@ -54,6 +60,9 @@ rule top_features:
         methods=lambda w: methods_with(w.experiment, lambda m, cls: cls.uses_k),
         names=lambda w: names_of(w.dataset),
         title=lambda w: f"Top features by method: {w.dataset} fold {first_fold(w.experiment, w.dataset)}",
+    resources:
+        mem_mb=scaled(500, 4),
+        runtime=scaled(5, 0.2),
     conda:
         "../../envs/ltrfs.yaml"
     log:

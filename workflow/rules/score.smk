@@ -6,7 +6,10 @@ rule score:
     params:
         convention=convention,
         ties=config["ties"],
-    threads: 2
+    threads: score_threads
+    resources:
+        mem_mb=scaled(500, 6),
+        runtime=scaled(10, 0.2),
     conda:
         "../../envs/ltrfs.yaml"
     log:
@@ -26,7 +29,10 @@ rule score_chunk:
     params:
         convention=convention,
         ties=config["ties"],
-    threads: 2
+    threads: score_threads
+    resources:
+        mem_mb=scaled(500, 6),
+        runtime=scaled(10, 0.2),
     conda:
         "../../envs/ltrfs.yaml"
     log:

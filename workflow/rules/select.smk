@@ -4,8 +4,12 @@ rule select:
         train=f"{FOLD}/data/train.npz",
         vali=f"{FOLD}/data/vali.npz",
     output:
-        f"{FOLD}/select/{{method}}.json",
+        selection=f"{FOLD}/select/{{method}}.json",
+        selector=f"{FOLD}/select/{{method}}.pkl",
     threads: lambda w: method_config(w).get("threads", 1)
+    resources:
+        mem_mb=scaled(500, 8),
+        runtime=scaled(30, 1),
     params:
         method=method_config,
         seed=job_seed("dataset", "fold", "method"),
@@ -28,6 +32,9 @@ rule fsed_densities:
         selection=f"{FOLD}/select/{{method}}.json",
     output:
         f"{FOLD}/densities/{{method}}.tsv",
+    resources:
+        mem_mb=scaled(500, 4),
+        runtime=scaled(5, 0.2),
     conda:
         "../../envs/ltrfs.yaml"
     log:
@@ -46,6 +53,9 @@ rule fsmrank_convergence:
         selection=f"{FOLD}/select/{{method}}.json",
     output:
         f"{FOLD}/convergence/{{method}}.tsv",
+    resources:
+        mem_mb=scaled(500, 4),
+        runtime=scaled(5, 0.2),
     conda:
         "../../envs/ltrfs.yaml"
     log:

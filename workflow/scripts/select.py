@@ -1,4 +1,5 @@
-"""Snakemake adapter: fit one feature-selection method on a fold."""
+"""Snakemake adapter: fit one feature-selection method on a fold (the selection record and the
+fitted method, which ranker ``own`` uses as its model)."""
 from ltrfs.experiments import select
 from ltrfs.selection import SELECTORS
 from ltrfs.util import log_to
@@ -7,5 +8,5 @@ log_to(snakemake.log[0])
 method = snakemake.params.method
 scores = {name: snakemake.input[name] for name in SELECTORS[method["algorithm"]].requires}
 select(snakemake.wildcards.method, method, snakemake.input.train, snakemake.input.vali, scores,
-       snakemake.output[0], seed=snakemake.params.seed, convention=snakemake.params.convention,
-       threads=snakemake.threads, ties=snakemake.params.ties)
+       snakemake.output.selection, seed=snakemake.params.seed, convention=snakemake.params.convention,
+       threads=snakemake.threads, ties=snakemake.params.ties, out_selector=snakemake.output.selector)

@@ -59,6 +59,11 @@ CHUNKED = {"divergence": (divergence.scorer_chunk, divergence.merge_chunks),
            "kendall": (kendall.scorer_chunk, kendall.merge_chunks)}
 
 
+def uses_threads(scorer: str) -> bool:
+    """Whether the scorer's computation runs on several threads (takes ``n_threads``)."""
+    return "n_threads" in inspect.signature(SCORERS[scorer]).parameters
+
+
 def _call(function, *args, n_threads: int = 1):
     if "n_threads" in inspect.signature(function).parameters:
         return function(*args, n_threads=n_threads)

@@ -114,8 +114,7 @@ def discrete_scores(X: np.ndarray, y: np.ndarray, bins: int = BINS) -> tuple[np.
     return ig, chi
 
 
-def scorer(train: RankingData, vali: RankingData | None, convention: str, n_threads: int = 1,
-           bins: int = BINS) -> dict:
+def scorer(train: RankingData, vali: RankingData | None, convention: str, bins: int = BINS) -> dict:
     """SCORERS["discrete"]: ``{"ig": (d,), "chi": (d,), "bins": ()}`` on the training split."""
     ig, chi = discrete_scores(train.X, train.y, bins)
     return {"ig": ig, "chi": chi, "bins": np.array(bins)}

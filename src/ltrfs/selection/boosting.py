@@ -12,6 +12,20 @@ gbm's other defaults: ``interaction.depth`` 4 means 4 splits per tree, grown bes
 ``feature_importances_`` (impurity decrease of the splits, averaged over trees and
 normalised to 1: gbm's relative influence up to scale).
 
+``backend="xgboost"`` (the workflow's default, set in config/config.yaml): the same boosting
+on XGBoost's histogram trees (``tree_method="hist"``, features binned into 256 levels):
+``objective`` multi:softprob (binary:logistic for two labels), ``n_estimators`` rounds of one
+tree per class, ``learning_rate``, ``max_leaves = interaction_depth + 1`` grown best first
+(``grow_policy="lossguide"``, no depth limit), ``subsample``, no L2 penalty on the leaves
+(``reg_lambda=0``, as gbm), and ``min_child_weight`` = ``min_samples_leaf`` x a row's hessian
+at the uniform start p = 1/K (XGBoost bounds a leaf's hessian sum, not its row count: about
+``min_samples_leaf`` rows while the probabilities stay near the start, as they do at
+shrinkage 0.001). Importance = the total gain of the splits on each feature (``total_gain``:
+gbm's relative influence, summed squared improvement, up to scale), normalised to sum 1.
+On MQ2008 Fold 1 (9,630 rows, 46 features, 3 labels) it takes 5.8 s against the exact
+backend's 93 s, with Spearman 0.98 between the two importances and 9 of the top 10 features
+shared (``bench/bench_statistical.py``).
+
 ``backend="hist"``: ``HistGradientBoostingClassifier`` (features binned into 255 levels, no
 row subsampling, no early stopping; same iterations, learning rate, leaves and minimum leaf
 size). It has no impurity importance, so the importance is the permutation importance
@@ -27,18 +41,19 @@ import numpy as np
 
 from ltrfs.selection import statistical as st
 from ltrfs.selection.base import Selector
+from ltrfs.util import Progress
 
-BACKENDS = ("exact", "hist")
+BACKENDS = ("exact", "xgboost", "hist")
 
 
 class GBMImportance(Selector):
     """Multinomial gradient boosting, features ranked by importance.
 
     Parameters (defaults): n_estimators 1250, learning_rate 0.001, interaction_depth 4
-    (gbm's: splits per tree), subsample 0.5, min_samples_leaf 10, backend "exact" ("exact"
-    or "hist"), n_repeats 5 (permutations per feature, hist only), sample_size None (all rows;
+    (gbm's: splits per tree), subsample 0.5, min_samples_leaf 10, backend "exact" ("exact",
+    "xgboost" or "hist"), n_repeats 5 (permutations per feature, hist only), sample_size None (all rows;
     the report used 10,000), random_state 0 (row sample, boosting, permutations), n_jobs 1
-    (threads of the hist backend and of the permutation importance).
+    (threads of the xgboost and hist backends and of the permutation importance).
 
     Learned: ranking_, scores_ (d,) importance, classes_, model_, chosen_ {"backend",
     "importance", "n_rows"}.
@@ -81,6 +96,18 @@ class GBMImportance(Selector):
                 loss="log_loss", n_estimators=self.n_estimators, learning_rate=self.learning_rate,
                 max_depth=None, max_leaf_nodes=self.interaction_depth + 1, subsample=self.subsample,
                 min_samples_leaf=self.min_samples_leaf, random_state=self.random_state)
+        if self.backend == "xgboost":
+            from xgboost import XGBClassifier
+
+            k = len(self.classes_)
+            hessian = 2.0 / k * (1.0 - 1.0 / k) if k > 2 else 0.25  # XGBoost's softmax doubles p(1 - p)
+            return XGBClassifier(
+                n_estimators=self.n_estimators, learning_rate=self.learning_rate, tree_method="hist",
+                max_depth=0, max_leaves=self.interaction_depth + 1, grow_policy="lossguide",
+                subsample=self.subsample, reg_lambda=0.0,
+                min_child_weight=self.min_samples_leaf * hessian,
+                objective="multi:softprob" if k > 2 else "binary:logistic", random_state=self.random_state,
+                n_jobs=self.n_jobs)
         from sklearn.ensemble import HistGradientBoostingClassifier
 
         return HistGradientBoostingClassifier(
@@ -96,13 +123,31 @@ class GBMImportance(Selector):
         X = X.astype(np.float32)
         if len(np.unique(y)) < 2:
             raise ValueError(f"gbm_importance needs at least 2 label levels, the data has only {np.unique(y).tolist()}")
+        self.classes_, code = np.unique(y, return_inverse=True)
         with threadpool_limits(self.n_jobs):
-            self.model_ = self._model().fit(X, y)
-            self.classes_ = self.model_.classes_
+            progress = Progress(f"gbm_importance ({self.backend})", self.n_estimators, unit="iterations")
+            if self.backend == "xgboost":  # labels as class indices 0..K-1
+                from xgboost.callback import TrainingCallback
+
+                class Step(TrainingCallback):
+                    def after_iteration(self, model, epoch, evals_log):
+                        progress.step()
+                        return False
+
+                self.model_ = self._model().set_params(callbacks=[Step()]).fit(X, code)
+                self.model_.set_params(callbacks=None)  # the fitted model pickles without it
+                gain = self.model_.get_booster().get_score(importance_type="total_gain")
+                scores = np.array([gain.get(f"f{j}", 0.0) for j in range(X.shape[1])], dtype=np.float64)
+                self.scores_ = scores / scores.sum() if scores.sum() > 0 else scores
+                where = "total_gain"
+            elif self.backend == "exact":
+                self.model_ = self._model().fit(X, y, monitor=lambda i, model, state: progress.step() or False)
+            else:
+                self.model_ = self._model().fit(X, y)
             if self.backend == "exact":
                 self.scores_ = np.asarray(self.model_.feature_importances_, dtype=np.float64)
                 where = "impurity"
-            else:
+            elif self.backend == "hist":
                 from sklearn.inspection import permutation_importance
 
                 on_vali = X_val is not None and y_val is not None
@@ -122,3 +167,4 @@ class GBMImportance(Selector):
         """(m,) expected label ``sum_r classes_[r] P(r | x)``."""
         proba = self.model_.predict_proba(np.asarray(X, dtype=np.float32))
         return st.expected_label(proba, self.classes_)
+

@@ -32,6 +32,7 @@ import numpy as np
 
 from ltrfs.selection import statistical as st
 from ltrfs.selection.base import Selector
+from ltrfs.util import Progress
 
 IMPORTANCES = ("impurity", "permutation")
 
@@ -138,14 +139,17 @@ class RFImportance(Selector):
         d = X.shape[1]
         sizes = rfcv_sizes(d, self.keep)
         wrong = np.zeros(len(sizes))
-        for train, test in st.grouped_folds(group, self.cv):
+        progress = Progress("RF elimination curve", self.cv * len(sizes), unit="forests")
+        for fold, (train, test) in enumerate(st.grouped_folds(group, self.cv), start=1):
             forest = self._forest().fit(X[train], y[train])
             wrong[0] += np.sum(forest.predict(X[test]) != y[test])
+            progress.step(f"cv fold {fold}, {d} features")
             order = np.argsort(-self._importance(forest, X[train], y[train]), kind="stable")
             for i, n in enumerate(sizes[1:], start=1):
                 cols = order[:n]
                 sub = self._forest().fit(X[train][:, cols], y[train])
                 wrong[i] += np.sum(sub.predict(X[test][:, cols]) != y[test])
+                progress.step(f"cv fold {fold}, {n} features")
                 if self.recursive:
                     order = cols[np.argsort(-self._importance(sub, X[train][:, cols], y[train]), kind="stable")]
         return [(int(n), float(w / len(y))) for n, w in zip(sizes, wrong)]

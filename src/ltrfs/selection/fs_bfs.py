@@ -64,6 +64,7 @@ from ltrfs.metrics import check_ties, get_convention, parse_metric
 from ltrfs.rankers.base import check_labels, check_positive_float, check_positive_int, check_X
 from ltrfs.rankers.coord_ascent import _RESTART_INITS, MetricContext, coordinate_ascent
 from ltrfs.selection.base import Selector
+from ltrfs.util import Progress
 
 log = logging.getLogger(__name__)
 
@@ -312,6 +313,7 @@ class FSBFS(Selector):
         searches: list[SubsetSearch] = []
         log.info("FS-BFS: %d subsets from %d features (%d training rows, %d queries); bounds %s", p["k"], d,
                  X.shape[0], context.n_queries, bounds)
+        progress = Progress("FS-BFS", p["k"], unit="subsets", every=0.0)
         for j in range(p["k"]):
             if not remaining.any():
                 log.warning("FS-BFS: every non-constant feature is used after %d subsets (k=%d asked)", j, p["k"])
@@ -320,9 +322,8 @@ class FSBFS(Selector):
             s = best_first_subset(order, single, evaluate, **bounds)
             searches.append(s)
             remaining[list(s.features)] = False
-            log.info("FS-BFS subset %d/%d: features %s, %s %.6f, %d expansions, %d CA runs, %.2f s (total %.1f s)",
-                     j + 1, p["k"], [f + 1 for f in s.features], p["metric"], s.score, s.expansions, s.evaluations,
-                     s.seconds, time.perf_counter() - t0)
+            progress.step(f"features {[f + 1 for f in s.features]}, {p['metric']} {s.score:.6f}, "
+                          f"{s.expansions} expansions, {s.evaluations} CA runs, {s.seconds:.2f} s")
 
         kb = len(searches)
         P = np.zeros((d, kb))
