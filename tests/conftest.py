@@ -15,6 +15,13 @@ SHARED_DATA = REPO.parent / "shared" / "data"
 MQ2008_ZIP = SHARED_DATA / "MQ2008.zip"
 
 
+def pytest_collection_modifyitems(config, items):
+    """The SLURM test runs last: once it has installed SLURM's client tools, every later
+    Snakemake start would wait 10 s for a controller that is down again (the SLURM executor
+    plugin asks ``scontrol show config`` when it loads, to word its help text)."""
+    items.sort(key=lambda item: item.get_closest_marker("slurm") is not None)
+
+
 def planted(n_queries=40, d=6, informative=(2,), seed=0, levels=3) -> RankingData:
     """Random queries of 5-30 documents; labels depend only on the ``informative`` features."""
     rng = np.random.default_rng(seed)

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from snakemake.utils import update_config
 
 from ltrfs.config import ConfigError, check, k_grid
 from ltrfs.datasets.registry import load_registry
@@ -35,9 +36,13 @@ def test_every_shipped_config_is_valid(registry):
     for path in sorted((REPO / "config").glob("*.yaml")):
         if path.name in ("config.yaml", "datasets.yaml"):
             continue
-        merged = {**copy.deepcopy(base), **yaml.safe_load(path.read_text())}
-        merged["experiments"] = {**base["experiments"], **merged["experiments"]}
+        merged = copy.deepcopy(base)
+        update_config(merged, yaml.safe_load(path.read_text()))  # recursively, as --configfile does
         check(merged, SCHEMA, registry)
+    # config/mq2008.yaml turns the RF curve off in the shared method entry, keeping its algorithm
+    merged = copy.deepcopy(base)
+    update_config(merged, yaml.safe_load((REPO / "config/mq2008.yaml").read_text()))
+    assert merged["methods"]["rf_importance"] == {**base["methods"]["rf_importance"], "params": {"curve": False}}
 
 
 @pytest.mark.parametrize("edit, message", [

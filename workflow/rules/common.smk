@@ -128,9 +128,10 @@ def n_chunks(scorer):
 # ----------------------------------------------------------------------------- resources
 # Every job asks for memory (MB) and run time (minutes) that grow with the data it reads, so a
 # cluster gets honest requests on MQ2008 and on MSLR alike; a retried job (profiles/slurm
-# retries once) asks for `attempt` times as much. The factors come from the max_rss and seconds
-# in benchmarks/ of the MQ2008 and synthetic runs (README, section 'Resources'); profiles can
-# still override any rule with set-resources.
+# retries once) asks for `attempt` times as much. On the MQ2008 run every job stayed below its
+# request (benchmarks/ max_rss; README, section 'Cluster'); the per-MB factors allow for
+# float64 copies of the features and are not yet measured on MSLR-sized data. Profiles can
+# override any rule with set-resources.
 
 
 def scaled(base, per_mb, size=None):
