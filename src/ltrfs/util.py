@@ -6,8 +6,10 @@ import contextlib
 import hashlib
 import inspect
 import json
+import logging
 import os
 import secrets
+import time
 from pathlib import Path
 
 import yaml
@@ -101,9 +103,6 @@ class Progress:
     and always for the last step. What is left is estimated linearly from the time so far."""
 
     def __init__(self, what: str, total: int, unit: str = "steps", every: float = 10.0):
-        import logging
-        import time
-
         self.what, self.total, self.unit, self.every = what, max(int(total), 1), unit, every
         self.log = logging.getLogger("ltrfs.progress")
         self._clock = time.perf_counter
@@ -135,7 +134,6 @@ def duration(seconds: float) -> str:
 def log_to(path=None, level: str = "INFO") -> None:
     """Send the package's log records (logger ``ltrfs``) to ``path`` (a job's Snakemake log)
     or to stderr, with timestamps; warnings from Python go there too."""
-    import logging
     import sys
 
     handler = logging.FileHandler(path, mode="w") if path else logging.StreamHandler(sys.stderr)

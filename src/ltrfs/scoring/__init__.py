@@ -59,13 +59,17 @@ CHUNKED = {"divergence": (divergence.scorer_chunk, divergence.merge_chunks),
            "kendall": (kendall.scorer_chunk, kendall.merge_chunks)}
 
 
+def _takes_threads(function) -> bool:
+    return "n_threads" in inspect.signature(function).parameters
+
+
 def uses_threads(scorer: str) -> bool:
     """Whether the scorer's computation runs on several threads (takes ``n_threads``)."""
-    return "n_threads" in inspect.signature(SCORERS[scorer]).parameters
+    return _takes_threads(SCORERS[scorer])
 
 
 def _call(function, *args, n_threads: int = 1):
-    if "n_threads" in inspect.signature(function).parameters:
+    if _takes_threads(function):
         return function(*args, n_threads=n_threads)
     return function(*args)
 
