@@ -129,6 +129,13 @@ def test_registry_file_has_every_dataset():
     standin = reg[reg["Yahoo-set2"]["stand_in"]]  # set 2's shape: 700 features, 5 levels, one split
     assert (standin["n_features"], standin["label_levels"], standin["folds"]) == (700, 5, [1])
     assert standin["generator"]["n_constant"] == 700 - 596 and standin["stand_in"] is None
+    for name, queries in (("MSLR-WEB10K", 10000), ("MSLR-WEB30K", 31531)):  # MSLR's shape, generated
+        standin = reg[reg[name]["stand_in"]]
+        assert standin["layout"] == "synthetic" and standin["generator"]["n_queries"] == queries
+        assert (standin["n_features"], standin["label_levels"], standin["convention"]) == (136, 5, "mslr")
+        assert standin["feature_names"] == reg[name]["feature_names"] and standin["folds"] == [1, 2, 3, 4, 5]
+        g = standin["generator"]
+        assert g["n_informative"] + g["n_redundant"] + g["n_noise"] == 136 and not g["query_norm"]
     assert reg["Istella-S"]["layout"] == "split" and reg["Istella-S"]["folds"] == [1]
     assert reg["synthetic"]["n_features"] == 30 and reg["synthetic"]["folds"] == [1, 2, 3, 4, 5]
 

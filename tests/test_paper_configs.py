@@ -68,13 +68,15 @@ def test_datasets_present_only_skips_what_cannot_be_had_offline(tmp_path):
 
 
 def run_on_generated_archives(paper: str, tmp_path: Path, archives, datasets, experiments=None,
-                              registry_edits=None, present_only=False) -> tuple[dict, str]:
+                              registry_edits=None, present_only=False, methods=None,
+                              rankers=None) -> tuple[dict, str]:
     """Run ``config/papers/{paper}.yaml`` on generated archives in the real layouts (``archives``:
     keys of ``synthetic.BENCHMARKS``, small; the real archives' digests dropped from a copy of
     the registry for ``datasets``), every experiment on fold 1 only, ``experiments`` overlaying
     the paper's experiments (e.g. a shorter k grid), ``registry_edits`` ({dataset: fields};
-    a mapping field is merged) the registry copy, ``present_only`` setting ``datasets_present_only``. Returns the paper
-    config and the run's stderr."""
+    a mapping field is merged) the registry copy, ``present_only`` setting ``datasets_present_only``,
+    ``methods`` and ``rankers`` overlaying named methods and rankers (e.g. fewer trees). Returns
+    the paper config and the run's stderr."""
     from ltrfs.datasets import download, synthetic
 
     mirror = tmp_path / "mirror"
@@ -99,7 +101,8 @@ def run_on_generated_archives(paper: str, tmp_path: Path, archives, datasets, ex
     config = yaml.safe_load((REPO / f"config/papers/{paper}.yaml").read_text())
     overlay = {"datasets_file": str(tmp_path / "datasets.yaml"), "mirror": str(mirror),
                "datasets_present_only": present_only,
-               "experiments": {name: {"folds": [1], **(experiments or {}).get(name, {})} for name in config["run"]}}
+               "experiments": {name: {"folds": [1], **(experiments or {}).get(name, {})} for name in config["run"]},
+               "methods": methods or {}, "rankers": rankers or {}}
     (tmp_path / "overlay.yaml").write_text(yaml.safe_dump(overlay))
     result = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path),
                              "--configfile", str(REPO / "config/config.yaml"), str(REPO / f"config/papers/{paper}.yaml"),
@@ -221,3 +224,70 @@ def test_geng2007_runs_end_to_end_on_generated_archives(tmp_path):
                               index_col="feature").to_numpy()
         assert kendall.shape == (d, d) and np.allclose(kendall, kendall.T)
         assert np.allclose(np.diag(kendall), 1.0) and ((kendall >= 0) & (kendall <= 1)).all()
+
+
+@pytest.mark.slow
+def test_lei2017_runs_end_to_end_on_the_mslr_stand_in(tmp_path):
+    """The lei2017 config without the MSLR archive: its registry stand-in (136 features with
+    MSLR's names, labels 0-4; shrunk to 60 queries here) runs all three experiments: the
+    report's sampled selectors (sample shrunk to 300 rows) with their own models and the
+    P@1..10 / NDCG@1..10 tables, the top features by name, Table 2.1's curve, Fig. 2.1's BIC
+    path, Fig. 3.1's importance plot; the same selectors on all rows; RankLib's baselines."""
+    sample = {"sample_size": 300}
+    _, stderr = run_on_generated_archives(
+        "lei2017", tmp_path, (), (),
+        {"lei2017": {"k": [5, 10]}, "lei2017_full": {"k": [5, 10]},
+         "lei2017_appendix": {"rankers": ["mart", "rankboost", "lambdamart", "random_forest"]}},
+        registry_edits={"MSLR-WEB10K-standin": {"generator": {"n_queries": 60, "docs_median": 20}}},
+        present_only=True,
+        methods={"l1_logistic_10k": {"params": sample}, "ordinal_cr_10k": {"params": sample},
+                 "svm_rfe_10k": {"params": {**sample, "n_bootstrap": 5, "rfe_cv": 3, "step": 0.25}},
+                 "rf_importance_10k": {"params": {**sample, "n_estimators": 20}},
+                 "gbm_importance_10k": {"params": {**sample, "n_estimators": 30}},
+                 "rf_importance": {"params": {"n_estimators": 20}}, "gbm_importance": {"params": {"n_estimators": 30}}},
+        rankers={"lambdamart": {"params": {"n_estimators": 30}}, "mart": {"params": {"n_estimators": 30}},
+                 "random_forest": {"params": {"n_estimators": 20}}})
+    assert "running MSLR-WEB10K-standin in place of MSLR-WEB10K (its registry stand_in)" in stderr
+    results = tmp_path / "results"
+    tables, figures = results / "MSLR-WEB10K-standin/tables", results / "figures/lei2017/features"
+    assert not (results / "MSLR-WEB10K").exists()
+    sampled = ["l1_logistic_10k", "svm_rfe_10k", "ordinal_cr_10k", "rf_importance_10k", "gbm_importance_10k"]
+    table = pd.read_csv(tables / "lei2017.csv", dtype={"k": str})
+    own = table[table.ranker == "own"]
+    assert sorted(own.method) == sorted(sampled) and (own.k == "136").all()
+    metrics = [f"P@{i}" for i in range(1, 11)] + [f"NDCG@{i}" for i in range(1, 11)]
+    assert own[metrics].apply(lambda col: col.between(0, 1)).all().all()
+    assert "| " + " | ".join(metrics) + " |" in (tables / "lei2017.md").read_text()
+    assert "publishes no number for this dataset" in (tables / "lei2017_published.md").read_text()
+    # also_conventions: the same models in the standard convention (relevant from label 1, not 2)
+    standard = pd.read_csv(tables / "lei2017.standard.csv", dtype={"k": str})
+    mine, theirs = own.set_index("method"), standard[standard.ranker == "own"].set_index("method")
+    assert (theirs.loc[mine.index, "P@10"] >= mine["P@10"]).all() and (theirs["P@10"] > mine.loc[theirs.index, "P@10"]).any()
+    assert "standard convention" in (tables / "lei2017.standard.md").read_text()
+    for method in sampled:  # the report's 10,000-row sample, shrunk: 300 of the fold's training rows
+        selection = json.loads((results / f"MSLR-WEB10K-standin/fold1/select/{method}.json").read_text())
+        assert selection["n_features"] == 136
+        if "n_rows" in selection["chosen"]:
+            assert selection["chosen"]["n_rows"] == 300, method
+    top = pd.read_csv(tables / "top_features/lei2017.csv")
+    names = (REPO / "config/feature_names/mslr.txt").read_text().splitlines()
+    assert set(top.method) == set(sampled) and top.name.isin(names).all()
+    curve = pd.read_csv(figures / "MSLR-WEB10K-standin_elimination_rf_importance_10k.csv")
+    assert curve.n_features.tolist()[:3] == [136, 95, 67] and curve.cv_error.between(0, 1).all()
+    bic = pd.read_csv(figures / "MSLR-WEB10K-standin_criterion_ordinal_cr_10k.csv")
+    assert bic.chosen.sum() == 1 and bic.minimum.sum() == 1
+    chosen, minimum = bic[bic.chosen].iloc[0], bic[bic.minimum].iloc[0]
+    assert chosen.bic >= minimum.bic == bic.bic.min() and chosen.n_features <= minimum.n_features
+    for method in ("rf_importance_10k", "gbm_importance_10k"):
+        importance = pd.read_csv(figures / f"MSLR-WEB10K-standin_importance_plot_{method}.csv")
+        assert len(importance) == 136 and importance.name.isin(names).all()
+        assert abs(importance.iloc[:, 2].sum() - 1) < 1e-6 and importance.iloc[:, 2].is_monotonic_decreasing
+    full = pd.read_csv(tables / "lei2017_full.csv", dtype={"k": str})
+    assert set(full.method) - {"file order", "random order"} == {"waf", "l1_logistic", "svm_rfe", "ordinal_cr",
+                                                                  "rf_importance", "gbm_importance"}
+    selected = full[~full.method.isin(["waf", "file order", "random order"])]
+    assert set(selected.ranker) == {"own", "ranksvm_primal", "lambdamart"}
+    rf = json.loads((results / "MSLR-WEB10K-standin/fold1/select/rf_importance.json").read_text())
+    assert rf["chosen"]["n_rows"] > 300 and "curve" not in rf["chosen"]  # all rows, no curve
+    appendix = pd.read_csv(tables / "lei2017_appendix.csv", dtype={"k": str})
+    assert set(appendix.ranker) >= {"mart", "rankboost", "lambdamart", "random_forest"}

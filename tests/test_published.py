@@ -61,3 +61,21 @@ def test_load_the_project_files_and_refuse_bad_ones(tmp_path):
     (tmp_path / "x.csv").write_text("a,b\n1,2\n")
     with pytest.raises(ValueError, match="columns must be paper, table"):
         published.load("x", tmp_path)
+
+
+def test_closest_convention_is_the_smallest_mean_absolute_difference():
+    other = ours_table().assign(**{"NDCG@10": lambda t: t["NDCG@10"] + 0.01, "MAP": lambda t: t["MAP"] - 0.002})
+    frame = published.closest_convention({"letor4": ours_table(), "standard": other}, pub_table(), "MQ2008")
+    got = frame.set_index(["table", "convention"])
+    # Table II: waf NDCG@10 (-0.0022 / +0.0078) and fsmrank MAP (-0.0001 / -0.0021)
+    assert got.loc[("Table II", "letor4"), "mean_abs_difference"] == pytest.approx((0.0022 + 0.0001) / 2)
+    assert got.loc[("Table II", "standard"), "mean_abs_difference"] == pytest.approx((0.0078 + 0.0021) / 2)
+    # Table I: gas_e vali MAP (-0.0050 / -0.0070) and gas_e k=5 MAP (+0.0100 / +0.0080); fsmsvm has no run
+    assert got.loc[("Table I", "letor4"), "cells"] == 2
+    assert got.loc[("Table I", "standard"), "mean_abs_difference"] == pytest.approx((0.0070 + 0.0080) / 2)
+    md = published.closest_convention_markdown(frame)
+    assert "| Table II | 0.0012 (2 cells) | 0.0050 (2 cells) | letor4 |" in md
+    assert "| Table I | 0.0075 (2 cells) | 0.0075 (2 cells) |" in md
+    only_map = published.closest_convention({"letor4": ours_table()}, pub_table(), "MQ2008", metrics=["MAP"])
+    assert only_map.set_index("table").loc["Table II", "cells"] == 1
+    assert published.closest_convention_markdown(only_map.iloc[0:0]) == ""

@@ -252,7 +252,7 @@ def test_l1_logistic_sample_size_is_seeded(small):
 
 def test_ordinal_cr_bic_choice_on_a_tiny_path(small):
     lambdas = [0.2, 0.05, 0.01, 0.001]
-    sel = OrdinalCR(lambdas=lambdas).fit(small.X, small.y, small.qid)
+    sel = OrdinalCR(lambdas=lambdas, choice="min").fit(small.X, small.y, small.qid)
     classes, level = st.label_levels(small.y)
     Xs = (small.X.astype(np.float64) - sel.mean_) / sel.scale_
     n = small.n_rows
@@ -267,6 +267,7 @@ def test_ordinal_cr_bic_choice_on_a_tiny_path(small):
     assert sel.chosen_["step"] == int(np.argmin(bic)) + 1
     assert sel.chosen_["lambda"] == lambdas[int(np.argmin(bic))]
     assert sel.chosen_["n_selected"] == np.count_nonzero(sel.coef_path_[int(np.argmin(bic))])
+    assert sel.chosen_["min_step"] == sel.chosen_["step"]
     # AIC and the expanded-n variant use the same fits
     aic = OrdinalCR(lambdas=lambdas, criterion="aic").fit(small.X, small.y, small.qid)
     np.testing.assert_allclose(aic.criterion_, information_criterion(sel.loglik_, sel.df_, n, "aic"))

@@ -158,3 +158,25 @@ def test_generate_rejects_unknown_parameter(tmp_path):
     with pytest.raises(ValueError, match="unknown parameter 'n_docs'"):
         synthetic.generate(tmp_path, n_docs=3)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_label_fractions_set_each_levels_share():
+    fractions = [0.52, 0.322, 0.133, 0.018, 0.007]  # MSLR-WEB10K's label distribution
+    data, truth = synthetic.make(n_queries=400, n_levels=5, label_fractions=fractions, docs_median=100, seed=3)
+    share = np.bincount(data.y, minlength=5) / data.n_rows
+    assert truth["label_counts"] == np.bincount(data.y, minlength=5).tolist()
+    np.testing.assert_allclose(share, fractions, atol=0.02)  # about 45,000 rows: sampling noise < 0.01
+    assert share[3] > share[4] > 0
+
+
+@pytest.mark.parametrize("fractions", [[0.5, 0.5], [0.5, 0.3, 0.3], [0.7, 0.4, -0.1], [0.5, 0.5, 0.0]])
+def test_label_fractions_must_be_one_positive_share_per_level(fractions):
+    with pytest.raises(ValueError, match=r"label_fractions must be n_levels \(3\) positive numbers summing to 1"):
+        synthetic.make(n_queries=5, label_fractions=fractions)
+
+
+def test_generate_streams_the_same_text_as_format_letor(tmp_path):
+    data, _ = synthetic.make(n_queries=30, seed=4)
+    synthetic.generate(tmp_path, n_queries=30, seed=4)
+    assert (tmp_path / "all.txt").read_text() == synthetic.format_letor(data)
+    assert "".join(synthetic.letor_chunks(data, chunk_rows=7)) == synthetic.format_letor(data)

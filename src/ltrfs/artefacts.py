@@ -249,6 +249,32 @@ declare(
     category=LEI, paper="Lei & Han 2017, Table 2.1")
 
 declare(
+    "importance_plot",
+    inputs={"selection": FoldFile("select/{method}.json", "first")},
+    draw=lambda i, png, pdf, csv, c: reports.score_bars_figure(
+        i["selection"], png, pdf, csv, names=c["names"], title=c["title"],
+        label="importance (the method's score, normalised to sum 1)"),
+    when=algorithms("rf_importance", "gbm_importance"), per_method=True,
+    title="{dataset} fold {fold}: {method}, the 20 most important features",
+    caption="The 20 features of largest importance in the first fold's model: the random forest's mean decrease "
+            "in Gini impurity (or out-of-bag accuracy, importance: permutation), the boosted trees' total "
+            "gain; normalised to sum 1 over all features (Lei & Han Fig. 3.1 and the boosting summary of "
+            "section 2.3.3). The CSV ranks every feature.",
+    category=LEI, paper="Lei & Han 2017, Fig. 3.1")
+
+declare(
+    "criterion",
+    inputs={"selection": FoldFile("select/{method}.json", "first")},
+    draw=lambda i, png, pdf, csv, c: reports.criterion_path_figure(i["selection"], png, pdf, csv, title=c["title"]),
+    when=algorithms("ordinal_cr"), per_method=True,
+    title="{dataset} fold {fold}: {method}, BIC along the penalty path",
+    caption="BIC of the L1 continuation-ratio model at each step of its penalty path (first fold's training rows; "
+            "step 1 is the largest penalty), with the minimum and the chosen model (the sparsest within the "
+            "configured tolerance of the minimum, as the report's 'more parsimonious model having a BIC close to "
+            "the minimum'); dashed: the number of nonzero coefficients (Lei & Han Fig. 2.1).",
+    category=LEI, paper="Lei & Han 2017, Fig. 2.1")
+
+declare(
     "chosen_k",
     inputs={"table": ExperimentTable(), "compare": ExperimentTable("_compare")},
     draw=lambda i, png, pdf, csv, c: reports.chosen_k_bars(i["table"], i["compare"], png, pdf, csv,

@@ -495,6 +495,14 @@ def run_text(models: dict, splits: dict, *, convention: str, ties: dict | None =
     return "\n".join(lines) + "\n"
 
 
+def rescore(model_path, split_paths: dict, out_path, *, convention: str, ties: dict | None = None) -> None:
+    """The run file of saved models (``models/{method}/{ranker}.pkl``) on the splits
+    (``{"vali": path, "test": path}``) in another metric ``convention``: the same models, the
+    same layout as the train job's run file (``run_text``)."""
+    splits = {split: io.load_npz(path) for split, path in split_paths.items()}
+    write_text(out_path, run_text(load_models(model_path), splits, convention=convention, ties=ties))
+
+
 #: the reference rows of every table: what the data file's order alone scores, and what a
 #: random order scores (the tie-aware expectation of a constant score)
 REFERENCES = {"file order": "file_order", "random order": "expected"}

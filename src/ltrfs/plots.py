@@ -214,6 +214,66 @@ def elimination_curve(curves: dict, png, pdf=None, csv=None, title: str = "") ->
         write_text(csv, pd.DataFrame(rows).to_csv(index=False, float_format="%.6f"))
 
 
+def top_scores(scores, label: str, png, pdf=None, csv=None, title: str = "", names=None, n_top: int = 20) -> None:
+    """Horizontal bars of the ``n_top`` largest ``scores`` (d,) by feature, largest on top, with
+    the feature names when there are any (Lei & Han Fig. 3.1, the forest's importance plot).
+    The CSV lists every feature, in score order."""
+    scores = np.asarray(scores, dtype=float)
+    order = np.argsort(-scores, kind="stable")
+    top = order[:n_top]
+    labels = _feature_labels(len(scores), names)
+    fig, ax = plt.subplots(figsize=(6.4, 0.9 + 0.24 * len(top)))
+    ax.barh(np.arange(len(top))[::-1], scores[top], height=0.7, color="tab:blue", label=label)
+    ax.set_yticks(np.arange(len(top))[::-1], [labels[j] for j in top], fontsize=7)
+    ax.set_xlabel(label)
+    ax.set_ylabel("feature (id and name)")
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    if title:
+        ax.set_title(title)
+    save(fig, png, pdf)
+    if csv:
+        frame = pd.DataFrame({"rank": np.arange(1, len(scores) + 1), "feature": order + 1, label: scores[order]})
+        if names:
+            frame["name"] = [names[j] for j in order]
+        write_text(csv, frame.to_csv(index=False, float_format="%.6g"))
+
+
+def criterion_path(path: dict, chosen_step: int, min_step: int, png, pdf=None, csv=None, title: str = "",
+                   criterion: str = "BIC") -> None:
+    """An information criterion along a penalty path (Lei & Han Fig. 2.1): ``path`` has lists
+    ``step`` (1-based), ``criterion`` and ``n_features`` (nonzero coefficients); the chosen model
+    and the minimum are marked, the number of features is drawn on a second axis."""
+    steps = np.asarray(path["step"], dtype=int)
+    values = np.asarray(path["criterion"], dtype=float)
+    n_features = np.asarray(path["n_features"], dtype=int)
+    fig, ax = plt.subplots(figsize=(6.0, 3.6))
+    ax.plot(steps, values, marker="o", ms=2.5, lw=1.2, color="tab:blue", label=criterion)
+    i_min, i_chosen = int(np.flatnonzero(steps == min_step)[0]), int(np.flatnonzero(steps == chosen_step)[0])
+    ax.plot([min_step], [values[i_min]], marker="v", ms=9, ls="none", color="tab:red",
+            label=f"minimum: step {min_step}, {n_features[i_min]} features")
+    ax.plot([chosen_step], [values[i_chosen]], marker="*", ms=12, ls="none", color="tab:green",
+            label=f"chosen: step {chosen_step}, {n_features[i_chosen]} features")
+    ax.set_xlabel("step of the penalty path (1 = largest penalty)")
+    ax.set_ylabel(f"{criterion} (lower is better)")
+    ax.grid(alpha=0.3)
+    twin = ax.twinx()
+    twin.step(steps, n_features, where="mid", color="0.45", ls="--", lw=1)
+    twin.set_ylabel("number of nonzero coefficients", color="0.35")
+    handles, labels = ax.get_legend_handles_labels()
+    handles.append(Line2D([], [], color="0.45", ls="--", lw=1))
+    labels.append("nonzero coefficients (right axis)")
+    ax.legend(handles, labels, fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=2)
+    if title:
+        ax.set_title(title)
+    save(fig, png, pdf)
+    if csv:
+        write_text(csv, pd.DataFrame({"step": steps, "lambda": path.get("lambda", [np.nan] * len(steps)),
+                                      "n_features": n_features, criterion.lower(): values,
+                                      "chosen": steps == chosen_step, "minimum": steps == min_step}
+                                     ).to_csv(index=False, float_format="%.6g"))
+
+
 def curves_by_group(frame: pd.DataFrame, x: str, metrics, group: str, png, pdf=None, csv=None, title: str = "",
                     baselines: dict | None = None, xlabel: str = "", logx: bool = False, ylabel: str = "{metric}",
                     legend_title: str | None = None) -> None:

@@ -115,3 +115,40 @@ def to_markdown(comparison: pd.DataFrame, title: str = "", tolerance: float | No
     if tolerance is not None:
         note += f" † |difference| > {tolerance:g}."
     return "\n".join(lines + [note]) + "\n"
+
+
+def closest_convention(ours_by_convention: dict, published: pd.DataFrame, dataset: str, tables=None,
+                       rows=None, metrics=None) -> pd.DataFrame:
+    """Which metric convention each published table is closest to: for every convention (key of
+    ``ours_by_convention``, our table of the same models evaluated in it) and paper table, the
+    mean |ours - published| over the cells both have (counts excluded). Columns: table,
+    convention, cells, mean_abs_difference."""
+    out = []
+    for convention, ours in ours_by_convention.items():
+        comparison = beside(ours, published, dataset, tables, rows)
+        comparison = comparison[~comparison.metric.isin(COUNTS) & comparison.ours.notna()]
+        if metrics:
+            comparison = comparison[comparison.metric.str.lower().isin([m.lower() for m in metrics])]
+        for table, part in comparison.groupby("table", sort=False):
+            out.append({"table": table, "convention": convention, "cells": len(part),
+                        "mean_abs_difference": float(part.difference.abs().mean())})
+    return pd.DataFrame(out, columns=["table", "convention", "cells", "mean_abs_difference"])
+
+
+def closest_convention_markdown(frame: pd.DataFrame) -> str:
+    """``closest_convention`` as a Markdown table: a row per paper table, a column per
+    convention with the mean |ours - published|, and the closest convention."""
+    if frame.empty:
+        return ""
+    conventions = list(dict.fromkeys(frame.convention))
+    lines = ["#### Which metric convention each published table is closest to", "",
+             "| table | " + " | ".join(conventions) + " | closest |", "|" + "---|" * (len(conventions) + 2)]
+    for table, part in frame.groupby("table", sort=False):
+        by = part.set_index("convention")
+        cells = [f"{by.loc[c, 'mean_abs_difference']:.4f} ({by.loc[c, 'cells']} cells)" if c in by.index else ""
+                 for c in conventions]
+        lines.append(f"| {table} | " + " | ".join(cells) + f" | {by.mean_abs_difference.idxmin()} |")
+    lines += ["", "Cells: mean |ours − published| over the table's cells, the same models evaluated in each "
+                  "convention (`also_conventions`); the smallest names the convention the paper's numbers are "
+                  "closest to."]
+    return "\n".join(lines) + "\n"

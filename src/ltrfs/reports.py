@@ -67,6 +67,27 @@ def rf_curve_figure(selection_paths: dict, png, pdf, csv, *, title: str = "") ->
     plots.elimination_curve(curves, png, pdf, csv, title=title)
 
 
+def score_bars_figure(selection_path, png, pdf, csv, *, label: str, title: str = "", names=None,
+                      n_top: int = 20) -> None:
+    """The ``n_top`` features of a selection by the method's own scores (Lei & Han Fig. 3.1)."""
+    record = json.loads(Path(selection_path).read_text())
+    if record.get("scores") is None:
+        raise ValueError(f"{selection_path}: the method {record.get('method')!r} has no feature scores")
+    plots.top_scores(record["scores"], label, png, pdf, csv, title=title, names=names, n_top=n_top)
+
+
+def criterion_path_figure(selection_path, png, pdf, csv, *, title: str = "") -> None:
+    """BIC (or AIC) along the ordinal model's penalty path with the chosen and the minimal
+    model marked (Lei & Han Fig. 2.1), from the selection's ``details.path``."""
+    record = json.loads(Path(selection_path).read_text())
+    path = (record.get("details") or {}).get("path")
+    chosen = record.get("chosen") or {}
+    if path is None or "step" not in chosen:
+        raise ValueError(f"{selection_path}: the selection has no criterion path (ordinal_cr)")
+    plots.criterion_path(path, int(chosen["step"]), int(chosen.get("min_step", chosen["step"])), png, pdf, csv,
+                         title=title, criterion=str(chosen.get("criterion", "bic")).upper())
+
+
 def greedy_path_figure(path_files: dict, png, pdf, csv, *, title: str = "", table_csv=None,
                        metric_names=("MAP", "MeanNDCG")) -> None:
     """Pahikkala et al. 2010 Figs. 1-4: test MAP and MeanNDCG of the RankRLS model after each

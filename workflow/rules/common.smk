@@ -76,6 +76,7 @@ wildcard_constraints:
     n_chunks=r"\d+",
     experiment="|".join(re.escape(name) for name in config["experiments"]),  # the configured ones only
     metric=r"[A-Za-z0-9]+",
+    as_convention=r"letor3|letor4|mslr|standard",
 
 
 def convention(wildcards):
@@ -155,6 +156,17 @@ def fold_text_mb(wildcards):
     return sum(f.get("size", 0) for f in files.values()) / 1e6 / max(1, len(folds))
 
 
+def generated_text_mb(wildcards):
+    """MB of text a synthetic entry's download job generates (its memory grows with it); 0 for
+    data that is fetched."""
+    entry = REGISTRY[wildcards.dataset]
+    if entry["layout"] != "synthetic":
+        return 0.0
+    from ltrfs.datasets import synthetic
+
+    return synthetic.text_mb(**(entry.get("generator") or {}))
+
+
 SCORE_THREADS = 2  # the threaded scorers' default; more with --set-threads score=N
 
 
@@ -200,11 +212,17 @@ def ranks_itself(method, ranker):
     return has_own_predictions(config["methods"][method]["algorithm"])
 
 
-def run_records(experiment, dataset):
-    """Every run file of an experiment on a dataset, with its coordinates (for the tables)."""
+def runs_folder(as_convention=None):
+    """A fold's folder of run files: ``runs`` (the dataset's convention) or ``runs_{convention}``."""
+    return "runs" if as_convention is None else f"runs_{as_convention}"
+
+
+def run_records(experiment, dataset, as_convention=None):
+    """Every run file of an experiment on a dataset, with its coordinates (for the tables); in
+    ``as_convention`` the re-evaluated ones (``also_conventions``)."""
     e = config["experiments"][experiment]
     return [
-        {"path": f"{RESULTS}/{dataset}/fold{fold}/runs/{method}/{ranker}.tsv",
+        {"path": f"{RESULTS}/{dataset}/fold{fold}/{runs_folder(as_convention)}/{method}/{ranker}.tsv",
          "fold": fold, "method": method, "ranker": ranker, "k": e["k"],
          "full_model": config["rankers"][ranker]["algorithm"] == OWN}
         for fold in folds_of(config, REGISTRY, experiment, dataset)
@@ -214,10 +232,17 @@ def run_records(experiment, dataset):
     ]
 
 
-def reference_records(experiment, dataset):
+def reference_records(experiment, dataset, as_convention=None):
     """The reference file of every fold (file order and random order of a constant score)."""
-    return [{"path": f"{RESULTS}/{dataset}/fold{fold}/reference.tsv", "fold": fold}
+    name = "reference" if as_convention is None else f"reference_{as_convention}"
+    return [{"path": f"{RESULTS}/{dataset}/fold{fold}/{name}.tsv", "fold": fold}
             for fold in folds_of(config, REGISTRY, experiment, dataset)]
+
+
+def also_conventions(experiment, dataset):
+    """The experiment's ``also_conventions`` other than the dataset's own."""
+    own = convention_of(config, REGISTRY, dataset)
+    return [c for c in config["experiments"][experiment].get("also_conventions", []) if c != own]
 
 
 METRIC_BY_FILE_NAME = {c.replace("@", ""): c for c in METRIC_COLUMNS}
@@ -235,6 +260,7 @@ def all_targets():
         e = config["experiments"][name]
         for dataset in filter(present, e["datasets"]):
             targets += [f"{RESULTS}/{dataset}/tables/{name}.csv", f"{RESULTS}/{dataset}/tables/{name}.md"]
+            targets += [f"{RESULTS}/{dataset}/tables/{name}.{c}.md" for c in also_conventions(name, dataset)]
             if e.get("published"):
                 targets.append(f"{RESULTS}/{dataset}/tables/{name}_published.md")
             targets += [f"{RESULTS}/figures/{name}/{dataset}_{metric_file_name(m)}.png" for m in e["figure_metrics"]]

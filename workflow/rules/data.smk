@@ -11,8 +11,8 @@ rule download:
     benchmark:
         "benchmarks/download/{dataset}.tsv"
     resources:
-        mem_mb=1000,
-        runtime=240,
+        mem_mb=scaled(1000, 2.5, generated_text_mb),  # generated data: its arrays in memory
+        runtime=scaled(240, 0.02, generated_text_mb),
     script:
         "../scripts/download.py"
 

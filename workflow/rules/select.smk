@@ -7,8 +7,10 @@ rule select:
         selection=f"{FOLD}/select/{{method}}.json",
         selector=f"{FOLD}/select/{{method}}.pkl",
     threads: lambda w: method_config(w).get("threads", 1)
+    # selections first: a long selection then overlaps the trainings of the short ones
+    priority: 10
     resources:
-        mem_mb=scaled(500, 8),
+        mem_mb=scaled(500, 10),
         runtime=scaled(30, 1),
     params:
         method=method_config,

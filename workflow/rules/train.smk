@@ -27,7 +27,7 @@ rule train:
     benchmark:
         "benchmarks/train/{dataset}/fold{fold}/{method}/{ranker}.tsv"
     resources:
-        mem_mb=scaled(500, 8),
+        mem_mb=scaled(500, 4),
         runtime=scaled(30, 1),
     script:
         "../scripts/train.py"

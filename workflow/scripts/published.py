@@ -1,4 +1,5 @@
-"""Snakemake adapter: a paper's published numbers beside the experiment's table."""
+"""Snakemake adapter: a paper's published numbers beside the experiment's table (and, with
+``also_conventions``, which convention each paper table is closest to)."""
 from pathlib import Path
 
 import pandas as pd
@@ -8,9 +9,16 @@ from ltrfs.util import log_to, write_text
 
 log_to(snakemake.log[0])
 spec = snakemake.params.published
-ours = pd.read_csv(snakemake.input[0], dtype={"k": str, "k_chosen": str})
-comparison = published.beside(ours, published.load(spec["paper"], Path(snakemake.input[1]).parent),
-                              snakemake.wildcards.dataset, spec.get("tables"), spec.get("rows"))
+paper = published.load(spec["paper"], Path(snakemake.input[1]).parent)
+tables = {c: pd.read_csv(path, dtype={"k": str, "k_chosen": str})
+          for c, path in zip(snakemake.params.conventions, [snakemake.input[0], *snakemake.input.others])}
+ours = tables[snakemake.params.conventions[0]]
+comparison = published.beside(ours, paper, snakemake.wildcards.dataset, spec.get("tables"), spec.get("rows"))
 if spec.get("metrics"):
     comparison = comparison[comparison.metric.str.lower().isin([m.lower() for m in spec["metrics"]])]
-write_text(snakemake.output[0], published.to_markdown(comparison, snakemake.params.title, spec.get("tolerance")))
+text = published.to_markdown(comparison, snakemake.params.title, spec.get("tolerance"))
+if len(tables) > 1:
+    closest = published.closest_convention(tables, paper, snakemake.wildcards.dataset, spec.get("tables"),
+                                           spec.get("rows"), spec.get("metrics"))
+    text += ("\n" + published.closest_convention_markdown(closest)) if not closest.empty else ""
+write_text(snakemake.output[0], text)

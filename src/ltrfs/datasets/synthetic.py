@@ -69,6 +69,13 @@ def _check(params: dict) -> None:
         v = params[name]
         if not low < v < high and not (name.startswith("strength") and v == 1.0):
             raise ValueError(f"synthetic: {name} must be in ({low}, {high}), got {v!r}")
+    fractions = params["label_fractions"]
+    if fractions is not None:
+        ok = isinstance(fractions, (list, tuple)) and len(fractions) == params["n_levels"] and all(
+            isinstance(f, (int, float)) and not isinstance(f, bool) and f > 0 for f in fractions)
+        if not ok or abs(sum(fractions) - 1.0) > 1e-6:
+            raise ValueError(f"synthetic: label_fractions must be n_levels ({params['n_levels']}) positive numbers "
+                             f"summing to 1, got {fractions!r}")
     if params["strength_min"] > params["strength_max"]:
         raise ValueError("synthetic: strength_min exceeds strength_max")
     for name in ("docs_median", "docs_sigma", "query_shift", "redundant_noise"):
@@ -76,10 +83,15 @@ def _check(params: dict) -> None:
             raise ValueError(f"synthetic: {name} must be {'> 0' if name == 'docs_median' else '>= 0'}, got {params[name]!r}")
 
 
-def _thresholds(n_levels: int, relevant_fraction: float, level_ratio: float, sd: float) -> np.ndarray:
-    """t_1..t_{R-1} on u ~ N(0, sd^2) giving P(y>=1) = relevant_fraction, geometric level sizes."""
-    w = level_ratio ** np.arange(n_levels - 1)
-    p = np.r_[1 - relevant_fraction, relevant_fraction * w / w.sum()]
+def _thresholds(n_levels: int, relevant_fraction: float, level_ratio: float, sd: float,
+                label_fractions=None) -> np.ndarray:
+    """t_1..t_{R-1} on u ~ N(0, sd^2) giving P(y>=1) = relevant_fraction, geometric level sizes;
+    or, with ``label_fractions`` (R values summing to 1), P(y = r) = label_fractions[r]."""
+    if label_fractions is not None:
+        p = np.asarray(label_fractions, dtype=np.float64)
+    else:
+        w = level_ratio ** np.arange(n_levels - 1)
+        p = np.r_[1 - relevant_fraction, relevant_fraction * w / w.sum()]
     cum = np.cumsum(p)[:-1]
     nd = NormalDist(0.0, sd)
     return np.array([nd.inv_cdf(min(max(c, 1e-12), 1 - 1e-12)) for c in cum])
@@ -110,7 +122,7 @@ def make(*, n_queries: int = 300, n_informative: int = 8, n_redundant: int = 8, 
          docs_min: int = 2, docs_max: int = 300, relevant_fraction: float = 0.3, level_ratio: float = 0.35,
          query_shift: float = 1.0, strength_max: float = 0.9, strength_min: float = 0.3,
          redundant_noise: float = 0.3, max_sources: int = 2, query_norm: bool = True, shuffle: bool = True,
-         seed: int = 0) -> tuple[RankingData, dict]:
+         label_fractions: list | None = None, seed: int = 0) -> tuple[RankingData, dict]:
     """Generate the dataset in memory: ``(RankingData, truth)``; see the module docstring.
 
     Query ids are 1..n_queries, docids ``S<qid>-<i>`` (i from 1). ``truth`` is what
@@ -130,7 +142,7 @@ def make(*, n_queries: int = 300, n_informative: int = 8, n_redundant: int = 8, 
     b = rng.normal(0.0, query_shift, size=n_queries)
     z = rng.standard_normal(m)
     u = b[qrow] + z
-    t = _thresholds(n_levels, relevant_fraction, level_ratio, float(np.sqrt(1.0 + query_shift ** 2)))
+    t = _thresholds(n_levels, relevant_fraction, level_ratio, float(np.sqrt(1.0 + query_shift ** 2)), label_fractions)
     y = np.searchsorted(t, u, side="left").astype(np.int32)  # number of thresholds below u
 
     # -- latent feature values (before transform), in role order
@@ -231,32 +243,47 @@ def make(*, n_queries: int = 300, n_informative: int = 8, n_redundant: int = 8, 
     return data, truth
 
 
+def text_mb(**params) -> float:
+    """About how many MB of text ``generate`` writes for these parameters (expected rows, about
+    13 bytes per value, "12:-3.141593 "): what the workflow sizes a generating job's memory by."""
+    p = {**generator_parameters(), **params}
+    docs = min(max(p["docs_median"] * np.exp(p["docs_sigma"] ** 2 / 2), p["docs_min"]), p["docs_max"])
+    d = p["n_informative"] + p["n_redundant"] + p["n_noise"] + p["n_constant"]
+    return float(p["n_queries"] * docs * (13.0 * d + 30.0) / 1e6)
+
+
 def generator_parameters() -> dict:
     """Parameter name -> default of ``make``/``generate`` (the registry's ``generator:`` keys)."""
     return {k: p.default for k, p in inspect.signature(make).parameters.items()}
 
 
-def format_letor(data: RankingData) -> str:
-    """The LETOR text of ``data``: ``label qid:Q 1:v ... d:v #docid = ...``, values with 6 decimals."""
+def letor_chunks(data: RankingData, chunk_rows: int = 20000):
+    """The LETOR text of ``data`` (``label qid:Q 1:v ... d:v #docid = ...``, values with 6
+    decimals) in pieces of ``chunk_rows`` lines, so a large set is written in bounded memory."""
     d = data.n_features
     fmt = "%d qid:%d " + " ".join(f"{j}:%.6f" for j in range(1, d + 1))
-    qid = data.qid.tolist()
-    y = data.y.tolist()
-    X = data.X.astype(np.float64).tolist()
-    if data.docids is None:
-        lines = [fmt % (y[i], qid[i], *X[i]) for i in range(len(y))]
-    else:
+    if data.docids is not None:
         fmt += " #docid = %s"
-        docs = data.docids.tolist()
-        lines = [fmt % (y[i], qid[i], *X[i], docs[i]) for i in range(len(y))]
-    return "\n".join(lines) + "\n"
+    qid = data.qid
+    for r0 in range(0, data.n_rows, chunk_rows):
+        r1 = min(r0 + chunk_rows, data.n_rows)
+        cols = [data.y[r0:r1].tolist(), qid[r0:r1].tolist(), *data.X[r0:r1].astype(np.float64).T.tolist()]
+        if data.docids is not None:
+            cols.append(data.docids[r0:r1].tolist())
+        yield "".join(fmt % row + "\n" for row in zip(*cols))
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def format_letor(data: RankingData) -> str:
+    """The LETOR text of ``data`` as one string (``letor_chunks`` joined)."""
+    return "".join(letor_chunks(data))
+
+
+def _write_atomic(path: Path, text) -> None:
+    """Write ``text`` (a string or an iterable of strings) to ``path`` through a temporary file."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+            fh.writelines([text] if isinstance(text, str) else text)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
@@ -277,7 +304,7 @@ def generate(out_dir, **params) -> dict:
     data, truth = make(**params)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    _write_atomic(out / DATA_FILE, format_letor(data))
+    _write_atomic(out / DATA_FILE, letor_chunks(data))
     _write_atomic(out / TRUTH_FILE, json.dumps(truth, indent=1, sort_keys=True) + "\n")
     return truth
 

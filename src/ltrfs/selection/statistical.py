@@ -208,18 +208,20 @@ def _objective(XT, mask, target, beta, alpha, lam, n_total, eta):
 
 
 @njit(cache=True, nogil=True)
-def _gram_columns(XT, W, cols, n_total, G, have_col):
-    """G[:, k] = (1/N) sum_i x_i W_i x_ik for every k in ``cols`` (one BLAS product)."""
-    d, m = XT.shape
+def _gram_columns(XT32, W, cols, n_total, G, have_col):
+    """G[:, k] = (1/N) sum_i x_i W_i x_ik for every k in ``cols`` (one BLAS product, single
+    precision: G is only the Newton step's curvature; the gradient stays exact, so the
+    solution's accuracy does not depend on it, and sgemm is 2-4x faster than dgemm)."""
+    d, m = XT32.shape
     q = cols.shape[0]
     if q == 0:
         return
-    WX = np.empty((m, q))
+    WX = np.empty((m, q), np.float32)
     for c in range(q):
         k = cols[c]
         for i in range(m):
-            WX[i, c] = W[i] * XT[k, i]
-    block = np.dot(XT, WX)
+            WX[i, c] = W[i] * XT32[k, i]
+    block = np.dot(XT32, WX)
     for c in range(q):
         k = cols[c]
         for j in range(d):
@@ -228,7 +230,7 @@ def _gram_columns(XT, W, cols, n_total, G, have_col):
 
 
 @njit(cache=True, nogil=True)
-def _cd_path(XT, mask, target, lambdas, tol, max_outer, max_sweeps, stop_early, alpha0):
+def _cd_path(XT, XT32, mask, target, lambdas, tol, max_outer, max_sweeps, stop_early, alpha0):
     """glmnet-style path; see the module docstring. Coordinate descent uses glmnet's
     "covariance updates": the gradient of the quadratic model is kept for every coordinate and
     updated with Gram columns ``(1/N) X' diag(W) x_k`` (computed in one BLAS product for the
@@ -318,7 +320,7 @@ def _cd_path(XT, mask, target, lambdas, tol, max_outer, max_sweeps, stop_early, 
                     C[j, s] = accC[s] / n_total
                 have_col[j] = False
             # Gram columns of the features already in the model, in one product
-            _gram_columns(XT, W, np.flatnonzero(beta != 0.0), n_total, G, have_col)
+            _gram_columns(XT32, W, np.flatnonzero(beta != 0.0), n_total, G, have_col)
             for j in range(d):
                 beta_old[j] = beta[j]
             for s in range(S):
@@ -355,7 +357,7 @@ def _cd_path(XT, mask, target, lambdas, tol, max_outer, max_sweeps, stop_early, 
                         active[j] = True
                         if not have_col[j]:
                             one[0] = j
-                            _gram_columns(XT, W, one, n_total, G, have_col)
+                            _gram_columns(XT32, W, one, n_total, G, have_col)
                         for k in range(d):
                             g[k] -= G[k, j] * step
                         for s in range(S):
@@ -480,7 +482,7 @@ def l1_path(Xs: np.ndarray, mask: np.ndarray, target: np.ndarray, lambdas: np.nd
     alpha0 = null_intercepts(mask, target)
     XT = np.ascontiguousarray(Xs.T)
     betas, alphas, losses, n_outer, converged, grad, n_fit = _cd_path(
-        XT, mask, target, lambdas, float(tol), int(max_outer), int(max_sweeps), bool(stop_early), alpha0)
+        XT, XT.astype(np.float32), mask, target, lambdas, float(tol), int(max_outer), int(max_sweeps), bool(stop_early), alpha0)
     if not np.all(converged[:n_fit]):
         import warnings
 

@@ -1,27 +1,66 @@
 """Linear SVM with recursive feature elimination (Lei & Han 2017, section 2.2.2).
 
 The report trained a linear-kernel SVM classifier on the binarised labels (0,1 -> 0;
-2,3,4 -> 1; cost tuned over 0.001, 0.01, 0.1, 1.5, 10, 100 on a 500-row sample: 0.001 won)
-and ran caret's ``rfe`` to keep the best 10 features. Here: an SVM classifier, not the
-pairwise RankSVM, to follow the report: scikit-learn's ``LinearSVC`` on standardised
-features, ``1/2 ||w||^2 + C sum_i loss(y_i (w.x_i + b))`` (liblinear; the bias is
-regularised too). ``loss="squared_hinge"`` (default, ``max(0, 1 - t)^2``) or ``"hinge"``
-(``max(0, 1 - t)``, the report's kernlab soft-margin SVM). The default is the squared hinge
-because with the hinge loss and few relevant rows the optimum is degenerate: on MQ2008 fold 1
-(19% relevant rows) the hinge SVM gives |w| < 2e-4 and b = -1 for every C from 0.001 to 1 (all
-rows on the irrelevant side), so |w| and the RFE order are numerical noise, while the squared
-hinge gives a usable model. Recursive feature elimination follows scikit-learn's
-``sklearn.feature_selection.RFE``: fit on the remaining features, drop the ``step`` features
-of smallest |w_j| (``step`` an integer, or a fraction of the initial feature count, at least
-1), refit, until one feature remains. ``ranking_`` is the reverse elimination order (the last
-survivor first); features dropped in the same round are ordered by their |w| in that round
+2,3,4 -> 1; cost tuned over 0.001, 0.01, 0.1, 1.5, 10, 100 on a 500-row sample: 0.001 won),
+estimated class probabilities from 50 bootstrap replicates of the training data, and ran
+caret's ``rfe`` ("svmLinear", 20-fold cross-validation) to keep the best 10 features. Here: an
+SVM classifier, not the pairwise RankSVM, to follow the report: scikit-learn's ``LinearSVC``
+on standardised features, ``1/2 ||w||^2 + C sum_i loss(y_i (w.x_i + b))`` (liblinear; the
+bias is regularised too). ``loss="squared_hinge"`` (default, ``max(0, 1 - t)^2``) or
+``"hinge"`` (``max(0, 1 - t)``, the report's kernlab soft-margin SVM). The default is the
+squared hinge because with the hinge loss and few relevant rows the optimum is degenerate: on
+MQ2008 fold 1 (19% relevant rows) the hinge SVM gives |w| < 2e-4 and b = -1 for every C from
+0.001 to 1 (all rows on the irrelevant side), so |w| and the RFE order are numerical noise,
+while the squared hinge gives a usable model. Features are standardised once, on all the
+rows used (the C choice, the bootstrap replicates and the RFE folds use that scale).
+
+Recursive feature elimination follows scikit-learn's ``sklearn.feature_selection.RFE``: fit
+on the remaining features, drop the ``step`` features of smallest |w_j| (``step`` an integer,
+or a fraction of the initial feature count, at least 1), refit, until one feature remains.
+``ranking_`` is the reverse elimination order of the run on all rows (the last survivor
+first); features dropped in the same round are ordered by their |w| in that round
 (scikit-learn gives them equal rank). With ``step=1`` the order equals ``RFE``'s ranking.
 
 ``C``: a number, or a list of numbers to choose from by ``cv``-fold cross-validated accuracy
-on all features (folds grouped by query, as caret tuned on accuracy); the choice goes to
-``chosen_["C"]``. ``predict_scores(X)`` = the decision value ``w.x + b`` of the SVM on all
-features (the report ranked by class probabilities estimated for that model, a monotone
-function of the decision value, so the ranking is the same).
+(held-out rows classified right / all rows, folds grouped by query; caret tuned on accuracy)
+on all features; the choice goes to ``chosen_["C"]``. ``tune_sample_size`` (default None =
+all rows; the report's 500): the C choice uses that many ROWS drawn uniformly without
+replacement (seeded by ``random_state``, a stream independent of ``sample_size``'s), as the
+report's "random sub-sample of size 500" of its observations; the folds group them by their
+query. The final SVM, the bootstrap and the RFE use all rows with the chosen C.
+
+``rfe_cv`` (default 0 = none; the report's 20), caret's ``rfe`` with ``rfeControl(method =
+"cv", number = 20)``: for each of ``rfe_cv`` folds grouped by query
+(``statistical.grouped_folds``), the whole elimination is run on the fold's training part and
+every round's SVM (and the last survivor's one-feature SVM) classifies the held-out part.
+``rfe_curve_`` = {subset size: mean over folds of the held-out accuracy}, sizes as the
+elimination visits them (d, d - step, ..., 1); ``rfe_best_size_`` the size of largest mean
+accuracy (ties to the smaller size, caret's preference for fewer features only on exact ties).
+As in caret, the resampling estimates the performance of each size; the ranking stays the
+elimination order of the full training set.
+
+``n_bootstrap`` (default 0; the report's 50): class probabilities from bootstrap replicates.
+Replicate b (b = 1..B) draws n rows with replacement (seeded; rows, as caret's bootstrap
+``createResample``), fits the SVM (chosen C, all features) on them, and fits Platt's sigmoid
+``P_b(relevant | f) = 1 / (1 + exp(A_b f + B_b))`` to its decision values ``f`` on its
+out-of-bag rows (``platt_sigmoid``: Platt's smoothed targets and the Newton method of Lin,
+Lin & Weng 2007, as libsvm/kernlab). ``predict_scores(X)`` is then the mean over replicates::
+
+    P(relevant | x) = (1/B) sum_b 1 / (1 + exp(A_b (w_b . x_s + c_b) + B_b))
+
+(x_s the standardised row), and ``bootstrap_accuracy_`` (B,) the replicates' out-of-bag
+accuracies (caret's bootstrap estimate of accuracy). Why this: the report says it "create[s]
+50 bootstrap replicates of the training data to estimate class probabilities within each test
+document", so the probabilities come from the replicates; out-of-bag rows are what a
+replicate has not seen, so its sigmoid is calibrated on held-out decision values (kernlab
+fits its sigmoid on cross-validated ones for the same reason), and averaging probabilities
+is bagging. If the report's caret call was instead ``train(..., trControl =
+trainControl(method = "boot", number = 50, classProbs = TRUE))``, caret used the replicates
+only to estimate accuracy and predicted with kernlab's Platt sigmoid of ONE SVM fitted on all
+rows: an increasing function of that SVM's decision value, which ranks exactly as
+``n_bootstrap=0`` does. With ``n_bootstrap=0``, ``predict_scores(X)`` = the decision value
+``w.x + b`` of the SVM on all features and all rows. The model stores coefficients, not
+estimators: ``boot_coef_`` (B, d), ``boot_intercept_`` (B,), ``platt_`` (B, 2) = (A_b, B_b).
 """
 from __future__ import annotations
 
@@ -40,6 +79,33 @@ def linear_svc(C: float, *, loss: str = "squared_hinge", tol: float = 1e-4, max_
                      random_state=random_state)
 
 
+def _eliminate(estimator, X: np.ndarray, y: np.ndarray, step, on_fit=None) -> tuple[np.ndarray, list[int]]:
+    """The elimination of ``rfe_order``; ``on_fit(columns, fitted)`` is called after every fit
+    (``columns`` the remaining column indices in index order, ``fitted`` the estimator fitted
+    on ``X[:, columns]``); with ``on_fit``, the last survivor is fitted alone too."""
+    from sklearn.base import clone
+
+    d = X.shape[1]
+    n_step = int(max(1, step * d)) if 0 < step < 1 else int(step)
+    remaining = np.arange(d)
+    eliminated: list[np.ndarray] = []
+    sizes: list[int] = []
+    while len(remaining) > 1:
+        est = clone(estimator).fit(X[:, remaining], y)
+        if on_fit is not None:
+            on_fit(remaining, est)
+        importance = np.abs(np.asarray(est.coef_).reshape(-1, len(remaining))).sum(axis=0)
+        ranks = np.argsort(importance)
+        cut = min(n_step, len(remaining) - 1)
+        sizes.append(len(remaining))
+        eliminated.append(remaining[ranks[:cut]])  # worst first
+        remaining = np.sort(remaining[ranks[cut:]])
+    if on_fit is not None:
+        on_fit(remaining, clone(estimator).fit(X[:, remaining], y))
+    order = [remaining] + [e[::-1] for e in reversed(eliminated)]
+    return np.concatenate(order).astype(np.int64), sizes
+
+
 def rfe_order(estimator, X: np.ndarray, y: np.ndarray, step=1) -> tuple[np.ndarray, list[int]]:
     """Recursive feature elimination down to one feature, as ``sklearn.feature_selection.RFE``.
 
@@ -50,23 +116,75 @@ def rfe_order(estimator, X: np.ndarray, y: np.ndarray, step=1) -> tuple[np.ndarr
     (reverse elimination order; within a round by |coef| descending); sizes the number of
     features fitted in each round.
     """
-    from sklearn.base import clone
+    return _eliminate(estimator, X, y, step)
 
-    d = X.shape[1]
-    n_step = int(max(1, step * d)) if 0 < step < 1 else int(step)
-    remaining = np.arange(d)
-    eliminated: list[np.ndarray] = []
-    sizes: list[int] = []
-    while len(remaining) > 1:
-        est = clone(estimator).fit(X[:, remaining], y)
-        importance = np.abs(np.asarray(est.coef_).reshape(-1, len(remaining))).sum(axis=0)
-        ranks = np.argsort(importance)
-        cut = min(n_step, len(remaining) - 1)
-        sizes.append(len(remaining))
-        eliminated.append(remaining[ranks[:cut]])  # worst first
-        remaining = np.sort(remaining[ranks[cut:]])
-    order = [remaining] + [e[::-1] for e in reversed(eliminated)]
-    return np.concatenate(order).astype(np.int64), sizes
+
+def rfe_heldout_accuracy(estimator, X_train, y_train, X_test, y_test, step=1) -> dict[int, float]:
+    """{subset size: accuracy on (X_test, y_test)} of the models of the elimination run on
+    (X_train, y_train) (every round's model and the last survivor's), sizes descending."""
+    accuracy: dict[int, float] = {}
+
+    def record(columns, fitted):
+        accuracy[len(columns)] = float(np.mean(fitted.predict(X_test[:, columns]) == y_test))
+
+    _eliminate(estimator, X_train, y_train, step, record)
+    return accuracy
+
+
+def platt_sigmoid(f: np.ndarray, y: np.ndarray, max_iter: int = 100, min_step: float = 1e-10,
+                  sigma: float = 1e-12, eps: float = 1e-5) -> tuple[float, float]:
+    """(A, B) of Platt's sigmoid ``P(y = 1 | f) = 1 / (1 + exp(A f + B))`` fitted to decision
+    values ``f`` (n,) and 0/1 labels ``y`` (n,): minimises the cross-entropy against Platt's
+    smoothed targets ``(N+ + 1) / (N+ + 2)`` for positives and ``1 / (N- + 2)`` for negatives
+    by Newton's method with backtracking (Lin, Lin & Weng 2007; libsvm's ``sigmoid_train``,
+    which kernlab uses). A sample of one class gives A = 0 (a constant probability)."""
+    from scipy.special import expit
+
+    f = np.asarray(f, dtype=np.float64)
+    y = np.asarray(y)
+    n_pos = float(np.sum(y == 1))
+    n_neg = float(len(y) - n_pos)
+    t = np.where(y == 1, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+
+    def objective(A, B):
+        z = A * f + B
+        return float(np.sum(t * z + np.logaddexp(0.0, -z)))
+
+    A, B = 0.0, float(np.log((n_neg + 1.0) / (n_pos + 1.0)))
+    fval = objective(A, B)
+    for _ in range(max_iter):
+        p = expit(-(A * f + B))  # P(y = 1)
+        d2 = p * (1.0 - p)
+        h11 = sigma + float(np.sum(f * f * d2))
+        h22 = sigma + float(np.sum(d2))
+        h21 = float(np.sum(f * d2))
+        d1 = t - p
+        g1 = float(np.sum(f * d1))
+        g2 = float(np.sum(d1))
+        if abs(g1) < eps and abs(g2) < eps:
+            break
+        det = h11 * h22 - h21 * h21
+        dA = -(h22 * g1 - h21 * g2) / det
+        dB = -(-h21 * g1 + h11 * g2) / det
+        gd = g1 * dA + g2 * dB
+        step = 1.0
+        while step >= min_step:
+            new = objective(A + step * dA, B + step * dB)
+            if new < fval + 1e-4 * step * gd:
+                A, B, fval = A + step * dA, B + step * dB, new
+                break
+            step /= 2.0
+        if step < min_step:  # line search failed: at the optimum within rounding
+            break
+    return A, B
+
+
+def _check_two_classes(yb: np.ndarray, what: str) -> None:
+    n_pos = int(np.sum(yb))
+    if n_pos == 0 or n_pos == len(yb):
+        kind = "irrelevant" if n_pos == 0 else "relevant"
+        raise ValueError(f"svm_rfe: {what} has a single class ({len(yb)} rows, all {kind}); an SVM needs "
+                         "relevant and irrelevant rows")
 
 
 class SVMRFE(Selector):
@@ -74,18 +192,28 @@ class SVMRFE(Selector):
 
     Parameters (defaults): C 0.001 (the report's tuned cost; a list -> chosen by grouped CV
     accuracy), step 1, relevant_min 2 (use 1 on 3-level LETOR data), loss "squared_hinge"
-    ("squared_hinge" or "hinge"), cv 5 (folds to choose C from a list), tol 1e-4, max_iter 10000,
-    sample_size None (all rows; the report used 10,000), random_state 0 (row sample and
-    LinearSVC), n_jobs 1 (folds of the C choice in parallel).
+    ("squared_hinge" or "hinge"), cv 5 (folds to choose C from a list), tune_sample_size None
+    (rows for the C choice: all; the report used 500), n_bootstrap 0 (replicates for class
+    probabilities; 0 = rank by the decision value; the report used 50), rfe_cv 0 (folds of the
+    resampled elimination; 0 = none; the report used 20), tol 1e-4, max_iter 10000,
+    sample_size None (all rows; the report used 10,000), random_state 0 (row samples,
+    bootstrap and LinearSVC), n_jobs 1 (C candidates, bootstrap replicates and RFE folds on
+    threads).
 
     Learned: ranking_, rounds_ (number of features in each elimination round), coef_ (d,)
     and intercept_ of the all-feature SVM (standardised scale), mean_/scale_, cv_accuracy_
-    (C -> accuracy, when C is a list), chosen_ {"C"}.
+    (C -> accuracy, when C is a list), tune_rows_ (indices of the rows used to choose C, into
+    the rows used, or None), with n_bootstrap: boot_coef_ (B, d), boot_intercept_ (B,),
+    platt_ (B, 2), bootstrap_accuracy_ (B,); with rfe_cv: rfe_curve_ {size: accuracy},
+    rfe_best_size_; chosen_ {"C", "n_rows", "cv_accuracy" and "n_tune_rows" (C from a list),
+    "bootstrap_accuracy" (mean out-of-bag accuracy), "rfe_best_size", "rfe_accuracy",
+    "rfe_curve" ([[size, accuracy], ...], for the selection file)}.
     """
 
     name = "svm_rfe"
 
     def __init__(self, C=0.001, step=1, relevant_min: int = 2, loss: str = "squared_hinge", cv: int = 5,
+                 tune_sample_size: int | None = None, n_bootstrap: int = 0, rfe_cv: int = 0,
                  tol: float = 1e-4, max_iter: int = 10000, sample_size: int | None = None,
                  random_state: int = 0, n_jobs: int = 1):
         self.C = C
@@ -93,6 +221,9 @@ class SVMRFE(Selector):
         self.relevant_min = relevant_min
         self.loss = loss
         self.cv = cv
+        self.tune_sample_size = tune_sample_size
+        self.n_bootstrap = n_bootstrap
+        self.rfe_cv = rfe_cv
         self.tol = tol
         self.max_iter = max_iter
         self.sample_size = sample_size
@@ -117,6 +248,12 @@ class SVMRFE(Selector):
         st.check_int("cv", self.cv, 2)
         st.check_int("max_iter", self.max_iter, 1)
         st.check_int("n_jobs", self.n_jobs, 1)
+        st.check_int("n_bootstrap", self.n_bootstrap, 0)
+        st.check_int("rfe_cv", self.rfe_cv, 0)
+        if self.rfe_cv == 1:
+            raise ValueError("rfe_cv must be 0 (no resampled elimination) or an integer >= 2, got 1")
+        if self.tune_sample_size is not None:
+            st.check_int("tune_sample_size", self.tune_sample_size, 2)
         st.check_sample_size(self.sample_size)
         if not self.tol > 0:
             raise ValueError(f"tol must be > 0, got {self.tol!r}")
@@ -124,12 +261,34 @@ class SVMRFE(Selector):
     def _svc(self, C):
         return linear_svc(C, loss=self.loss, tol=self.tol, max_iter=self.max_iter, random_state=self.random_state)
 
+    def _seed(self, *stream):
+        """Seed of an independent random stream (None when random_state is None)."""
+        return None if self.random_state is None else [int(self.random_state), *stream]
+
+    def _map(self, fn, items) -> list:
+        """[fn(item)] in order, on ``n_jobs`` threads when n_jobs > 1 (liblinear releases the GIL)."""
+        items = list(items)
+        if self.n_jobs > 1 and len(items) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(min(self.n_jobs, len(items))) as pool:
+                return list(pool.map(fn, items))
+        return [fn(item) for item in items]
+
     def _choose_C(self, Xs, yb, group) -> float:
         Cs = self._Cs()
         self.cv_accuracy_ = None
+        self.tune_rows_ = None
         if len(Cs) == 1:
             return Cs[0]
+        rows = st.subsample_rows(len(yb), self.tune_sample_size, self._seed(1))
+        if rows is not None:
+            self.tune_rows_ = rows.astype(np.int64)
+            Xs, yb, group = Xs[rows], yb[rows], group[rows]
+            _check_two_classes(yb, f"the {len(rows)}-row sample for choosing C (tune_sample_size)")
         folds = st.grouped_folds(group, self.cv)
+        for i, (train, _) in enumerate(folds, start=1):
+            _check_two_classes(yb[train], f"the training part of C-choice fold {i} of {self.cv}")
 
         def accuracy(C):
             hits = 0
@@ -137,15 +296,52 @@ class SVMRFE(Selector):
                 hits += int(np.sum(self._svc(C).fit(Xs[train], yb[train]).predict(Xs[test]) == yb[test]))
             return hits / len(yb)
 
-        if self.n_jobs > 1:
-            from concurrent.futures import ThreadPoolExecutor
-
-            with ThreadPoolExecutor(self.n_jobs) as pool:
-                acc = list(pool.map(accuracy, Cs))
-        else:
-            acc = [accuracy(C) for C in Cs]
+        acc = self._map(accuracy, Cs)
         self.cv_accuracy_ = dict(zip(Cs, acc))
+        self.n_tune_rows_ = int(len(yb))
         return Cs[int(np.argmax(acc))]  # ties: the first (smallest if the list ascends)
+
+    def _bootstrap(self, Xs, yb, C) -> None:
+        """Fit the replicates (module doc): boot_coef_, boot_intercept_, platt_, bootstrap_accuracy_."""
+        n = len(yb)
+        B = self.n_bootstrap
+
+        def replicate(b):
+            rng = np.random.default_rng(self._seed(2, b))
+            rows = rng.integers(0, n, size=n)
+            oob = np.ones(n, dtype=bool)
+            oob[rows] = False
+            _check_two_classes(yb[rows], f"bootstrap replicate {b + 1} of {B}")
+            if not oob.any():
+                raise ValueError(f"svm_rfe: bootstrap replicate {b + 1} of {B} has no out-of-bag row "
+                                 f"({n} rows); use more rows")
+            svc = self._svc(C).fit(Xs[rows], yb[rows])
+            w, c = svc.coef_[0].copy(), float(svc.intercept_[0])
+            f = Xs[oob] @ w + c
+            A, Bp = platt_sigmoid(f, yb[oob])
+            return w, c, (A, Bp), float(np.mean((f > 0).astype(np.int64) == yb[oob]))
+
+        out = self._map(replicate, range(B))
+        self.boot_coef_ = np.array([o[0] for o in out], dtype=np.float64).reshape(B, Xs.shape[1])
+        self.boot_intercept_ = np.array([o[1] for o in out], dtype=np.float64)
+        self.platt_ = np.array([o[2] for o in out], dtype=np.float64).reshape(B, 2)
+        self.bootstrap_accuracy_ = np.array([o[3] for o in out], dtype=np.float64)
+
+    def _rfe_curve(self, Xs, yb, group, C) -> None:
+        """Resampled elimination (module doc): rfe_curve_, rfe_best_size_."""
+        n_queries = len(np.unique(group))
+        if n_queries < self.rfe_cv:
+            raise ValueError(f"svm_rfe: rfe_cv={self.rfe_cv} folds need at least {self.rfe_cv} queries, "
+                             f"the data has {n_queries}")
+        folds = st.grouped_folds(group, self.rfe_cv)
+        for i, (train, _) in enumerate(folds, start=1):
+            _check_two_classes(yb[train], f"the training part of RFE fold {i} of {self.rfe_cv} (rfe_cv)")
+        per_fold = self._map(lambda fold: rfe_heldout_accuracy(self._svc(C), Xs[fold[0]], yb[fold[0]], Xs[fold[1]],
+                                                               yb[fold[1]], self.step), folds)
+        sizes = list(per_fold[0])
+        self.rfe_curve_ = {int(s): float(np.mean([acc[s] for acc in per_fold])) for s in sizes}
+        best = max(self.rfe_curve_.values())
+        self.rfe_best_size_ = min(s for s, a in self.rfe_curve_.items() if a == best)
 
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
         self.validate_params()
@@ -160,8 +356,44 @@ class SVMRFE(Selector):
         self.chosen_ = {"C": C, "n_rows": int(len(yb))}
         if self.cv_accuracy_ is not None:
             self.chosen_["cv_accuracy"] = float(self.cv_accuracy_[C])
+            self.chosen_["n_tune_rows"] = self.n_tune_rows_
+        for name in ("boot_coef_", "boot_intercept_", "platt_", "bootstrap_accuracy_", "rfe_curve_",
+                     "rfe_best_size_"):
+            if hasattr(self, name):  # a refit without them must not keep an earlier fit's
+                delattr(self, name)
+        if self.n_bootstrap:
+            self._bootstrap(Xs, yb, C)
+            self.chosen_["bootstrap_accuracy"] = float(self.bootstrap_accuracy_.mean())
+        if self.rfe_cv:
+            self._rfe_curve(Xs, yb, group, C)
+            self.chosen_.update({"rfe_best_size": int(self.rfe_best_size_),
+                                 "rfe_accuracy": self.rfe_curve_[self.rfe_best_size_],
+                                 "rfe_curve": [[s, a] for s, a in self.rfe_curve_.items()]})
 
-    def predict_scores(self, X) -> np.ndarray:
-        """(m,) decision value of the all-feature SVM for raw features X (m, d)."""
+    def decision_function(self, X) -> np.ndarray:
+        """(m,) decision value ``w.x + b`` of the all-feature SVM for raw features X (m, d)."""
         Xs = (np.asarray(X, dtype=np.float64) - self.mean_) / self.scale_
         return Xs @ self.coef_ + self.intercept_
+
+    def predict_proba_relevant(self, X, block_rows: int = 65536) -> np.ndarray:
+        """(m,) bootstrap estimate of P(relevant | x) (module doc), for raw features X (m, d);
+        needs ``n_bootstrap >= 1``. Rows in blocks, so memory is O(block_rows * B)."""
+        if not hasattr(self, "platt_"):
+            raise ValueError("svm_rfe: P(relevant) needs a model fitted with n_bootstrap >= 1")
+        from scipy.special import expit
+
+        X = np.asarray(X, dtype=np.float64)
+        out = np.empty(len(X))
+        A, B = self.platt_[:, 0], self.platt_[:, 1]
+        for lo in range(0, len(X), block_rows):
+            Xs = (X[lo:lo + block_rows] - self.mean_) / self.scale_
+            F = Xs @ self.boot_coef_.T + self.boot_intercept_  # (rows, B)
+            out[lo:lo + block_rows] = expit(-(F * A + B)).mean(axis=1)
+        return out
+
+    def predict_scores(self, X) -> np.ndarray:
+        """(m,) scores for ranking raw features X (m, d): the bootstrap P(relevant | x) when
+        fitted with ``n_bootstrap >= 1``, else the all-feature SVM's decision value."""
+        if hasattr(self, "platt_"):
+            return self.predict_proba_relevant(X)
+        return self.decision_function(X)
