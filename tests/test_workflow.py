@@ -248,7 +248,7 @@ def test_interrupted_run_resumes_with_only_the_unfinished_jobs(tmp_path, finishe
 
 def test_slurm_profile_asks_resources_that_grow_with_the_input(finished):
     """On the finished run (every input present), a forced dry run through profiles/slurm shows
-    each train job's request: 500 + 8 x input MB of memory, 30 + 1 x input MB minutes
+    each train job's request: 500 + 4 x input MB of memory, 30 + 1 x input MB minutes
     (workflow/rules/common.smk ``scaled``), its ranker's threads, and no placeholder partition
     or account (the cluster's default partition, no -A)."""
     result = snakemake(finished, "-n", "-F", "--profile", str(REPO / "profiles/slurm"))
@@ -261,7 +261,7 @@ def test_slurm_profile_asks_resources_that_grow_with_the_input(finished):
     fold = finished / "results/synthetic-tiny/fold1"
     mb = sum((fold / name).stat().st_size for name in
              ("select/importance.json", "data/train.npz", "data/vali.npz", "data/test.npz")) / 1024 ** 2
-    assert int(resources["mem_mb"]) == int(np.ceil(500 + 8 * mb))
+    assert int(resources["mem_mb"]) == int(np.ceil(500 + 4 * mb))
     assert int(resources["runtime"]) == int(np.ceil(30 + mb))
     assert "slurm_partition" not in resources and "slurm_account" not in resources
     scores = [block for block in blocks if block.startswith("rule score:")]
@@ -294,12 +294,13 @@ def test_every_rule_has_a_log_and_a_benchmark():
 
 ALL_ARTEFACTS_CONFIG = {
     **CONFIG,
-    "experiments": {"tiny": {**CONFIG["experiments"]["tiny"], "methods": ["waf", "greedy", "fsm", "gas", "rf", "fs_ed"],
+    "experiments": {"tiny": {**CONFIG["experiments"]["tiny"], "methods": ["waf", "greedy", "fsm", "gas", "rf", "fs_ed", "cr"],
                              "rankers": ["rankrls"], "k": [2, 4]}},
     "methods": {**CONFIG["methods"], "greedy": {"algorithm": "greedy_rankrls", "params": {"k": 6}},
                 "fsm": {"algorithm": "fsmrank", "params": {"lambda1": 0.01, "lambda2": 0.001}},
                 "gas": {"algorithm": "gas_e", "params": {"c": 0.1}},
-                "rf": {"algorithm": "rf_importance", "params": {"n_estimators": 20, "cv": 2}}},
+                "rf": {"algorithm": "rf_importance", "params": {"n_estimators": 20, "cv": 2}},
+                "cr": {"algorithm": "ordinal_cr"}},
     "rankers": {"rankrls": {"algorithm": "rankrls", "params": {"lam": 4.0}}},
 }
 
@@ -311,10 +312,11 @@ def test_registry_decides_the_artefact_targets():
 
     methods = {m: ALL_ARTEFACTS_CONFIG["methods"][m] for m in ALL_ARTEFACTS_CONFIG["experiments"]["tiny"]["methods"]}
     assert artefacts.stems(methods, SELECTORS) == [
-        "importance_MAP", "importance_NDCG10", "kendall", "densities_fs_ed", "elimination_rf", "chosen_k",
-        "path_greedy", "convergence_fsm"]
+        "importance_MAP", "importance_NDCG10", "kendall", "densities_fs_ed", "elimination_rf", "importance_plot_rf",
+        "criterion_cr", "chosen_k", "path_greedy", "convergence_fsm"]
     assert artefacts.stems({"waf": {"algorithm": "waf"}}, SELECTORS) == []
-    assert artefacts.stems({"rf": {"algorithm": "rf_importance", "params": {"curve": False}}}, SELECTORS) == []
+    assert artefacts.stems({"rf": {"algorithm": "rf_importance", "params": {"curve": False}}},
+                           SELECTORS) == ["importance_plot_rf"]  # no curve: no elimination figure
 
 
 def test_every_declared_artefact_is_drawn_from_its_stage_files(tmp_path):
