@@ -19,24 +19,16 @@ rule reference:
         "../scripts/reference.py"
 
 
-rule reference_as:
+use rule reference as reference_as with:
     """The reference rows in another metric convention (an experiment's ``also_conventions``)."""
-    input:
-        vali=f"{FOLD}/data/vali.npz",
-        test=f"{FOLD}/data/test.npz",
     output:
         f"{FOLD}/reference_{{as_convention}}.tsv",
-    resources:
-        mem_mb=scaled(500, 4),
-        runtime=scaled(5, 0.2),
-    conda:
-        "../../envs/ltrfs.yaml"
+    params:
+        convention=lambda w: w.as_convention,
     log:
         "logs/reference/{dataset}/fold{fold}_{as_convention}.log",
     benchmark:
         "benchmarks/reference/{dataset}/fold{fold}_{as_convention}.tsv"
-    script:
-        "../scripts/reference.py"
 
 
 rule rescore:
@@ -60,37 +52,6 @@ rule rescore:
         "benchmarks/rescore/{dataset}/fold{fold}/{method}/{ranker}_{as_convention}.tsv"
     script:
         "../scripts/rescore.py"
-
-
-rule tables_as:
-    """The experiment's tables with the same models evaluated in another convention."""
-    input:
-        lambda w: [r["path"] for r in run_records(w.experiment, w.dataset, w.as_convention)],
-        lambda w: [r["path"] for r in reference_records(w.experiment, w.dataset, w.as_convention)],
-    output:
-        csv=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.{{as_convention}}.csv",
-        md=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.{{as_convention}}.md",
-        compare=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.{{as_convention}}_compare.csv",
-    params:
-        pairs=lambda w: config["experiments"][w.experiment].get("compare", []),
-        runs=lambda w: run_records(w.experiment, w.dataset, w.as_convention),
-        references=lambda w: reference_records(w.experiment, w.dataset, w.as_convention),
-        metric=lambda w: table_metric(w.experiment),
-        columns=lambda w: [column_name(m) for m in config["experiments"][w.experiment].get("metrics", [])],
-        title=lambda w: f"{experiment_title(w.experiment, w.dataset)}, {w.as_convention} convention",
-        baselines=lambda w: baselines(w.experiment),
-        own=lambda w: own_rankers(w.experiment),
-    resources:
-        mem_mb=scaled(500, 4),
-        runtime=scaled(5, 0.2),
-    conda:
-        "../../envs/ltrfs.yaml"
-    log:
-        "logs/tables/{dataset}/{experiment}.{as_convention}.log",
-    benchmark:
-        "benchmarks/tables/{dataset}/{experiment}.{as_convention}.tsv"
-    script:
-        "../scripts/tables.py"
 
 
 rule published:
@@ -146,6 +107,25 @@ rule tables:
         "benchmarks/tables/{dataset}/{experiment}.tsv"
     script:
         "../scripts/tables.py"
+
+
+use rule tables as tables_as with:
+    """The experiment's tables with the same models evaluated in another convention."""
+    input:
+        lambda w: [r["path"] for r in run_records(w.experiment, w.dataset, w.as_convention)],
+        lambda w: [r["path"] for r in reference_records(w.experiment, w.dataset, w.as_convention)],
+    output:
+        csv=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.{{as_convention}}.csv",
+        md=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.{{as_convention}}.md",
+        compare=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.{{as_convention}}_compare.csv",
+    params:
+        runs=lambda w: run_records(w.experiment, w.dataset, w.as_convention),
+        references=lambda w: reference_records(w.experiment, w.dataset, w.as_convention),
+        title=lambda w: f"{experiment_title(w.experiment, w.dataset)}, {w.as_convention} convention",
+    log:
+        "logs/tables/{dataset}/{experiment}.{as_convention}.log",
+    benchmark:
+        "benchmarks/tables/{dataset}/{experiment}.{as_convention}.tsv"
 
 
 rule path_metrics:

@@ -4,4 +4,4 @@ from ltrfs.util import log_to
 
 log_to(snakemake.log[0])
 reference({"vali": snakemake.input.vali, "test": snakemake.input.test}, snakemake.output[0],
-          convention=snakemake.wildcards.get("as_convention") or snakemake.params.convention)
+          convention=snakemake.params.convention)

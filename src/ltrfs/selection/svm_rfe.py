@@ -298,7 +298,6 @@ class SVMRFE(Selector):
 
         acc = self._map(accuracy, Cs)
         self.cv_accuracy_ = dict(zip(Cs, acc))
-        self.n_tune_rows_ = int(len(yb))
         return Cs[int(np.argmax(acc))]  # ties: the first (smallest if the list ascends)
 
     def _bootstrap(self, Xs, yb, C) -> None:
@@ -356,7 +355,7 @@ class SVMRFE(Selector):
         self.chosen_ = {"C": C, "n_rows": int(len(yb))}
         if self.cv_accuracy_ is not None:
             self.chosen_["cv_accuracy"] = float(self.cv_accuracy_[C])
-            self.chosen_["n_tune_rows"] = self.n_tune_rows_
+            self.chosen_["n_tune_rows"] = len(yb) if self.tune_rows_ is None else len(self.tune_rows_)
         for name in ("boot_coef_", "boot_intercept_", "platt_", "bootstrap_accuracy_", "rfe_curve_",
                      "rfe_best_size_"):
             if hasattr(self, name):  # a refit without them must not keep an earlier fit's
