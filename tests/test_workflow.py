@@ -49,6 +49,12 @@ def snakemake(workdir: Path, *args, check=True, background=False):
     return result
 
 
+def train_jobs(jobs: dict[str, int]) -> int:
+    """The train jobs of a dry run's job stats: rule train (per ranker) and the batched
+    ``train_{dataset}_{method}`` rules."""
+    return sum(n for rule, n in jobs.items() if rule == "train" or rule.startswith("train_"))
+
+
 def planned_jobs(result) -> dict[str, int]:
     """Rule -> job count from a dry run's job stats ({} when there is nothing to do)."""
     out = result.stdout + result.stderr
@@ -120,9 +126,23 @@ def test_table_matches_runs_and_models(finished):
     md = (root / "tables/tiny.md").read_text()
     assert f"{row['NDCG@10']:.4f} ± {row['NDCG@10_std']:.4f}" in md
     assert (finished / "results/figures/tiny/synthetic-tiny_NDCG10.png").stat().st_size > 10_000
-    # every job left a log and a benchmark file
+    # a log per (fold, method, ranker) and a benchmark file per batched job (fold, method)
     assert len(list((finished / "logs/train").rglob("*.log"))) == 16
-    assert len(list((finished / "benchmarks/train").rglob("*.tsv"))) == 16
+    assert len(list((finished / "benchmarks/train").rglob("*.tsv"))) == 8
+    assert "train ranksvm: 1 of 1 k values" in (finished / "logs/train/synthetic-tiny/fold1/waf/ranksvm.log").read_text()
+    assert "train lambdamart: 1 of 1" in (finished / "logs/train/synthetic-tiny/fold1/waf/lambdamart.log").read_text()
+
+
+def test_per_ranker_train_jobs_give_the_same_tables(tmp_path, finished):
+    """train_batch: false, one job per ranker (rule train): the same run files and table as the
+    batched jobs of the finished run."""
+    write_config(tmp_path, {**CONFIG, "train_batch": False})
+    assert planned_jobs(snakemake(tmp_path, "-n"))["train"] == 16
+    snakemake(tmp_path)
+    for path in ["results/synthetic-tiny/tables/tiny.csv",
+                 *(f"results/synthetic-tiny/fold{f}/runs/{m}/{r}.tsv" for f in (1, 2) for m in CONFIG["experiments"]["tiny"]["methods"]
+                   for r in ("ranksvm", "lambdamart"))]:
+        assert (tmp_path / path).read_bytes() == (finished / path).read_bytes(), path
 
 
 def test_feature_reports_follow_the_methods(finished):
@@ -156,7 +176,8 @@ def test_own_ranker_runs_only_for_methods_with_a_model(tmp_path):
     write_config(tmp_path, config)
     out = snakemake(tmp_path, "-n")
     # per fold: waf and ordinal_cr with ranksvm, ordinal_cr with its own model; not waf with own
-    assert planned_jobs(out)["train"] == 6
+    assert planned_jobs(out)["train_synthetic_tiny_ordinal_cr"] == 2 and planned_jobs(out)["train_synthetic_tiny_waf"] == 2
+    assert re.search(r"rule train_synthetic_tiny_ordinal_cr:\n    input: [^\n]*select/ordinal_cr.pkl", out.stdout)
     assert "runs/waf/own.tsv" not in out.stdout + out.stderr
 
 
@@ -182,14 +203,15 @@ def test_rerun_does_nothing_and_a_method_edit_reruns_only_that_method(finished):
         # 2 folds x (1 selection + 2 rankers x train, which also evaluates), then the table, its figure,
         # the bars at the chosen k and the top-feature table (the importance bars read the
         # unchanged score files)
-        assert jobs == {"select": 2, "train": 4, "tables": 1, "figure_metric_vs_k": 1,
+        assert jobs == {"select": 2, "train_synthetic_tiny_importance": 2, "tables": 1, "figure_metric_vs_k": 1,
                         "artefact": 1, "top_features": 1, "all": 1}
         # a new k retrains the methods that use k, not WAF, and selects nothing again
         config = json.loads(json.dumps(CONFIG))
         config["experiments"]["tiny"]["k"].append(3)
         write_config(finished, config)
         jobs = planned_jobs(snakemake(finished, "-n"))
-        assert jobs == {"train": 12, "tables": 1, "figure_metric_vs_k": 1, "artefact": 1, "all": 1}
+        assert jobs == {"train_synthetic_tiny_random": 2, "train_synthetic_tiny_importance": 2,
+                        "train_synthetic_tiny_fs_ed": 2, "tables": 1, "figure_metric_vs_k": 1, "artefact": 1, "all": 1}
     finally:
         write_config(finished, CONFIG)
 
@@ -249,21 +271,21 @@ def test_interrupted_run_resumes_with_only_the_unfinished_jobs(tmp_path, finishe
 
 def test_slurm_profile_asks_resources_that_grow_with_the_input(finished):
     """On the finished run (every input present), a forced dry run through profiles/slurm shows
-    each train job's request: 500 + 4 x input MB of memory, 30 + 1 x input MB minutes
-    (workflow/rules/common.smk ``scaled``), its ranker's threads, and no placeholder partition
-    or account (the cluster's default partition, no -A)."""
+    each batched train job's request: 500 + 4 x input MB of memory, (30 + 1 x input MB) minutes
+    per ranker (workflow/rules/common.smk ``scaled``), its rankers' threads, and no placeholder
+    partition or account (the cluster's default partition, no -A)."""
     result = snakemake(finished, "-n", "-F", "--profile", str(REPO / "profiles/slurm"))
     out = result.stdout + result.stderr
     blocks = re.split(r"(?m)^(?=(?:local)?rule \w+:)", out)
-    jobs = [block for block in blocks if block.startswith("rule train:")
-            and "fold=1, method=importance, ranker=ranksvm" in block]
+    jobs = [block for block in blocks if block.startswith("rule train_synthetic_tiny_importance:")
+            and "wildcards: fold=1" in block]
     assert len(jobs) == 1, out[-3000:]
     resources = dict(item.split("=", 1) for item in re.search(r"resources: (.*)", jobs[0]).group(1).split(", "))
     fold = finished / "results/synthetic-tiny/fold1"
     mb = sum((fold / name).stat().st_size for name in
              ("select/importance.json", "data/train.npz", "data/vali.npz", "data/test.npz")) / 1024 ** 2
     assert int(resources["mem_mb"]) == int(np.ceil(500 + 4 * mb))
-    assert int(resources["runtime"]) == int(np.ceil(30 + mb))
+    assert int(resources["runtime"]) == int(np.ceil(2 * (30 + mb)))  # two rankers
     assert "slurm_partition" not in resources and "slurm_account" not in resources
     scores = [block for block in blocks if block.startswith("rule score:")]
     threads = {re.search(r"scorer=(\w+)", b).group(1): re.search(r"threads: (\d+)", b) for b in scores}
@@ -273,7 +295,7 @@ def test_slurm_profile_asks_resources_that_grow_with_the_input(finished):
 def test_generic_cluster_profile_dry_run(tmp_path):
     write_config(tmp_path, CONFIG)
     result = snakemake(tmp_path, "-n", "--profile", str(REPO / "profiles/generic"))
-    assert planned_jobs(result)["train"] == 16
+    assert train_jobs(planned_jobs(result)) == 8
 
 
 def test_workflow_passes_snakemake_lint():

@@ -24,6 +24,7 @@ DEFAULTS = {
     "conventions": {},
     "chunks": {},
     "datasets_present_only": False,
+    "train_batch": True,
 }
 EXPERIMENT_DEFAULTS = {"k": [5, 10, 20], "figure_metrics": ["NDCG@10", "MAP"]}
 
@@ -39,7 +40,7 @@ def _where(error: jsonschema.ValidationError) -> str:
 def check(config: dict, schema_path, registry: dict | None = None) -> dict:
     """Validate ``config`` in place (defaults filled) and return it; raise ConfigError."""
     schema = yaml.safe_load(Path(schema_path).read_text())
-    for key in ("datasets_present_only",):  # --config key=true arrives as a string
+    for key in ("datasets_present_only", "train_batch"):  # --config key=true arrives as a string
         if isinstance(config.get(key), str) and config[key].lower() in ("true", "false", "yes", "no"):
             config[key] = config[key].lower() in ("true", "yes")
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(config))
@@ -157,6 +158,19 @@ def k_grid(config: dict, dataset: str, method: str, ranker: str) -> list[int]:
         if dataset in e["datasets"] and method in e["methods"] and ranker in e["rankers"]:
             ks.update(e["k"])
     return sorted(ks)
+
+
+def train_batches(config: dict) -> dict:
+    """(dataset, method) -> its rankers in the experiments being run, in the order they are
+    first listed: what one batched train job trains (``train_batch``)."""
+    batches: dict = {}
+    for name in config["run"]:
+        e = config["experiments"][name]
+        for dataset in e["datasets"]:
+            for method in e["methods"]:
+                rankers = batches.setdefault((dataset, method), [])
+                rankers.extend(r for r in e["rankers"] if r not in rankers)
+    return batches
 
 
 def validation_metric_of(config: dict, experiment: str) -> str:

@@ -373,9 +373,10 @@ def train(selection_path, ranker_name: str, ranker: dict, train_path, vali_path,
     ``train_own``). With ``out_run`` (and ``test_path``) the models are also evaluated on vali
     and test in the same process and the run file written (``run_text``, ``run_ties`` as its
     ``ties``): the workflow's train jobs do this, so that no second job loads the models and
-    their libraries again."""
+    their libraries again. ``train_path``, ``vali_path`` and ``test_path`` are ``.npz`` files or
+    loaded ``RankingData`` (a batched train job loads them once for all its rankers)."""
     selection = json.loads(Path(selection_path).read_text())
-    train_data, vali_data = io.load_npz(train_path), io.load_npz(vali_path)
+    train_data, vali_data = _loaded(train_path), _loaded(vali_path)
     if ranker["algorithm"] == OWN:
         models, by_k = train_own(selection, load_selector(selector_path, selection), ks=ks)
         info = {"ranker": ranker_name, "algorithm": OWN, "method": selection["method"],
@@ -384,10 +385,15 @@ def train(selection_path, ranker_name: str, ranker: dict, train_path, vali_path,
         models, info = _train_ranker(selection, ranker_name, ranker, train_data, vali_data, ks=ks, metric=metric,
                                      convention=convention, seed=seed, threads=threads, ties=ties)
     if out_run is not None:
-        splits = {"vali": vali_data, "test": io.load_npz(test_path)}
+        splits = {"vali": vali_data, "test": _loaded(test_path)}
         write_text(out_run, run_text(models, splits, convention=convention, ties=run_ties))
     save_models(out_model, models)
     write_json(out_info, info)
+
+
+def _loaded(data) -> RankingData:
+    """``data`` itself when it is loaded, else the ``.npz`` file it names."""
+    return data if isinstance(data, RankingData) else io.load_npz(data)
 
 
 def _train_ranker(selection: dict, ranker_name: str, ranker: dict, train_data: RankingData,

@@ -139,6 +139,8 @@ def log_to(path=None, level: str = "INFO") -> None:
     handler = logging.FileHandler(path, mode="w") if path else logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%H:%M:%S"))
     root = logging.getLogger()
+    for old in root.handlers:  # a batched job moves from one ranker's log to the next
+        old.close()
     root.handlers[:] = [handler]
     root.setLevel(level)
     logging.captureWarnings(True)

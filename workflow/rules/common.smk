@@ -4,6 +4,7 @@ import os
 import re
 import sys
 from pathlib import Path
+from types import SimpleNamespace as Namespace
 
 # the jobs import this checkout's package, also inside conda environments (--use-conda)
 os.environ.update(
@@ -11,7 +12,8 @@ os.environ.update(
 )
 
 from ltrfs import artefacts
-from ltrfs.config import ConfigError, check, convention_of, folds_of, k_grid, train_metrics, validation_metric_of
+from ltrfs.config import (ConfigError, check, convention_of, folds_of, k_grid, train_batches, train_metrics,
+                          validation_metric_of)
 from ltrfs.datasets.download import available
 from ltrfs.datasets.registry import feature_names, load_registry
 from ltrfs.experiments import METRIC_COLUMNS, OWN, column_name, has_own_predictions
@@ -196,6 +198,24 @@ def train_threads(wildcards):
     if config["rankers"][wildcards.ranker]["algorithm"] == OWN:
         return config["methods"][wildcards.method].get("threads", 1)
     return config["rankers"][wildcards.ranker].get("threads", 1)
+
+
+def batch_rule_name(dataset, method):
+    """``train_{dataset}_{method}`` with every character outside [A-Za-z0-9_] made ``_``."""
+    return re.sub(r"\W", "_", f"train_{dataset}_{method}")
+
+
+def batch_jobs(dataset, method, rankers, fold):
+    """One batched train job's per-ranker settings, as the per-ranker rule's params would be."""
+    jobs = []
+    for ranker in rankers:
+        w = {"dataset": dataset, "fold": fold, "method": method, "ranker": ranker}
+        wildcards = Namespace(**w)
+        jobs.append({"ranker": ranker, "config": config["rankers"][ranker], "k": train_ks(wildcards),
+                     "metric": TRAIN_METRICS.get((dataset, method, ranker), config["validation_metric"]),
+                     "seed": stable_seed(config["seed"], dataset, fold, method, ranker),
+                     "threads": train_threads(wildcards), "own": config["rankers"][ranker]["algorithm"] == OWN})
+    return jobs
 
 
 def scorer_inputs(wildcards):
