@@ -15,6 +15,7 @@ include: "workflow/rules/select.smk"
 include: "workflow/rules/train.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/leaderboard.smk"
 
 
 rule all:

@@ -145,6 +145,45 @@ def test_per_ranker_train_jobs_give_the_same_tables(tmp_path, finished):
         assert (tmp_path / path).read_bytes() == (finished / path).read_bytes(), path
 
 
+def test_leaderboard_follows_the_tables_and_selections(finished):
+    root = finished / "results"
+    table = pd.read_csv(root / "synthetic-tiny/tables/tiny.csv", dtype={"k": str})
+    board = pd.read_csv(root / "leaderboard/leaderboard.csv").set_index("method")
+    assert set(board.index) == {"random", "importance", "fs_ed"} and set(board.scope) == {"tiny"}  # WAF is the bar
+    # mean ranks recomputed from the table: blocks (ranker x k), k = 2 and 4 (k = 40 > 12 features is dropped)
+    rows = table[table.k.isin(["2", "4"]) & table.method.isin(board.index)]
+    wide = rows.pivot(index=["ranker", "k"], columns="method", values="NDCG@10")
+    assert wide.shape == (4, 3) and (board["blocks_NDCG@10"] == 4).all()
+    ranks = wide.rank(axis=1, ascending=False).mean()
+    for method in board.index:
+        assert board.loc[method, "rank_NDCG@10"] == pytest.approx(ranks[method])
+    assert board["rank_NDCG@10"].is_monotonic_increasing  # sorted, best first
+    # stability from the folds' selections, by hand: Jaccard of the top-2 and top-4 sets, mean over k
+    tops = {f: json.loads((root / f"synthetic-tiny/fold{f}/select/importance.json").read_text())["ranking"] for f in (1, 2)}
+    jac = np.mean([len(set(tops[1][:k]) & set(tops[2][:k])) / len(set(tops[1][:k]) | set(tops[2][:k])) for k in (2, 4)])
+    assert board.loc["importance", "jaccard"] == pytest.approx(jac)
+    # cost: the select job and the scorer jobs it reads, from their benchmark files
+    cost = pd.read_csv(root / "leaderboard/cost.csv").set_index("method")
+    bench = finished / "benchmarks"
+    per_fold = [sum(pd.read_csv(p, sep="\t").cpu_time.iloc[-1] for p in
+                    (bench / f"select/synthetic-tiny/fold{f}/importance.tsv", bench / f"score/synthetic-tiny/fold{f}/single_feature.tsv"))
+                for f in (1, 2)]
+    assert cost.loc["importance", "cpu_s"] == pytest.approx(np.mean(per_fold), abs=1e-6)
+    small = pd.read_csv(root / "leaderboard/smallest_k.csv")
+    assert len(small) == 6 and set(small.metric) == {"NDCG@10"}
+    md = (root / "leaderboard/leaderboard.md").read_text()
+    assert "## Experiment tiny" in md and "Friedman p =" in md and "## How many features can be dropped" in md
+    # the planted features (truth.json): the selectors that find them rank above random
+    recovery = pd.read_csv(root / "leaderboard/planted_recovery.csv")
+    assert set(recovery.k) == {2, 4} and (recovery.folds == 2).all()
+    for method in ("importance", "fs_ed"):
+        assert board.loc[method, "planted_precision"] > board.loc["random", "planted_precision"]
+        assert board.loc[method, "rank_NDCG@10"] < board.loc["random", "rank_NDCG@10"]
+    assert "## Planted features found" in md
+    for png in ("critical_difference", "stability", "accuracy_vs_cost", "planted_recovery"):
+        assert (root / f"leaderboard/{png}.png").stat().st_size > 10_000
+
+
 def test_feature_reports_follow_the_methods(finished):
     figures = finished / "results/figures/tiny/features"
     # importance and fs_ed read the single-feature table; fs_ed draws its densities and the
@@ -204,14 +243,15 @@ def test_rerun_does_nothing_and_a_method_edit_reruns_only_that_method(finished):
         # the bars at the chosen k and the top-feature table (the importance bars read the
         # unchanged score files)
         assert jobs == {"select": 2, "train_synthetic_tiny_importance": 2, "tables": 1, "figure_metric_vs_k": 1,
-                        "artefact": 1, "top_features": 1, "all": 1}
+                        "artefact": 1, "top_features": 1, "leaderboard": 1, "all": 1}
         # a new k retrains the methods that use k, not WAF, and selects nothing again
         config = json.loads(json.dumps(CONFIG))
         config["experiments"]["tiny"]["k"].append(3)
         write_config(finished, config)
         jobs = planned_jobs(snakemake(finished, "-n"))
         assert jobs == {"train_synthetic_tiny_random": 2, "train_synthetic_tiny_importance": 2,
-                        "train_synthetic_tiny_fs_ed": 2, "tables": 1, "figure_metric_vs_k": 1, "artefact": 1, "all": 1}
+                        "train_synthetic_tiny_fs_ed": 2, "tables": 1, "figure_metric_vs_k": 1, "artefact": 1,
+                        "leaderboard": 1, "all": 1}
     finally:
         write_config(finished, CONFIG)
 

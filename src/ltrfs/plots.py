@@ -340,3 +340,135 @@ def grouped_bars(rows: pd.DataFrame, group: str, bar: str, value: str, png, pdf=
     if title:
         ax.set_title(title, fontsize=10)
     save(fig, png, pdf)
+
+
+def cd_diagrams(diagrams: list, png, *, alpha: float = 0.05) -> None:
+    """Critical-difference diagrams (Demsar 2006), one panel per (scope, metric, statistics) of
+    ``leaderboard.board``: each method at its mean rank (1 = best, on the left), a bar joining
+    the methods whose Nemenyi test does not separate them at ``alpha``
+    (``scikit_posthocs.critical_difference_diagram``)."""
+    import scikit_posthocs as sp
+
+    n = max(len(diagrams), 1)
+    fig, axes = plt.subplots(n, 1, figsize=(7.5, 0.9 + 0.32 * max((len(s["ranks"]) for _, _, s in diagrams), default=4)
+                                            * n / 1.6 + 0.4 * n), squeeze=False)
+    for ax, (scope, metric, s) in zip(axes[:, 0], diagrams):
+        sp.critical_difference_diagram(s["ranks"], s["nemenyi"], ax=ax, alpha=alpha,
+                                       label_fmt_left="{label} ({rank:.2f})", label_fmt_right="({rank:.2f}) {label}")
+        ax.set_title(f"{'all experiments' if scope == 'all' else scope}: mean rank by test {metric} over "
+                     f"{s['blocks']} blocks (Friedman p = {s['p']:.2g})", fontsize=9)
+    if not diagrams:
+        axes[0, 0].text(0.5, 0.5, "fewer than 3 selectors in complete blocks: no diagram", ha="center", va="center")
+        axes[0, 0].set_axis_off()
+    fig.text(0.01, -0.02, f"Mean rank of each selector (1 = best) over the (dataset x ranker x k) blocks; a "
+             f"horizontal bar joins selectors\nthat the Nemenyi test after Friedman does not separate at "
+             f"alpha = {alpha}.", fontsize=8, ha="left", va="top")
+    fig.tight_layout()
+    save(fig, png)
+
+
+def _per_dataset_lines(frame: pd.DataFrame, lines, png, *, ylabel: str, title: str, extra_legend=(),
+                       ylim=None, hline: float | None = None) -> None:
+    """Curves against k: one panel per dataset, one colour per method; ``lines`` is a list of
+    (column, line style, marker) drawn for each method (the first one labelled with the method);
+    ``extra_legend`` (handle, label) pairs explain the styles; ``hline``: a grey dotted level."""
+    datasets = list(dict.fromkeys(frame.dataset)) or [""]
+    methods = list(dict.fromkeys(frame.method))
+    palette = plt.get_cmap("tab20" if len(methods) > 10 else "tab10")
+    fig, axes = plt.subplots(1, len(datasets), figsize=(4.4 * len(datasets), 3.4), squeeze=False, sharey=True)
+    for ax, dataset in zip(axes[0], datasets):
+        part = frame[frame.dataset == dataset]
+        for i, method in enumerate(methods):
+            rows = part[part.method == method].sort_values("k")
+            for j, (column, style, marker) in enumerate(lines if len(rows) else []):
+                ax.plot(rows.k, rows[column], marker=marker, ms=3, lw=1.2, ls=style, color=palette(i % palette.N),
+                        label=method if j == 0 else None)
+        if hline is not None:
+            ax.axhline(hline, color="grey", lw=0.8, ls=":")
+        ax.set_xlabel("k (features selected)")
+        ax.set_title(f"{dataset}, {int(part.folds.max()) if len(part) else 0} folds", fontsize=9)
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+        ax.grid(alpha=0.3)
+        if ylim:
+            ax.set_ylim(*ylim)
+    axes[0][0].set_ylabel(ylabel)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    handles += [h for h, _ in extra_legend]
+    labels += [lab for _, lab in extra_legend]
+    fig.legend(handles, labels, fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    save(fig, png)
+
+
+def stability_curves(stab: pd.DataFrame, png) -> None:
+    """Kuncheva's index of the selectors' top-k sets across folds against k, one panel per
+    dataset, one line per method (0 = the overlap of random k-sets, 1 = the same set in every
+    fold)."""
+    chance = Line2D([], [], color="grey", lw=0.8, ls=":")
+    _per_dataset_lines(stab, [("kuncheva", "-", "o")], png, hline=0.0,
+                       ylabel="Kuncheva index of top-k sets\n(mean over fold pairs)",
+                       title="Stability of the selection across folds", extra_legend=[(chance, "chance (random k-sets)")])
+
+
+def accuracy_vs_cost(chosen: pd.DataFrame, cost: pd.DataFrame, metric: str, png, csv=None, baselines=()) -> None:
+    """Test ``metric`` at the vali-chosen k (mean over the rankers) against the selection's CPU
+    seconds per fold (log scale), one marker per method, one panel per dataset; the Pareto front
+    (no other method both faster and better) as a step line; the all-features ``baselines`` as a
+    horizontal line."""
+    levels = chosen[chosen.method.isin(list(baselines))].groupby("dataset")[metric].mean()
+    points = (chosen.groupby(["dataset", "method"], sort=False)[metric].mean().reset_index()
+              .merge(cost, on=["dataset", "method"], how="inner"))
+    points["cpu_s"] = points.cpu_s.clip(lower=0.01)
+    datasets = list(dict.fromkeys(points.dataset)) or [""]
+    methods = list(dict.fromkeys(points.method))
+    palette = plt.get_cmap("tab20" if len(methods) > 10 else "tab10")
+    markers = "osD^v<>pP*Xh"
+    fig, axes = plt.subplots(1, len(datasets), figsize=(4.6 * len(datasets), 3.6), squeeze=False)
+    points["pareto"] = False
+    for ax, dataset in zip(axes[0], datasets):
+        part = points[points.dataset == dataset].sort_values(["cpu_s", metric], ascending=[True, False])
+        best, front = -np.inf, []
+        for idx, row in part.iterrows():
+            if row[metric] > best:
+                best = row[metric]
+                front.append(idx)
+        points.loc[front, "pareto"] = True
+        ax.plot(part.loc[front, "cpu_s"], part.loc[front, metric], drawstyle="steps-post", color="grey", lw=1,
+                ls="--", marker="o", ms=12, mfc="none", label="Pareto front (no method faster and better)")
+        for i, method in enumerate(methods):
+            row = part[part.method == method]
+            if len(row):
+                ax.scatter(row.cpu_s, row[metric], s=36, color=palette(i % palette.N), marker=markers[i % len(markers)],
+                           label=method, zorder=3)
+        if dataset in levels.index:
+            ax.axhline(levels[dataset], color="k", lw=1, ls=":", label="all features (mean over rankers)")
+        ax.set_xscale("log")
+        ax.set_xlabel("selection CPU seconds per fold (log)")
+        ax.set_title(dataset, fontsize=9)
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel(f"test {metric} at the vali-chosen k\n(mean over folds and rankers)")
+    handles, labels = [], []
+    for ax in axes[0]:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    fig.legend(handles, labels, fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    fig.suptitle("Accuracy against selection cost", fontsize=10)
+    fig.text(0.01, -0.02, "Jobs too short for Snakemake's benchmark to measure (0 s) are drawn at 0.01 s.",
+             fontsize=8, ha="left", va="top")
+    fig.tight_layout()
+    save(fig, png)
+    if csv:
+        write_text(csv, points.to_csv(index=False, float_format="%.6g"))
+
+
+def recovery_curves(recovery: pd.DataFrame, png) -> None:
+    """Precision of each selector's top k against the features that carry signal in the
+    generated data (solid) and recall of its informative features (dashed), against k (means
+    over folds), one panel per generated dataset, one colour per method."""
+    styles = [(Line2D([], [], color="k", marker="o", ms=3, lw=1.2), "precision: top k with signal"),
+              (Line2D([], [], color="k", marker="s", ms=3, ls="--"), "recall: informative found")]
+    _per_dataset_lines(recovery, [("precision", "-", "o"), ("recall", "--", "s")], png, ylabel="share (mean over folds)",
+                       title="Planted features found by each selector", extra_legend=styles, ylim=(-0.03, 1.03))

@@ -285,6 +285,7 @@ def all_targets():
                 targets.append(f"{RESULTS}/{dataset}/tables/{name}_published.md")
             targets += [f"{RESULTS}/figures/{name}/{dataset}_{metric_file_name(m)}.png" for m in e["figure_metrics"]]
             targets += feature_report_targets(name, dataset)
+    targets.append(f"{LEADERBOARD}/leaderboard.md")
     return targets
 
 
@@ -355,3 +356,64 @@ def score_inputs(wildcards):
     if n > 1:
         inputs["chunks"] = [f"{fold}/scores/{wildcards.scorer}.chunk{i}of{n}.npz" for i in range(1, n + 1)]
     return inputs
+
+
+LEADERBOARD = f"{RESULTS}/leaderboard"
+
+
+def leaderboard_records():
+    """What the leaderboard reads: the tables of the experiments being run (with their table
+    metric), every fold's selection of their competing methods (not WAF) and the benchmark files
+    of those select jobs and of the scorer jobs they read."""
+    tables, selections, costs, seen = [], [], [], set()
+    for name in config["run"]:
+        e = config["experiments"][name]
+        for dataset in filter(present, e["datasets"]):
+            tables.append({"experiment": name, "dataset": dataset, "metric": table_metric(name),
+                           "path": f"{RESULTS}/{dataset}/tables/{name}.csv"})
+            for method in e["methods"]:
+                algorithm = config["methods"][method]["algorithm"]
+                if algorithm == "waf" or (dataset, method) in seen:
+                    continue
+                seen.add((dataset, method))
+                for fold in folds_of(config, REGISTRY, name, dataset):
+                    bench = f"benchmarks/score/{dataset}/fold{fold}"
+                    paths = [f"benchmarks/select/{dataset}/fold{fold}/{method}.tsv"]
+                    for scorer in SELECTORS[algorithm].requires:
+                        n = n_chunks(scorer)
+                        paths.append(f"{bench}/{scorer}.tsv")
+                        paths += [f"{bench}/{scorer}.chunk{i}of{n}.tsv" for i in range(1, n + 1)] if n > 1 else []
+                    selections.append({"dataset": dataset, "method": method, "fold": fold,
+                                       "path": f"{RESULTS}/{dataset}/fold{fold}/select/{method}.json"})
+                    costs.append({"dataset": dataset, "method": method, "fold": fold, "paths": paths})
+    return {"tables": tables, "selections": selections, "costs": costs}
+
+
+def planted_datasets():
+    """The run's generated datasets (registry layout ``synthetic``): their truth.json names the
+    planted features."""
+    return sorted({r["dataset"] for r in leaderboard_records()["tables"]
+                   if REGISTRY[r["dataset"]]["layout"] == "synthetic"})
+
+
+def planted_truths():
+    return {d: f"{RESOURCES}/{d}/data/truth.json" for d in planted_datasets()}
+
+
+def leaderboard_inputs(wildcards):
+    records = leaderboard_records()
+    return ([r["path"] for r in records["tables"]] + [r["path"] for r in records["selections"]]
+            + [p for r in records["costs"] for p in r["paths"]]
+            + [f"{RESOURCES}/{d}/manifest.json" for d in planted_datasets()])  # truth.json comes with it
+
+
+def leaderboard_ks():
+    return sorted({int(k) for name in config["run"] for k in config["experiments"][name]["k"]})
+
+
+def all_baselines():
+    return sorted({m for name in config["run"] for m in baselines(name)})
+
+
+def all_own_rankers():
+    return sorted({r for name in config["run"] for r in own_rankers(name)})

@@ -1,0 +1,376 @@
+"""The leaderboard: which selector, for which ranker, at which k, and at what cost.
+
+Input: the experiments' long tables (``tables.summarise``: one row per (method, ranker, k), test
+means over folds), each with its dataset. A **block** is one (dataset, ranker, k) with k a
+number of features (not the vali-chosen ``"vali"`` row): within a block the methods are ranked
+by the test metric, 1 the best, ties sharing the mean of their ranks. Left out of the blocks:
+the all-features baselines (algorithm ``waf``: every selector is measured against them in
+``smallest_k``, they do not compete), the reference rows and the rankers that are a method's
+own model (only some methods have one). Only blocks where every compared method has a value
+count (Friedman's test needs complete blocks).
+
+Statistics (Demsar 2006, J. Mach. Learn. Res. 7:1-30): the mean rank of each method over the
+blocks; the Friedman test of "all methods rank alike" (``scipy.stats.friedmanchisquare``); the
+Nemenyi post-hoc test of every pair (``scikit_posthocs.posthoc_nemenyi_friedman``) and its
+critical difference CD = q_alpha sqrt(m (m + 1) / (6 N)) for m methods and N blocks, q_alpha the
+studentized range quantile over sqrt(2); the critical-difference diagram is
+``scikit_posthocs.critical_difference_diagram`` (methods joined by a bar do not differ at alpha).
+
+Stability of a selector across folds, for each k: the mean over fold pairs of the Jaccard index
+|A & B| / |A | B| and of Kuncheva's index (r d - k^2) / (k (d - k)) of the two top-k sets (r =
+|A & B|, d features; Kuncheva 2007, corrected for the overlap two random k-sets have by chance:
+0 for chance, 1 for identical sets; undefined for k = d).
+"""
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from ltrfs.tables import REFERENCE_RANKER
+
+BLOCK = ["dataset", "ranker", "k"]
+
+
+def block_scores(tables: pd.DataFrame, metric: str = "NDCG@10", *, exclude_methods=(), exclude_rankers=(),
+                 drop_sparse: bool = False) -> pd.DataFrame:
+    """(blocks x methods) test ``metric``: index (dataset, ranker, k), one column per method; only
+    complete blocks. ``tables``: the long tables with a ``dataset`` column; a (dataset, method,
+    ranker, k) in several experiments (one run file serves them all) counts once. With
+    ``drop_sparse`` (experiments with different methods pooled), the method missing from the
+    most blocks is left out, again and again, until at least 2 complete blocks remain."""
+    rows = tables[(tables.k.astype(str) != "vali") & (tables.ranker != REFERENCE_RANKER)
+                  & ~tables.method.isin(list(exclude_methods)) & ~tables.ranker.isin(list(exclude_rankers))]
+    rows = rows.assign(k=rows.k.astype(int)).drop_duplicates(BLOCK + ["method"])
+    wide = rows.pivot(index=BLOCK, columns="method", values=metric)
+    while drop_sparse and wide.shape[1] > 2 and len(wide.dropna(axis=0, how="any")) < 2:
+        wide = wide.drop(columns=wide.isna().sum().idxmax())
+    return wide.dropna(axis=0, how="any").sort_index()
+
+
+def mean_ranks(scores: pd.DataFrame) -> pd.Series:
+    """Mean rank of each method (column) over the blocks (rows), 1 = the highest score, ties the
+    mean of their ranks; ascending."""
+    ranks = scores.rank(axis=1, ascending=False, method="average")
+    return ranks.mean(axis=0).sort_values(kind="stable")
+
+
+def friedman(scores: pd.DataFrame) -> tuple[float, float]:
+    """Friedman's chi-square and its p-value over the blocks; NaN when there are fewer than 3
+    methods or 2 blocks."""
+    from scipy import stats
+
+    if scores.shape[1] < 3 or scores.shape[0] < 2:
+        return float("nan"), float("nan")
+    if np.all(scores.to_numpy() == scores.to_numpy()[:, :1]):  # every method equal in every block
+        return 0.0, 1.0
+    result = stats.friedmanchisquare(*(scores[c].to_numpy() for c in scores.columns))
+    return float(result.statistic), float(result.pvalue)
+
+
+def nemenyi(scores: pd.DataFrame) -> pd.DataFrame:
+    """(methods x methods) p-values of the Nemenyi test after Friedman (scikit-posthocs)."""
+    import scikit_posthocs as sp
+
+    p = sp.posthoc_nemenyi_friedman(scores.to_numpy())
+    p.index = p.columns = list(scores.columns)
+    return p
+
+
+def critical_difference(n_methods: int, n_blocks: int, alpha: float = 0.05) -> float:
+    """Nemenyi's critical difference of mean ranks: q_alpha sqrt(m (m + 1) / (6 N))."""
+    from scipy import stats
+
+    q = stats.studentized_range.ppf(1 - alpha, n_methods, np.inf) / np.sqrt(2)
+    return float(q * np.sqrt(n_methods * (n_methods + 1) / (6.0 * n_blocks)))
+
+
+def jaccard(a, b) -> float:
+    """|A & B| / |A | B| of two feature sets (1 for two empty sets)."""
+    a, b = set(a), set(b)
+    return len(a & b) / len(a | b) if a | b else 1.0
+
+
+def kuncheva(a, b, n_features: int) -> float:
+    """Kuncheva's consistency index of two k-subsets of d features: (r d - k^2) / (k (d - k)),
+    r = |A & B|; NaN when k = 0 or k = d (every subset is the same)."""
+    a, b = set(a), set(b)
+    k, d = len(a), int(n_features)
+    if len(b) != k:
+        raise ValueError(f"Kuncheva's index compares subsets of one size; got {k} and {len(b)}")
+    if k == 0 or k >= d:
+        return float("nan")
+    return (len(a & b) * d - k * k) / (k * (d - k))
+
+
+def stability(rankings, k: int, n_features: int) -> tuple[float, float]:
+    """(mean Jaccard, mean Kuncheva) over all pairs of folds of the top-k sets; ``rankings``: one
+    feature ranking per fold (best first). NaN with fewer than two folds."""
+    tops = [list(r)[:k] for r in rankings]
+    pairs = list(combinations(tops, 2))
+    if not pairs:
+        return float("nan"), float("nan")
+    return (float(np.mean([jaccard(a, b) for a, b in pairs])),
+            float(np.mean([kuncheva(a, b, n_features) for a, b in pairs])))
+
+
+def smallest_k(tables: pd.DataFrame, metric: str = "NDCG@10", *, baselines=("waf",), alpha: float = 0.05) -> pd.DataFrame:
+    """Per (dataset, method, ranker): the smallest k whose test ``metric`` is not significantly
+    below the all-features baseline with the same ranker (not: mean below it and ``p_vs_waf`` <
+    alpha), with that k's mean and p, and the baseline's mean; k NaN when every k is below.
+    ``p_vs_waf`` is the tables' paired t-test over the test queries of the table's metric."""
+    rows = tables[(tables.k.astype(str) != "vali") & (tables.ranker != REFERENCE_RANKER)]
+    base = (rows[rows.method.isin(list(baselines))].groupby(["dataset", "ranker"])[metric].first()
+            .rename("waf"))
+    out = []
+    for (dataset, method, ranker), group in rows[~rows.method.isin(list(baselines))].groupby(
+            ["dataset", "method", "ranker"], sort=False):
+        if (dataset, ranker) not in base.index:
+            continue
+        waf = base[(dataset, ranker)]
+        group = group.assign(k=group.k.astype(int)).sort_values("k")
+        below = (group[metric] < waf) & (group.p_vs_waf < alpha)
+        fine = group[~below]
+        first = fine.iloc[0] if len(fine) else None
+        out.append({"dataset": dataset, "method": method, "ranker": ranker,
+                    "k": int(first.k) if first is not None else np.nan,
+                    metric: float(first[metric]) if first is not None else np.nan,
+                    "p_vs_waf": float(first.p_vs_waf) if first is not None else np.nan,
+                    "waf": float(waf), "k_max": int(group.k.max())})
+    return pd.DataFrame(out, columns=["dataset", "method", "ranker", "k", metric, "p_vs_waf", "waf", "k_max"])
+
+
+def read_costs(records) -> pd.DataFrame:
+    """Selection cost per (dataset, method): records {dataset, method, fold, paths: [benchmark
+    files of the select job and of the scorer jobs it reads]}; CPU seconds of a fold = the sum
+    over its files (Snakemake's ``cpu_time``), peak MB = the largest ``max_rss``; then the mean
+    CPU seconds and the largest peak over folds."""
+    rows = []
+    for r in records:
+        frames = [pd.read_csv(p, sep="\t").iloc[-1] for p in r["paths"]]
+        rows.append({"dataset": r["dataset"], "method": r["method"], "fold": r["fold"],
+                     "cpu_s": float(sum(_number(f["cpu_time"]) for f in frames)),
+                     "peak_mb": float(max(_number(f["max_rss"]) for f in frames))})
+    per_fold = pd.DataFrame(rows, columns=["dataset", "method", "fold", "cpu_s", "peak_mb"])
+    return (per_fold.groupby(["dataset", "method"], sort=False)
+            .agg(cpu_s=("cpu_s", "mean"), peak_mb=("peak_mb", "max"), folds=("fold", "nunique")).reset_index())
+
+
+def _number(value) -> float:
+    """A benchmark cell as a float (Snakemake writes ``NA`` where it could not measure)."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def read_stability(records, ks) -> pd.DataFrame:
+    """Per (dataset, method, k): mean pairwise Jaccard and Kuncheva of the folds' top-k sets;
+    records {dataset, method, fold, path: the select job's JSON (``ranking``, ``n_features``)}."""
+    import json
+    from pathlib import Path
+
+    by_method: dict = {}
+    for r in records:
+        selection = json.loads(Path(r["path"]).read_text())
+        by_method.setdefault((r["dataset"], r["method"]), []).append(selection)
+    rows = []
+    for (dataset, method), selections in by_method.items():
+        d = int(selections[0]["n_features"])
+        for k in sorted({int(k) for k in ks if 0 < int(k) < d}):
+            jac, kun = stability([s["ranking"] for s in selections], k, d)
+            rows.append({"dataset": dataset, "method": method, "k": k, "jaccard": jac, "kuncheva": kun,
+                         "folds": len(selections)})
+    return pd.DataFrame(rows, columns=["dataset", "method", "k", "jaccard", "kuncheva", "folds"])
+
+
+def read_recovery(records, truths: dict, ks) -> pd.DataFrame:
+    """Per (dataset, method, k) on generated data whose planted features are known (``truths``:
+    dataset -> its ``truth.json``, ``ltrfs.datasets.synthetic``), means over folds of: precision
+    |top-k & S| / k, S the features that carry signal (informative and redundant: a redundant
+    feature is a noisy mix of informative ones); recall |top-k & I| / |I| of the informative
+    features I; and the share of pure-noise features in the top k."""
+    import json
+    from pathlib import Path
+
+    truth = {d: json.loads(Path(p).read_text()) for d, p in truths.items()}
+    rows = []
+    for r in records:
+        if r["dataset"] not in truth:
+            continue
+        t = truth[r["dataset"]]
+        informative, noise = set(t["informative"]), set(t["noise"])
+        signal = informative | set(t["redundant"])
+        ranking = json.loads(Path(r["path"]).read_text())["ranking"]
+        for k in sorted({int(k) for k in ks if 0 < int(k) < t["n_features"]}):
+            top = set(ranking[:k])
+            rows.append({"dataset": r["dataset"], "method": r["method"], "k": k, "fold": r["fold"],
+                         "precision": len(top & signal) / k, "recall": len(top & informative) / len(informative),
+                         "noise_share": len(top & noise) / k})
+    frame = pd.DataFrame(rows, columns=["dataset", "method", "k", "fold", "precision", "recall", "noise_share"])
+    return (frame.groupby(["dataset", "method", "k"], sort=False)
+            .agg(precision=("precision", "mean"), recall=("recall", "mean"), noise_share=("noise_share", "mean"),
+                 folds=("fold", "nunique")).reset_index())
+
+
+def board(tables: pd.DataFrame, metrics=("NDCG@10", "MAP"), *, baselines=("waf",), own=(), alpha: float = 0.05,
+          drop_sparse: bool = False):
+    """The ranking of the methods of one scope: (per-method frame, per-metric statistics).
+
+    Frame: one row per method, sorted by the mean rank of the first metric; columns
+    ``rank_<metric>`` and ``mean_<metric>`` (the metric's mean over the blocks). Statistics per
+    metric: blocks N, methods m, Friedman chi2 and p, the critical difference at ``alpha``, the
+    Nemenyi p-values (m x m) and the block scores."""
+    frame, stats_ = None, {}
+    for metric in metrics:
+        scores = block_scores(tables, metric, exclude_methods=baselines, exclude_rankers=own, drop_sparse=drop_sparse)
+        if scores.empty or scores.shape[1] < 2:
+            continue
+        ranks = mean_ranks(scores)
+        chi2, p = friedman(scores)
+        stats_[metric] = {"blocks": int(scores.shape[0]), "methods": int(scores.shape[1]), "chi2": chi2, "p": p,
+                          "cd": critical_difference(scores.shape[1], scores.shape[0], alpha),
+                          "nemenyi": nemenyi(scores) if scores.shape[1] >= 3 else None, "scores": scores,
+                          "ranks": ranks}
+        part = pd.DataFrame({f"rank_{metric}": ranks, f"mean_{metric}": scores.mean(axis=0)})
+        frame = part if frame is None else frame.join(part, how="outer")
+    if frame is None:
+        return pd.DataFrame(), stats_
+    frame = frame.sort_values(frame.columns[0], kind="stable")
+    frame.index.name = "method"
+    return frame.reset_index(), stats_
+
+
+def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[dict], out: dict, *,
+                      metrics=("NDCG@10", "MAP"), ks=(), baselines=("waf",), own=(), alpha: float = 0.05,
+                      truths: dict | None = None) -> None:
+    """Read the experiments' tables (records {experiment, dataset, path, metric: the table's
+    metric, that of its ``p_vs_waf``}), the selections
+    (``read_stability``) and the selection costs (``read_costs``); write the leaderboard.
+
+    ``out``: paths ``csv`` and ``md`` (the boards of every experiment and of ``all`` of them
+    together, one row per (scope, method)), ``stability``, ``cost`` and ``smallest_k`` (CSV),
+    and the figures ``cd`` (critical-difference diagrams, every scope and metric, one PNG),
+    ``stability_png`` and ``pareto`` (PNG, each with its CSV beside it); with ``truths`` (dataset
+    -> truth.json of generated data) ``recovery`` (CSV) and ``recovery_png``: how much of the
+    planted informative features each selector's top k finds (``read_recovery``)."""
+    from ltrfs import plots
+    from ltrfs.util import write_text
+
+    frames = [pd.read_csv(r["path"], dtype={"k": str}).assign(experiment=r["experiment"], dataset=r["dataset"])
+              for r in tables]
+    long = pd.concat(frames, ignore_index=True)
+    stab = read_stability(selections, ks)
+    recovery = read_recovery(selections, truths or {}, ks)
+    cost = read_costs(costs)
+    first = metrics[0]
+    table_metric = {r["experiment"]: r.get("metric", first) for r in tables}
+    small = pd.concat([smallest_k(part.drop_duplicates(["dataset", "method", "ranker", "k"]), table_metric[name],
+                                  baselines=baselines, alpha=alpha)
+                       .rename(columns={table_metric[name]: "value"}).assign(experiment=name, metric=table_metric[name])
+                       for name, part in long.groupby("experiment", sort=False)], ignore_index=True)
+    scopes = {name: part for name, part in long.groupby("experiment", sort=False)}
+    if len(scopes) > 1:
+        scopes["all"] = long
+    boards, diagrams = [], []
+    for scope, part in scopes.items():
+        frame, stats_ = board(part, metrics, baselines=baselines, own=own, alpha=alpha, drop_sparse=scope == "all")
+        if frame.empty:
+            continue
+        for metric, s in stats_.items():
+            frame[f"blocks_{metric}"] = s["blocks"]
+            frame[f"friedman_p_{metric}"] = s["p"]
+            frame[f"cd_{metric}"] = s["cd"]
+            if s["nemenyi"] is not None:
+                diagrams.append((scope, metric, s))
+        boards.append(frame.assign(scope=scope))
+    result = pd.concat(boards, ignore_index=True) if boards else pd.DataFrame(columns=["scope", "method"])
+    datasets = set(long.dataset)
+    scope_datasets = {scope: set(part.dataset) for scope, part in scopes.items()}
+    extra = []
+    for row in result.itertuples(index=False):
+        ds = scope_datasets.get(row.scope, datasets)
+        s = stab[(stab.method == row.method) & stab.dataset.isin(ds)]
+        c = cost[(cost.method == row.method) & cost.dataset.isin(ds)]
+        planted = recovery[(recovery.method == row.method) & recovery.dataset.isin(ds)]
+        extra.append({"jaccard": s.jaccard.mean(), "kuncheva": s.kuncheva.mean(),
+                      "select_cpu_s": c.cpu_s.mean(), "select_peak_mb": c.peak_mb.max(),
+                      "planted_precision": planted.precision.mean() if len(planted) else np.nan})
+    result = pd.concat([result.reset_index(drop=True), pd.DataFrame(extra)], axis=1)
+    result = result[["scope", "method"] + [c for c in result.columns if c not in ("scope", "method")]]
+    write_text(out["csv"], result.to_csv(index=False, float_format="%.6g"))
+    write_text(out["stability"], stab.to_csv(index=False, float_format="%.6g"))
+    write_text(out["cost"], cost.to_csv(index=False, float_format="%.6g"))
+    write_text(out["smallest_k"], small.to_csv(index=False, float_format="%.6g"))
+    write_text(out["md"], markdown(result, small, metrics, alpha=alpha, n_folds=_folds(long), recovery=recovery))
+    if "recovery" in out:
+        write_text(out["recovery"], recovery.to_csv(index=False, float_format="%.6g"))
+        plots.recovery_curves(recovery, out["recovery_png"])
+    plots.cd_diagrams(diagrams, out["cd"], alpha=alpha)
+    plots.stability_curves(stab, out["stability_png"])
+    chosen = long[(long.k.astype(str) == "vali") | long.method.isin(list(baselines))]
+    chosen = chosen[~chosen.ranker.isin(list(own)) & (chosen.ranker != REFERENCE_RANKER)]
+    plots.accuracy_vs_cost(chosen, cost, first, out["pareto"], csv=out.get("pareto_csv"), baselines=baselines)
+
+
+def _folds(long: pd.DataFrame) -> str:
+    folds = sorted({int(f) for f in long.get("folds", pd.Series(dtype=int)).dropna()})
+    return "/".join(map(str, folds)) if folds else "?"
+
+
+def markdown(result: pd.DataFrame, small: pd.DataFrame, metrics, *, alpha: float, n_folds: str,
+             recovery: pd.DataFrame | None = None) -> str:
+    """The leaderboard as Markdown: one table per scope, the smallest-k table, and the
+    planted-feature recovery where it is known."""
+    lines = ["# Leaderboard of the feature selectors", ""]
+    for scope, part in result.groupby("scope", sort=False):
+        head = [f"## {'All experiments together' if scope == 'all' else 'Experiment ' + scope}", ""]
+        if scope == "all":
+            head += ["The methods that share enough (dataset x ranker x k) blocks across the experiments "
+                     "(the one missing from the most blocks is left out until complete blocks remain).", ""]
+        notes = []
+        for metric in metrics:
+            col = f"blocks_{metric}"
+            if col in part and part[col].notna().any():
+                p = part[f"friedman_p_{metric}"].iloc[0]
+                test = (f"Friedman p = {p:.3g}, Nemenyi critical difference {part[f'cd_{metric}'].iloc[0]:.2f} at "
+                        f"alpha = {alpha}" if p == p else "no Friedman test (it needs 3 or more methods)")
+                notes.append(f"{metric}: {int(part[col].iloc[0])} blocks, {test}")
+        cols = ["method"] + [c for metric in metrics for c in (f"rank_{metric}", f"mean_{metric}") if c in part]
+        cols += ["jaccard", "kuncheva", "select_cpu_s", "select_peak_mb"]
+        cols += ["planted_precision"] if part.planted_precision.notna().any() else []
+        names = {f"rank_{m}": f"rank {m}" for m in metrics} | {f"mean_{m}": f"mean {m}" for m in metrics}
+        names |= {"jaccard": "Jaccard", "kuncheva": "Kuncheva", "select_cpu_s": "select CPU s", "select_peak_mb": "peak MB",
+                  "planted_precision": "planted precision"}
+        table = part[cols].rename(columns=names)
+        head.append(table.to_markdown(index=False, floatfmt=".3f"))
+        head += ["", f"Rank: mean rank over blocks (dataset x ranker x k) by the test metric averaged over the "
+                 f"folds ({n_folds} folds), 1 = best, ties share ranks; mean: the metric's mean over the same "
+                 f"blocks. {'; '.join(notes)}. Jaccard, Kuncheva: stability of the top-k sets across folds "
+                 "(mean over fold pairs, then over k and datasets; Kuncheva 0 = chance, 1 = identical). "
+                 "Select CPU s: CPU seconds of a fold's select job and the scorer jobs it reads (mean over "
+                 "folds and datasets); peak MB: the largest resident memory of those jobs. The all-features "
+                 "baseline and the methods' own models are not ranked."
+                 + (" Planted precision: the share of the top k that carries signal in the generated data "
+                    "(informative or redundant features, not noise; mean over k, folds and datasets)."
+                    if "planted_precision" in cols else ""), ""]
+        lines += head
+    if not small.empty:
+        cols = ["experiment", "dataset", "method", "ranker", "metric", "k", "value", "p_vs_waf", "waf", "k_max"]
+        lines += ["## How many features can be dropped", "",
+                  small[cols].rename(columns={"k": "smallest k", "value": "its test value", "waf": "all features",
+                                              "k_max": "largest k tried"}).to_markdown(index=False, floatfmt=".4f"), "",
+                  "Smallest k whose test value of the experiment's table metric is not significantly below the "
+                  f"all-features baseline with the same ranker (not: below it with paired t-test p < {alpha} over "
+                  "the test queries of all folds); empty when every k tried is below.", ""]
+    if recovery is not None and not recovery.empty:
+        wide = recovery.pivot_table(index=["dataset", "method"], columns="k", values=["precision", "recall"],
+                                    sort=False)
+        wide.columns = [f"{name}@{k}" for name, k in wide.columns]
+        lines += ["## Planted features found", "", wide.reset_index().to_markdown(index=False, floatfmt=".3f"), "",
+                  "precision@k: the share of the selector's top k that carries signal in the generated data (its "
+                  "truth.json: informative or redundant features); recall@k: the share of the informative features "
+                  "that are in the top k; means over folds. The share of pure-noise features is in "
+                  "planted_recovery.csv.", ""]
+    return "\n".join(lines)

@@ -1,0 +1,107 @@
+"""The leaderboard's statistics against hand-computed values (Demsar 2006's formulas and table)."""
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from ltrfs import leaderboard as lb
+from ltrfs.tables import REFERENCE_RANKER
+
+
+def long_table(rows):
+    return pd.DataFrame(rows, columns=["dataset", "method", "ranker", "k", "NDCG@10", "p_vs_waf"])
+
+
+def test_blocks_keep_numbered_k_of_competing_methods_in_complete_blocks():
+    table = long_table([
+        ("D", "waf", "svm", "12", 0.9, np.nan),
+        ("D", "a", "svm", "2", 0.5, 0.01), ("D", "b", "svm", "2", 0.6, 0.02),
+        ("D", "a", "svm", "4", 0.7, 0.3), ("D", "b", "svm", "4", 0.65, 0.2),
+        ("D", "a", "svm", "vali", 0.7, 0.3), ("D", "b", "svm", "vali", 0.65, 0.2),
+        ("D", "a", "svm", "8", 0.8, 0.5),  # b has no k = 8: an incomplete block
+        ("D", "a", "own", "12", 0.4, np.nan), ("D", "b", "own", "12", 0.45, np.nan),
+        ("D", "file order", REFERENCE_RANKER, "0", 0.3, np.nan),
+        ("D", "a", "svm", "2", 0.5, 0.01),  # the same run in a second experiment counts once
+    ])
+    scores = lb.block_scores(table, exclude_methods=["waf"], exclude_rankers=["own"])
+    assert list(scores.columns) == ["a", "b"]
+    assert scores.index.tolist() == [("D", "svm", 2), ("D", "svm", 4)]
+    np.testing.assert_allclose(scores.to_numpy(), [[0.5, 0.6], [0.7, 0.65]])
+
+
+def test_mean_ranks_share_ties():
+    scores = pd.DataFrame({"a": [0.9, 0.5], "b": [0.8, 0.6], "c": [0.7, 0.6]})
+    ranks = lb.mean_ranks(scores)
+    assert ranks.to_dict() == {"b": 1.75, "a": 2.0, "c": 2.25}
+    assert list(ranks.index) == ["b", "a", "c"]
+
+
+def test_friedman_matches_the_textbook_statistic():
+    # ranks per block [1,2,3], [1,2,3], [1,3,2], [2,1,3]: rank sums 5, 8, 11 over N = 4, m = 3
+    # chi2 = 12 / (N m (m + 1)) * sum R^2 - 3 N (m + 1) = 0.25 * 210 - 48 = 4.5
+    scores = pd.DataFrame({"a": [0.9, 0.8, 0.7, 0.5], "b": [0.5, 0.6, 0.1, 0.6], "c": [0.1, 0.2, 0.3, 0.4]})
+    chi2, p = lb.friedman(scores)
+    assert chi2 == pytest.approx(4.5)
+    assert p == pytest.approx(np.exp(-4.5 / 2))  # chi-square with 2 degrees of freedom
+    assert np.isnan(lb.friedman(scores[["a", "b"]])[0])  # fewer than 3 methods
+    assert lb.friedman(pd.DataFrame({"a": [1.0, 2.0], "b": [1.0, 2.0], "c": [1.0, 2.0]})) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize("m, q", [(2, 1.960), (3, 2.343), (4, 2.569), (5, 2.728), (6, 2.850), (10, 3.164)])
+def test_critical_difference_uses_demsars_q(m, q):
+    # Demsar (2006), Table 5(a): q_0.05 of the Nemenyi test; CD = q sqrt(m (m + 1) / (6 N))
+    assert lb.critical_difference(m, 10) / np.sqrt(m * (m + 1) / 60.0) == pytest.approx(q, abs=1e-3)
+
+
+def test_nemenyi_p_values_follow_the_rank_differences():
+    rng = np.random.default_rng(0)
+    base = rng.random((12, 1))
+    scores = pd.DataFrame(np.hstack([base + 0.3, base + 0.2 + 0.05 * rng.random((12, 1)), base]), columns=["a", "b", "c"])
+    p = lb.nemenyi(scores)
+    assert list(p.index) == list(p.columns) == ["a", "b", "c"]
+    np.testing.assert_allclose(p.to_numpy(), p.to_numpy().T)
+    ranks = lb.mean_ranks(scores)
+    z = abs(ranks["a"] - ranks["c"]) / np.sqrt(3 * 4 / (6 * 12))
+    assert p.loc["a", "c"] == pytest.approx(stats.studentized_range.sf(z * np.sqrt(2), 3, np.inf), rel=1e-3)
+    assert p.loc["a", "c"] < 0.001 and p.loc["a", "c"] < p.loc["a", "b"]
+
+
+def test_jaccard_and_kuncheva_by_hand():
+    assert lb.jaccard([1, 2, 3], [1, 2, 4]) == 0.5
+    assert lb.kuncheva([1, 2, 3], [1, 2, 4], 10) == pytest.approx((2 * 10 - 9) / (3 * 7))
+    assert lb.kuncheva([1, 2, 3], [3, 2, 1], 10) == pytest.approx(1.0)
+    assert lb.kuncheva([1, 2, 3], [4, 5, 6], 6) == pytest.approx(-1.0)  # disjoint halves: the minimum
+    assert np.isnan(lb.kuncheva([1, 2], [1, 2], 2))
+    with pytest.raises(ValueError, match="one size"):
+        lb.kuncheva([1, 2], [1], 5)
+
+
+def test_stability_is_the_mean_over_fold_pairs():
+    rankings = [[1, 2, 3, 9], [1, 2, 4, 9], [1, 2, 3, 8]]
+    jac, kun = lb.stability(rankings, 3, 10)
+    assert jac == pytest.approx((0.5 + 1.0 + 0.5) / 3)
+    assert kun == pytest.approx((11 / 21 + 1.0 + 11 / 21) / 3)
+    assert all(np.isnan(v) for v in lb.stability(rankings[:1], 3, 10))
+
+
+def test_smallest_k_not_significantly_below_the_baseline():
+    table = long_table([
+        ("D", "waf", "svm", "46", 0.50, np.nan),
+        ("D", "a", "svm", "5", 0.40, 0.001),   # below and significant
+        ("D", "a", "svm", "10", 0.47, 0.20),   # below, not significant: the answer
+        ("D", "a", "svm", "20", 0.52, 0.01),   # above
+        ("D", "b", "svm", "5", 0.30, 0.001), ("D", "b", "svm", "10", 0.35, 0.01),
+        ("D", "a", "svm", "vali", 0.52, 0.01),
+    ])
+    got = lb.smallest_k(table).set_index("method")
+    assert got.loc["a", "k"] == 10 and got.loc["a", "NDCG@10"] == 0.47 and got.loc["a", "p_vs_waf"] == 0.20
+    assert np.isnan(got.loc["b", "k"]) and got.loc["b", "k_max"] == 10 and got.loc["b", "waf"] == 0.5
+
+
+def test_pooled_experiments_leave_out_the_method_missing_most_blocks():
+    table = long_table([
+        ("D", m, "svm", k, v, np.nan) for m, vals in {"a": (0.5, 0.6, 0.7), "b": (0.4, 0.5, 0.8), "c": (0.3, 0.2, 0.1)}.items()
+        for k, v in zip(("2", "4", "8"), vals)] + [("D", "z", "svm", "2", 0.9, np.nan)])  # z: one block only
+    assert len(lb.block_scores(table)) == 1  # only k = 2 has all four
+    pooled = lb.block_scores(table, drop_sparse=True)
+    assert list(pooled.columns) == ["a", "b", "c"] and len(pooled) == 3

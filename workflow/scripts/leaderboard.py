@@ -1,0 +1,9 @@
+"""Snakemake adapter: the leaderboard of the run's selectors (ltrfs.leaderboard)."""
+from ltrfs.leaderboard import write_leaderboard
+from ltrfs.util import log_to
+
+log_to(snakemake.log[0])
+records = snakemake.params.records
+write_leaderboard(records["tables"], records["selections"], records["costs"], dict(snakemake.output.items()),
+                  ks=snakemake.params.ks, baselines=snakemake.params.baselines, own=snakemake.params.own,
+                  truths=snakemake.params.truths)
