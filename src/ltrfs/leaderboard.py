@@ -358,9 +358,13 @@ def markdown(result: pd.DataFrame, small: pd.DataFrame, metrics, *, alpha: float
         lines += head
     if not small.empty:
         cols = ["experiment", "dataset", "method", "ranker", "metric", "k", "value", "p_vs_waf", "waf", "k_max"]
+        shown = small[cols].copy()
+        for col, fmt in (("k", "{:.0f}"), ("k_max", "{:.0f}"), ("value", "{:.4f}"), ("p_vs_waf", "{:.3g}"),
+                         ("waf", "{:.4f}")):
+            shown[col] = shown[col].map(lambda v, f=fmt: "" if pd.isna(v) else f.format(v))
         lines += ["## How many features can be dropped", "",
-                  small[cols].rename(columns={"k": "smallest k", "value": "its test value", "waf": "all features",
-                                              "k_max": "largest k tried"}).to_markdown(index=False, floatfmt=".4f"), "",
+                  shown.rename(columns={"k": "smallest k", "value": "its test value", "waf": "all features",
+                                              "k_max": "largest k tried"}).to_markdown(index=False, disable_numparse=True), "",
                   "Smallest k whose test value of the experiment's table metric is not significantly below the "
                   f"all-features baseline with the same ranker (not: below it with paired t-test p < {alpha} over "
                   "the test queries of all folds); empty when every k tried is below.", ""]
