@@ -149,7 +149,10 @@ def test_mslr_feature_names():
     assert names[107] == "BM25 (title)"            # X108 in Lei & Han's tables
     assert names[122] == "LMIR.JM (title)"          # X123
     assert names[129] == "PageRank" and names[135] == "url dwell time"
-    assert feature_names(reg["MQ2008"], REGISTRY_FILE.parent) is None
+    letor4 = feature_names(reg["MQ2008"], REGISTRY_FILE.parent)
+    assert letor4 == feature_names(reg["MQ2007"], REGISTRY_FILE.parent) and len(set(letor4)) == 46
+    assert letor4[5] == "IDF (body)" and letor4[20] == "BM25 (body)" and letor4[40] == "PageRank"
+    assert feature_names(reg["OHSUMED"], REGISTRY_FILE.parent) is None
 
 
 def test_defaults_of_a_minimal_user_entry(tmp_path):

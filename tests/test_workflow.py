@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -182,6 +183,35 @@ def test_leaderboard_follows_the_tables_and_selections(finished):
     assert "## Planted features found" in md
     for png in ("critical_difference", "stability", "accuracy_vs_cost", "planted_recovery"):
         assert (root / f"leaderboard/{png}.png").stat().st_size > 10_000
+
+
+def report_index(zip_path: Path) -> tuple[dict, dict]:
+    """(categories, results) of a Snakemake report zip: the JSON index its report.html embeds."""
+    with zipfile.ZipFile(zip_path) as archive:
+        name = next(n for n in archive.namelist() if n.endswith("report.html"))
+        html = archive.read(name).decode()
+        files = set(archive.namelist())
+    index = {key: json.loads(re.search(rf"var {key} = (\{{.*?\}});\n", html, re.S).group(1))
+             for key in ("categories", "results")}
+    for entry in index["results"].values():  # every entry's file is in the zip
+        assert any(n.endswith(entry["data_uri"]) for n in files), entry["data_uri"]
+    return index["categories"], index["results"]
+
+
+def test_report_holds_every_table_and_figure_by_experiment(finished, tmp_path):
+    snakemake(finished, "--report", str(tmp_path / "report.zip"))
+    categories, results = report_index(tmp_path / "report.zip")
+    assert set(categories) == {"tiny", "Leaderboard"}
+    assert set(categories["tiny"]) == {"Tables", "Figures", "Feature reports"}
+    assert set(categories["tiny"]["Tables"]) == {"results/synthetic-tiny/tables/tiny.csv",
+                                                 "results/synthetic-tiny/tables/top_features/tiny.csv"}
+    assert categories["tiny"]["Figures"] == ["results/figures/tiny/synthetic-tiny_NDCG10.png"]
+    board = {p for paths in categories["Leaderboard"].values() for p in paths}
+    assert {f"results/leaderboard/{n}" for n in ("leaderboard.csv", "smallest_k.csv", "critical_difference.png",
+                                                  "stability.png", "accuracy_vs_cost.png", "planted_recovery.png")} == board
+    table = results["results/synthetic-tiny/tables/tiny.csv"]
+    assert table["mime_type"] == "text/csv" and table["labels"] == {"dataset": "synthetic-tiny", "table": "test metrics"}
+    assert "standard deviation over folds" in table["caption"] and "tiny" in table["caption"]
 
 
 def test_feature_reports_follow_the_methods(finished):

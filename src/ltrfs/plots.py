@@ -24,7 +24,7 @@ def save(fig, png, pdf=None) -> None:
 
 
 def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title: str = "",
-                baselines=("waf",), max_error_bars: int = 4, curves=None, comparison=None,
+                baselines=("waf",), max_error_bars: int = 8, curves=None, comparison=None,
                 alpha: float = 0.05) -> None:
     """Test ``metric`` (mean over folds) against k. By default one panel per ranker, one line
     per method, each method in the same colour in every panel; with ``curves`` (a list of
@@ -32,7 +32,7 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
     1-3). One legend for the figure; points whose mean covers fewer folds than the others are
     left out (the table marks them). The standard deviation over folds is drawn as error bars
     when a panel has at most ``max_error_bars`` lines (beyond that they hide the lines; the CSV
-    keeps it). The all-features ``baselines`` are drawn as a horizontal dashed line with a std
+    keeps it); the lines' bars are drawn side by side, shifted a little in k. The all-features ``baselines`` are drawn as a horizontal dashed line with a std
     band, and the reference rows of the table (``tables.REFERENCE_RANKER``: a constant score
     in file order and in random order) as grey dotted and dash-dotted lines in every panel.
     ``comparison`` (a ``tables.compare`` result, rows ``at == "k"``) marks with an open circle
@@ -60,6 +60,8 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
                              squeeze=False, sharey=True)
     handles, marks = {}, {}
     bars = max((part.label.nunique() for part in panels.values()), default=0) <= max_error_bars
+    steps = np.diff(np.unique(rows.k_num)) if len(rows) else np.array([])
+    dodge = 0.5 * steps.min() / max(len(labels), 1) if steps.size else 0.0
     for ax, (name, panel) in zip(axes[0], panels.items()):
         for label, group in panel.groupby("label", sort=False):
             group = group.sort_values("k_num")
@@ -68,8 +70,9 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
                 handles[f"{label} (band: ± std over folds)"] = ax.axhline(mean, ls="--", lw=1, color="k")
                 ax.axhspan(mean - std, mean + std, color="k", alpha=0.07)
                 continue
-            if bars:
-                handles[label] = ax.errorbar(group.k_num, group[metric], yerr=group[metric + "_std"], marker="o",
+            if bars:  # side by side: each line's bars a little to the left or right of the k
+                shift = dodge * (labels.index(label) - (len(labels) - 1) / 2) if label in labels else 0.0
+                handles[label] = ax.errorbar(group.k_num + shift, group[metric], yerr=group[metric + "_std"], marker="o",
                                              ms=3, capsize=2, lw=1.2, elinewidth=0.7, color=colours[label],
                                              label=label)
                 for part in (*handles[label][1], *handles[label][2]):  # lighter bars: the means stay readable
@@ -87,7 +90,7 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
                     shown = f"{method} (same ranker" if same_ranker else f"{other} ("
                     edge = colours.get(method if same_ranker else other, "0.2")  # the other side's colour
                     marks[f"circled: differs from {shown}, same k; paired t-test p < {alpha:g})"] = ax.plot(
-                        hit.k_num, hit[metric], ls="none", marker="o", ms=9, mfc="none", mec=edge, mew=1.1)[0]
+                        hit.k_num + (shift if bars else 0.0), hit[metric], ls="none", marker="o", ms=9, mfc="none", mec=edge, mew=1.1)[0]
         handles.update(marks)
         for (ref_name, ref), style in zip(references.groupby("method", sort=False), (":", "-.")):
             value = ref[metric].iloc[0]  # the legend gives the value: the line may lie below the fitted range
@@ -96,9 +99,11 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
             ax.set_title(name)
         ax.set_xlabel("number of features k")
         ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel(f"test {metric}, mean over folds" + ("\n(bars: ± std over folds)" if bars else ""))
-    if not bars and len(rows):  # fit the means, not the baseline's std band (shared y axis)
-        low, high = rows[metric].min(), rows[metric].max()
+    axes[0][0].set_ylabel(f"test {metric}, mean over folds\n"
+                          + ("(bars: ± std over folds)" if bars else "(± std over folds: in the CSV)"))
+    if len(rows):  # fit the lines (with their bars), not the reference rows far below (shared y axis)
+        spread = rows[metric + "_std"].fillna(0.0) if bars else 0.0
+        low, high = (rows[metric] - spread).min(), (rows[metric] + spread).max()
         pad = 0.15 * (high - low) or 0.01
         axes[0][0].set_ylim(low - pad, high + pad)
     fig.legend(list(handles.values()), list(handles), fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5))

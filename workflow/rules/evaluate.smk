@@ -84,7 +84,8 @@ rule tables:
         lambda w: [r["path"] for r in run_records(w.experiment, w.dataset)],
         lambda w: fold_files(w.experiment, w.dataset, "reference.tsv"),
     output:
-        csv=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.csv",
+        csv=report(f"{RESULTS}/{{dataset}}/tables/{{experiment}}.csv", caption="../report/table.rst",
+                   category="{experiment}", subcategory="Tables", labels={"dataset": "{dataset}", "table": "test metrics"}),
         md=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.md",
         compare=f"{RESULTS}/{{dataset}}/tables/{{experiment}}_compare.csv",
     params:

@@ -3,7 +3,8 @@ rule figure_metric_vs_k:
         table=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.csv",
         compare=f"{RESULTS}/{{dataset}}/tables/{{experiment}}_compare.csv",
     output:
-        png=f"{RESULTS}/figures/{{experiment}}/{{dataset}}_{{metric}}.png",
+        png=report(f"{RESULTS}/figures/{{experiment}}/{{dataset}}_{{metric}}.png", caption="../report/figure.rst",
+                   category="{experiment}", subcategory="Figures", labels={"dataset": "{dataset}", "figure": "{metric} against k"}),
         pdf=f"{RESULTS}/figures/{{experiment}}/{{dataset}}_{{metric}}.pdf",
         csv=f"{RESULTS}/figures/{{experiment}}/{{dataset}}_{{metric}}.csv",
     params:
@@ -29,7 +30,8 @@ rule artefact:
     input:
         unpack(artefact_inputs),
     output:
-        png=f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_{{artefact}}.png",
+        png=report(f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_{{artefact}}.png", caption="../report/artefact.rst",
+                   category="{experiment}", subcategory="Feature reports", labels={"dataset": "{dataset}", "figure": "{artefact}"}),
         pdf=f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_{{artefact}}.pdf",
         csv=f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_{{artefact}}.csv",
     wildcard_constraints:
@@ -55,7 +57,8 @@ rule top_features:
                    for m in methods_with(w.experiment, lambda m, cls: cls.uses_k)],
     output:
         md=f"{RESULTS}/{{dataset}}/tables/top_features/{{experiment}}.md",
-        csv=f"{RESULTS}/{{dataset}}/tables/top_features/{{experiment}}.csv",
+        csv=report(f"{RESULTS}/{{dataset}}/tables/top_features/{{experiment}}.csv", caption="../report/top_features.rst",
+                   category="{experiment}", subcategory="Tables", labels={"dataset": "{dataset}", "table": "top features"}),
     params:
         methods=lambda w: methods_with(w.experiment, lambda m, cls: cls.uses_k),
         names=lambda w: names_of(w.dataset),

@@ -9,5 +9,6 @@ log_to(snakemake.log[0])
 table = pd.read_csv(snakemake.input.table, dtype={"k": str})
 comparison = pd.read_csv(snakemake.input.compare, dtype={"k_a": str, "k_b": str, "key_a": str, "key_b": str})
 metric_vs_k(table, snakemake.params.metric, snakemake.output.png, snakemake.output.pdf,
-            snakemake.output.csv, title=snakemake.params.title, baselines=snakemake.params.baselines,
+            snakemake.output.csv, title=f"Test {snakemake.params.metric} against the number of features k, "
+            f"{int(table.folds.max())} folds: {snakemake.params.title}", baselines=snakemake.params.baselines,
             curves=snakemake.params.curves, comparison=comparison)
