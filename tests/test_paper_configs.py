@@ -187,6 +187,9 @@ def test_gupta2012_runs_end_to_end_on_generated_archives(tmp_path):
         else:
             assert "| fs_ed | ranksvm | vali (" in published and "| waf | — |" in published
             assert "k_best: the number of features the paper reports as best" in published
+            beside = pd.read_csv(tables / f"{experiment}_published.csv")  # the report's table
+            assert list(beside.columns) == ["table", "method", "ranker", "k", "metric", "ours", "published", "difference"]
+            np.testing.assert_allclose(beside.difference, beside.ours - beside.published)
         compare = pd.read_csv(tables / f"{experiment}_compare.csv")
         assert set(compare.a + " vs " + compare.b) == {f"fs_ed/{r} vs fs_bfs/{r}" for r in ("ranksvm", "rankboost",
                                                                                            "lambdamart")}

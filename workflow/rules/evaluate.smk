@@ -61,7 +61,9 @@ rule published:
         others=lambda w: [f"{RESULTS}/{w.dataset}/tables/{w.experiment}.{c}.csv"
                           for c in also_conventions(w.experiment, w.dataset)],
     output:
-        f"{RESULTS}/{{dataset}}/tables/{{experiment}}_published.md",
+        md=f"{RESULTS}/{{dataset}}/tables/{{experiment}}_published.md",
+        csv=report(f"{RESULTS}/{{dataset}}/tables/{{experiment}}_published.csv", caption="../report/published.rst",
+                   category="{experiment}", subcategory="Tables", labels={"dataset": "{dataset}", "table": "ours beside the paper"}),
     params:
         published=lambda w: config["experiments"][w.experiment]["published"],
         title=lambda w: experiment_title(w.experiment, w.dataset),

@@ -21,4 +21,5 @@ if len(tables) > 1:
     closest = published.closest_convention(tables, paper, snakemake.wildcards.dataset, spec.get("tables"),
                                            spec.get("rows"), spec.get("metrics"))
     text += ("\n" + published.closest_convention_markdown(closest)) if not closest.empty else ""
-write_text(snakemake.output[0], text)
+write_text(snakemake.output.md, text)
+write_text(snakemake.output.csv, comparison.to_csv(index=False, float_format="%.6g"))
