@@ -165,46 +165,60 @@ def _number(value) -> float:
         return float("nan")
 
 
-def read_stability(records, ks) -> pd.DataFrame:
-    """Per (dataset, method, k): mean pairwise Jaccard and Kuncheva of the folds' top-k sets;
-    records {dataset, method, fold, path: the select job's JSON (``ranking``, ``n_features``)}."""
+def read_selections(records) -> list[dict]:
+    """The records {dataset, method, fold, path: a select job's JSON} with the JSON's
+    ``ranking`` (best first) and ``n_features`` added."""
     import json
     from pathlib import Path
 
-    by_method: dict = {}
+    out = []
     for r in records:
         selection = json.loads(Path(r["path"]).read_text())
-        by_method.setdefault((r["dataset"], r["method"]), []).append(selection)
+        out.append({**r, "ranking": selection["ranking"], "n_features": int(selection["n_features"])})
+    return out
+
+
+def _ks_below(ks, n_features: int) -> list[int]:
+    """The k values that select a proper subset of ``n_features`` (0 < k < d), ascending."""
+    return sorted({int(k) for k in ks if 0 < int(k) < n_features})
+
+
+def stability_table(selections, ks) -> pd.DataFrame:
+    """Per (dataset, method, k): mean pairwise Jaccard and Kuncheva of the folds' top-k sets;
+    ``selections`` from ``read_selections``."""
+    by_method: dict = {}
+    for r in selections:
+        by_method.setdefault((r["dataset"], r["method"]), []).append(r)
     rows = []
     for (dataset, method), selections in by_method.items():
-        d = int(selections[0]["n_features"])
-        for k in sorted({int(k) for k in ks if 0 < int(k) < d}):
+        d = selections[0]["n_features"]
+        for k in _ks_below(ks, d):
             jac, kun = stability([s["ranking"] for s in selections], k, d)
             rows.append({"dataset": dataset, "method": method, "k": k, "jaccard": jac, "kuncheva": kun,
                          "folds": len(selections)})
     return pd.DataFrame(rows, columns=["dataset", "method", "k", "jaccard", "kuncheva", "folds"])
 
 
-def read_recovery(records, truths: dict, ks) -> pd.DataFrame:
+def recovery_table(selections, truths: dict, ks) -> pd.DataFrame:
     """Per (dataset, method, k) on generated data whose planted features are known (``truths``:
     dataset -> its ``truth.json``, ``ltrfs.datasets.synthetic``), means over folds of: precision
     |top-k & S| / k, S the features that carry signal (informative and redundant: a redundant
     feature is a noisy mix of informative ones); recall |top-k & I| / |I| of the informative
-    features I; and the share of pure-noise features in the top k."""
+    features I; and the share of pure-noise features in the top k. ``selections`` from
+    ``read_selections``."""
     import json
     from pathlib import Path
 
     truth = {d: json.loads(Path(p).read_text()) for d, p in truths.items()}
     rows = []
-    for r in records:
+    for r in selections:
         if r["dataset"] not in truth:
             continue
         t = truth[r["dataset"]]
         informative, noise = set(t["informative"]), set(t["noise"])
         signal = informative | set(t["redundant"])
-        ranking = json.loads(Path(r["path"]).read_text())["ranking"]
-        for k in sorted({int(k) for k in ks if 0 < int(k) < t["n_features"]}):
-            top = set(ranking[:k])
+        for k in _ks_below(ks, t["n_features"]):
+            top = set(r["ranking"][:k])
             rows.append({"dataset": r["dataset"], "method": r["method"], "k": k, "fold": r["fold"],
                          "precision": len(top & signal) / k, "recall": len(top & informative) / len(informative),
                          "noise_share": len(top & noise) / k})
@@ -220,8 +234,8 @@ def board(tables: pd.DataFrame, metrics=("NDCG@10", "MAP"), *, baselines=("waf",
 
     Frame: one row per method, sorted by the mean rank of the first metric; columns
     ``rank_<metric>`` and ``mean_<metric>`` (the metric's mean over the blocks). Statistics per
-    metric: blocks N, methods m, Friedman chi2 and p, the critical difference at ``alpha``, the
-    Nemenyi p-values (m x m) and the block scores."""
+    metric: blocks N, Friedman chi2 and p, the critical difference at ``alpha``, the Nemenyi
+    p-values (m x m; None for fewer than 3 methods) and the mean ranks."""
     frame, stats_ = None, {}
     for metric in metrics:
         scores = block_scores(tables, metric, exclude_methods=baselines, exclude_rankers=own, drop_sparse=drop_sparse)
@@ -229,10 +243,9 @@ def board(tables: pd.DataFrame, metrics=("NDCG@10", "MAP"), *, baselines=("waf",
             continue
         ranks = mean_ranks(scores)
         chi2, p = friedman(scores)
-        stats_[metric] = {"blocks": int(scores.shape[0]), "methods": int(scores.shape[1]), "chi2": chi2, "p": p,
+        stats_[metric] = {"blocks": int(scores.shape[0]), "chi2": chi2, "p": p,
                           "cd": critical_difference(scores.shape[1], scores.shape[0], alpha),
-                          "nemenyi": nemenyi(scores) if scores.shape[1] >= 3 else None, "scores": scores,
-                          "ranks": ranks}
+                          "nemenyi": nemenyi(scores) if scores.shape[1] >= 3 else None, "ranks": ranks}
         part = pd.DataFrame({f"rank_{metric}": ranks, f"mean_{metric}": scores.mean(axis=0)})
         frame = part if frame is None else frame.join(part, how="outer")
     if frame is None:
@@ -246,31 +259,32 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
                       metrics=("NDCG@10", "MAP"), ks=(), baselines=("waf",), own=(), alpha: float = 0.05,
                       truths: dict | None = None) -> None:
     """Read the experiments' tables (records {experiment, dataset, path, metric: the table's
-    metric, that of its ``p_vs_waf``}), the selections
-    (``read_stability``) and the selection costs (``read_costs``); write the leaderboard.
+    metric, that of its ``p_vs_waf``}), the selections (``read_selections``) and the selection
+    costs (``read_costs``); write the leaderboard.
 
     ``out``: paths ``csv`` and ``md`` (the boards of every experiment and of ``all`` of them
     together, one row per (scope, method)), ``stability``, ``cost`` and ``smallest_k`` (CSV),
     and the figures ``cd`` (critical-difference diagrams, every scope and metric, one PNG),
     ``stability_png`` and ``pareto`` (PNG, each with its CSV beside it); with ``truths`` (dataset
     -> truth.json of generated data) ``recovery`` (CSV) and ``recovery_png``: how much of the
-    planted informative features each selector's top k finds (``read_recovery``)."""
+    planted informative features each selector's top k finds (``recovery_table``)."""
     from ltrfs import plots
     from ltrfs.util import write_text
 
     frames = [pd.read_csv(r["path"], dtype={"k": str}).assign(experiment=r["experiment"], dataset=r["dataset"])
               for r in tables]
     long = pd.concat(frames, ignore_index=True)
-    stab = read_stability(selections, ks)
-    recovery = read_recovery(selections, truths or {}, ks)
+    selections = read_selections(selections)
+    stab = stability_table(selections, ks)
+    recovery = recovery_table(selections, truths or {}, ks)
     cost = read_costs(costs)
     first = metrics[0]
     table_metric = {r["experiment"]: r.get("metric", first) for r in tables}
+    scopes = dict(tuple(long.groupby("experiment", sort=False)))
     small = pd.concat([smallest_k(part.drop_duplicates(["dataset", "method", "ranker", "k"]), table_metric[name],
                                   baselines=baselines, alpha=alpha)
                        .rename(columns={table_metric[name]: "value"}).assign(experiment=name, metric=table_metric[name])
-                       for name, part in long.groupby("experiment", sort=False)], ignore_index=True)
-    scopes = {name: part for name, part in long.groupby("experiment", sort=False)}
+                       for name, part in scopes.items()], ignore_index=True)
     if len(scopes) > 1:
         scopes["all"] = long
     boards, diagrams = [], []

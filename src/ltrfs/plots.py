@@ -355,8 +355,8 @@ def cd_diagrams(diagrams: list, png, *, alpha: float = 0.05) -> None:
     import scikit_posthocs as sp
 
     n = max(len(diagrams), 1)
-    fig, axes = plt.subplots(n, 1, figsize=(7.5, 0.9 + 0.32 * max((len(s["ranks"]) for _, _, s in diagrams), default=4)
-                                            * n / 1.6 + 0.4 * n), squeeze=False)
+    methods = max((len(s["ranks"]) for _, _, s in diagrams), default=4)
+    fig, axes = plt.subplots(n, 1, figsize=(7.5, n * (0.9 + 0.22 * methods)), squeeze=False)
     for ax, (scope, metric, s) in zip(axes[:, 0], diagrams):
         sp.critical_difference_diagram(s["ranks"], s["nemenyi"], ax=ax, alpha=alpha,
                                        label_fmt_left="{label} ({rank:.2f})", label_fmt_right="({rank:.2f}) {label}")

@@ -3,6 +3,7 @@ import math
 import os
 import re
 import sys
+from functools import cache
 from pathlib import Path
 from types import SimpleNamespace as Namespace
 
@@ -87,7 +88,7 @@ def convention(wildcards):
 
 def job_seed(*names):
     """A params function: the config seed combined with the named wildcards."""
-    return lambda w: stable_seed(config["seed"], *(w[name] for name in names))
+    return lambda w: stable_seed(config["seed"], *(getattr(w, name) for name in names))
 
 
 def baselines(experiment):
@@ -205,16 +206,22 @@ def batch_rule_name(dataset, method):
     return re.sub(r"\W", "_", f"train_{dataset}_{method}")
 
 
+def train_metric(wildcards):
+    """The vali metric of a train job (``TRAIN_METRICS``; the top-level one for a combination
+    of no experiment)."""
+    return TRAIN_METRICS.get((wildcards.dataset, wildcards.method, wildcards.ranker), config["validation_metric"])
+
+
+train_seed = job_seed("dataset", "fold", "method", "ranker")
+
+
 def batch_jobs(dataset, method, rankers, fold):
-    """One batched train job's per-ranker settings, as the per-ranker rule's params would be."""
+    """One batched train job's per-ranker settings, from the functions rule train's params use."""
     jobs = []
     for ranker in rankers:
-        w = {"dataset": dataset, "fold": fold, "method": method, "ranker": ranker}
-        wildcards = Namespace(**w)
-        jobs.append({"ranker": ranker, "config": config["rankers"][ranker], "k": train_ks(wildcards),
-                     "metric": TRAIN_METRICS.get((dataset, method, ranker), config["validation_metric"]),
-                     "seed": stable_seed(config["seed"], dataset, fold, method, ranker),
-                     "threads": train_threads(wildcards), "own": config["rankers"][ranker]["algorithm"] == OWN})
+        w = Namespace(dataset=dataset, fold=fold, method=method, ranker=ranker)
+        jobs.append({"ranker": ranker, "config": ranker_config(w), "k": train_ks(w), "metric": train_metric(w),
+                     "seed": train_seed(w), "threads": train_threads(w), "own": ranker_config(w)["algorithm"] == OWN})
     return jobs
 
 
@@ -361,6 +368,7 @@ def score_inputs(wildcards):
 LEADERBOARD = f"{RESULTS}/leaderboard"
 
 
+@cache  # the config is fixed once the workflow is parsed
 def leaderboard_records():
     """What the leaderboard reads: the tables of the experiments being run (with their table
     metric), every fold's selection of their competing methods (not WAF) and the benchmark files

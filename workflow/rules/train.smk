@@ -14,11 +14,11 @@ rule train:
     params:
         ranker=ranker_config,
         k=train_ks,
-        metric=lambda w: TRAIN_METRICS.get((w.dataset, w.method, w.ranker), config["validation_metric"]),
+        metric=train_metric,
         convention=convention,
         ties=config["ties"],
         run_ties={"vali": config["ties"], "test": config["evaluation_ties"]},
-        seed=job_seed("dataset", "fold", "method", "ranker"),
+        seed=train_seed,
     threads: train_threads
     conda:
         "../../envs/ltrfs.yaml"
