@@ -152,7 +152,13 @@ def test_mslr_feature_names():
     letor4 = feature_names(reg["MQ2008"], REGISTRY_FILE.parent)
     assert letor4 == feature_names(reg["MQ2007"], REGISTRY_FILE.parent) and len(set(letor4)) == 46
     assert letor4[5] == "IDF (body)" and letor4[20] == "BM25 (body)" and letor4[40] == "PageRank"
-    assert feature_names(reg["OHSUMED"], REGISTRY_FILE.parent) is None
+    ohsumed = feature_names(reg["OHSUMED"], REGISTRY_FILE.parent)  # LETOR 3.0: 15 per field
+    assert len(set(ohsumed)) == 45 and ohsumed == feature_names(reg["OHSUMED_null"], REGISTRY_FILE.parent)
+    assert ohsumed[10] == "BM25 (title)" and ohsumed[25] == "BM25 (abstract)" and ohsumed[44] == "LMIR.ABS (title + abstract)"
+    gov = feature_names(reg["TD2003"], REGISTRY_FILE.parent)
+    assert len(set(gov)) == 64 and all(feature_names(reg[n], REGISTRY_FILE.parent) == gov
+                                       for n in ("TD2004", "HP2003", "HP2004", "NP2003", "NP2004"))
+    assert gov[20] == "BM25 (body)" and gov[51] == "PageRank" and gov[63] == "LMIR.JM (extracted title)"
 
 
 def test_defaults_of_a_minimal_user_entry(tmp_path):

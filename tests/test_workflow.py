@@ -181,20 +181,24 @@ def test_leaderboard_follows_the_tables_and_selections(finished):
         assert board.loc[method, "planted_precision"] > board.loc["random", "planted_precision"]
         assert board.loc[method, "rank_NDCG@10"] < board.loc["random", "rank_NDCG@10"]
     assert "## Planted features found" in md
-    for png in ("critical_difference", "stability", "accuracy_vs_cost", "planted_recovery"):
+    for png in ("critical_difference/tiny", "stability", "accuracy_vs_cost", "planted_recovery"):
         assert (root / f"leaderboard/{png}.png").stat().st_size > 10_000
+    assert [p.name for p in (root / "leaderboard/critical_difference").glob("*.png")] == ["tiny.png"]
 
 
 def report_index(zip_path: Path) -> tuple[dict, dict]:
-    """(categories, results) of a Snakemake report zip: the JSON index its report.html embeds."""
+    """(categories, results) of a Snakemake report zip: the JSON index its report.html embeds;
+    each result gets the ``text`` of its file in the zip where that is HTML."""
     with zipfile.ZipFile(zip_path) as archive:
         name = next(n for n in archive.namelist() if n.endswith("report.html"))
         html = archive.read(name).decode()
-        files = set(archive.namelist())
-    index = {key: json.loads(re.search(rf"var {key} = (\{{.*?\}});\n", html, re.S).group(1))
-             for key in ("categories", "results")}
-    for entry in index["results"].values():  # every entry's file is in the zip
-        assert any(n.endswith(entry["data_uri"]) for n in files), entry["data_uri"]
+        index = {key: json.loads(re.search(rf"var {key} = (\{{.*?\}});\n", html, re.S).group(1))
+                 for key in ("categories", "results")}
+        for entry in index["results"].values():  # every entry's file is in the zip
+            member = next((n for n in archive.namelist() if n.endswith(entry["data_uri"])), None)
+            assert member is not None, entry["data_uri"]
+            if entry["mime_type"] == "text/html":
+                entry["text"] = archive.read(member).decode()
     return index["categories"], index["results"]
 
 
@@ -203,15 +207,28 @@ def test_report_holds_every_table_and_figure_by_experiment(finished, tmp_path):
     categories, results = report_index(tmp_path / "report.zip")
     assert set(categories) == {"tiny", "Leaderboard"}
     assert set(categories["tiny"]) == {"Tables", "Figures", "Feature reports"}
-    assert set(categories["tiny"]["Tables"]) == {"results/synthetic-tiny/tables/tiny.csv",
-                                                 "results/synthetic-tiny/tables/top_features/tiny.csv"}
+    assert set(categories["tiny"]["Tables"]) == {"results/synthetic-tiny/tables/tiny.html",
+                                                 "results/synthetic-tiny/tables/top_features/tiny.html"}
     assert categories["tiny"]["Figures"] == ["results/figures/tiny/synthetic-tiny_NDCG10.png"]
     board = {p for paths in categories["Leaderboard"].values() for p in paths}
-    assert {f"results/leaderboard/{n}" for n in ("leaderboard.csv", "smallest_k.csv", "critical_difference.png",
-                                                  "stability.png", "accuracy_vs_cost.png", "planted_recovery.png")} == board
-    table = results["results/synthetic-tiny/tables/tiny.csv"]
-    assert table["mime_type"] == "text/csv" and table["labels"] == {"dataset": "synthetic-tiny", "table": "test metrics"}
+    assert {f"results/leaderboard/{n}" for n in ("leaderboard.html", "critical_difference/tiny.png", "stability.png",
+                                                  "accuracy_vs_cost.png", "planted_recovery.png")} == board
+    assert results["results/leaderboard/critical_difference/tiny.png"]["labels"] == {
+        "figure": "critical-difference diagram: tiny"}
+    # tables are HTML pages (shown inline by the report, not offered as downloads) that hold
+    # the Markdown's table, its marks and its footnote
+    table = results["results/synthetic-tiny/tables/tiny.html"]
+    assert table["labels"] == {"dataset": "synthetic-tiny", "table": "test metrics"}
     assert "standard deviation over folds" in table["caption"] and "tiny" in table["caption"]
+    md = (finished / "results/synthetic-tiny/tables/tiny.md").read_text()
+    waf = next(line for line in md.splitlines() if line.startswith("| waf |"))
+    cells = [c.strip() for c in waf.strip("|").split("|")]
+    assert "<table>" in table["text"] and "<td>waf</td>" in table["text"]
+    assert all(f">{c}</td>" in table["text"] for c in cells if c), cells
+    assert "mean ± standard deviation over the 2 folds" in md and "mean ± standard deviation over the 2 folds" in table["text"]
+    board_md = (finished / "results/leaderboard/leaderboard.md").read_text()
+    n_tables = len(re.findall(r"^\|[-:| ]+\|$", board_md, flags=re.M))
+    assert n_tables >= 3 and results["results/leaderboard/leaderboard.html"]["text"].count("<table>") == n_tables
 
 
 def test_feature_reports_follow_the_methods(finished):

@@ -24,6 +24,7 @@ Stability of a selector across folds, for each k: the mean over fold pairs of th
 from __future__ import annotations
 
 from itertools import combinations
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -264,11 +265,13 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
 
     ``out``: paths ``csv`` and ``md`` (the boards of every experiment and of ``all`` of them
     together, one row per (scope, method)), ``stability``, ``cost`` and ``smallest_k`` (CSV),
-    and the figures ``cd`` (critical-difference diagrams, every scope and metric, one PNG),
+    ``html`` (the Markdown as an HTML page), and the figures ``cd`` (a folder of critical-difference
+    diagrams, ``{scope}.png`` per experiment and ``all.png``, one panel per metric),
     ``stability_png`` and ``pareto`` (PNG, each with its CSV beside it); with ``truths`` (dataset
     -> truth.json of generated data) ``recovery`` (CSV) and ``recovery_png``: how much of the
     planted informative features each selector's top k finds (``recovery_table``)."""
     from ltrfs import plots
+    from ltrfs.htmlpage import write_markdown
     from ltrfs.util import write_text
 
     frames = [pd.read_csv(r["path"], dtype={"k": str}).assign(experiment=r["experiment"], dataset=r["dataset"])
@@ -287,17 +290,18 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
                        for name, part in scopes.items()], ignore_index=True)
     if len(scopes) > 1:
         scopes["all"] = long
-    boards, diagrams = [], []
+    boards, diagrams = [], {}
     for scope, part in scopes.items():
         frame, stats_ = board(part, metrics, baselines=baselines, own=own, alpha=alpha, drop_sparse=scope == "all")
         if frame.empty:
             continue
+        diagrams[scope] = []
         for metric, s in stats_.items():
             frame[f"blocks_{metric}"] = s["blocks"]
             frame[f"friedman_p_{metric}"] = s["p"]
             frame[f"cd_{metric}"] = s["cd"]
             if s["nemenyi"] is not None:
-                diagrams.append((scope, metric, s))
+                diagrams[scope].append((scope, metric, s))
         boards.append(frame.assign(scope=scope))
     result = pd.concat(boards, ignore_index=True) if boards else pd.DataFrame(columns=["scope", "method"])
     datasets = set(long.dataset)
@@ -317,11 +321,14 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
     write_text(out["stability"], stab.to_csv(index=False, float_format="%.6g"))
     write_text(out["cost"], cost.to_csv(index=False, float_format="%.6g"))
     write_text(out["smallest_k"], small.to_csv(index=False, float_format="%.6g"))
-    write_text(out["md"], markdown(result, small, metrics, alpha=alpha, n_folds=_folds(long), recovery=recovery))
+    write_markdown(out["md"], markdown(result, small, metrics, alpha=alpha, n_folds=_folds(long), recovery=recovery),
+                   out.get("html"))
     if "recovery" in out:
         write_text(out["recovery"], recovery.to_csv(index=False, float_format="%.6g"))
         plots.recovery_curves(recovery, out["recovery_png"])
-    plots.cd_diagrams(diagrams, out["cd"], alpha=alpha)
+    Path(out["cd"]).mkdir(parents=True, exist_ok=True)
+    for scope, panels in diagrams.items():
+        plots.cd_diagrams(panels, Path(out["cd"]) / f"{scope}.png", alpha=alpha)
     plots.stability_curves(stab, out["stability_png"])
     chosen = long[(long.k.astype(str) == "vali") | long.method.isin(list(baselines))]
     chosen = chosen[~chosen.ranker.isin(list(own)) & (chosen.ranker != REFERENCE_RANKER)]

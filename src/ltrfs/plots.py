@@ -348,8 +348,8 @@ def grouped_bars(rows: pd.DataFrame, group: str, bar: str, value: str, png, pdf=
 
 
 def cd_diagrams(diagrams: list, png, *, alpha: float = 0.05) -> None:
-    """Critical-difference diagrams (Demsar 2006), one panel per (scope, metric, statistics) of
-    ``leaderboard.board``: each method at its mean rank (1 = best, on the left), a bar joining
+    """Critical-difference diagrams (Demsar 2006) in one PNG, one panel per (scope, metric,
+    statistics) of ``leaderboard.board``: each method at its mean rank (1 = best, on the left), a bar joining
     the methods whose Nemenyi test does not separate them at ``alpha``
     (``scikit_posthocs.critical_difference_diagram``)."""
     import scikit_posthocs as sp
@@ -376,21 +376,27 @@ def _per_dataset_lines(frame: pd.DataFrame, lines, png, *, ylabel: str, title: s
                        ylim=None, hline: float | None = None) -> None:
     """Curves against k: one panel per dataset, one colour per method; ``lines`` is a list of
     (column, line style, marker) drawn for each method (the first one labelled with the method);
-    ``extra_legend`` (handle, label) pairs explain the styles; ``hline``: a grey dotted level."""
+    ``extra_legend`` (handle, label) pairs explain the styles; ``hline``: a grey dotted level.
+    Each method's points are shifted a little along k (at most a quarter of the smallest step
+    between ks), so that methods with equal values stay visible side by side."""
     datasets = list(dict.fromkeys(frame.dataset)) or [""]
     methods = list(dict.fromkeys(frame.method))
     palette = plt.get_cmap("tab20" if len(methods) > 10 else "tab10")
     fig, axes = plt.subplots(1, len(datasets), figsize=(4.4 * len(datasets), 3.4), squeeze=False, sharey=True)
     for ax, dataset in zip(axes[0], datasets):
         part = frame[frame.dataset == dataset]
+        steps = np.diff(np.unique(part.k.astype(float)))
+        dodge = 0.5 * steps.min() / max(len(methods), 1) if steps.size else 0.0
         for i, method in enumerate(methods):
             rows = part[part.method == method].sort_values("k")
+            k = rows.k.astype(float) + dodge * (i - (len(methods) - 1) / 2)
             for j, (column, style, marker) in enumerate(lines if len(rows) else []):
-                ax.plot(rows.k, rows[column], marker=marker, ms=3, lw=1.2, ls=style, color=palette(i % palette.N),
+                ax.plot(k, rows[column], marker=marker, ms=3, lw=1.2, ls=style, color=palette(i % palette.N),
                         label=method if j == 0 else None)
         if hline is not None:
             ax.axhline(hline, color="grey", lw=0.8, ls=":")
-        ax.set_xlabel("k (features selected)")
+        ax.set_xlabel("k (features selected; methods shifted\nslightly apart along k)" if dodge else
+                      "k (features selected)")
         ax.set_title(f"{dataset}, {int(part.folds.max()) if len(part) else 0} folds", fontsize=9)
         ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
         ax.grid(alpha=0.3)

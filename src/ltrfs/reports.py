@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ltrfs import plots
+from ltrfs.htmlpage import write_markdown
 from ltrfs.util import write_text
 
 
@@ -151,9 +152,11 @@ def convergence_figure(trace_path, png, pdf, csv, *, title: str = "") -> None:
                           title=title, xlabel="seconds", logx=True)
 
 
-def top_features(selection_paths: dict, out_md, out_csv, *, k: int = 10, names=None, title: str = "") -> None:
+def top_features(selection_paths: dict, out_md, out_csv, *, k: int = 10, names=None, title: str = "",
+                 out_html=None) -> None:
     """For each method, its top ``k`` features in the first fold given (the set a method chose
-    itself, when it chose one, in the order of its ranking) with their names and scores."""
+    itself, when it chose one, in the order of its ranking) with their names and scores; as
+    Markdown, CSV and (``out_html``) an HTML page."""
     rows, lines = [], [f"### {title}", ""] if title else []
     for method, path in selection_paths.items():
         selection = json.loads(Path(path).read_text())
@@ -170,5 +173,5 @@ def top_features(selection_paths: dict, out_md, out_csv, *, k: int = 10, names=N
             rows.append({"method": method, "rank": rank, "feature": feature, "name": name,
                          "score": None if scores is None else scores[feature - 1]})
         lines.append("")
-    write_text(out_md, "\n".join(lines))
+    write_markdown(out_md, "\n".join(lines), out_html)
     write_text(out_csv, pd.DataFrame(rows).to_csv(index=False))

@@ -26,6 +26,7 @@ import pandas as pd
 
 from ltrfs import metrics
 from ltrfs.experiments import METRIC_COLUMNS
+from ltrfs.htmlpage import write_markdown
 from ltrfs.util import write_text
 
 KEY = ["method", "ranker", "k"]
@@ -334,12 +335,12 @@ def compare_markdown(comparison: pd.DataFrame, columns=DEFAULT_COLUMNS, alpha: f
 
 def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", title=None,
                  baselines=("waf",), references: list[dict] | None = None, pairs=(),
-                 out_compare=None, own=(), columns=None) -> pd.DataFrame:
+                 out_compare=None, own=(), columns=None, out_html=None) -> pd.DataFrame:
     """The long table as CSV; as Markdown, the table of ``columns`` (default ``DEFAULT_COLUMNS``)
     and then ``metric`` by k; ``references`` (per-fold reference files) add the file-order and
     random-order rows; ``pairs`` (the experiment's ``compare``) add paired t-tests, written to
     ``out_compare`` (CSV), to the Markdown and as marks in the table; ``own``: the rankers that
-    are a method's own model (see ``summarise``)."""
+    are a method's own model (see ``summarise``); ``out_html``: the Markdown as an HTML page."""
     per_query = read_runs(runs)
     if references:
         per_query = pd.concat([per_query, read_references(references)], ignore_index=True)
@@ -349,8 +350,8 @@ def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", 
     if out_compare is not None:
         write_text(out_compare, comparison.to_csv(index=False, float_format="%.6g"))
     tests = f"\n#### Paired t-tests\n\n{compare_markdown(comparison, columns)}" if pairs else ""
-    write_text(out_md, to_markdown(table, columns, metric=metric, title=title, comparison=comparison)
-               + f"\n#### {metric} by k (test, mean over "
-               f"folds; * p < 0.05 against WAF; vali: the k chosen on vali)\n\n" + by_k_markdown(table, metric)
-               + "\n" + REFERENCE_NOTE + "\n" + tests)
+    write_markdown(out_md, to_markdown(table, columns, metric=metric, title=title, comparison=comparison)
+                   + f"\n#### {metric} by k (test, mean over "
+                   f"folds; * p < 0.05 against WAF; vali: the k chosen on vali)\n\n" + by_k_markdown(table, metric)
+                   + "\n" + REFERENCE_NOTE + "\n" + tests, out_html)
     return table

@@ -140,12 +140,20 @@ def n_chunks(scorer):
 
 def scaled(base, per_mb, size=None):
     """A resources callable: ``(base + per_mb * size) * attempt``, rounded up; ``size`` is a
-    function of the wildcards giving MB, by default the job's input size."""
+    function of the wildcards giving MB, by default the job's input size (``input_mb``)."""
     def resource(wildcards, input, attempt):
-        mb = input.size_mb if size is None else size(wildcards)
+        mb = input_mb(input) if size is None else size(wildcards)
         return int(math.ceil((base + per_mb * mb) * attempt))
 
     return resource
+
+
+def input_mb(input):
+    """MiB of the job's input files that exist (0 for those still to be made: Snakemake resets
+    resources before it schedules a job, when all its input exists). Read with os.stat rather
+    than ``input.size_mb``, a coroutine that cannot run inside Snakemake's own event loop while
+    it builds the DAG or a report (it printed "coroutine ... was never awaited" warnings)."""
+    return sum(os.path.getsize(f) for f in input if os.path.isfile(f)) / 2**20
 
 
 def fold_text_mb(wildcards):
@@ -286,13 +294,12 @@ def all_targets():
     for name in config["run"]:
         e = config["experiments"][name]
         for dataset in filter(present, e["datasets"]):
-            targets += [f"{RESULTS}/{dataset}/tables/{name}.csv", f"{RESULTS}/{dataset}/tables/{name}.md"]
-            targets += [f"{RESULTS}/{dataset}/tables/{name}.{c}.md" for c in also_conventions(name, dataset)]
-            if e.get("published"):
-                targets.append(f"{RESULTS}/{dataset}/tables/{name}_published.md")
+            tables = [name, *(f"{name}.{c}" for c in also_conventions(name, dataset))]
+            tables += [f"{name}_published"] if e.get("published") else []
+            targets += [f"{RESULTS}/{dataset}/tables/{t}.{ext}" for t in tables for ext in ("md", "html")]
             targets += [f"{RESULTS}/figures/{name}/{dataset}_{metric_file_name(m)}.png" for m in e["figure_metrics"]]
             targets += feature_report_targets(name, dataset)
-    targets.append(f"{LEADERBOARD}/leaderboard.md")
+    targets += [f"{LEADERBOARD}/leaderboard.md", f"{LEADERBOARD}/leaderboard.html"]
     return targets
 
 
@@ -312,7 +319,7 @@ def feature_report_targets(experiment, dataset):
     ``ltrfs.artefacts``; drawn by rule ``artefact``) and the top-feature table."""
     targets = []
     if methods_with(experiment, lambda m, cls: cls.uses_k):
-        targets.append(f"{RESULTS}/{dataset}/tables/top_features/{experiment}.md")
+        targets += [f"{RESULTS}/{dataset}/tables/top_features/{experiment}.{ext}" for ext in ("md", "html")]
     wanted = config["experiments"][experiment].get("artefacts")  # None: every one the methods allow
     targets += [f"{RESULTS}/figures/{experiment}/features/{dataset}_{stem}.png"
                 for stem in artefacts.stems(experiment_methods(experiment), SELECTORS)

@@ -62,8 +62,10 @@ rule published:
                           for c in also_conventions(w.experiment, w.dataset)],
     output:
         md=f"{RESULTS}/{{dataset}}/tables/{{experiment}}_published.md",
-        csv=report(f"{RESULTS}/{{dataset}}/tables/{{experiment}}_published.csv", caption="../report/published.rst",
-                   category="{experiment}", subcategory="Tables", labels={"dataset": "{dataset}", "table": "ours beside the paper"}),
+        html=report(f"{RESULTS}/{{dataset}}/tables/{{experiment}}_published.html", caption="../report/published.rst",
+                    category="{experiment}", subcategory="Tables",
+                    labels={"dataset": "{dataset}", "table": "ours beside the paper"}),
+        csv=f"{RESULTS}/{{dataset}}/tables/{{experiment}}_published.csv",
     params:
         published=lambda w: config["experiments"][w.experiment]["published"],
         title=lambda w: experiment_title(w.experiment, w.dataset),
@@ -86,9 +88,10 @@ rule tables:
         lambda w: [r["path"] for r in run_records(w.experiment, w.dataset)],
         lambda w: fold_files(w.experiment, w.dataset, "reference.tsv"),
     output:
-        csv=report(f"{RESULTS}/{{dataset}}/tables/{{experiment}}.csv", caption="../report/table.rst",
-                   category="{experiment}", subcategory="Tables", labels={"dataset": "{dataset}", "table": "test metrics"}),
+        csv=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.csv",
         md=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.md",
+        html=report(f"{RESULTS}/{{dataset}}/tables/{{experiment}}.html", caption="../report/table.rst",
+                    category="{experiment}", subcategory="Tables", labels={"dataset": "{dataset}", "table": "test metrics"}),
         compare=f"{RESULTS}/{{dataset}}/tables/{{experiment}}_compare.csv",
     params:
         pairs=lambda w: config["experiments"][w.experiment].get("compare", []),
@@ -120,6 +123,9 @@ use rule tables as tables_as with:
     output:
         csv=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.{{as_convention}}.csv",
         md=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.{{as_convention}}.md",
+        html=report(f"{RESULTS}/{{dataset}}/tables/{{experiment}}.{{as_convention}}.html", caption="../report/table.rst",
+                    category="{experiment}", subcategory="Tables",
+                    labels={"dataset": "{dataset}", "table": "test metrics, {as_convention} convention"}),
         compare=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.{{as_convention}}_compare.csv",
     params:
         runs=lambda w: run_records(w.experiment, w.dataset, w.as_convention),

@@ -57,8 +57,9 @@ rule top_features:
                    for m in methods_with(w.experiment, lambda m, cls: cls.uses_k)],
     output:
         md=f"{RESULTS}/{{dataset}}/tables/top_features/{{experiment}}.md",
-        csv=report(f"{RESULTS}/{{dataset}}/tables/top_features/{{experiment}}.csv", caption="../report/top_features.rst",
-                   category="{experiment}", subcategory="Tables", labels={"dataset": "{dataset}", "table": "top features"}),
+        html=report(f"{RESULTS}/{{dataset}}/tables/top_features/{{experiment}}.html", caption="../report/top_features.rst",
+                    category="{experiment}", subcategory="Tables", labels={"dataset": "{dataset}", "table": "top features"}),
+        csv=f"{RESULTS}/{{dataset}}/tables/top_features/{{experiment}}.csv",
     params:
         methods=lambda w: methods_with(w.experiment, lambda m, cls: cls.uses_k),
         names=lambda w: names_of(w.dataset),

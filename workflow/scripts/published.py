@@ -5,6 +5,7 @@ from pathlib import Path
 import pandas as pd
 
 from ltrfs import published
+from ltrfs.htmlpage import write_markdown
 from ltrfs.util import log_to, write_text
 
 log_to(snakemake.log[0])
@@ -21,5 +22,5 @@ if len(tables) > 1:
     closest = published.closest_convention(tables, paper, snakemake.wildcards.dataset, spec.get("tables"),
                                            spec.get("rows"), spec.get("metrics"))
     text += ("\n" + published.closest_convention_markdown(closest)) if not closest.empty else ""
-write_text(snakemake.output.md, text)
+write_markdown(snakemake.output.md, text, snakemake.output.html)
 write_text(snakemake.output.csv, comparison.to_csv(index=False, float_format="%.6g"))

@@ -3,7 +3,7 @@ from ltrfs.tables import write_tables
 from ltrfs.util import log_to
 
 log_to(snakemake.log[0])
-write_tables(snakemake.params.runs, snakemake.output.csv, snakemake.output.md,
+write_tables(snakemake.params.runs, snakemake.output.csv, snakemake.output.md, out_html=snakemake.output.html,
              references=snakemake.params.references, pairs=snakemake.params.pairs,
              out_compare=snakemake.output.compare, own=snakemake.params.own,
              columns=snakemake.params.columns or None,

@@ -4,4 +4,4 @@ from ltrfs.util import log_to
 
 log_to(snakemake.log[0])
 top_features(dict(zip(snakemake.params.methods, snakemake.input)), snakemake.output.md, snakemake.output.csv,
-             names=snakemake.params.names, title=snakemake.params.title)
+             names=snakemake.params.names, title=snakemake.params.title, out_html=snakemake.output.html)
