@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import gzip
+import logging
 import os
 import re
 import struct
@@ -10,7 +11,7 @@ import numpy as np
 import pytest
 
 from ltrfs.data import DataError, RankingData
-from ltrfs.io import _parse_number, load_npz, read_any, read_letor, save_npz, write_letor
+from ltrfs.io import _parse_number, duplicate_rows, load_npz, read_any, read_letor, save_npz, write_letor
 
 F32 = np.float32
 
@@ -61,18 +62,46 @@ def test_hand_written_file(tmp_path):
     assert d.docids.tolist() == ["doc A", "doc B", "docC"]
 
 
-def test_crlf_equals_lf(tmp_path):
+def test_crlf_and_bare_cr_equal_lf(tmp_path):
     lf = read_letor(write(tmp_path, HAND, "lf.txt"))
     crlf = read_letor(write(tmp_path, HAND.replace("\n", "\r\n"), "crlf.txt"))
     assert_same(lf, crlf)
+    # old Mac exports end lines with a bare CR: every line is a row, the comments stay per row
+    cr = read_letor(write(tmp_path, HAND.replace("\n", "\r"), "cr.txt"))
+    assert_same(lf, cr)
+    assert cr.docids.tolist() == ["doc A", "doc B", "docC"]
+
+
+def test_values_below_float32_become_zero(tmp_path):
+    d = read_letor(write(tmp_path, "1 qid:1 1:1e-50 2:1e-40 3:-1e-46\n"))
+    np.testing.assert_array_equal(d.X, np.array([[0.0, np.float32(1e-40), 0.0]], F32))
+
+
+def test_duplicate_rows_are_kept_with_a_warning_naming_their_lines(tmp_path, caplog):
+    text = ("1 qid:1 1:1 2:3 #a\n0 qid:1 1:1 2:3 #b\n1 qid:1 1:1 2:3 #a\n"   # line 3 repeats line 1
+            "1 qid:2 1:1 2:3 #a\n")                                          # another query: not a repeat
+    with caplog.at_level(logging.WARNING, logger="ltrfs.io"):
+        d = read_letor(write(tmp_path, text))
+    assert d.n_rows == 4
+    assert len(caplog.records) == 1
+    assert "1 duplicate rows (same query, features and docid as an earlier row; kept): line 3 repeats line 1" \
+        in caplog.records[0].getMessage()
+    # without docids, equal features in one query are repeats
+    X = np.array([[1, 2], [1, 2], [0, 2], [1, 2], [0, 2]], F32)
+    np.testing.assert_array_equal(duplicate_rows(X, np.array([0, 4, 5])), [[1, 0], [3, 0]])
+    np.testing.assert_array_equal(duplicate_rows(X, np.array([0, 1, 2, 3, 4, 5])), np.empty((0, 2)))
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="ltrfs.io"):
+        read_letor(write(tmp_path, HAND, "clean.txt"))
+    assert not caplog.records
 
 
 def test_no_trailing_newline_bom_tabs_and_signs(tmp_path):
-    text = "\ufeff+2\tqid:+5\t1:+1.5\t3:-2E2\n-1 qid:5 2:7.\n2.0 qid:-3 1:1e+1"
+    text = "\ufeff+2\tqid:+5\t1:+1.5\t3:-2E2\n+0 qid:5 2:7.\n2.0 qid:3 1:1e+1"
     d = read_letor(write(tmp_path, text))
     np.testing.assert_array_equal(d.X, np.array([[1.5, 0, -200], [0, 7, 0], [10, 0, 0]], F32))
-    np.testing.assert_array_equal(d.y, [2, -1, 2])  # "2.0" is read as the integer 2
-    np.testing.assert_array_equal(d.query_ids, [5, -3])
+    np.testing.assert_array_equal(d.y, [2, 0, 2])  # "2.0" is read as the integer 2
+    np.testing.assert_array_equal(d.query_ids, [5, 3])
     assert d.docids is None
 
 
@@ -202,7 +231,15 @@ ERROR_CASES = [
     ("index beyond int32", "1 qid:1 1:1\n1 qid:1 99999999999:1\n", 2,
      "feature index '99999999999' is too large"),
     ("dense matrix too large", "1 qid:1 2000000000:1\n1 qid:1 1:1\n1 qid:1 1:1\n", 1,
-     "feature index 2000000000 needs a dense matrix of 3 x 2000000000"),
+     "feature index 2000000000 needs a dense matrix of 3 rows x 2000000000 features (22,888 MiB), more than "
+     "the 64 MiB a file of this size may fill"),
+    ("index beyond what a small file may fill", "1 qid:1 1:1\n1 qid:1 16777217:1\n", 2,
+     "feature index 16777217 needs a dense matrix of 2 rows"),
+    ("negative label", "1 qid:1 1:1\n-1 qid:1 1:1\n", 2, "negative label '-1' (relevance labels are integers >= 0)"),
+    ("negative qid", "1 qid:1 1:1\n1 qid:-3 1:1\n", 2, "negative qid '-3' (query ids are integers >= 0)"),
+    ("'#' before features", "0 qid:1 1:0.1 #2:0.2 3:0.3\n", 1,
+     "feature token '2:0.2' after '#': the text after '#' is a comment, so the features after it would be lost"),
+    ("'# ' before features", "0 qid:1 1:1\n0 qid:1 1:0.1 # 12:-.5\n", 2, "feature token '12:-.5' after '#'"),
     ("qid not contiguous", "1 qid:1 1:1\n1 qid:2 1:1\n\n1 qid:1 1:1\n", 4,
      "qid 1 reappears after other queries (first seen at line 1"),
     ("earliest of two whole-file problems", "1 qid:1 1:1\n1 qid:2 1:1e39\n1 qid:1 1:1\n", 2,
@@ -214,7 +251,7 @@ ERROR_CASES = [
 
 @pytest.mark.parametrize("name,text,line,what", ERROR_CASES, ids=[c[0] for c in ERROR_CASES])
 def test_errors_name_file_and_line(tmp_path, name, text, line, what):
-    for variant, body in (("lf", text), ("crlf", text.replace("\n", "\r\n"))):
+    for variant, body in (("lf", text), ("crlf", text.replace("\n", "\r\n")), ("cr", text.replace("\n", "\r"))):
         path = write(tmp_path, body, f"{variant}.txt")
         with pytest.raises(DataError) as info:
             read_letor(path)
@@ -229,6 +266,19 @@ def test_empty_file(tmp_path, text):
     path = write(tmp_path, text)
     with pytest.raises(DataError, match=re.escape(f"{path}: empty file")):
         read_letor(path)
+
+
+def test_comment_text_that_is_not_a_feature_is_a_docid(tmp_path):
+    d = read_letor(write(tmp_path, "1 qid:1 1:1 #docid = GX000-00 at 12:30\n0 qid:1 1:2 #12:ab\n"))
+    assert d.docids.tolist() == ["docid = GX000-00 at 12:30", "12:ab"]
+
+
+def test_n_features_beyond_what_the_file_may_fill(tmp_path):
+    path = write(tmp_path, "1 qid:1 1:1\n" * 3)
+    with pytest.raises(DataError, match=re.escape(f"{path}: 3 data lines x n_features=6000000 need a dense matrix "
+                                                  "of 69 MiB, more than the 64 MiB")):
+        read_letor(path, n_features=6_000_000)
+    assert read_letor(path, n_features=6_000_000, max_dense_bytes=80 * 2 ** 20).X.shape == (3, 6_000_000)
 
 
 def test_missing_file_and_bad_arguments(tmp_path):

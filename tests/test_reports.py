@@ -87,7 +87,11 @@ def test_top_features_keep_a_methods_own_set_size(tmp_path):
     assert frame[frame.method == "l1"].feature.tolist() == [3, 1]
     assert frame[frame.method == "l1"].name.tolist() == ["c", "a"]
     assert frame[frame.method == "ig"].feature.tolist() == [2, 4, 1]
-    assert "its own choice of 2 features" in (tmp_path / "t.md").read_text()
+    md = (tmp_path / "t.md").read_text()
+    assert "its own choice of 2 features" in md and "| 1 | 3 | c | 0.9 |" in md and "name: from the dataset's" in md
+    top_features({"ig": tmp_path / "topk.json"}, tmp_path / "u.md", tmp_path / "u.csv", k=2)
+    md = (tmp_path / "u.md").read_text()
+    assert "| rank | feature | score |" in md and "| 1 | 2 |  |" in md and "lists no names" in md
 
 
 def test_elimination_figure_without_a_curve_is_one_line(tmp_path):

@@ -15,26 +15,38 @@ rounded to float32 (the same two roundings as ``load_svmlight_file(...)`` follow
 Rules the reader enforces (each violation raises :class:`~ltrfs.data.DataError` with the one-line
 message ``"<file>:<line>: <what is wrong>"``):
 
-* the label is an integer in the int32 range, written as digits with an optional sign and an
-  optional fractional part made only of zeros: ``2``, ``+2``, ``-1`` and ``2.0`` are read as
-  integers; ``1.5``, ``2e0`` and ``two`` are errors;
-* ``qid:<integer>`` follows the label (int64, optional sign);
+* the label is a relevance grade: an integer ``>= 0`` in the int32 range, written as digits with
+  an optional ``+`` and an optional fractional part made only of zeros: ``2``, ``+2`` and ``2.0``
+  are read as 2; ``-1``, ``1.5``, ``2e0`` and ``two`` are errors (a dataset's own label range,
+  its registry ``label_levels``, is checked when its folds are prepared);
+* ``qid:<integer>`` follows the label: a query id ``>= 0`` of at most 18 digits (0 is an id
+  like any other, as in SVMlight; a negative id is an error);
 * feature indices are integers ``>= 1``, strictly increasing within a line, and at most
   ``n_features`` when given; missing indices are 0 (sparse lines);
 * values are decimal numbers (``1``, ``-0.5``, ``.5``, ``5.``, ``1e-3``); ``nan``, ``inf`` and
-  values outside the float32 range are errors; ``NULL`` (LETOR 3.0, any letter case) follows
-  ``null_policy``;
-* the rows of one query are contiguous: a qid may not reappear after another qid.
+  values outside the float32 range are errors; values too small for float32 (below about
+  1.4e-45 in magnitude, such as ``1e-50``) are read as 0, as float32 rounding makes them;
+  ``NULL`` (LETOR 3.0, any letter case) follows ``null_policy``;
+* a ``#`` starts the comment, which ends the line's features: a ``#`` directly followed by an
+  ``<index>:<number>`` token is an error, since those features would be lost;
+* the rows of one query are contiguous: a qid may not reappear after another qid;
+* the dense matrix X may not exceed 16 times the size of the text (at least 64 MiB;
+  ``max_dense_bytes``): a huge feature index or ``n_features`` is an error, not an allocation.
 
-Blank lines and lines holding only a comment are skipped; spaces, tabs and carriage returns are
-whitespace, so LF and CRLF files read identically. The text after the first ``#`` of a data line,
-stripped, is the row's docid. A UTF-8 byte-order mark at the start is ignored. Input compressed
-with gzip, bzip2 or xz is recognised by suffix or by magic bytes.
+Accepted with a warning in the log: rows that repeat an earlier row of the same query (same
+features and docid) are kept, and the warning names their lines.
+
+Blank lines and lines holding only a comment are skipped; spaces and tabs separate tokens. LF,
+CRLF and bare CR (old Mac exports) all end a line, so the three read identically and line
+numbers in errors are those an editor shows. The text after the first ``#`` of a data line,
+stripped, is the row's docid. A UTF-8 byte-order mark at the start is ignored; comments must be
+UTF-8. Input compressed with gzip, bzip2 or xz is recognised by suffix or by magic bytes.
 """
 from __future__ import annotations
 
 import bz2
 import gzip
+import logging
 import lzma
 import math
 import re
@@ -48,7 +60,9 @@ from numba import njit
 from ltrfs.data import DataError, RankingData
 from ltrfs.util import atomic_path
 
-__all__ = ["read_letor", "save_npz", "load_npz", "read_any", "write_letor", "NULL_POLICIES"]
+__all__ = ["read_letor", "save_npz", "load_npz", "read_any", "write_letor", "duplicate_rows", "NULL_POLICIES"]
+
+log = logging.getLogger(__name__)
 
 NULL_POLICIES = ("min", "zero", "error")
 
@@ -59,7 +73,11 @@ NULL_POLICIES = ("min", "zero", "error")
 _POW10 = np.array([10.0 ** k for k in range(23)], dtype=np.float64)  # exact in float64
 _MAX_EXACT = 2 ** 53
 _MANT_LIMIT = 10 ** 17  # accumulate mantissa digits while w < this (keeps w*10+d < 2**63)
-_MAX_DENSE = 2 ** 32    # refuse dense matrices with more elements than this (16 GiB float32)
+# The dense matrix a file may fill: at most DENSE_FLOOR bytes or DENSE_PER_BYTE times the size
+# of the (decompressed) text, whichever is larger. Dense LETOR text spends at least 4 bytes per
+# value ("1:0 "), so real data needs far less (MSLR-WEB10K: 0.4x; sparse Yahoo! text about 1x).
+DENSE_FLOOR = 64 * 2 ** 20
+DENSE_PER_BYTE = 16
 
 # error codes returned by _scan
 _OK = 0
@@ -74,6 +92,9 @@ _E_VALUE = 8
 _E_NULL = 9
 _E_TOOWIDE = 10
 _E_INDEXBIG = 11
+_E_LABELNEG = 12
+_E_QIDPOS = 13
+_E_HASHFEAT = 14
 
 
 @njit(cache=True)
@@ -222,11 +243,19 @@ def _parse_int64(buf, s, e):
 
 
 @njit(cache=True)
-def _count_newlines(buf):
+def _count_data_lines(buf, start):
+    """Lines whose first character other than a space or tab is neither a newline nor '#'."""
+    n = buf.shape[0]
     count = 0
-    for i in range(buf.shape[0]):
-        if buf[i] == 10:
+    i = start
+    while i < n:
+        while i < n and _is_ws(buf[i]):
+            i += 1
+        if i < n and buf[i] != 10 and buf[i] != 35:
             count += 1
+        while i < n and buf[i] != 10:
+            i += 1
+        i += 1
     return count
 
 
@@ -270,8 +299,8 @@ def _grow2(a, n):
 
 
 @njit(cache=True, error_model="numpy")
-def _scan(buf, start, n_upper, cap, fixed, null_error):
-    """One pass over the bytes of a LETOR file.
+def _scan(buf, start, n_upper, cap, fixed, null_error, max_cells):
+    """One pass over the bytes of a LETOR file; the dense matrix never exceeds ``max_cells``.
 
     Returns (X, y, row_line, cstart, cend, qstart, qids, fallback, nulls, err, m, nq, dmax,
     has_comment, comments_ascii). ``X`` is (n_upper, cap) float32 with rows [:m] filled;
@@ -319,8 +348,8 @@ def _scan(buf, start, n_upper, cap, fixed, null_error):
         while i < n and not _is_delim(buf[i]):
             i += 1
         lab, ok = _parse_label(buf, s, i)
-        if not ok:
-            code = _E_LABEL
+        if not ok or lab < 0:
+            code = _E_LABEL if not ok else _E_LABELNEG
             err[2] = s
             err[3] = i
             break
@@ -340,8 +369,8 @@ def _scan(buf, start, n_upper, cap, fixed, null_error):
         while i < n and not _is_delim(buf[i]):
             i += 1
         qv, ok = _parse_int64(buf, s, i)
-        if not ok:
-            code = _E_QID
+        if not ok or qv < 0:
+            code = _E_QID if not ok else _E_QIDPOS
             err[2] = s
             err[3] = i
             break
@@ -359,6 +388,22 @@ def _scan(buf, start, n_upper, cap, fixed, null_error):
                 has_comment = True
                 i += 1
                 s = i
+                # '#' before an <index>:<number> token: the features after it would be lost
+                j = i
+                while j < n and _is_ws(buf[j]):
+                    j += 1
+                k = j
+                while k < n and 48 <= buf[k] <= 57:
+                    k += 1
+                if (k > j and k + 1 < n and buf[k] == 58
+                        and (48 <= buf[k + 1] <= 57 or buf[k + 1] == 45 or buf[k + 1] == 43 or buf[k + 1] == 46)):
+                    code = _E_HASHFEAT
+                    err[2] = j
+                    e = k + 1
+                    while e < n and not _is_delim(buf[e]):
+                        e += 1
+                    err[3] = e
+                    break
                 acc = 0
                 while i < n:
                     c = buf[i]
@@ -411,12 +456,12 @@ def _scan(buf, start, n_upper, cap, fixed, null_error):
                     err[2] = idx
                     err[3] = cap
                     break
-                newcap = max(idx, 2 * cap, 8)
-                if newcap * n_upper > _MAX_DENSE:
+                if idx * n_upper > max_cells:
                     code = _E_TOOWIDE
                     err[2] = idx
                     err[3] = n_upper
                     break
+                newcap = min(max(idx, 2 * cap, 8), max(max_cells // n_upper, idx))
                 X2 = np.zeros((n_upper, newcap), np.float32)
                 X2[: row + 1, :cap] = X[: row + 1, :]
                 X = X2
@@ -525,9 +570,9 @@ def _token(raw: bytes, s: int, e: int) -> str:
     return t if len(t) <= 40 else t[:37] + "..."
 
 
-def _scan_error(path, raw, err) -> DataError:
+def _scan_error(raw, err, max_cells) -> tuple[int, str]:
+    """(line, what is wrong) of the scanner's error ``err``."""
     code, line, a, b, c = (int(v) for v in err)
-    where = f"{path}:{line}: "
     if code == _E_LABEL:
         what = (f"bad label {_token(raw, a, b)!r} (the label must be an integer such as 2 or 2.0,"
                 " within int32)")
@@ -535,8 +580,15 @@ def _scan_error(path, raw, err) -> DataError:
         found = _token(raw, a, b)
         what = ("missing qid (expected 'qid:<integer>' after the label"
                 + (f", found {found!r})" if found else ")"))
+    elif code == _E_LABELNEG:
+        what = f"negative label {_token(raw, a, b)!r} (relevance labels are integers >= 0)"
     elif code == _E_QID:
         what = f"bad qid {_token(raw, a, b)!r} (expected an integer of at most 18 digits)"
+    elif code == _E_QIDPOS:
+        what = f"negative qid {_token(raw, a, b)!r} (query ids are integers >= 0)"
+    elif code == _E_HASHFEAT:
+        what = (f"feature token {_token(raw, a, b)!r} after '#': the text after '#' is a comment, so the "
+                "features after it would be lost (remove the '#', or put the comment at the end of the line)")
     elif code == _E_TOKEN:
         what = f"bad feature token {_token(raw, a, b)!r} (expected <index>:<value>)"
     elif code == _E_INDEX0:
@@ -557,13 +609,19 @@ def _scan_error(path, raw, err) -> DataError:
     elif code == _E_NULL:
         what = f"NULL value for feature {a} (null_policy='error')"
     elif code == _E_TOOWIDE:
-        what = (f"feature index {a} needs a dense matrix of {b} x {a} float32 values, too large"
-                " (pass n_features or check the file)")
+        what = (f"feature index {a} needs a dense matrix of {b} rows x {a} features "
+                f"({4 * a * b / 2 ** 20:,.0f} MiB), more than {_limit(max_cells)}; "
+                "the index is not that of dense LETOR data: check the file")
     elif code == _E_INDEXBIG:
         what = f"feature index {_token(raw, a, b)!r} is too large"
     else:  # pragma: no cover - every code is listed above
         what = f"unknown parse error {code}"
-    return DataError(where + what)
+    return line, what
+
+
+def _limit(max_cells: int) -> str:
+    return (f"the {4 * max_cells / 2 ** 20:,.0f} MiB a file of this size may fill: {DENSE_PER_BYTE}x its size, "
+            f"at least {DENSE_FLOOR // 2 ** 20} MiB")
 
 
 def _decode_docids(raw, buf, cstart, cend, ascii_ok, row_line):
@@ -627,7 +685,8 @@ def _apply_nulls(X, nulls, query_ptr, policy):
     X[rows, cols] = mins[qrow, cpos]
 
 
-def read_letor(path, *, n_features: int | None = None, null_policy: str = "min") -> RankingData:
+def read_letor(path, *, n_features: int | None = None, null_policy: str = "min",
+               max_dense_bytes: int | None = None) -> RankingData:
     """Read a LETOR / SVMlight ranking file into a :class:`RankingData`.
 
     path         text file; ``.gz``/``.bz2``/``.xz`` (by suffix or magic bytes) is decompressed
@@ -636,6 +695,9 @@ def read_letor(path, *, n_features: int | None = None, null_policy: str = "min")
     null_policy  LETOR 3.0 ``NULL`` values: ``"min"`` (default) -> the minimum of that feature over
                  the query's non-NULL values (0 when the whole query is NULL for it), as LETOR's
                  Feature-min files; ``"zero"`` -> 0; ``"error"`` -> DataError
+    max_dense_bytes  the largest X the file may fill; None (default) -> ``DENSE_PER_BYTE`` (16)
+                 times the size of the text, at least ``DENSE_FLOOR`` (64 MiB): a feature index or
+                 an ``n_features`` that needs more is a DataError, not an allocation
 
     Returns X float32 (m, d) with column j = feature j + 1 (missing features 0), y int32 (m,),
     query_ptr int64 (q + 1,), query_ids int64 (q,), docids str (m,) (text after ``#``, stripped;
@@ -650,20 +712,29 @@ def read_letor(path, *, n_features: int | None = None, null_policy: str = "min")
         n_features = int(n_features)
     path = Path(path)
     raw = _read_bytes(path)
+    if b"\r" in raw:  # CRLF and bare CR (old Mac exports) end a line as LF does
+        raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     buf = np.frombuffer(raw, dtype=np.uint8)
     start = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
-    n_upper = int(_count_newlines(buf)) + (1 if raw and not raw.endswith(b"\n") else 0)
+    n_upper = int(_count_data_lines(buf, start))
     if n_upper == 0:
         raise DataError(f"{path}: empty file (no data lines)")
+    max_cells = (max(DENSE_FLOOR, DENSE_PER_BYTE * len(raw)) if max_dense_bytes is None else int(max_dense_bytes)) // 4
     if n_features is not None:
+        if n_upper * n_features > max_cells:
+            raise DataError(f"{path}: {n_upper} data lines x n_features={n_features} need a dense matrix of "
+                            f"{4 * n_upper * n_features / 2 ** 20:,.0f} MiB, more than "
+                            f"{_limit(max_cells)}; check n_features and the file")
         cap, fixed = n_features, True
     else:
-        cap, fixed = int(_guess_width(buf, start, 100)), False
+        cap, fixed = min(int(_guess_width(buf, start, 100)), max(max_cells // n_upper, 1)), False
     (X, y, row_line, cstart, cend, query_ptr, query_ids, fb, nulls, err, m, _nq, dmax,
-     has_comment, comments_ascii) = _scan(buf, start, n_upper, cap, fixed, null_policy == "error")
-    if err[0] != _OK:
-        raise _scan_error(path, raw, err)
-    if m == 0:
+     has_comment, comments_ascii) = _scan(buf, start, n_upper, cap, fixed, null_policy == "error", max_cells)
+    problems = []  # every problem found, reported on the earliest line
+    if err[0] != _OK:  # the rows before it are still checked for the problems below
+        problems.append(_scan_error(raw, err, max_cells))
+        fb = fb[fb[:, 0] < m]
+    elif m == 0:
         raise DataError(f"{path}: empty file (no data lines)")
     d = n_features if fixed else dmax
     # trim the over-allocation (rows: blank/comment lines; columns: width guess) when it matters
@@ -672,8 +743,7 @@ def read_letor(path, *, n_features: int | None = None, null_policy: str = "min")
     else:
         X = X[:m]
     y, row_line, cstart, cend = y[:m], row_line[:m], cstart[:m], cend[:m]
-    # checks that need the whole file: report the problem on the earliest line
-    problems = []
+    # checks that need the whole file (up to a scanner error)
     problem = _noncontiguous_query(query_ids, query_ptr, row_line)
     if problem:
         problems.append(problem)
@@ -684,7 +754,7 @@ def read_letor(path, *, n_features: int | None = None, null_policy: str = "min")
         else:
             X[fb[:, 0], fb[:, 1]] = values
     docids = None
-    if has_comment:
+    if has_comment and m:
         docids, problem = _decode_docids(raw, buf, cstart, cend, comments_ascii, row_line)
         if problem:
             problems.append(problem)
@@ -693,7 +763,52 @@ def read_letor(path, *, n_features: int | None = None, null_policy: str = "min")
         raise DataError(f"{path}:{line}: {what}")
     if len(nulls):
         _apply_nulls(X, nulls, query_ptr, null_policy)
+    repeats = duplicate_rows(X, query_ptr, docids)
+    if len(repeats):
+        pairs = ", ".join(f"line {row_line[r]} repeats line {row_line[e]}" for r, e in repeats[:3].tolist())
+        log.warning("%s: %d duplicate rows (%s as an earlier row; kept): %s%s", path, len(repeats),
+                    "same query, features and docid" if docids is not None else "same query and features",
+                    pairs, ", ..." if len(repeats) > 3 else "")
     return RankingData(X=X, y=y, query_ptr=query_ptr, query_ids=query_ids, docids=docids)
+
+
+@njit(cache=True)
+def _row_hashes(bits, query_ptr):
+    """FNV-1a hash of each row's query number and float32 bit patterns: (m,) uint64."""
+    h = np.empty(bits.shape[0], np.uint64)
+    prime = np.uint64(1099511628211)
+    for q in range(query_ptr.shape[0] - 1):
+        for r in range(query_ptr[q], query_ptr[q + 1]):
+            v = np.uint64(14695981039346656037) ^ np.uint64(q)
+            for j in range(bits.shape[1]):
+                v = (v ^ np.uint64(bits[r, j])) * prime
+            h[r] = v
+    return h
+
+
+def duplicate_rows(X: np.ndarray, query_ptr: np.ndarray, docids=None) -> np.ndarray:
+    """Rows that repeat an earlier row of the same query (the same features bit for bit and,
+    with ``docids``, the same docid): (n, 2) int64 of (row, the first earlier such row), by row.
+    Rows are compared only within runs of equal hashes (``_row_hashes``)."""
+    if X.shape[0] < 2:
+        return np.empty((0, 2), np.int64)
+    bits = np.ascontiguousarray(X, dtype=np.float32).view(np.uint32)
+    h = _row_hashes(bits, np.asarray(query_ptr, np.int64))
+    order = np.lexsort((np.arange(len(h)), h))  # by hash, then by row
+    hs = h[order]
+    starts = np.flatnonzero(np.r_[True, hs[1:] != hs[:-1]])
+    ends = np.r_[starts[1:], len(hs)]
+    qrow = np.repeat(np.arange(len(query_ptr) - 1), np.diff(query_ptr))
+    pairs = []
+    for s, e in zip(starts[ends - starts > 1].tolist(), ends[ends - starts > 1].tolist()):
+        rows = order[s:e].tolist()
+        for i, r in enumerate(rows[1:], 1):
+            for earlier in rows[:i]:
+                if (qrow[earlier] == qrow[r] and np.array_equal(bits[earlier], bits[r])
+                        and (docids is None or docids[earlier] == docids[r])):
+                    pairs.append((r, earlier))
+                    break
+    return np.array(sorted(pairs), np.int64).reshape(-1, 2)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -156,7 +156,7 @@ def top_features(selection_paths: dict, out_md, out_csv, *, k: int = 10, names=N
                  out_html=None) -> None:
     """For each method, its top ``k`` features in the first fold given (the set a method chose
     itself, when it chose one, in the order of its ranking) with their names and scores; as
-    Markdown, CSV and (``out_html``) an HTML page."""
+    Markdown (a name column only where ``names`` are known), CSV and (``out_html``) an HTML page."""
     rows, lines = [], [f"### {title}", ""] if title else []
     for method, path in selection_paths.items():
         selection = json.loads(Path(path).read_text())
@@ -165,13 +165,19 @@ def top_features(selection_paths: dict, out_md, out_csv, *, k: int = 10, names=N
         ids = selection["ranking"][:n]
         scores = selection.get("scores")
         lines += [f"**{method}** ({'its own choice of ' if chosen else 'top '}{n} features)", "",
-                  "| rank | feature | name | score |", "|---|---|---|---|"]
+                  "| rank | feature | name | score |" if names else "| rank | feature | score |",
+                  "|---|---|---|---|" if names else "|---|---|---|"]
         for rank, feature in enumerate(ids, 1):
             name = names[feature - 1] if names else ""
             score = "" if scores is None else f"{scores[feature - 1]:.4g}"
-            lines.append(f"| {rank} | {feature} | {name} | {score} |")
+            lines.append(f"| {rank} | {feature} | {name} | {score} |" if names else f"| {rank} | {feature} | {score} |")
             rows.append({"method": method, "rank": rank, "feature": feature, "name": name,
                          "score": None if scores is None else scores[feature - 1]})
         lines.append("")
-    write_markdown(out_md, "\n".join(lines), out_html)
+    lines.append("Feature: the column number in the data files (1-based)"
+                 + ("; name: from the dataset's feature list" if names else " (the registry lists no names)")
+                 + "; score: the method's score of the feature on the fold's training split (empty for a "
+                 "method without scores, such as random); a method's own choice is the set it selected "
+                 "itself, otherwise the first k of its ranking.")
+    write_markdown(out_md, "\n".join(lines) + "\n", out_html)
     write_text(out_csv, pd.DataFrame(rows).to_csv(index=False))
