@@ -25,3 +25,17 @@ rule all:
     input:
         all_targets(),
     default_target: True
+
+
+# who holds the working directory's lock, so that a run killed without unlocking (kill -9, a
+# power cut) does not block the next one: ltrfs.runlock
+onstart:
+    runlock.claim()
+
+
+onsuccess:
+    runlock.release()
+
+
+onerror:
+    runlock.release()

@@ -359,7 +359,8 @@ def test_fetch_from_file_url_zip(toy, tmp_path):
     assert m["data_root"] == "data/Toy"
     assert set(m["files"]) == {f"data/{rel}" for rel in toy["files"]}
     for rel, data in toy["files"].items():
-        assert m["files"][f"data/{rel}"] == {"sha256": sha256(data), "size": len(data)}
+        assert m["files"][f"data/{rel}"] == {"sha256": sha256(data), "size": len(data),
+                                             "mtime_ns": (dest / "data" / rel).stat().st_mtime_ns}
         assert (dest / "data" / rel).read_bytes() == data
     assert (dest / "toy.zip").read_bytes() == toy["zip"].read_bytes()  # archive kept
     assert not list(dest.glob(".*part*")) and not list(dest.glob(".tmp-*"))
@@ -713,3 +714,27 @@ def test_ohsumed_through_the_mirror_is_verified_file_by_file(tmp_path):
             dst.writestr(info, data)
     with pytest.raises(FetchError, match=r"OHSUMED: QueryLevelNorm/Fold1/test.txt: sha256 mismatch"):
         fetch("OHSUMED", e, tmp_path / "OHSUMED-bad", mirror=bad_dir)
+
+
+def test_data_files_are_checked_against_their_manifest(tmp_path):
+    from ltrfs.data import DataError
+    from ltrfs.datasets.download import MANIFEST, verify_files
+
+    data = tmp_path / "data"
+    data.mkdir()
+    a, b = data / "a.txt", data / "b.txt"
+    a.write_bytes(b"0 qid:1 1:0.5\n")
+    b.write_bytes(b"1 qid:1 1:0.25\n")
+    records = {f"data/{p.name}": {"sha256": hashlib.sha256(p.read_bytes()).hexdigest(), "size": p.stat().st_size,
+                                  "mtime_ns": p.stat().st_mtime_ns} for p in (a, b)}
+    (tmp_path / MANIFEST).write_text(json.dumps({"files": records, "data_root": "data"}))
+    verify_files(tmp_path, [a, b, data / "unlisted.txt"])   # untouched; an unlisted file is not checked
+    os.utime(a, ns=(a.stat().st_atime_ns, a.stat().st_mtime_ns + 10**9))
+    verify_files(tmp_path, [a])                             # touched, same content: hashed, accepted
+    a.write_bytes(b"1 qid:1 1:0.5\n")                       # one label flipped, same size
+    with pytest.raises(DataError, match=f"{a}: changed since it was fetched .* delete {tmp_path} and run again"):
+        verify_files(tmp_path, [a])
+    b.write_bytes(b"1 qid:1 1:0.2\n")                       # shorter
+    with pytest.raises(DataError, match=f"{b}: changed since it was fetched"):
+        verify_files(tmp_path, [b])
+    verify_files(tmp_path / "elsewhere", [a])               # no manifest (a local path:): nothing to check

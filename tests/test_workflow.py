@@ -281,6 +281,7 @@ def test_chunked_scorer_equals_one_job(finished):
 
 def test_rerun_does_nothing_and_a_method_edit_reruns_only_that_method(finished):
     assert planned_jobs(snakemake(finished, "-n")) == {}
+    original = (finished / "config.yaml").read_text()
     config = json.loads(json.dumps(CONFIG))
     config["methods"]["importance"]["params"]["metric"] = "map"
     write_config(finished, config)
@@ -299,8 +300,9 @@ def test_rerun_does_nothing_and_a_method_edit_reruns_only_that_method(finished):
         assert jobs == {"train_synthetic_tiny_random": 2, "train_synthetic_tiny_importance": 2,
                         "train_synthetic_tiny_fs_ed": 2, "tables": 1, "figure_metric_vs_k": 1, "artefact": 1,
                         "leaderboard": 1, "all": 1}
-    finally:
-        write_config(finished, CONFIG)
+    finally:  # the fixture's own config (with its compare pair), so that later tests find the run unchanged
+        (finished / "config.yaml").write_text(original)
+    assert planned_jobs(snakemake(finished, "-n")) == {}
 
 
 def test_bad_config_is_one_line(tmp_path):
@@ -354,6 +356,103 @@ def test_interrupted_run_resumes_with_only_the_unfinished_jobs(tmp_path, finishe
     assert not rewritten, rewritten
     table = "results/synthetic-tiny/tables/tiny.csv"
     assert (tmp_path / table).read_bytes() == (finished / table).read_bytes()
+
+
+def test_killed_run_resumes_with_the_same_command(tmp_path, finished):
+    """kill -9 of Snakemake and its jobs (a crash, a power cut) at three points of a run; the same
+    command again, without --unlock, removes the dead run's lock, reruns the jobs cut short and
+    ends with the tables, run files and top features of an uninterrupted run, byte for byte."""
+    write_config(tmp_path, CONFIG)
+    results = tmp_path / "results/synthetic-tiny"
+    points = [("fold*/select/*.json", 1), ("fold*/runs/*/*.tsv", 3), ("fold*/runs/*/*.tsv", 12)]
+    for n, (pattern, count) in enumerate(points):
+        proc = snakemake(tmp_path, background=True)
+        deadline = time.time() + 300
+        while time.time() < deadline and len(list(results.glob(pattern))) < count and proc.poll() is None:
+            time.sleep(0.1)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        log = (tmp_path / "interrupted.log").read_text()
+        assert len(list(results.glob(pattern))) >= count, log[-3000:]
+        assert list((tmp_path / ".snakemake/locks").glob("*.lock")), "the killed run left no lock"
+        if n:  # every rerun found the previous run's lock and removed it
+            assert "ltrfs: removed the lock of the run started" in log and "LockException" not in log, log[-3000:]
+    done = snakemake(tmp_path)
+    assert "ltrfs: removed the lock of the run started" in done.stderr
+    assert not list((tmp_path / ".snakemake/locks").glob("*.lock"))
+    same = ["tables/tiny.csv", "tables/top_features/tiny.csv", "tables/top_features/tiny.md",
+            *(str(p.relative_to(finished / "results/synthetic-tiny")) for p in
+              (finished / "results/synthetic-tiny").glob("fold*/runs/*/*.tsv"))]
+    assert len(same) == 3 + 2 * 4 * 2  # 2 folds x 4 methods x 2 rankers
+    for name in same:
+        assert (results / name).read_bytes() == (finished / "results/synthetic-tiny" / name).read_bytes(), name
+
+
+def test_a_failing_job_says_why_in_its_log_and_leaves_no_output(tmp_path, finished):
+    """One job per stage fails on a damaged input (from the last stage to the first, in a copy
+    of the finished run): the job's log holds the one-line error naming the damaged file, and
+    none of the job's outputs is left for a rerun to trust."""
+    import shutil
+
+    work = tmp_path / "wf"
+    shutil.copytree(finished, work, symlinks=True)
+    r = "results/synthetic-tiny"
+    stages = [  # (the damaged input, what to write in it, a target of the failing job, its other outputs)
+        (f"{r}/tables/tiny.csv", "method,ranker\nx", "results/leaderboard/leaderboard.md",
+         ["results/leaderboard/leaderboard.csv", "results/leaderboard/leaderboard.html"]),
+        (f"{r}/fold1/runs/random/ranksvm.tsv", "garbage\n", f"{r}/tables/tiny.csv", [f"{r}/tables/tiny.md"]),
+        (f"{r}/fold1/select/importance.json", "{not json", f"{r}/fold1/runs/importance/ranksvm.tsv",
+         [f"{r}/fold1/runs/importance/lambdamart.tsv", f"{r}/fold1/models/importance/ranksvm.pkl"]),
+        (f"{r}/fold1/scores/single_feature.npz", "not a zip", f"{r}/fold1/select/importance.json", []),
+        (f"{r}/fold1/data/train.npz", "not a zip", f"{r}/fold1/scores/single_feature.npz", []),
+        ("resources/synthetic-tiny/data/all.txt", None, f"{r}/fold1/data/train.npz",
+         [f"{r}/fold1/data/vali.npz", f"{r}/fold1/data/test.npz"]),
+    ]
+    for damaged, text, target, others in stages:
+        if text is None:  # a label flipped in place, same size: only the recorded checksum tells
+            raw = (work / damaged).read_bytes()
+            at = raw.index(b"\n") + 1
+            (work / damaged).write_bytes(raw[:at] + (b"1" if raw[at:at + 1] == b"0" else b"0") + raw[at + 1:])
+        else:
+            (work / damaged).write_text(text)
+        result = snakemake(work, "-f", target, check=False)
+        out = result.stdout + result.stderr
+        assert result.returncode != 0, out[-2000:]
+        logs = re.findall(r"^\s*log: (.+?) \(check log file", out, re.M)
+        assert logs, out[-3000:]
+        # a batched train job has one log per ranker: the error is in the one it was writing
+        log = "".join((work / path).read_text() for path in logs[0].split(", "))
+        assert "ltrfs: error: " in log and damaged.split("/")[-1] in log.split("ltrfs: error: ")[1], (target, log)
+        assert "Traceback" not in log, log  # a damaged input is the user's problem: one line, no traceback
+        for path in [target, *others]:
+            assert not (work / path).exists(), f"{path} left behind by the failed job"
+
+
+def test_a_live_runs_lock_is_kept(tmp_path):
+    """The lock of a live Snakemake process of this host stays (here a process whose command
+    line says snakemake stands in for it) and the run stops as Snakemake always did; once that
+    process is gone, the same command removes the lock."""
+    import socket
+
+    from ltrfs import runlock
+
+    write_config(tmp_path, CONFIG)
+    locks = tmp_path / ".snakemake/locks"
+    locks.mkdir(parents=True)
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", "snakemake"])
+    try:
+        (locks / "0.output.lock").write_text("results/leaderboard/leaderboard.md\n")
+        (tmp_path / ".snakemake" / runlock.OWNER).write_text(json.dumps(
+            {"host": socket.gethostname(), "pid": live.pid, "started": "now"}))
+        result = snakemake(tmp_path, check=False)
+        assert result.returncode != 0 and "LockException" in result.stdout + result.stderr
+        assert (locks / "0.output.lock").exists() and "removed the lock" not in result.stderr
+    finally:
+        live.kill()
+        live.wait()
+    result = snakemake(tmp_path, "-n")
+    assert f"ltrfs: removed the lock of the run started now (process {live.pid} on" in result.stderr
+    assert not (locks / "0.output.lock").exists()
 
 
 def test_slurm_profile_asks_resources_that_grow_with_the_input(finished):

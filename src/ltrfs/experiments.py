@@ -31,6 +31,7 @@ import numpy as np
 
 from ltrfs import io, metrics, scoring
 from ltrfs.data import RankingData
+from ltrfs.files import read_json, read_npz
 from ltrfs.rankers import make_ranker
 from ltrfs.selection import SELECTORS, make_selector
 from ltrfs.util import Progress, atomic_path, write_json, write_text
@@ -94,8 +95,7 @@ def load_scores(paths: dict) -> dict:
     """scorer name -> dict of arrays, from the cached .npz files."""
     out = {}
     for name, path in paths.items():
-        with np.load(path) as z:
-            out[name] = {key: z[key] for key in z.files}
+        out[name] = read_npz(path)
     return out
 
 
@@ -375,7 +375,7 @@ def train(selection_path, ranker_name: str, ranker: dict, train_path, vali_path,
     ``ties``): the workflow's train jobs do this, so that no second job loads the models and
     their libraries again. ``train_path``, ``vali_path`` and ``test_path`` are ``.npz`` files or
     loaded ``RankingData`` (a batched train job loads them once for all its rankers)."""
-    selection = json.loads(Path(selection_path).read_text())
+    selection = read_json(selection_path, ("ranking",))
     train_data, vali_data = _loaded(train_path), _loaded(vali_path)
     if ranker["algorithm"] == OWN:
         models, by_k = train_own(selection, load_selector(selector_path, selection), ks=ks)
@@ -534,7 +534,7 @@ def reference(split_paths: dict, out_path, *, convention: str) -> None:
 # written as a small file; the figure jobs (``ltrfs.artefacts``) only read and draw.
 
 def _selection_of(selection_path, algorithms: tuple[str, ...]) -> dict:
-    selection = json.loads(Path(selection_path).read_text())
+    selection = read_json(selection_path, ("ranking",))
     if selection.get("algorithm") not in algorithms:
         raise ValueError(f"{selection_path}: a {selection.get('algorithm')!r} selection; "
                          f"this needs one of: {', '.join(algorithms)}")

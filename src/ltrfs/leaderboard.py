@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ltrfs.files import read_csv, read_json
 from ltrfs.tables import REFERENCE_RANKER
 
 BLOCK = ["dataset", "ranker", "k"]
@@ -149,7 +150,7 @@ def read_costs(records) -> pd.DataFrame:
     CPU seconds and the largest peak over folds."""
     rows = []
     for r in records:
-        frames = [pd.read_csv(p, sep="\t").iloc[-1] for p in r["paths"]]
+        frames = [read_csv(p, ("cpu_time", "max_rss"), sep="\t").iloc[-1] for p in r["paths"]]
         rows.append({"dataset": r["dataset"], "method": r["method"], "fold": r["fold"],
                      "cpu_s": float(sum(_number(f["cpu_time"]) for f in frames)),
                      "peak_mb": float(max(_number(f["max_rss"]) for f in frames))})
@@ -174,7 +175,7 @@ def read_selections(records) -> list[dict]:
 
     out = []
     for r in records:
-        selection = json.loads(Path(r["path"]).read_text())
+        selection = read_json(r["path"], ("ranking",))
         out.append({**r, "ranking": selection["ranking"], "n_features": int(selection["n_features"])})
     return out
 
@@ -210,7 +211,7 @@ def recovery_table(selections, truths: dict, ks) -> pd.DataFrame:
     import json
     from pathlib import Path
 
-    truth = {d: json.loads(Path(p).read_text()) for d, p in truths.items()}
+    truth = {d: read_json(p) for d, p in truths.items()}
     rows = []
     for r in selections:
         if r["dataset"] not in truth:
@@ -274,7 +275,7 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
     from ltrfs.htmlpage import write_markdown
     from ltrfs.util import write_text
 
-    frames = [pd.read_csv(r["path"], dtype={"k": str}).assign(experiment=r["experiment"], dataset=r["dataset"])
+    frames = [read_csv(r["path"], ("method", "ranker", "k"), dtype={"k": str}).assign(experiment=r["experiment"], dataset=r["dataset"])
               for r in tables]
     long = pd.concat(frames, ignore_index=True)
     selections = read_selections(selections)

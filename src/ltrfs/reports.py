@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ltrfs import plots
+from ltrfs.files import read_csv, read_json, read_npz
 from ltrfs.htmlpage import write_markdown
 from ltrfs.util import write_text
 
@@ -24,8 +25,7 @@ from ltrfs.util import write_text
 def _fold_mean(paths, key: str) -> np.ndarray:
     arrays = []
     for path in paths:
-        with np.load(path) as z:
-            arrays.append(np.asarray(z[key], dtype=float))
+        arrays.append(np.asarray(read_npz(path, (key,))[key], dtype=float))
     return np.mean(arrays, axis=0)
 
 
@@ -43,7 +43,7 @@ def kendall_figure(score_paths, png, pdf, csv, *, title: str = "") -> None:
 def fsed_figure(densities_path, png, pdf, csv, *, title: str = "") -> None:
     """Densities per relevance class (train rows) of the top and the last feature by psi, from
     the file ``ltrfs.experiments.fsed_densities`` wrote."""
-    frame = pd.read_csv(densities_path, sep="\t")
+    frame = read_csv(densities_path, sep="\t")
     panels = []
     for role, caption in (("top", "top feature by psi"), ("last", "last feature by psi")):
         part = frame[frame.role == role]
@@ -61,7 +61,7 @@ def rf_curve_figure(selection_paths: dict, png, pdf, csv, *, title: str = "") ->
     """Cross-validated error against the number of features kept, one line per fold."""
     curves = {}
     for fold, path in selection_paths.items():
-        chosen = json.loads(Path(path).read_text()).get("chosen") or {}
+        chosen = read_json(path).get("chosen") or {}
         if "curve" not in chosen:
             raise ValueError(f"{path}: the selection has no elimination curve (rf_importance with curve: true)")
         curves[fold] = [tuple(point) for point in chosen["curve"]]
@@ -71,7 +71,7 @@ def rf_curve_figure(selection_paths: dict, png, pdf, csv, *, title: str = "") ->
 def score_bars_figure(selection_path, png, pdf, csv, *, label: str, title: str = "", names=None,
                       n_top: int = 20) -> None:
     """The ``n_top`` features of a selection by the method's own scores (Lei & Han Fig. 3.1)."""
-    record = json.loads(Path(selection_path).read_text())
+    record = read_json(selection_path)
     if record.get("scores") is None:
         raise ValueError(f"{selection_path}: the method {record.get('method')!r} has no feature scores")
     plots.top_scores(record["scores"], label, png, pdf, csv, title=title, names=names, n_top=n_top)
@@ -80,7 +80,7 @@ def score_bars_figure(selection_path, png, pdf, csv, *, label: str, title: str =
 def criterion_path_figure(selection_path, png, pdf, csv, *, title: str = "") -> None:
     """BIC (or AIC) along the ordinal model's penalty path with the chosen and the minimal
     model marked (Lei & Han Fig. 2.1), from the selection's ``details.path``."""
-    record = json.loads(Path(selection_path).read_text())
+    record = read_json(selection_path)
     path = (record.get("details") or {}).get("path")
     chosen = record.get("chosen") or {}
     if path is None or "step" not in chosen:
@@ -99,7 +99,7 @@ def greedy_path_figure(path_files: dict, png, pdf, csv, *, title: str = "", tabl
     baselines) are drawn as horizontal lines."""
     rows = []
     for fold, path in path_files.items():
-        per_query = pd.read_csv(path, sep="\t", dtype={"lambda": str})
+        per_query = read_csv(path, sep="\t", dtype={"lambda": str})
         means = per_query.groupby(["lambda", "k"], sort=False)[list(metric_names)].mean().reset_index()
         means.insert(0, "fold", fold)
         rows.append(means)
@@ -108,7 +108,7 @@ def greedy_path_figure(path_files: dict, png, pdf, csv, *, title: str = "", tabl
     frame = frame.groupby(["lambda", "k"], sort=False)[list(metric_names)].mean().reset_index()
     baselines = {}
     if table_csv is not None:
-        table = pd.read_csv(table_csv, dtype={"k": str})
+        table = read_csv(table_csv, dtype={"k": str})
         for row in table[(table.method == "waf") & (table.k != "vali")].to_dict("records"):
             baselines[f"{row['ranker']}, all features (tuned on vali)"] = {m: row[m] for m in metric_names}
     plots.curves_by_group(frame, "k", metric_names, "lambda", png, pdf, csv, title=title, baselines=baselines,
@@ -125,9 +125,9 @@ def chosen_k_bars(table_csv, compare_csv, png, pdf, csv, *, metric: str = "NDCG@
     ``alpha`` on ``metric``. Reads the experiment's table and comparison CSVs."""
     from ltrfs.tables import REFERENCE_RANKER, chosen_rows
 
-    table = pd.read_csv(table_csv, dtype={"k": str, "k_chosen": str})
+    table = read_csv(table_csv, dtype={"k": str, "k_chosen": str})
     rows = chosen_rows(table[table.ranker != REFERENCE_RANKER])
-    comparison = pd.read_csv(compare_csv)
+    comparison = read_csv(compare_csv)
     starred = set()
     if len(comparison):
         hit = comparison[(comparison["at"] == "chosen") & (comparison.metric == metric) & (comparison.p < alpha)]
@@ -147,7 +147,7 @@ def convergence_figure(trace_path, png, pdf, csv, *, title: str = "") -> None:
     """Lai et al. 2013 Fig. 5: the FSMRank objective against seconds for the accelerated
     proximal gradient (Algorithm 1) and the projected subgradient method on the same problem,
     from the file ``ltrfs.experiments.fsmrank_convergence`` wrote (one line per solver)."""
-    frame = pd.read_csv(trace_path, sep="\t")
+    frame = read_csv(trace_path, sep="\t")
     plots.curves_by_group(frame, "seconds", ["objective"], "solver", png, pdf, csv,
                           title=title, xlabel="seconds", logx=True)
 
@@ -159,7 +159,7 @@ def top_features(selection_paths: dict, out_md, out_csv, *, k: int = 10, names=N
     Markdown (a name column only where ``names`` are known), CSV and (``out_html``) an HTML page."""
     rows, lines = [], [f"### {title}", ""] if title else []
     for method, path in selection_paths.items():
-        selection = json.loads(Path(path).read_text())
+        selection = read_json(path)
         chosen = (selection.get("chosen") or {}).get("n_selected")
         n = int(chosen) if chosen else k
         ids = selection["ranking"][:n]

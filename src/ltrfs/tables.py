@@ -26,6 +26,7 @@ import pandas as pd
 
 from ltrfs import metrics
 from ltrfs.experiments import METRIC_COLUMNS
+from ltrfs.files import read_csv
 from ltrfs.htmlpage import write_markdown
 from ltrfs.util import write_text
 
@@ -41,7 +42,7 @@ def read_runs(runs: list[dict]) -> pd.DataFrame:
     "full_model" true (a method's own model) the file's largest k, the full model, is kept too."""
     frames = []
     for run in runs:
-        frame = pd.read_csv(run["path"], sep="\t", dtype={"k": str, "qid": str})
+        frame = read_csv(run["path"], ("k", "split", "qid"), sep="\t", dtype={"k": str, "qid": str})
         wanted = {str(k) for k in run.get("k") or ()}
         if run.get("full_model") and len(frame):
             wanted.add(str(frame.k.astype(int).max()))
@@ -59,7 +60,7 @@ def read_references(references: list[dict]) -> pd.DataFrame:
     of ``read_runs``: method "file order" / "random order", ranker ``REFERENCE_RANKER``, k "0"."""
     frames = []
     for ref in references:
-        frame = pd.read_csv(ref["path"], sep="\t", dtype={"qid": str})
+        frame = read_csv(ref["path"], ("order", "split", "qid"), sep="\t", dtype={"qid": str})
         frame = frame[frame.split == "test"]
         method = frame.pop("order")
         frame.insert(0, "k", "0")

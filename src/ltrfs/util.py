@@ -131,9 +131,19 @@ def duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
+def is_user_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is a problem of the user's input (an ``ltrfs`` error class: DataError,
+    ConfigError, FetchError, ...: all ValueErrors defined in this package), told in one line,
+    rather than a bug, told with its traceback."""
+    return isinstance(exc, ValueError) and type(exc).__module__.split(".")[0] == "ltrfs"
+
+
 def log_to(path=None, level: str = "INFO") -> None:
     """Send the package's log records (logger ``ltrfs``) to ``path`` (a job's Snakemake log)
-    or to stderr, with timestamps; warnings from Python go there too."""
+    or to stderr, with timestamps; warnings from Python go there too. An exception that ends
+    the job is written there as well (one line ``ltrfs: error: ...`` for a user error, the full
+    traceback for a bug) and, as before, to stderr, so that ``logs/`` alone tells why a job
+    failed."""
     import sys
 
     handler = logging.FileHandler(path, mode="w") if path else logging.StreamHandler(sys.stderr)
@@ -144,3 +154,16 @@ def log_to(path=None, level: str = "INFO") -> None:
     root.handlers[:] = [handler]
     root.setLevel(level)
     logging.captureWarnings(True)
+    if path:
+        sys.excepthook = _log_uncaught
+
+
+def _log_uncaught(kind, exc, tb) -> None:
+    import sys
+    import traceback
+
+    text = f"ltrfs: error: {exc}" if is_user_error(exc) else "".join(traceback.format_exception(kind, exc, tb))
+    logging.getLogger().critical(text.rstrip())
+    for handler in logging.getLogger().handlers:
+        handler.flush()
+    print(text.rstrip(), file=sys.stderr)

@@ -12,7 +12,7 @@ os.environ.update(
     PYTHONPATH=os.pathsep.join(filter(None, [str(Path(workflow.basedir) / "src"), os.environ.get("PYTHONPATH")]))
 )
 
-from ltrfs import artefacts
+from ltrfs import artefacts, runlock
 from ltrfs.config import (ConfigError, check, convention_of, folds_of, k_grid, train_batches, train_metrics,
                           validation_metric_of)
 from ltrfs.datasets.download import available
@@ -21,6 +21,11 @@ from ltrfs.experiments import METRIC_COLUMNS, OWN, column_name, has_own_predicti
 from ltrfs.scoring import uses_threads
 from ltrfs.selection import SELECTORS
 from ltrfs.util import stable_seed
+
+if workflow.is_main_process:  # a lock left by a killed run of this host (ltrfs.runlock)
+    _released = runlock.release_stale()
+    if _released:
+        print(_released, file=sys.stderr)
 
 try:
     REGISTRY = load_registry(config.get("datasets_file", "config/datasets.yaml"))

@@ -5,13 +5,14 @@ from pathlib import Path
 import pandas as pd
 
 from ltrfs import published
+from ltrfs.files import read_csv
 from ltrfs.htmlpage import write_markdown
 from ltrfs.util import log_to, write_text
 
 log_to(snakemake.log[0])
 spec = snakemake.params.published
 paper = published.load(spec["paper"], Path(snakemake.input[1]).parent)
-tables = {c: pd.read_csv(path, dtype={"k": str, "k_chosen": str})
+tables = {c: read_csv(path, ("method", "ranker", "k"), dtype={"k": str, "k_chosen": str})
           for c, path in zip(snakemake.params.conventions, [snakemake.input[0], *snakemake.input.others])}
 ours = tables[snakemake.params.conventions[0]]
 comparison = published.beside(ours, paper, snakemake.wildcards.dataset, spec.get("tables"), spec.get("rows"))

@@ -339,6 +339,31 @@ def manifest_ok(dest, entry: dict, seed=0) -> bool:
     return True
 
 
+def verify_files(dest, paths) -> None:
+    """Check the data files ``paths`` (under ``dest``) against the sha256 and size that
+    ``dest``'s manifest recorded when they were fetched, extracted or generated: a file whose
+    size, or whose content when its modification time changed, differs is a DataError naming
+    it and saying how to get the original back. Files the manifest does not list, and folders
+    without a manifest (a local ``path:``), are not checked."""
+    dest = Path(dest)
+    m = read_manifest(dest)
+    if not m:
+        return
+    files = m.get("files", {})
+    for path in map(Path, paths):
+        rel = os.path.relpath(path, dest).replace(os.sep, "/")
+        info = files.get(rel)
+        if info is None:
+            continue
+        stat = path.stat()
+        if stat.st_size == info.get("size") and stat.st_mtime_ns == info.get("mtime_ns"):
+            continue  # untouched since the manifest was written
+        if stat.st_size != info.get("size") or file_digests(path)["sha256"] != info.get("sha256"):
+            raise DataError(f"{path}: changed since it was fetched (its sha256 and size are recorded in "
+                            f"{dest / MANIFEST}); to get the original data back, delete {dest} and run "
+                            "again, which fetches or extracts it afresh")
+
+
 def _write_json_atomic(path: Path, obj) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -398,7 +423,8 @@ def _finish(name: str, entry: dict, dest: Path, seed, source: dict, archive_info
     records = {}
     for p in files:
         rel = os.path.relpath(p, dest).replace(os.sep, "/")
-        records[rel] = {"sha256": file_digests(p)["sha256"], "size": p.stat().st_size}
+        stat = p.stat()
+        records[rel] = {"sha256": file_digests(p)["sha256"], "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
     manifest = {
         "format": MANIFEST_FORMAT,
         "dataset": name,

@@ -203,9 +203,14 @@ def load_fold(entry: dict, root, fold: int, seed: int = 0) -> dict[str, RankingD
 
     Features are read with the entry's ``n_features`` (an index above it is an error) and
     ``null_policy``; labels outside 0..label_levels-1 raise DataError naming the file and line.
+    Files listed in ``root``'s manifest must still have the sha256 recorded there
+    (``download.verify_files``).
     """
+    from ltrfs.datasets.download import verify_files
+
     _check_fold(entry, fold)
     paths = fold_files(entry, root, fold)
+    verify_files(root, paths.values())
     layout = entry["layout"]
     if layout in ("folds", "split"):
         return _read_splits(entry, paths)
