@@ -72,6 +72,8 @@ def test_train_with_explicit_features_and_per_query_eval(files, tmp_path, capsys
     (["select", "--method", "waf", "{tmp}/missing.txt"], "missing.txt"),
     (["eval", "--convention", "letor4", "{train}", "{tmp}/short.txt"], "scores for"),
     (["select", "--method", "importance", "{bad}"], "bad.txt:2:"),
+    (["eval", "--convention", "letor4", "{train}", "{tmp}"], "{tmp}: is a directory"),
+    (["predict", "{tmp}/missing.pkl", "{train}"], "{tmp}/missing.pkl: no such file"),
 ])
 def test_errors_are_one_line(files, tmp_path, capsys, argv, message):
     (tmp_path / "short.txt").write_text("1\n2\n")
@@ -79,7 +81,34 @@ def test_errors_are_one_line(files, tmp_path, capsys, argv, message):
     argv = [a.format(train=files["train"], tmp=tmp_path, bad=tmp_path / "bad.txt") for a in argv]
     code, out, err = run(capsys, *argv)
     assert code == 2
+    message = message.format(tmp=tmp_path)
     assert err.startswith("ltrfs: error: ") and message in err and err.count("\n") == 1
+
+
+def test_a_bug_is_one_line_with_exit_1_and_debug_shows_the_traceback(files, capsys, monkeypatch):
+    import ltrfs.cli
+
+    def broken(args):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(ltrfs.cli, "cmd_eval", broken)
+    code, _, err = run(capsys, "eval", "--convention", "letor4", files["train"], files["train"])
+    assert code == 1 and err == ("ltrfs: error: internal error (RuntimeError: boom); run again with --debug for "
+                                 "the traceback and report it\n")
+    with pytest.raises(RuntimeError, match="boom"):
+        main(["--debug", "eval", "--convention", "letor4", str(files["train"]), str(files["train"])])
+
+
+def test_help_lists_methods_and_rankers_and_datasets_runs_anywhere(capsys, monkeypatch, tmp_path):
+    with pytest.raises(SystemExit):
+        main(["select", "--help"])
+    assert "fs_ed" in capsys.readouterr().out.replace("\n", " ")
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    assert "lambdamart" in capsys.readouterr().out
+    monkeypatch.chdir(tmp_path)  # not the checkout: its registry all the same
+    code, out, _ = run(capsys, "datasets")
+    assert code == 0 and out.startswith("MQ2008")
 
 
 def test_fixed_parameter_is_not_replaced_by_the_default_grid(files, tmp_path, capsys):

@@ -105,3 +105,29 @@ def test_pooled_experiments_leave_out_the_method_missing_most_blocks():
     assert len(lb.block_scores(table)) == 1  # only k = 2 has all four
     pooled = lb.block_scores(table, drop_sparse=True)
     assert list(pooled.columns) == ["a", "b", "c"] and len(pooled) == 3
+
+
+def test_all_experiments_board_only_when_two_experiments_have_one(tmp_path):
+    def table(name, methods):
+        rows = [("D", "waf", "svm", "46", 0.5, np.nan, 0.4, 5)]
+        rows += [("D", m, "svm", k, 0.3 + 0.1 * i + 0.01 * j, 0.1, 0.3, 5)
+                 for i, m in enumerate(methods) for j, k in enumerate(("5", "10", "vali"))]
+        path = tmp_path / f"{name}.csv"
+        pd.DataFrame(rows, columns=["dataset", "method", "ranker", "k", "NDCG@10", "p_vs_waf", "MAP", "folds"]
+                     ).drop(columns="dataset").to_csv(path, index=False)
+        return {"experiment": name, "dataset": "D", "path": str(path)}
+
+    def boards(tables):
+        out = {key: tmp_path / f"out_{key}.{key.split('_')[-1] if key.endswith(('png', 'csv')) else 'txt'}"
+               for key in ("csv", "md", "html", "stability", "cost", "smallest_k", "stability_png", "pareto_csv")}
+        out["pareto"] = tmp_path / "pareto.png"
+        out["cd"] = tmp_path / "cd"
+        lb.write_leaderboard(tables, [], [], {k: str(v) for k, v in out.items()}, ks=[5, 10])
+        return pd.read_csv(out["csv"]), sorted(p.name for p in out["cd"].glob("*.png"))
+
+    one = [table("e1", ["a", "b", "c"]), table("e2", [])]  # e2 has only the baseline: no board
+    frame, pngs = boards(one)
+    assert set(frame.scope) == {"e1"} and pngs == ["e1.png"]
+    two = [table("e1", ["a", "b", "c"]), table("e2", ["a", "b", "c"])]
+    frame, pngs = boards(two)
+    assert set(frame.scope) == {"e1", "e2", "all"} and pngs == ["all.png", "e1.png", "e2.png"]

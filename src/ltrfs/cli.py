@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -149,7 +150,7 @@ def cmd_train(args) -> int:
 def cmd_predict(args) -> int:
     from ltrfs.experiments import load_models, predict
 
-    models = load_models(args.model)
+    models = load_models(args.model, trust=args.trust_model)
     if args.k is None and len(models) > 1:
         raise ValueError(f"{args.model} holds models for k in {sorted(models)}; choose one with --k")
     if args.k is not None and args.k not in models:
@@ -163,7 +164,11 @@ def cmd_predict(args) -> int:
 def cmd_datasets(args) -> int:
     from ltrfs.datasets.registry import load_registry
 
-    for name, entry in load_registry(args.registry).items():
+    registry = args.registry
+    if registry is None:
+        here, checkout = Path("config/datasets.yaml"), Path(__file__).resolve().parents[2] / "config/datasets.yaml"
+        registry = here if here.exists() or not checkout.exists() else checkout
+    for name, entry in load_registry(registry).items():
         print(f"{name:14s} {entry.get('n_features', '?')!s:>4} features  folds {entry['folds']}  "
               f"{entry['convention']:8s} {entry.get('description', '')}")
     return 0
@@ -171,9 +176,12 @@ def cmd_datasets(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     from ltrfs.metrics import CONVENTIONS
+    from ltrfs.rankers import RANKERS
+    from ltrfs.selection import SELECTORS
 
     parser = argparse.ArgumentParser(prog="ltrfs", description="Feature selection for learning to rank.")
     parser.add_argument("--version", action="version", version=f"ltrfs {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def data_options(p):
@@ -205,40 +213,50 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("select", help="run a feature-selection method, write JSON")
-    p.add_argument("--method", required=True)
+    p.add_argument("--method", required=True, metavar="METHOD",
+                   help=f"the selection algorithm, one of: {', '.join(sorted(SELECTORS))}")
     p.add_argument("train")
     p.add_argument("--vali")
-    p.add_argument("--out", help="JSON file (default: standard output)")
+    p.add_argument("--out", help="JSON file (default: standard output; missing folders are created)")
     common(p)
     p.set_defaults(func=cmd_select)
 
     p = sub.add_parser("train", help="train a ranker (grid chosen on --vali)")
-    p.add_argument("--ranker", required=True)
+    p.add_argument("--ranker", required=True, metavar="RANKER", help=f"one of: {', '.join(sorted(RANKERS))}")
     p.add_argument("train")
     p.add_argument("--vali")
     p.add_argument("--features", help="comma-separated 1-based feature ids")
     p.add_argument("--selection", help="a selection JSON from 'ltrfs select'")
     p.add_argument("--k", type=int, help="number of features of --selection")
-    p.add_argument("--out", required=True, help="model file")
+    p.add_argument("--out", required=True, help="model file (signed with your key; missing folders are created)")
     p.add_argument("--metric", default="ndcg@10", help="vali metric choosing the grid point")
     p.add_argument("--threads", type=int, default=1)
     common(p)
     p.set_defaults(func=cmd_train)
 
-    p = sub.add_parser("predict", help="print one score per line for a data file")
-    p.add_argument("model")
+    p = sub.add_parser("predict", help="print one score per line for a data file",
+                       description="Print one score per line for a data file. Model files are pickles, which run "
+                       "code when loaded: ltrfs signs the ones it writes with your key (~/.config/ltrfs/model.key) "
+                       "and loads only those, unless --trust-model.")
+    p.add_argument("model", help="a model file of 'ltrfs train' or of the workflow (models/{method}/{ranker}.pkl)")
+    p.add_argument("--trust-model", action="store_true",
+                   help="load a model file not written with your key (a pickle runs code when loaded: "
+                        "only for files from a source you trust)")
     p.add_argument("data")
     p.add_argument("--k", type=int, help="which model of a workflow model file")
     data_options(p)
     p.set_defaults(func=cmd_predict)
 
     p = sub.add_parser("datasets", help="list the dataset registry")
-    p.add_argument("--registry", default="config/datasets.yaml")
+    p.add_argument("--registry", help="a registry file (default: config/datasets.yaml here, else the one of "
+                                      "this ltrfs checkout)")
     p.set_defaults(func=cmd_datasets)
     return parser
 
 
 def main(argv=None) -> int:
+    """Exit code 0, 2 for a problem of the input (one line ``ltrfs: error: <what>``), 1 for a
+    failure of ltrfs itself (one line too; ``--debug`` shows the traceback)."""
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
@@ -246,6 +264,17 @@ def main(argv=None) -> int:
         sys.stderr.close()
         return 0
     except (ValueError, OSError, KeyError) as exc:
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        if args.debug:
+            raise
+        if isinstance(exc, OSError) and exc.filename is not None:
+            message = f"{exc.filename}: {(exc.strerror or str(exc)).lower()}"
+        else:
+            message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"ltrfs: error: {message}", file=sys.stderr)
         return 2
+    except Exception as exc:  # noqa: BLE001 - a bug: one line, the traceback on request
+        if args.debug:
+            raise
+        print(f"ltrfs: error: internal error ({type(exc).__name__}: {exc}); run again with --debug for the "
+              "traceback and report it", file=sys.stderr)
+        return 1

@@ -23,14 +23,14 @@ import inspect
 import itertools
 import json
 import logging
-import pickle
 import time
 from pathlib import Path
 
 import numpy as np
 
 from ltrfs import io, metrics, scoring
-from ltrfs.data import RankingData
+from ltrfs import signed
+from ltrfs.data import DataError, RankingData
 from ltrfs.files import read_json, read_npz
 from ltrfs.rankers import make_ranker
 from ltrfs.selection import SELECTORS, make_selector
@@ -420,19 +420,15 @@ def _train_ranker(selection: dict, ranker_name: str, ranker: dict, train_data: R
 
 
 def _pickle(path, obj) -> None:
-    with atomic_path(path) as tmp:
-        with open(tmp, "wb") as fh:
-            pickle.dump(obj, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    signed.dump(path, obj)
 
 
-def _unpickle(path, what: str, format_: int) -> dict:
-    try:
-        with open(path, "rb") as fh:
-            obj = pickle.load(fh)
-    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError, TypeError, ValueError):
-        obj = None
+def _unpickle(path, what: str, format_: int, trust: bool = False) -> dict:
+    """A file of ``_pickle``: a signed pickle (``ltrfs.signed``), refused unless it is the
+    user's own or ``trust``."""
+    obj = signed.load(path, what, trust=trust)
     if not isinstance(obj, dict) or obj.get("format") != format_:
-        raise ValueError(f"{path}: not an ltrfs {what} file")
+        raise DataError(f"{path}: not an ltrfs {what} file")
     return obj
 
 
@@ -457,8 +453,10 @@ def save_models(path, models: dict) -> None:
     _pickle(path, {"format": MODEL_FORMAT, "models": models})
 
 
-def load_models(path) -> dict:
-    return _unpickle(path, "model", MODEL_FORMAT)["models"]
+def load_models(path, trust: bool = False) -> dict:
+    """The models of ``save_models``; a file not written with the user's key is refused
+    unless ``trust`` (``ltrfs.signed``)."""
+    return _unpickle(path, "model", MODEL_FORMAT, trust)["models"]
 
 
 def predict(model: dict, data: RankingData) -> np.ndarray:

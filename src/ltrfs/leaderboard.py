@@ -289,10 +289,10 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
                                   baselines=baselines, alpha=alpha)
                        .rename(columns={table_metric[name]: "value"}).assign(experiment=name, metric=table_metric[name])
                        for name, part in scopes.items()], ignore_index=True)
-    if len(scopes) > 1:
-        scopes["all"] = long
     boards, diagrams = [], {}
-    for scope, part in scopes.items():
+    for scope, part in [*scopes.items(), ("all", long)]:
+        if scope == "all" and len(boards) < 2:  # "all" is worth a board when two experiments have one
+            break
         frame, stats_ = board(part, metrics, baselines=baselines, own=own, alpha=alpha, drop_sparse=scope == "all")
         if frame.empty:
             continue

@@ -261,7 +261,8 @@ def extract(archive, out_dir, fmt: str, members=None) -> None:
         else:
             raise FetchError(f"{archive.name}: cannot extract format {fmt!r}")
     except (zipfile.BadZipFile, tarfile.TarError, gzip.BadGzipFile, EOFError) as exc:
-        raise FetchError(f"{archive.name}: damaged or not a {fmt} archive ({exc})") from None
+        raise FetchError(f"{archive}: damaged or not a {fmt} archive ({exc}); replace it with a complete copy "
+                         "(or delete it to download it again)") from None
 
 
 # ----------------------------------------------------------------------------- download

@@ -1,0 +1,98 @@
+"""Model and selector files that cannot run a stranger's code: pickles signed with the user's key.
+
+A fitted ranker (XGBoost, LightGBM, scikit-learn and this package's own estimators) is stored
+as a pickle, and loading a pickle runs whatever code the file names. So every model or selector
+file ltrfs writes carries an HMAC-SHA256 of its pickle under a key of the user (``key``), and
+ltrfs unpickles a file only when that signature checks out: a file from elsewhere, crafted or
+merely written with another key, is refused before a single byte is unpickled. A file one trusts
+anyway (a colleague's model) is loaded with ``trust=True`` (``ltrfs predict --trust-model``).
+
+File layout: the line ``LTRFS-SIGNED-PICKLE 1``, a line ``<hex HMAC> <payload bytes>``, then
+the pickle. The key is ``$LTRFS_MODEL_KEY`` (hex) when set, else 32 random bytes kept in
+``$XDG_CONFIG_HOME/ltrfs/model.key`` (``~/.config/ltrfs/model.key``, mode 600), made on first
+use; nodes of a cluster that share the home folder share it.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import pickle
+import secrets
+from pathlib import Path
+
+from ltrfs.data import DataError
+from ltrfs.util import atomic_path
+
+MAGIC = b"LTRFS-SIGNED-PICKLE 1\n"
+
+
+def key_path() -> Path:
+    return Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "ltrfs" / "model.key"
+
+
+def key() -> bytes:
+    """The user's signing key (see the module docstring); made on first use."""
+    if os.environ.get("LTRFS_MODEL_KEY"):
+        return bytes.fromhex(os.environ["LTRFS_MODEL_KEY"])
+    path = key_path()
+    try:
+        return bytes.fromhex(path.read_text().strip())
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fresh = secrets.token_hex(32)
+    fd = os.open(path.parent / f".model.key.{os.getpid()}", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(fresh + "\n")
+    try:  # another process may have made it meanwhile: keep the first one
+        os.link(path.parent / f".model.key.{os.getpid()}", path)
+    except FileExistsError:
+        pass
+    finally:
+        os.unlink(path.parent / f".model.key.{os.getpid()}")
+    return bytes.fromhex(path.read_text().strip())
+
+
+def _signature(payload: bytes) -> str:
+    return hmac.new(key(), payload, hashlib.sha256).hexdigest()
+
+
+def dump(path, obj) -> None:
+    """Pickle ``obj`` to ``path`` (atomically) with the user's signature."""
+    payload = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    with atomic_path(path) as tmp:
+        with open(tmp, "wb") as fh:
+            fh.write(MAGIC + f"{_signature(payload)} {len(payload)}\n".encode() + payload)
+
+
+def load(path, what: str = "model", trust: bool = False):
+    """The object in a file written by ``dump``. An empty, truncated or foreign file is a
+    DataError; a file whose signature is not the user's is refused unless ``trust``."""
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise DataError(f"{path}: is a directory, not a {what} file") from None
+    if not raw:
+        raise DataError(f"{path}: empty file, not a {what} file")
+    if not raw.startswith(MAGIC):
+        raise DataError(f"{path}: not an ltrfs {what} file (no 'LTRFS-SIGNED-PICKLE' header; files of ltrfs "
+                        "before signed models must be made again)")
+    head, _, payload = raw[len(MAGIC):].partition(b"\n")
+    try:
+        signature, size = head.decode("ascii").split(" ")
+        size = int(size)
+    except (UnicodeDecodeError, ValueError):
+        raise DataError(f"{path}: damaged {what} file (bad header)") from None
+    if len(payload) != size:
+        raise DataError(f"{path}: truncated or damaged {what} file ({len(payload)} of {size} bytes)")
+    if not trust and not hmac.compare_digest(signature, _signature(payload)):
+        raise DataError(f"{path}: this {what} file was not written with your ltrfs key ({key_path()}); it is a "
+                        "pickle, which runs code when loaded, so ltrfs loads only the files it wrote for you. "
+                        "If you trust where it comes from, load it with --trust-model")
+    try:
+        return pickle.loads(payload)
+    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError, TypeError, ValueError) as exc:
+        raise DataError(f"{path}: damaged {what} file ({type(exc).__name__}: {exc})") from None
