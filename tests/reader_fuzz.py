@@ -218,15 +218,15 @@ def cases(n: int, seed: int):
         yield f"case{i}", raw
 
 
-def run(n: int, seed: int, folder: Path, dense_floor: int) -> dict:
-    """Read every case with ``read_letor`` and ``reference_read`` (with ``dense_floor``); the
-    disagreements."""
+def run(inputs: list, folder: Path, dense_floor: int) -> dict:
+    """Read every case of ``inputs`` ((name, bytes) of ``cases``) with ``read_letor`` and
+    ``reference_read`` (with ``dense_floor``); the disagreements."""
     from ltrfs import io
     from ltrfs.data import DataError
 
     path = folder / "case.txt"
     failures, refused, accepted = [], 0, 0
-    for name, raw in cases(n, seed):
+    for name, raw in inputs:
         path.write_bytes(raw)
         try:
             want = reference_read(raw, dense_floor, io.DENSE_PER_BYTE)
@@ -258,7 +258,7 @@ def run(n: int, seed: int, folder: Path, dense_floor: int) -> dict:
         if not same:
             failures.append({"case": name, "raw": raw[:300].decode("latin-1"), "problem": "different arrays"})
         accepted += 1
-    return {"cases": n, "refused": refused, "accepted": accepted, "failures": failures}
+    return {"cases": len(inputs), "refused": refused, "accepted": accepted, "failures": failures}
 
 
 def main() -> None:
@@ -272,14 +272,15 @@ def main() -> None:
         warm = Path(tmp) / "warm.txt"
         warm.write_bytes(b"1 qid:1 1:0.5 2:NULL #d\n0 qid:1 1:1e-3 2:1\n")
         io.read_letor(warm)  # compile (or load) the scanner before the cap
-        largest = max(len(raw) for _, raw in cases(n, seed))
+        inputs = list(cases(n, seed))
+        largest = max(len(raw) for _, raw in inputs)
         with open("/proc/self/status") as fh:
             vm = next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmSize:"))
         cap = vm + max(floor, io.DENSE_PER_BYTE * largest) + 256 * 2 ** 20
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
         if sys.argv[3:] == ["unbounded"]:  # the harness's own check: a reader without the bound
             io.DENSE_FLOOR = 2 ** 40
-        summary = run(n, seed, Path(tmp), floor)
+        summary = run(inputs, Path(tmp), floor)
     summary["address_space_cap_mib"] = round(cap / 2 ** 20)
     print(json.dumps(summary))
 

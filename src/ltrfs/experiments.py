@@ -21,7 +21,6 @@ from __future__ import annotations
 import copy
 import inspect
 import itertools
-import json
 import logging
 import time
 from pathlib import Path

@@ -170,9 +170,6 @@ def _number(value) -> float:
 def read_selections(records) -> list[dict]:
     """The records {dataset, method, fold, path: a select job's JSON} with the JSON's
     ``ranking`` (best first) and ``n_features`` added."""
-    import json
-    from pathlib import Path
-
     out = []
     for r in records:
         selection = read_json(r["path"], ("ranking",))
@@ -208,9 +205,6 @@ def recovery_table(selections, truths: dict, ks) -> pd.DataFrame:
     feature is a noisy mix of informative ones); recall |top-k & I| / |I| of the informative
     features I; and the share of pure-noise features in the top k. ``selections`` from
     ``read_selections``."""
-    import json
-    from pathlib import Path
-
     truth = {d: read_json(p) for d, p in truths.items()}
     rows = []
     for r in selections:

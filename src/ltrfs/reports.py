@@ -10,9 +10,6 @@ These functions only read and draw: what a figure shows is computed by the stage
 ``fsmrank_convergence``). ``ltrfs.artefacts`` declares which files each figure reads."""
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 

@@ -2,8 +2,6 @@
 ``also_conventions``, which convention each paper table is closest to)."""
 from pathlib import Path
 
-import pandas as pd
-
 from ltrfs import published
 from ltrfs.files import read_csv
 from ltrfs.htmlpage import write_markdown
