@@ -108,7 +108,11 @@ def test_help_lists_methods_and_rankers_and_datasets_runs_anywhere(capsys, monke
     assert "lambdamart" in capsys.readouterr().out
     monkeypatch.chdir(tmp_path)  # not the checkout: its registry all the same
     code, out, _ = run(capsys, "datasets")
-    assert code == 0 and out.startswith("MQ2008")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].split()[:5] == ["dataset", "features", "folds", "convention", "archive"]
+    rows = {line.split()[0]: line.split() for line in lines[1:]}
+    assert rows["MQ2008"][1:5] == ["46", "1,2,3,4,5", "letor4", "unpublished"]
+    assert rows["MSLR-WEB10K"][4] == "sha256" and rows["MQ2007"][4] == "md5" and rows["synthetic"][4] == "generated"
 
 
 def test_fixed_parameter_is_not_replaced_by_the_default_grid(files, tmp_path, capsys):
@@ -238,3 +242,29 @@ def test_eval_ties_option(files, tmp_path, capsys):
     sel = tmp_path / "sel.json"
     assert run(capsys, "select", "--method", "importance", "--ties", "file_order", files["train"], "--out", sel)[0] == 0
     assert json.loads(sel.read_text())["params"]["ties"] == "file_order"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["train", "--ranker", "lambdamart", "--set", "max_leaves=1", "/no/such/train.txt", "--out", "/tmp/never.pkl"],
+     "lambdamart: max_leaves must be an integer >= 2; got 1"),
+    (["train", "--ranker", "ranksvm", "--set", "C=[1,0]", "/no/such/train.txt", "--out", "/tmp/never.pkl"],
+     "ranksvm: C must be a finite number > 0; got 0"),
+    (["select", "--method", "gas", "--set", "t_vali=0", "/no/such/train.txt"], "gas: t_vali must be an integer >= 1; got 0"),
+])
+def test_a_bad_parameter_is_reported_before_any_data_is_read(capsys, argv, message):
+    """The parameters are checked from their declaration first: the missing data file is not
+    what the user hears about."""
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and err == f"ltrfs: error: {message}\n"
+
+
+def test_params_lists_each_parameter_with_its_default_and_allowed_values(capsys):
+    code, out, _ = run(capsys, "params", "lambdamart")
+    lines = out.splitlines()
+    assert code == 0 and lines[0] == "ranker lambdamart (LambdaMART): parameter, default, allowed values"
+    rows = {line.split()[0]: line for line in lines[1:]}
+    assert rows["max_leaves"].split(None, 2)[1:] == ["10", "an integer >= 2"]
+    assert rows["subsample"].split(None, 2)[1:] == ["1.0", "a number in (0, 1]"]
+    assert set(rows) == set(__import__("ltrfs.rankers", fromlist=["RANKERS"]).RANKERS["lambdamart"].parameters)
+    code, _, err = run(capsys, "params", "svm")
+    assert code == 2 and err.startswith("ltrfs: error: unknown method or ranker 'svm'; valid: adarank_map")

@@ -89,7 +89,7 @@ def test_config_errors_are_one_line_and_name_the_entry(config, registry, edit, m
     (lambda c: c["methods"]["importance"]["params"].update(metric="ndcg@20"),
      r"^config methods\.importance: unknown importance metric 'ndcg@20'"),
     (lambda c: c["methods"]["importance"]["params"].update(orientation="up"),
-     r"^config methods\.importance: unknown orientation 'up'; valid: descending, best$"),
+     r"^config methods\.importance: orientation must be one of descending, best; got 'up'$"),
     (lambda c: c["rankers"]["ranksvm"]["grid"].update(C=[1, "abc"]),
      r"^config rankers\.ranksvm: C must be a finite number > 0; got 'abc'$"),
     (lambda c: c["rankers"]["lambdamart"]["params"].update(n_estimators=-5),

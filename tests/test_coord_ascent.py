@@ -333,7 +333,9 @@ def test_validation_messages():
     qid = qid_of(ptr)
     for params, text in [({"n_restarts": 0}, "n_restarts"), ({"n_iterations": 1.5}, "n_iterations"),
                          ({"step_scale": -1}, "step_scale"), ({"tolerance": -0.1}, "tolerance"),
-                         ({"metric": "err@10"}, "unknown metric"), ({"convention": "trec"}, "convention"),
+                         ({"metric": "err@10"},
+                          r"^coord_ascent: metric must be a metric \(ndcg@K, p@K, map or meanndcg\); got 'err@10'$"),
+                         ({"convention": "trec"}, "convention"),
                          ({"restart_init": "zeros"}, "restart_init"), ({"n_jobs": 0}, "n_jobs"),
                          ({"regularized": "yes"}, "regularized"), ({"random_state": -1}, "random_state"),
                          ({"max_passes": 0}, "max_passes"), ({"ties": "random"}, "ties must be one of")]:

@@ -179,14 +179,27 @@ def test_defaults_of_a_minimal_user_entry(tmp_path):
     ({"url": "https://e.org/a.zip", "layout": "letor"}, "dataset 'bad': layout: unknown layout 'letor'"),
     ({"layout": "folds"}, "dataset 'bad': urls: missing source"),
     ({"url": "https://e.org/a.zip", "layout": "folds", "checksum": "sha1:abc"}, "dataset 'bad': checksum: must be"),
-    ({"url": "https://e.org/a.zip", "layout": "folds", "checksum": "sha256:abc"}, "checksum: sha256 digest must be 64 hex"),
+    ({"url": "https://e.org/a.zip", "layout": "folds", "checksum": "sha256:abc"}, "checksum: must be 'sha256:<64 hex digits>', 'md5:<32 hex digits>' or 'unpublished'; got 'sha256:abc'"),
     ({"url": "https://e.org/a.zip", "layout": "folds", "pattern": "{split}.txt"}, "pattern: '{split}.txt' must contain {fold}"),
     ({"url": "https://e.org/a.zip", "layout": "folds", "pattern": "../F{fold}/{split}"}, "dataset 'bad': pattern:"),
     ({"url": "https://e.org/a.zip", "layout": "folds", "pattern": "F{fold}/{part}.txt"}, "only {fold} and {split}"),
     ({"url": "https://e.org/a.zip", "layout": "split", "folds": [1, 2]}, "folds: layout split has only fold 1"),
     ({"url": "https://e.org/a.zip", "layout": "folds", "splits": {"train": "a", "test": "b"}}, "splits: layout folds needs"),
     ({"url": "https://e.org/shares/x/root/content", "layout": "folds"}, "archive: required"),
-    ({"url": "mailto:x@e.org", "layout": "folds"}, "urls: 'mailto:x@e.org' is not"),
+    ({"url": "mailto:x@e.org", "layout": "folds"}, "url: 'mailto:x@e.org' is not an http(s), ftp or file:// URL"),
+    ({"urls": ["https://e.org/a.zip", "ftp:/x"], "layout": "folds"}, "urls: 1: 'ftp:/x' is not an http(s)"),
+    ({"url": "https://e.org/a.zip", "urls": ["https://e.org/a.zip"], "layout": "folds"}, "url: give either url or urls"),
+    ({"archive": "a.zip", "layout": "folds", "n_folds": 3}, "n_folds: only for layouts single and synthetic"),
+    ({"archive": "a.zip", "layout": "folds", "vali_fraction": 0.3}, "vali_fraction: only for layout train_test"),
+    ({"archive": "a.zip", "layout": "train_test", "vali_fraction": 1}, "vali_fraction: must be a number strictly between 0 and 1"),
+    ({"archive": "a.zip", "layout": "single", "pattern": "F{fold}.txt"}, "pattern: 'F{fold}.txt': this layout reads one file"),
+    ({"archive": "a.zip", "layout": "single", "splits": {"train": "t"}}, "splits: this layout has no split files"),
+    ({"layout": "synthetic", "archive": "a.zip"}, "archive: a synthetic dataset has no urls, path or archive"),
+    ({"archive": "a.zip", "layout": "folds", "folds": [1, 1]}, "folds: must be a non-empty list of distinct positive fold numbers"),
+    ({"archive": "a.zip", "layout": "folds", "files_sha256": {"/etc/x": "0" * 64}}, "files_sha256: '/etc/x' must be a relative path"),
+    ({"archive": "a/b.zip", "layout": "folds"}, "archive: must be a plain file name"),
+    ({"archive": "a.zip", "layout": "folds", "manual": "yes"}, "manual: must be true or false"),
+    ({"archive": "a.zip", "layout": "folds", "checksum": "unpublished", "hash_newlines": "crlf"}, "hash_newlines: unknown hash_newlines 'crlf'; valid: raw, lf"),
     ({"archive": "a.zip", "layout": "folds", "manual": True}, "instructions: missing"),
     ({"archive": "a.zip", "layout": "folds", "convention": "trec"}, "convention: unknown convention 'trec'"),
     ({"archive": "a.zip", "layout": "folds", "n_features": 0}, "n_features: must be an integer >= 1"),
@@ -209,7 +222,7 @@ def test_load_registry_errors_name_the_file(tmp_path):
     p = tmp_path / "reg.yaml"
     p.write_text(yaml.safe_dump({"ok": {"archive": "a.zip", "layout": "folds"},
                                  "broken": {"archive": "a.zip", "layout": "folds", "feature_names": "nope.txt"}}))
-    with pytest.raises(ValueError, match=r"reg\.yaml: dataset 'broken': feature_names: file not found"):
+    with pytest.raises(ValueError, match=r"reg\.yaml: dataset 'broken': feature_names: .*: no such file"):
         load_registry(p)
     p.write_text(yaml.safe_dump({"ok": {"archive": "a.zip", "layout": "folds", "stand_in": "gone"}}))
     with pytest.raises(ValueError, match=r"reg\.yaml: dataset 'ok': stand_in: 'gone' is not in the registry"):
@@ -477,7 +490,7 @@ def test_fetch_from_local_folder_and_archive(toy, tmp_path):
     e = toy_entry(toy, path=str(toy["targz"]))
     m = json.loads(fetch("toy", e, tmp_path / "res2").read_text())
     assert m["source"]["kind"] == "path" and m["archive"]["name"] == "toy.tar.gz"
-    with pytest.raises(FetchError, match="does not exist"):
+    with pytest.raises(FetchError, match=r": no such file or folder; correct the path: of .* in the dataset registry"):
         fetch("toy", toy_entry(toy, path=str(tmp_path / "nope.zip")), tmp_path / "res3")
 
 
@@ -738,3 +751,15 @@ def test_data_files_are_checked_against_their_manifest(tmp_path):
     with pytest.raises(DataError, match=f"{b}: changed since it was fetched"):
         verify_files(tmp_path, [b])
     verify_files(tmp_path / "elsewhere", [a])               # no manifest (a local path:): nothing to check
+
+
+def test_every_shipped_entry_says_whether_its_archive_checksum_is_published():
+    """The registry pins a published archive checksum, or says 'unpublished'; `ltrfs datasets`
+    shows which (the manifest records the sha256 of the archive used either way)."""
+    reg = load_registry(REGISTRY_FILE)
+    status = {name: e["checksum_status"] for name, e in reg.items()}
+    assert "not given" not in status.values(), status
+    assert status["MSLR-WEB10K"] == "pinned" and status["MQ2007"] == "pinned"
+    assert status["MQ2008"] == status["OHSUMED"] == status["TD2003"] == status["Yahoo-set1"] == "unpublished"
+    assert reg["MQ2008"]["checksum"] is None and reg["MQ2007"]["checksum"].startswith("md5:")
+    assert status["synthetic"] == "generated"

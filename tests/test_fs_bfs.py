@@ -281,7 +281,7 @@ def test_deterministic(fitted):
     ({"max_stale": 0}, "max_stale"),
     ({"max_size": 1.5}, "max_size"),
     ({"min_gain": -0.1}, "min_gain"),
-    ({"metric": "err@10"}, "unknown metric"),
+    ({"metric": "err@10"}, r"^fs_bfs: metric must be a metric \(ndcg@K, p@K, map or meanndcg\); got 'err@10'$"),
     ({"n_jobs": 0}, "n_jobs"),
     ({"restart_init": "zeros"}, "restart_init"),
     ({"warm_start": "yes"}, "warm_start"),

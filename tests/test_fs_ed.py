@@ -339,10 +339,10 @@ def test_fs_ed_reads_precomputed_scores_and_scales():
 
 @pytest.mark.parametrize("params, message", [
     ({"metric": "ndcg@11"}, "unknown importance metric 'ndcg@11'"),
-    ({"points": "test"}, "unknown points 'test'; valid: vali, grid"),
-    ({"scale": "zscore"}, "unknown scale 'zscore'; valid: none, minmax"),
-    ({"convention": "trec"}, "unknown convention 'trec'"),
-    ({"approx": "yes"}, "approx must be true, false or 'auto'"),
+    ({"points": "test"}, "^fs_ed: points must be one of vali, grid; got 'test'$"),
+    ({"scale": "zscore"}, "^fs_ed: scale must be one of none, minmax; got 'zscore'$"),
+    ({"convention": "trec"}, r"^fs_ed: convention must be a metric convention \(letor3, letor4, mslr or standard\); got 'trec'$"),
+    ({"approx": "yes"}, "^fs_ed: approx must be true or false or auto; got 'yes'$"),
     ({"n_jobs": -1}, "n_jobs must be an integer >= 1"),
 ])
 def test_fs_ed_parameter_errors(params, message):

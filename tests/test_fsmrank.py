@@ -289,14 +289,14 @@ def test_fsmsvm_chooses_t_on_vali_with_ranksvm_primal():
 
 
 @pytest.mark.parametrize("cls, params, message", [
-    (FSMRank, {"lambda1": -1}, "lambda1 must be a number >= 0"),
-    (FSMRank, {"similarity": "cosine"}, "unknown similarity 'cosine'"),
-    (FSMRank, {"importance": "gain"}, "unknown importance 'gain'"),
+    (FSMRank, {"lambda1": -1}, "^fsmrank: lambda1 must be a finite number >= 0; got -1$"),
+    (FSMRank, {"similarity": "cosine"}, "^fsmrank: similarity must be one of pearson, identity; got 'cosine'$"),
+    (FSMRank, {"importance": "gain"}, "^fsmrank: importance must be one of pearson, ones; got 'gain'$"),
     (FSMRank, {"max_iter": 0}, "max_iter must be an integer >= 1"),
     (FSMRank, {"n_jobs": 0}, "n_jobs must be an integer >= 1"),
     (FSMRankSelector, {"lambda2_grid": []}, "lambda2_grid must be a non-empty list"),
     (FSMRankSelector, {"vali_metric": "foo@3"}, "vali_metric"),
-    (FSMSVM, {"t_grid": [0]}, "t_grid must be None or a non-empty list"),
+    (FSMSVM, {"t_grid": [0]}, r"^fsmsvm: t_grid must be a non-empty list of integers >= 1 or None; got \[0\]$"),
 ])
 def test_bad_parameters_are_one_line_errors(cls, params, message):
     with pytest.raises(ValueError, match=message) as info:

@@ -205,19 +205,19 @@ def test_c_is_chosen_on_vali_from_the_grid():
 
 
 @pytest.mark.parametrize("cls, params, message", [
-    (GAS, {"importance": "ndcg@11"}, r"gas: unknown importance 'ndcg@11'"),
-    (GAS, {"c": -1}, r"gas: c must be a number >= 0 or None"),
-    (GAS, {"c_grid": []}, r"gas: c_grid must be a non-empty list"),
+    (GAS, {"importance": "ndcg@11"}, r"gas: importance must be one of pairwise, p@1, .* \(any case\); got 'ndcg@11'"),
+    (GAS, {"c": -1}, r"gas: c must be a finite number >= 0 or None; got -1"),
+    (GAS, {"c_grid": []}, r"gas: c_grid must be a non-empty list of finite numbers >= 0; got \[\]"),
     (GAS, {"t_vali": 0}, r"gas: t_vali must be an integer >= 1"),
-    (GAS, {"normalize": "z"}, r"gas: unknown normalize 'z'; valid: none, max, minmax"),
-    (GAS, {"vali_model": "svm"}, r"gas: unknown vali_model 'svm'"),
-    (GAS, {"vali_metric": "auc"}, r"gas: vali_metric: unknown metric 'auc'"),
+    (GAS, {"normalize": "z"}, r"gas: normalize must be one of none, max, minmax; got 'z'"),
+    (GAS, {"vali_model": "svm"}, r"gas: vali_model must be one of ranksvm, sum; got 'svm'"),
+    (GAS, {"vali_metric": "auc"}, r"gas: vali_metric must be a metric \(ndcg@K, p@K, map or meanndcg\); got 'auc'"),
     (GAS, {"n_jobs": 0}, r"gas: n_jobs must be an integer >= 1"),
-    (GAS, {"similarity": "tau"}, r"gas: unknown similarity 'tau'; valid: concordance, tau_b"),
-    (GAS, {"pairwise_importance": "log"}, r"gas: unknown pairwise_importance 'log'; valid: inverse, one_minus"),
-    (GAS, {"ties": "random"}, r"gas: unknown ties 'random'; valid: file_order, expected"),
+    (GAS, {"similarity": "tau"}, r"gas: similarity must be one of concordance, tau_b; got 'tau'"),
+    (GAS, {"pairwise_importance": "log"}, r"gas: pairwise_importance must be one of inverse, one_minus; got 'log'"),
+    (GAS, {"ties": "random"}, r"gas: ties must be one of file_order, expected; got 'random'"),
     (GASE, {"importance": "pairwise"}, r"gas_e: importance 'pairwise' is GAS-L"),
-    (GASL, {"orientation": "up"}, r"gas_l: unknown orientation 'up'"),
+    (GASL, {"orientation": "up"}, r"gas_l: orientation must be one of descending, best; got 'up'"),
 ])
 def test_parameter_errors(cls, params, message):
     with pytest.raises(ValueError, match=message):

@@ -251,7 +251,7 @@ WRONG = [
 def test_a_wrong_entry_fails(name, change, mirror, tmp_path):
     from ltrfs.datasets.registry import validate_entry
 
-    raw = {k: v for k, v in REGISTRY[name].items() if v is not None and k not in ("name", "n_folds", "vali_fraction")}
+    raw = {k: v for k, v in REGISTRY[name].items() if v is not None and k not in ("name", "n_folds", "vali_fraction", "checksum_status")}
     raw.pop("generator", None)
     raw.update(change)
     entry = stand_in(validate_entry(name, raw), RAR_READER is not None)
@@ -400,7 +400,7 @@ def test_available_local_path(tmp_path):
     folder = tmp_path / "mine"
     entry = validate_entry("mine", {"path": str(folder), "layout": "single"})
     ok, msg = available("mine", entry, tmp_path / "res")
-    assert not ok and msg == f"mine: path {folder} does not exist"
+    assert not ok and msg == f"mine: path {folder}: no such file or folder; correct the path: of mine in the dataset registry"
     folder.mkdir()
     ok, msg = available("mine", entry, tmp_path / "res")
     assert ok and msg == f"mine: local path {folder}"

@@ -97,11 +97,12 @@ def test_ordinal_cr_tolerance_zero_equals_min(small):
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"choice": "best"}, r"^unknown choice 'best'; valid: parsimonious, min$"),
-    ({"tolerance": -0.1}, r"^tolerance must be a finite number >= 0, got -0.1$"),
-    ({"tolerance": float("nan")}, r"^tolerance must be a finite number >= 0, got nan$"),
-    ({"tolerance": "1%"}, r"^tolerance must be a finite number >= 0, got '1%'$"),
-    ({"tolerance_unit": "percent"}, r"^unknown tolerance_unit 'percent'; valid: range, relative, absolute$"),
+    ({"choice": "best"}, r"^ordinal_cr: choice must be one of parsimonious, min; got 'best'$"),
+    ({"tolerance": -0.1}, r"^ordinal_cr: tolerance must be a finite number >= 0; got -0.1$"),
+    ({"tolerance": float("nan")}, r"^ordinal_cr: tolerance must be a finite number >= 0; got nan$"),
+    ({"tolerance": "1%"}, r"^ordinal_cr: tolerance must be a finite number >= 0; got '1%'$"),
+    ({"tolerance_unit": "percent"}, r"^ordinal_cr: tolerance_unit must be one of range, relative, absolute; "
+                                    r"got 'percent'$"),
 ])
 def test_ordinal_cr_choice_parameters_raise_one_line(params, message):
     with pytest.raises(ValueError, match=message) as err:
@@ -282,11 +283,11 @@ def test_svm_rfe_single_class_parts_are_one_line_errors():
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"n_bootstrap": -1}, r"^n_bootstrap must be an integer >= 0, got -1$"),
-    ({"n_bootstrap": 2.5}, r"^n_bootstrap must be an integer >= 0, got 2.5$"),
-    ({"rfe_cv": 1}, r"^rfe_cv must be 0 \(no resampled elimination\) or an integer >= 2, got 1$"),
-    ({"rfe_cv": True}, r"^rfe_cv must be an integer >= 0, got True$"),
-    ({"tune_sample_size": 1}, r"^tune_sample_size must be an integer >= 2, got 1$"),
+    ({"n_bootstrap": -1}, r"^svm_rfe: n_bootstrap must be an integer >= 0; got -1$"),
+    ({"n_bootstrap": 2.5}, r"^svm_rfe: n_bootstrap must be an integer >= 0; got 2.5$"),
+    ({"rfe_cv": 1}, r"^svm_rfe: rfe_cv must be 0 \(no resampled elimination\) or an integer >= 2; got 1$"),
+    ({"rfe_cv": True}, r"^svm_rfe: rfe_cv must be an integer >= 0; got True$"),
+    ({"tune_sample_size": 1}, r"^svm_rfe: tune_sample_size must be an integer >= 2 or None; got 1$"),
 ])
 def test_svm_rfe_new_parameters_raise_one_line(params, message):
     with pytest.raises(ValueError, match=message):

@@ -391,9 +391,9 @@ def test_bad_inputs_give_one_line_messages(cls, mutate, message):
     (lambda: RankSVM(max_iter=0), r"max_iter must be an integer >= 1; got 0"),
     (lambda: RankSVM(n_jobs=-1), r"n_jobs must be an integer >= 1; got -1 \(ltrfs never uses all cores"),
     (lambda: LambdaMART(n_jobs=-1), r"n_jobs must be an integer >= 1; got -1"),
-    (lambda: LambdaMART(subsample=1.5), r"subsample must be in \(0, 1\]; got 1.5"),
+    (lambda: LambdaMART(subsample=1.5), r"^lambdamart: subsample must be a number in \(0, 1\]; got 1.5$"),
     (lambda: LambdaMART(max_leaves=1), r"max_leaves must be an integer >= 2; got 1"),
-    (lambda: LambdaMART(params=[1]), r"params must be a dict of XGBoost parameters or None; got list"),
+    (lambda: LambdaMART(params=[1]), r"^lambdamart: params must be a mapping of names to values or None; got \[1\]$"),
 ])
 def test_bad_parameters(make, message):
     X = np.arange(12, dtype=float).reshape(6, 2)

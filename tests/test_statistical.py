@@ -448,17 +448,18 @@ def test_planted_informative_features_rank_above_noise(synth, selector, floor):
 # ----------------------------------------------------------------------------- errors
 
 @pytest.mark.parametrize("selector, message", [
-    (L1Logistic(rule="max"), r"unknown rule 'max'; valid: min, 1se"),
-    (L1Logistic(solver="lbfgs"), r"unknown solver 'lbfgs'; valid: cd, liblinear, saga"),
-    (L1Logistic(cv=1), r"cv must be an integer >= 2, got 1"),
-    (OrdinalCR(bic_n="all"), r"unknown bic_n 'all'; valid: rows, expanded"),
-    (OrdinalCR(lambdas=[0.1, 0.2]), r"lambdas must be a non-empty decreasing list"),
-    (SVMRFE(step=0), r"step must be an integer >= 1 or a fraction in \(0, 1\), got 0"),
-    (SVMRFE(C=[0.1, -1]), r"C must be a positive number or a list of them"),
-    (RFImportance(keep=1.5), r"keep must be in \(0, 1\), got 1.5"),
-    (RFImportance(importance="gain"), r"unknown importance 'gain'; valid: impurity, permutation"),
-    (GBMImportance(backend="gpu"), r"unknown backend 'gpu'; valid: exact, xgboost, hist"),
-    (GBMImportance(sample_size=1), r"sample_size must be None or an integer >= 2, got 1"),
+    (L1Logistic(rule="max"), r"^l1_logistic: rule must be one of min, 1se; got 'max'$"),
+    (L1Logistic(solver="lbfgs"), r"^l1_logistic: solver must be one of cd, liblinear, saga; got 'lbfgs'$"),
+    (L1Logistic(cv=1), r"^l1_logistic: cv must be an integer >= 2; got 1$"),
+    (OrdinalCR(bic_n="all"), r"^ordinal_cr: bic_n must be one of rows, expanded; got 'all'$"),
+    (OrdinalCR(lambdas=[0.1, 0.2]), r"^ordinal_cr: lambdas must be decreasing; got \[0.1, 0.2\]$"),
+    (SVMRFE(step=0), r"^svm_rfe: step must be an integer >= 1 or a number in \(0, 1\); got 0$"),
+    (SVMRFE(C=[0.1, -1]), r"^svm_rfe: C must be a finite number > 0 or a non-empty list of finite numbers > 0; "
+                          r"got \[0.1, -1\]$"),
+    (RFImportance(keep=1.5), r"^rf_importance: keep must be a number in \(0, 1\); got 1.5$"),
+    (RFImportance(importance="gain"), r"^rf_importance: importance must be one of impurity, permutation; got 'gain'$"),
+    (GBMImportance(backend="gpu"), r"^gbm_importance: backend must be one of exact, xgboost, hist; got 'gpu'$"),
+    (GBMImportance(sample_size=1), r"^gbm_importance: sample_size must be an integer >= 2 or None; got 1$"),
 ])
 def test_bad_parameters_raise_one_line(selector, message):
     with pytest.raises(ValueError, match=message):

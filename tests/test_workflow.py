@@ -389,8 +389,8 @@ def test_killed_run_resumes_with_the_same_command(tmp_path, finished):
 
 
 def test_a_failing_job_says_why_in_its_log_and_leaves_no_output(tmp_path, finished):
-    """One job per stage fails on a damaged input (from the last stage to the first, in a copy
-    of the finished run): the job's log holds the one-line error naming the damaged file, and
+    """One job per stage fails on a damaged input (from the last stage to the first, download,
+    in a copy of the finished run): the job's log holds the one-line error naming the damaged file, and
     none of the job's outputs is left for a rerun to trust."""
     import shutil
 
@@ -408,6 +408,11 @@ def test_a_failing_job_says_why_in_its_log_and_leaves_no_output(tmp_path, finish
         ("resources/synthetic-tiny/data/all.txt", None, f"{r}/fold1/data/train.npz",
          [f"{r}/fold1/data/vali.npz", f"{r}/fold1/data/test.npz"]),
     ]
+    # the first stage, download: a damaged archive given as the local path of a registry entry
+    registry = (REPO / "config/datasets.yaml").read_text().replace(
+        "feature_names: feature_names/", f"feature_names: {REPO}/config/feature_names/")
+    (work / "datasets.yaml").write_text(registry + "\nbroken:\n  path: broken.zip\n  layout: folds\n")
+    stages.append(("broken.zip", "not a zip", "resources/broken/manifest.json", []))
     for damaged, text, target, others in stages:
         if text is None:  # a label flipped in place, same size: only the recorded checksum tells
             raw = (work / damaged).read_bytes()
@@ -415,6 +420,8 @@ def test_a_failing_job_says_why_in_its_log_and_leaves_no_output(tmp_path, finish
             (work / damaged).write_bytes(raw[:at] + (b"1" if raw[at:at + 1] == b"0" else b"0") + raw[at + 1:])
         else:
             (work / damaged).write_text(text)
+        if damaged == "broken.zip":
+            write_config(work, {**CONFIG, "datasets_file": str(work / "datasets.yaml")})
         result = snakemake(work, "-f", target, check=False)
         out = result.stdout + result.stderr
         assert result.returncode != 0, out[-2000:]

@@ -36,14 +36,6 @@ def _read(path, args, n_features=None):
     return io.read_letor(path, n_features=n_features, null_policy=args.null_policy)
 
 
-def _read_json(path) -> dict:
-    try:
-        with open(path) as fh:
-            return json.load(fh)
-    except json.JSONDecodeError:
-        raise ValueError(f"{path}: not a selection file (not JSON)") from None
-
-
 def _read_scores(path, n_rows: int) -> np.ndarray:
     from ltrfs.data import DataError
 
@@ -70,11 +62,13 @@ def cmd_eval(args) -> int:
 
 def cmd_select(args) -> int:
     from ltrfs.experiments import fit_selector, selection_record
+    from ltrfs.selection import make_selector
     from ltrfs.util import parse_assignments, write_json
 
+    method = {"algorithm": args.method, "params": parse_assignments(args.set)}
+    make_selector(args.method, **method["params"]).validate_params()  # before reading any data
     train = _read(args.train, args)
     vali = _read(args.vali, args) if args.vali else None
-    method = {"algorithm": args.method, "params": parse_assignments(args.set)}
     selector = fit_selector(method, train, vali, seed=args.seed, convention=args.convention, ties=args.ties)
     record = selection_record(args.method, method, selector)
     if args.out:
@@ -109,25 +103,28 @@ def _features(args, n_features: int, selection: dict | None) -> tuple[np.ndarray
 
 def cmd_train(args) -> int:
     from ltrfs.experiments import fit_best, ranker_grid, save_models
+    from ltrfs.files import read_json
+    from ltrfs.rankers import make_ranker
     from ltrfs.util import parse_assignments
 
-    selection = None
-    if args.selection:
-        selection = _read_json(args.selection)
-        if not isinstance(selection, dict) or "n_features" not in selection:
-            raise ValueError(f"{args.selection}: not a selection file (written by 'ltrfs select')")
-    n_features = selection["n_features"] if selection else None
-    train = _read(args.train, args, n_features)
-    features, projection = _features(args, train.n_features, selection)
-    width = len(features) if projection is None else projection.shape[1]
     settings = parse_assignments(args.set)
     grid = {key: value for key, value in settings.items() if isinstance(value, list)}
     params = {key: value for key, value in settings.items() if not isinstance(value, list)}
     ranker = {"algorithm": args.ranker, "params": params}
     if grid:
         ranker["grid"] = grid
-    vali = _read(args.vali, args, train.n_features) if args.vali else None
     points = ranker_grid(ranker)
+    for point in points:  # every grid point's parameters, before reading any data
+        make_ranker(args.ranker, **params, **point).validate_params()
+    selection = None
+    if args.selection:
+        selection = read_json(args.selection, keys=("n_features",), what="a selection file",
+                              remedy="write one with 'ltrfs select --out'")
+    n_features = selection["n_features"] if selection else None
+    train = _read(args.train, args, n_features)
+    features, projection = _features(args, train.n_features, selection)
+    width = len(features) if projection is None else projection.shape[1]
+    vali = _read(args.vali, args, train.n_features) if args.vali else None
     if vali is None and len(points) > 1:
         raise ValueError(f"{args.ranker}: the grid {', '.join(sorted(points[0]))} has {len(points)} points; "
                          f"give --vali to choose on, or fix them with --set")
@@ -168,9 +165,36 @@ def cmd_datasets(args) -> int:
     if registry is None:
         here, checkout = Path("config/datasets.yaml"), Path(__file__).resolve().parents[2] / "config/datasets.yaml"
         registry = here if here.exists() or not checkout.exists() else checkout
-    for name, entry in load_registry(registry).items():
-        print(f"{name:14s} {entry.get('n_features', '?')!s:>4} features  folds {entry['folds']}  "
-              f"{entry['convention']:8s} {entry.get('description', '')}")
+    rows = [(name, f"{entry['n_features'] or '?'}", ",".join(map(str, entry["folds"])), entry["convention"],
+             entry["checksum"].partition(":")[0] if entry["checksum"] else entry["checksum_status"],
+             entry["description"]) for name, entry in load_registry(registry).items()]
+    header = ("dataset", "features", "folds", "convention", "archive checksum", "description")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
+    for row in [header, *rows]:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1])
+    return 0
+
+
+def cmd_params(args) -> int:
+    """The parameters of a method or ranker: name, default, allowed values (its declaration)."""
+    import inspect
+
+    from ltrfs.params import describe
+    from ltrfs.rankers import RANKERS
+    from ltrfs.selection import SELECTORS
+
+    found = [(kind, table[args.name]) for kind, table in (("method", SELECTORS), ("ranker", RANKERS))
+             if args.name in table]
+    if not found:
+        raise ValueError(f"unknown method or ranker {args.name!r}; valid: {', '.join(sorted({*SELECTORS, *RANKERS}))}")
+    for kind, cls in found:
+        defaults = {name: p.default for name, p in inspect.signature(cls.__init__).parameters.items()
+                    if name != "self"}
+        print(f"{kind} {args.name} ({cls.__name__}): parameter, default, allowed values")
+        rows = [(name, repr(defaults.get(name)), describe(allowed)) for name, allowed in cls.parameters.items()]
+        widths = [max((len(row[i]) for row in rows), default=0) for i in (0, 1)]
+        for name, default, allowed in rows:
+            print(f"  {name:{widths[0]}s}  {default:{widths[1]}s}  {allowed}")
     return 0
 
 
@@ -246,6 +270,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=int, help="which model of a workflow model file")
     data_options(p)
     p.set_defaults(func=cmd_predict)
+
+    p = sub.add_parser("params", help="the parameters of a method or ranker, their defaults and allowed values")
+    p.add_argument("name", help="a method or ranker name (see --method / --ranker)")
+    p.set_defaults(func=cmd_params)
 
     p = sub.add_parser("datasets", help="list the dataset registry")
     p.add_argument("--registry", help="a registry file (default: config/datasets.yaml here, else the one of "

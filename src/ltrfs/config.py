@@ -63,6 +63,12 @@ def _unknown(what: str, name: str, where: str, valid) -> ConfigError:
     return ConfigError(f"config {where}: unknown {what} {name!r}; valid: {', '.join(sorted(valid))}")
 
 
+def _without_owner(error: Exception, algorithm: str) -> str:
+    """An estimator's message without its leading "<algorithm>: " (the config key names it)."""
+    text = str(error)
+    return text[len(algorithm) + 2:] if text.startswith(f"{algorithm}: ") else text
+
+
 def _check_names(config: dict, registry: dict) -> None:
     from ltrfs.artefacts import ARTEFACTS
     from ltrfs.experiments import OWN, expand_grid
@@ -109,7 +115,7 @@ def _check_names(config: dict, registry: dict) -> None:
         try:
             make_selector(method["algorithm"], **(method.get("params") or {})).validate_params()
         except (TypeError, ValueError) as exc:
-            raise ConfigError(f"config methods.{name}: {exc}") from None
+            raise ConfigError(f"config methods.{name}: {_without_owner(exc, method['algorithm'])}") from None
     for name, ranker in config["rankers"].items():
         if ranker["algorithm"] == OWN:
             if ranker.get("params") or ranker.get("grid"):
@@ -126,7 +132,7 @@ def _check_names(config: dict, registry: dict) -> None:
             for point in expand_grid(grid):
                 make_ranker(ranker["algorithm"], **params, **point).validate_params()
         except (TypeError, ValueError) as exc:
-            raise ConfigError(f"config rankers.{name}: {exc}") from None
+            raise ConfigError(f"config rankers.{name}: {_without_owner(exc, ranker['algorithm'])}") from None
     for ename, experiment in config["experiments"].items():
         for dataset in experiment["datasets"]:
             if dataset not in registry:

@@ -9,8 +9,14 @@ from __future__ import annotations
 
 import inspect
 
+from ltrfs.params import check_params
+
 
 class Estimator:
+    #: name -> list of accepted values (``ltrfs.params`` constraints, or None), one entry per
+    #: constructor parameter; ``validate_params`` checks it
+    parameters: dict = {}
+
     @classmethod
     def _param_names(cls) -> list[str]:
         signature = inspect.signature(cls.__init__)
@@ -29,7 +35,10 @@ class Estimator:
         return self
 
     def validate_params(self) -> None:
-        """Raise a one-line ValueError for a bad hyperparameter value (checked before any run)."""
+        """Raise a one-line ValueError for a bad hyperparameter value (checked before any run):
+        each value against ``parameters``; subclasses add rules between parameters after
+        ``super().validate_params()``."""
+        check_params(self)
 
     def _check_fitted(self, attribute: str) -> None:
         """NotFittedError (a ValueError) unless ``fit`` has set ``attribute``."""

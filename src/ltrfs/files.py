@@ -33,19 +33,20 @@ def read_csv(path, columns=(), **kwargs):
     return frame
 
 
-def read_json(path, keys=()) -> dict:
-    """The JSON object in ``path``, which has every one of ``keys``."""
+def read_json(path, keys=(), what: str = "a file of this pipeline", remedy: str = REBUILD) -> dict:
+    """The JSON object in ``path``, which has every one of ``keys``; a problem is a one-line
+    DataError "<path>: not <what> (<why>); <remedy>" (defaults: the pipeline's own files)."""
     try:
         obj = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise DataError(f"{path}: no such file") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path}: not a JSON file ({_first_line(exc)}); {REBUILD}") from None
+        raise DataError(f"{path}: not {what} (not JSON: {_first_line(exc)}); {remedy}") from None
     if not isinstance(obj, dict):
-        raise DataError(f"{path}: not a JSON object; {REBUILD}")
+        raise DataError(f"{path}: not {what} (not a JSON object); {remedy}")
     missing = [k for k in keys if k not in obj]
     if missing:
-        raise DataError(f"{path}: not a file of this pipeline (no key {', '.join(missing)}); {REBUILD}")
+        raise DataError(f"{path}: not {what} (no key {', '.join(missing)}); {remedy}")
     return obj
 
 

@@ -47,6 +47,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from ltrfs.params import Integer, check_value
+
 __all__ = [
     "Convention",
     "CONVENTIONS",
@@ -393,12 +395,6 @@ class _Ranked:
         return np.bincount(self.qidx, weights=ratio, minlength=self.q) / self.sizes
 
 
-def _check_k(k, what="max_k") -> int:
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"{what} must be an integer >= 1; got {k!r}")
-    return int(k)
-
-
 # --------------------------------------------------------------------------------------------
 # public API
 
@@ -413,7 +409,7 @@ def evaluate(y, scores, query_ptr, convention="letor4", max_k: int = 10,
     Returns QueryMetrics with float64 arrays of shape (q, max_k) and (q,).
     """
     conv = get_convention(convention)
-    max_k = _check_k(max_k)
+    max_k = int(check_value("max_k", max_k, [Integer(1)]))
     r = _Ranked(y, scores, query_ptr, conv, ties)
     return QueryMetrics(
         precision=r.precision_matrix(max_k),

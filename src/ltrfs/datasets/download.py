@@ -506,7 +506,7 @@ def available(name: str, entry: dict, dest, mirror=None, seed: int = 0) -> tuple
         more = f" (or {len(entry['urls']) - 1} other url(s))" if len(entry["urls"]) > 1 else ""
         return False, f"{name}: not present locally; would be downloaded from {entry['urls'][0]}{more}"
     if local_path is not None:
-        return False, f"{name}: path {local_path} does not exist"
+        return False, f"{name}: path {local_path}: no such file or folder; correct the path: of {name} in the dataset registry"
     return False, _by_hand_message(name, entry, dest, mirror)
 
 
@@ -618,7 +618,7 @@ def fetch(name: str, entry: dict, dest, mirror=None, seed: int = 0, *, force: bo
             return _finish(name, entry, dest, seed, {"kind": "path", "location": str(local_path.resolve())},
                            None, root, expected_files(entry, root))
         if not local_path.is_file():
-            raise FetchError(f"{name}: path {local_path} does not exist")
+            raise FetchError(f"{name}: path {local_path}: no such file or folder; correct the path: of {name} in the dataset registry")
         archive_path = local_path
         digests = verify_checksum(archive_path, checksum, name)
         source = {"kind": "path", "location": str(local_path.resolve())}

@@ -1,5 +1,10 @@
 """The dataset registry: ``config/datasets.yaml`` read, validated and completed with defaults.
 
+The fields, their types and allowed values are declared once, in the JSON schema
+``registry.schema.yaml`` beside this module; ``validate_entry`` checks it and then what a schema
+cannot state (files that must exist, defaults derived from other fields, the generator's
+parameters).
+
 One YAML mapping ``name -> entry``. A user adds a dataset by adding an entry with a source
 (``url:``/``urls:``, a local ``path:``, or just an ``archive:`` placed in a mirror folder), a
 ``layout:`` and optionally a ``checksum:``; everything else has a default. Fields:
@@ -12,7 +17,9 @@ archive             file name of the archive (the name looked up in a mirror fol
                     default: the last component of ``path`` or of the first URL
 format              zip | tar | tar.gz | tar.bz2 | tar.xz | rar | gz | file | dir;
                     default from the archive name (``file`` = one plain data file)
-checksum            ``sha256:<hex>`` or ``md5:<hex>`` of the archive (optional)
+checksum            ``sha256:<hex>`` or ``md5:<hex>`` of the archive, or ``unpublished`` where
+                    the publisher gives none (optional; either way the manifest records the
+                    sha256 of the archive used). Shown by ``ltrfs datasets``.
 path                a local folder (already extracted) or a local archive (relative to the
                     working directory; ``~`` and ``$VARS`` expanded)
 files_sha256        {path relative to the data root (as in ``pattern``): sha256 hex},
@@ -51,9 +58,9 @@ stand_in            name of another entry run in this one's place when this one 
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
-import string
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlparse
 
@@ -102,236 +109,177 @@ def parse_checksum(value: str) -> tuple[str, str]:
     return algo, digest
 
 
-def _pattern_fields(pattern: str) -> set[str]:
-    return {f for _, f, _, _ in string.Formatter().parse(pattern) if f is not None}
+_SCHEMA_PATH = Path(__file__).with_name("registry.schema.yaml")
+_TYPE_WORDS = {"string": "text", "integer": "an integer", "number": "a number", "array": "a list",
+               "object": "a mapping", "boolean": "true or false", "null": "empty"}
 
 
-def _relative_path_ok(text: str) -> bool:
-    p = PurePosixPath(text)
-    return bool(text) and not p.is_absolute() and ".." not in p.parts and "\\" not in text
+@functools.lru_cache(maxsize=1)
+def _validator():
+    import jsonschema
+
+    schema = yaml.safe_load(_SCHEMA_PATH.read_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _own_message(error):
+    """The ``errorMessage`` of the failing schema node or of the nearest enclosing one that
+    failed with it, else None."""
+    while error is not None:
+        if isinstance(error.schema, dict) and "errorMessage" in error.schema:
+            return error.schema["errorMessage"]
+        error = error.parent
+    return None
+
+
+def _message(error) -> str:
+    """One line for the most relevant schema error: "dataset 'X': field: problem"."""
+    path = list(error.absolute_path)
+    if not path:  # a bad dataset name (propertyNames), or the registry is not a mapping
+        own = _own_message(error)
+        return f"dataset {error.instance!r}: {own}" if own else f"must map dataset names to entries; {error.message}"
+    name, where = path[0], [str(p) for p in path[1:]]
+    if error.validator == "required" and _own_message(error) is None:
+        missing = next(f for f in error.validator_value if f not in error.instance)
+        where, problem = [*where, missing], "missing required field"
+        if missing == "layout":
+            problem += " (one of folds, split, train_test, single, synthetic)"
+    elif error.validator == "additionalProperties" and where == []:
+        extra = sorted(set(error.instance) - set(error.schema["properties"]))[0]
+        fields = ", ".join(sorted(error.schema["properties"]))
+        where, problem = [extra], f"unknown field; valid fields: {fields}"
+    elif error.validator == "enum":
+        problem = f"unknown {where[-1]} {error.instance!r}; valid: {', '.join(map(str, error.validator_value))}"
+    elif (own := _own_message(error)) is not None:
+        problem = own.format(value=error.instance)
+        if ": " in problem and problem.split(": ", 1)[0] in _validator().schema["$defs"]["entry"]["properties"] \
+                and not where:
+            where, problem = [problem.split(": ", 1)[0]], problem.split(": ", 1)[1]
+    elif error.validator == "type":
+        types = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        problem = "must be " + " or ".join(_TYPE_WORDS.get(t, t) for t in types)
+    else:
+        problem = error.message
+    if len(where) > 1:  # files_sha256: <file>: problem
+        problem = f"{': '.join(where[1:])}: {problem}"
+    field = f"{where[0]}: " if where else ""
+    return f"dataset {name!r}: {field}{problem}"
+
+
+def check_schema(raw: dict) -> None:
+    """Validate the registry mapping ``{name: entry}`` against ``registry.schema.yaml``;
+    ValueError with one line naming the dataset, the field and the allowed values."""
+    import jsonschema
+
+    error = jsonschema.exceptions.best_match(_validator().iter_errors(raw))
+    if error is not None:
+        raise ValueError(_message(error))
 
 
 def validate_entry(name: str, raw, base_dir=None) -> dict:
-    """Check one registry entry and return a new dict with every default filled in.
+    """Check one registry entry (the schema, then what depends on files and on other fields)
+    and return a new dict with every default filled in.
 
     ``base_dir`` is the registry file's folder (relative ``feature_names`` paths are resolved
     against it and must exist). Raises ValueError("dataset NAME: field: problem").
     """
+    check_schema({name: raw})
+    e = dict(raw)
+
     def bad(field, problem):
         return ValueError(f"dataset {name!r}: {field}: {problem}")
 
-    if not NAME_RE.match(str(name)):
-        raise ValueError(f"dataset {name!r}: name must match {NAME_RE.pattern} (it is used in file paths)")
-    if not isinstance(raw, dict):
-        raise ValueError(f"dataset {name!r}: entry must be a mapping of fields, got {type(raw).__name__}")
-    unknown = sorted(set(raw) - FIELDS)
-    if unknown:
-        raise bad(unknown[0], f"unknown field; valid fields: {', '.join(sorted(FIELDS))}")
-    e = dict(raw)
-    out: dict = {"name": str(name)}
-
-    # -- layout
-    if "layout" not in e:
-        raise bad("layout", f"missing required field (one of {', '.join(LAYOUTS)})")
     layout = e["layout"]
-    if layout not in LAYOUTS:
-        raise bad("layout", f"unknown layout {layout!r}; valid: {', '.join(LAYOUTS)}")
-    out["layout"] = layout
-    for field in ("description", "homepage", "instructions"):
-        if e.get(field) is not None and not isinstance(e[field], str):
-            raise bad(field, "must be text")
-    out["description"] = e.get("description", "")
-    out["homepage"] = e.get("homepage")
+    out: dict = {"name": str(name), "layout": layout, "description": e.get("description", ""),
+                 "homepage": e.get("homepage")}
 
     # -- sources
-    if "url" in e and "urls" in e:
-        raise bad("url", "give either url or urls, not both")
     urls = e.get("urls", [e["url"]] if "url" in e else [])
-    if isinstance(urls, str):
-        urls = [urls]
-    if not isinstance(urls, list) or not all(isinstance(u, str) and u for u in urls):
-        raise bad("urls", "must be a list of URL strings")
-    for u in urls:
-        if urlparse(u).scheme not in ("http", "https", "ftp", "file"):
-            raise bad("urls", f"{u!r} is not an http(s), ftp or file:// URL")
-    out["urls"] = list(urls)
-    path = e.get("path")
-    if path is not None and (not isinstance(path, str) or not path):
-        raise bad("path", "must be a folder or archive path")
-    out["path"] = path
+    out["urls"] = [urls] if isinstance(urls, str) else list(urls)
+    path = out["path"] = e.get("path")
+    local = Path(os.path.expandvars(os.path.expanduser(path))) if path is not None else None
     archive = e.get("archive")
     if archive is None:
-        if path is not None:
-            local = Path(os.path.expandvars(os.path.expanduser(path)))
+        if local is not None:
             archive = None if local.is_dir() or not local.name else local.name
-        elif urls:
-            candidate = PurePosixPath(unquote(urlparse(urls[0]).path)).name
+        elif out["urls"]:
+            candidate = PurePosixPath(unquote(urlparse(out["urls"][0]).path)).name
             if "." not in candidate.strip("."):
-                raise bad("archive", f"required: the url {urls[0]!r} does not end in a file name")
+                raise bad("archive", f"required: the url {out['urls'][0]!r} does not end in a file name")
             archive = candidate
-    if archive is not None and (not isinstance(archive, str) or "/" in archive or archive in ("", ".", "..")):
-        raise bad("archive", "must be a plain file name")
     out["archive"] = archive
     fmt = e.get("format")
     if fmt is None:
-        if path is not None and Path(os.path.expandvars(os.path.expanduser(path))).is_dir():
-            fmt = "dir"
-        elif archive is not None:
-            fmt = format_of(archive)
-    if fmt is not None and fmt not in FORMATS:
-        raise bad("format", f"unknown format {fmt!r}; valid: {', '.join(FORMATS)}")
+        fmt = "dir" if local is not None and local.is_dir() else (format_of(archive) if archive else None)
     out["format"] = fmt
-    out["checksum"] = None
-    if e.get("checksum") is not None:
-        try:
-            algo, digest = parse_checksum(e["checksum"])
-        except ValueError as exc:
-            raise bad("checksum", str(exc)) from None
-        out["checksum"] = f"{algo}:{digest}"
-    files = e.get("files_sha256") or {}
-    if not isinstance(files, dict):
-        raise bad("files_sha256", "must map file paths to sha256 digests")
-    for key, value in files.items():
-        if not isinstance(key, str) or not _relative_path_ok(key):
-            raise bad("files_sha256", f"{key!r} must be a relative path under the data root")
-        if not isinstance(value, str) or len(value) != 64 or not _HEX.match(value.lower()):
-            raise bad("files_sha256", f"{key}: {value!r} is not a sha256 hex digest")
-    out["files_sha256"] = {k: v.lower() for k, v in files.items()}
+    checksum = str(e.get("checksum") or "").strip()
+    out["checksum"] = None if checksum in ("", "unpublished") else "{}:{}".format(*parse_checksum(checksum))
+    out["checksum_status"] = ("pinned" if out["checksum"] else "generated" if layout == "synthetic"
+                              else checksum or "not given")
+    out["files_sha256"] = {k: v.lower() for k, v in (e.get("files_sha256") or {}).items()}
     out["hash_newlines"] = e.get("hash_newlines", "raw")
-    if out["hash_newlines"] not in ("raw", "lf"):
-        raise bad("hash_newlines", "must be raw or lf")
     extract = e.get("extract")
-    if extract is not None:
-        if isinstance(extract, str):
-            extract = [extract]
-        if not isinstance(extract, list) or not extract or not all(isinstance(x, str) and _relative_path_ok(x) for x in extract):
-            raise bad("extract", "must be a list of relative path globs inside the archive")
-    out["extract"] = extract
-    manual = e.get("manual", False)
-    if not isinstance(manual, bool):
-        raise bad("manual", "must be true or false")
-    out["manual"] = manual
+    out["extract"] = [extract] if isinstance(extract, str) else extract
+    out["manual"] = e.get("manual", False)
     out["instructions"] = e.get("instructions")
-    if manual and not out["instructions"]:
-        raise bad("instructions", "missing: a manual dataset must say what to download and from where")
-    if layout == "synthetic":
-        if urls or path is not None or archive is not None:
-            raise bad("layout", "a synthetic dataset has no urls, path or archive")
-    elif not (urls or path is not None or archive is not None):
-        raise bad("urls", "missing source: give urls (or url), path, or archive (a file to find in a mirror folder)")
 
     # -- file layout
-    default_pattern = {"folds": "Fold{fold}/{split}.txt", "split": "{split}.txt", "train_test": "{split}.txt",
-                       "single": "all.txt", "synthetic": "all.txt"}[layout]
-    pattern = e.get("pattern", default_pattern)
-    if not isinstance(pattern, str) or not _relative_path_ok(pattern):
-        raise bad("pattern", f"{pattern!r} must be a relative path inside the data")
-    try:
-        fields = _pattern_fields(pattern)
-    except ValueError as exc:
-        raise bad("pattern", f"{pattern!r}: {exc}") from None
-    if fields - {"fold", "split"}:
-        raise bad("pattern", f"{pattern!r}: only {{fold}} and {{split}} may appear")
-    if layout in ("folds", "split", "train_test") and "split" not in fields:
-        raise bad("pattern", f"{pattern!r} must contain {{split}} for layout {layout}")
-    if layout == "folds" and "fold" not in fields:
-        raise bad("pattern", f"{pattern!r} must contain {{fold}} for layout folds")
-    if layout in ("single", "synthetic") and fields:
-        raise bad("pattern", f"{pattern!r}: layout {layout} reads one file, without {{fold}} or {{split}}")
-    out["pattern"] = pattern
-
+    out["pattern"] = e.get("pattern", {"folds": "Fold{fold}/{split}.txt", "single": "all.txt",
+                                       "synthetic": "all.txt"}.get(layout, "{split}.txt"))
     needed = {"folds": SPLITS, "split": SPLITS, "train_test": ("train", "test")}.get(layout, ())
-    splits = e.get("splits")
-    if splits is None:
-        splits = {s: s for s in needed}
-    if not isinstance(splits, dict) or not all(isinstance(v, str) and v for v in splits.values()):
-        raise bad("splits", "must map train/vali/test to the names used in the file names")
-    if layout in ("single", "synthetic") and splits:
-        raise bad("splits", f"layout {layout} has no split files")
-    if set(splits) != set(needed):
-        raise bad("splits", f"layout {layout} needs exactly the keys {', '.join(needed)}, got {', '.join(splits) or 'none'}")
+    splits = e.get("splits") or {s: s for s in needed}
     out["splits"] = {s: splits[s] for s in needed}
-
     n_folds = e.get("n_folds", 5)
-    if layout not in ("single", "synthetic") and "n_folds" in e:
-        raise bad("n_folds", f"only for layouts single and synthetic, not {layout}")
-    if isinstance(n_folds, bool) or not isinstance(n_folds, int) or n_folds < 3:
-        raise bad("n_folds", "must be an integer >= 3")
-    default_folds = {"folds": list(range(1, 6)), "split": [1], "train_test": [1]}.get(layout, list(range(1, n_folds + 1)))
-    folds = e.get("folds", default_folds)
-    if not isinstance(folds, list) or not folds or not all(isinstance(f, int) and not isinstance(f, bool) and f >= 1 for f in folds):
-        raise bad("folds", "must be a non-empty list of positive fold numbers")
-    if len(set(folds)) != len(folds):
-        raise bad("folds", "repeated fold number")
-    if layout in ("split", "train_test") and folds != [1]:
-        raise bad("folds", f"layout {layout} has only fold 1")
+    folds = e.get("folds", {"folds": list(range(1, 6)), "split": [1], "train_test": [1]}.get(
+        layout, list(range(1, n_folds + 1))))
     if layout in ("single", "synthetic") and max(folds) > n_folds:
         raise bad("folds", f"fold {max(folds)} exceeds n_folds = {n_folds}")
     out["folds"] = list(folds)
     out["n_folds"] = n_folds if layout in ("single", "synthetic") else None
-    vf = e.get("vali_fraction", 0.2)
-    if layout != "train_test" and "vali_fraction" in e:
-        raise bad("vali_fraction", f"only for layout train_test, not {layout}")
-    if isinstance(vf, bool) or not isinstance(vf, (int, float)) or not 0 < vf < 1:
-        raise bad("vali_fraction", "must be a number strictly between 0 and 1")
-    out["vali_fraction"] = float(vf) if layout == "train_test" else None
+    out["vali_fraction"] = float(e.get("vali_fraction", 0.2)) if layout == "train_test" else None
 
     # -- data properties
-    for field, low in (("n_features", 1), ("label_levels", 2)):
-        value = e.get(field)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
-            raise bad(field, f"must be an integer >= {low}")
-        out[field] = value
+    out["n_features"] = e.get("n_features")
+    out["label_levels"] = e.get("label_levels")
     out["convention"] = e.get("convention", "standard")
-    if out["convention"] not in CONVENTIONS:
-        raise bad("convention", f"unknown convention {out['convention']!r}; valid: {', '.join(CONVENTIONS)}")
     out["null_policy"] = e.get("null_policy", "min")
-    if out["null_policy"] not in NULL_POLICIES:
-        raise bad("null_policy", f"unknown policy {out['null_policy']!r}; valid: {', '.join(NULL_POLICIES)}")
-    names = e.get("feature_names")
+    names = out["feature_names"] = e.get("feature_names")
     if names is not None:
-        if not isinstance(names, str) or not names:
-            raise bad("feature_names", "must be a file path")
         p = Path(names)
         if not p.is_absolute() and base_dir is not None:
             p = Path(base_dir) / p
         if (base_dir is not None or p.is_absolute()) and not p.is_file():
-            raise bad("feature_names", f"file not found: {p}")
-    out["feature_names"] = names
-
-    # -- generator
-    gen = e.get("generator")
-    if layout != "synthetic":
-        if gen is not None:
-            raise bad("generator", "only for layout synthetic")
-        out["generator"] = None
-    else:
-        gen = dict(gen or {})
-        from ltrfs.datasets import synthetic
-
-        valid = synthetic.generator_parameters()
-        extra = sorted(set(gen) - set(valid))
-        if extra:
-            raise bad("generator", f"unknown parameter {extra[0]!r}; valid: {', '.join(valid)}")
-        if "seed" in gen:
-            raise bad("generator", "seed comes from the workflow config, not the registry")
-        params = {k: v for k, v in valid.items() if k != "seed"}
-        params.update(gen)
-        d = sum(int(params[k]) for k in ("n_informative", "n_redundant", "n_noise", "n_constant"))
-        if out["n_features"] is None:
-            out["n_features"] = d
-        elif out["n_features"] != d:
-            raise bad("n_features", f"{out['n_features']} differs from the generator's {d} features")
-        if out["label_levels"] is None:
-            out["label_levels"] = int(params["n_levels"])
-        elif out["label_levels"] != params["n_levels"]:
-            raise bad("label_levels", f"{out['label_levels']} differs from the generator's n_levels {params['n_levels']}")
-        out["generator"] = gen
-    stand_in = e.get("stand_in")
-    if stand_in is not None and (not isinstance(stand_in, str) or not NAME_RE.match(stand_in) or stand_in == name):
+            raise bad("feature_names", f"{p}: no such file")
+    out["generator"] = _generator(name, e, out) if layout == "synthetic" else None
+    stand_in = out["stand_in"] = e.get("stand_in")
+    if stand_in == name:
         raise bad("stand_in", f"{stand_in!r} must be the name of another dataset entry")
-    out["stand_in"] = stand_in
     return out
+
+
+def _generator(name: str, e: dict, out: dict) -> dict:
+    """The synthetic entry's generator arguments, checked against ``synthetic.generate``; fills
+    ``n_features`` and ``label_levels`` from them (or checks that the entry's agree)."""
+    from ltrfs.datasets import synthetic
+
+    gen = dict(e.get("generator") or {})
+    valid = synthetic.generator_parameters()
+    extra = sorted(set(gen) - set(valid))
+    if extra:
+        raise ValueError(f"dataset {name!r}: generator: unknown parameter {extra[0]!r}; valid: {', '.join(valid)}")
+    if "seed" in gen:
+        raise ValueError(f"dataset {name!r}: generator: seed comes from the workflow config, not the registry")
+    params = {k: v for k, v in valid.items() if k != "seed"}
+    params.update(gen)
+    d = sum(int(params[k]) for k in ("n_informative", "n_redundant", "n_noise", "n_constant"))
+    implied = {"n_features": (d, f"the generator's {d} features"),
+               "label_levels": (int(params["n_levels"]), f"the generator's n_levels {params['n_levels']}")}
+    for field, (value, what) in implied.items():
+        if out[field] is None:
+            out[field] = value
+        elif out[field] != value:
+            raise ValueError(f"dataset {name!r}: {field}: {out[field]} differs from {what}")
+    return gen
 
 
 def load_registry(path) -> dict[str, dict]:

@@ -57,10 +57,10 @@ import time
 
 import numpy as np
 
-from ltrfs.metrics import check_ties, get_convention, metric_per_query, parse_metric
+from ltrfs.metrics import TIES, metric_per_query
+from ltrfs.params import Boolean, Convention, Integer, Metric, Options, Real
 from ltrfs.validation import vali_score
-from ltrfs.rankers.base import (LinearScores, Ranker, check_positive_float,
-                                check_positive_int)
+from ltrfs.rankers.base import LinearScores, Ranker
 
 log = logging.getLogger(__name__)
 
@@ -126,6 +126,19 @@ class AdaRank(LinearScores, Ranker):
     name = "adarank"
     default_grid: dict = {}
 
+    parameters = {
+        "metric": [Metric()],
+        "n_rounds": [Integer(1)],
+        "tolerance": [Real(0)],
+        "max_consecutive": [Integer(1)],
+        "enqueue": [Boolean()],
+        "weight_update": [Options(*_UPDATES)],
+        "vali_metric": [Metric(), None],
+        "convention": [Convention()],
+        "n_jobs": [Integer(1)],
+        "ties": [Options(*TIES)],
+    }
+
     def __init__(self, metric="ndcg@5", n_rounds=500, tolerance=0.002, max_consecutive=5, enqueue=True,
                  weight_update="ranklib", vali_metric=None, convention="letor4", n_jobs=1,
                  ties="expected"):
@@ -139,21 +152,6 @@ class AdaRank(LinearScores, Ranker):
         self.convention = convention
         self.n_jobs = n_jobs
         self.ties = ties
-
-    def validate_params(self):
-        parse_metric(self.metric)
-        if self.vali_metric is not None:
-            parse_metric(self.vali_metric)
-        check_positive_int(self.n_rounds, "n_rounds")
-        check_positive_float(self.tolerance, "tolerance", allow_zero=True)
-        check_positive_int(self.max_consecutive, "max_consecutive")
-        if not isinstance(self.enqueue, (bool, np.bool_)):
-            raise ValueError(f"enqueue must be True or False; got {self.enqueue!r}")
-        if self.weight_update not in _UPDATES:
-            raise ValueError(f"weight_update must be one of {', '.join(_UPDATES)}; got {self.weight_update!r}")
-        get_convention(self.convention)
-        check_ties(self.ties)
-        check_positive_int(self.n_jobs, "n_jobs")
 
     # ------------------------------------------------------------------ training loop
 

@@ -20,7 +20,6 @@ Inputs (validated at the edge with one-line ``ValueError`` messages):
 """
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 from ltrfs.estimator import Estimator
@@ -57,23 +56,6 @@ class Ranker(Estimator):
 
     def predict(self, X) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
-
-
-def check_positive_int(value, what: str, *, minimum: int = 1) -> int:
-    """``value`` as an int >= minimum, else a one-line ValueError naming the parameter."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < minimum:
-        extra = " (ltrfs never uses all cores implicitly: give a thread count)" if what == "n_jobs" else ""
-        raise ValueError(f"{what} must be an integer >= {minimum}; got {value!r}{extra}")
-    return int(value)
-
-
-def check_positive_float(value, what: str, *, allow_zero: bool = False) -> float:
-    """``value`` as a finite float > 0 (>= 0 with allow_zero), else a one-line ValueError."""
-    ok = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and np.isfinite(value)
-    if not ok or value < 0 or (value == 0 and not allow_zero):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{what} must be a finite number {bound}; got {value!r}")
-    return float(value)
 
 
 def check_X(X, what: str = "X", *, n_features: int | None = None, dtype=np.float64) -> np.ndarray:

@@ -67,9 +67,10 @@ import numpy as np
 import numba
 from numba import njit, prange
 
-from ltrfs.metrics import (_discount_table, _gain_table, _segmented_sort_desc, check_ties, get_convention,
-                           parse_metric)
-from ltrfs.rankers.base import (LinearScores, Ranker, check_positive_float, check_positive_int)
+from ltrfs.metrics import (TIES, _discount_table, _gain_table, _segmented_sort_desc, check_ties,
+                           get_convention, parse_metric)
+from ltrfs.params import Boolean, Convention, Integer, Metric, Options, Real
+from ltrfs.rankers.base import LinearScores, Ranker
 
 log = logging.getLogger(__name__)
 
@@ -633,8 +634,8 @@ class CoordinateAscent(LinearScores, Ranker):
     metric : str, default "ndcg@10"
         metric optimised on train and used to pick the restart on vali: ``ndcg@K``, ``p@K``,
         ``map`` or ``meanndcg`` (RankLib's default is ERR@10, which ltrfs does not implement).
-    convention : str or Convention, default "letor4"
-        metric convention (``ltrfs.metrics``).
+    convention : str, default "letor4"
+        metric convention (``ltrfs.metrics``: letor3, letor4, mslr, standard).
     ties : {"expected", "file_order"}, default "expected"
         equal scores in the metric: the mean over their orders, or row order (RankLib's sort),
         for the training objective and the validation choice of the restart.
@@ -673,6 +674,23 @@ class CoordinateAscent(LinearScores, Ranker):
     name = "coord_ascent"
     default_grid: dict = {}
 
+    parameters = {
+        "metric": [Metric()],
+        "convention": [Convention()],
+        "n_restarts": [Integer(1)],
+        "n_iterations": [Integer(1)],
+        "step_base": [Real(0, None, closed="neither")],
+        "step_scale": [Real(0, None, closed="neither")],
+        "tolerance": [Real(0)],
+        "regularized": [Boolean()],
+        "slack": [Real(0)],
+        "restart_init": [Options(*_RESTART_INITS)],
+        "max_passes": [Integer(1), None],
+        "random_state": [Integer(0)],
+        "n_jobs": [Integer(1)],
+        "ties": [Options(*TIES)],
+    }
+
     def __init__(self, metric="ndcg@10", convention="letor4", n_restarts=5, n_iterations=25, step_base=0.05,
                  step_scale=2.0, tolerance=0.001, regularized=False, slack=0.001, restart_init="random",
                  max_passes=None, random_state=0, n_jobs=1, ties="expected"):
@@ -691,34 +709,22 @@ class CoordinateAscent(LinearScores, Ranker):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def validate_params(self):
-        self._params()
-
     def _params(self) -> dict:
-        parse_metric(self.metric)
-        get_convention(self.convention)
-        check_ties(self.ties)
-        if not isinstance(self.regularized, (bool, np.bool_)):
-            raise ValueError(f"regularized must be True or False; got {self.regularized!r}")
-        if self.restart_init not in _RESTART_INITS:
-            raise ValueError(f"restart_init must be one of {', '.join(_RESTART_INITS)}; got {self.restart_init!r}")
-        if self.max_passes is not None:
-            check_positive_int(self.max_passes, "max_passes")
-        check_positive_int(self.random_state, "random_state", minimum=0)
+        """The keyword arguments of ``coordinate_ascent`` (the parameters, validated by ``fit``)."""
         return {
             "metric": self.metric,
             "convention": self.convention,
             "ties": self.ties,
-            "n_restarts": check_positive_int(self.n_restarts, "n_restarts"),
-            "n_iterations": check_positive_int(self.n_iterations, "n_iterations"),
-            "step_base": check_positive_float(self.step_base, "step_base"),
-            "step_scale": check_positive_float(self.step_scale, "step_scale"),
-            "tolerance": check_positive_float(self.tolerance, "tolerance", allow_zero=True),
+            "n_restarts": int(self.n_restarts),
+            "n_iterations": int(self.n_iterations),
+            "step_base": float(self.step_base),
+            "step_scale": float(self.step_scale),
+            "tolerance": float(self.tolerance),
             "regularized": bool(self.regularized),
-            "slack": check_positive_float(self.slack, "slack", allow_zero=True),
+            "slack": float(self.slack),
             "restart_init": self.restart_init,
             "max_passes": None if self.max_passes is None else int(self.max_passes),
-            "n_jobs": check_positive_int(self.n_jobs, "n_jobs"),
+            "n_jobs": int(self.n_jobs),
         }
 
     def _fit(self, X, y, query_ptr, vali):

@@ -77,8 +77,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from ltrfs.rankers.base import (LinearScores, Ranker, check_fit_inputs, check_positive_float,
-                                check_positive_int, check_X)
+from ltrfs.params import Integer, Options, Real, check_value
+from ltrfs.rankers.base import LinearScores, Ranker, check_fit_inputs, check_X
 from ltrfs.rankers.ranksvm import count_pairs, label_levels
 from ltrfs.rankers.ranksvm_primal import squared_hinge_pairs
 from ltrfs.scoring.pearson import pearson_scores
@@ -267,10 +267,10 @@ class SolveResult:
 
 
 def _check_solver_args(max_iter, tol, max_seconds):
-    check_positive_int(max_iter, "max_iter")
-    check_positive_float(tol, "tol", allow_zero=True)
+    check_value("max_iter", max_iter, [Integer(1)])
+    check_value("tol", tol, [Real(0)])
     if max_seconds is not None:
-        check_positive_float(max_seconds, "max_seconds")
+        check_value("max_seconds", max_seconds, [Real(0, None, closed="neither")])
 
 
 def fsmrank_solve(problem: FSMProblem, *, max_iter: int = 400, tol: float = 1e-4, gamma: float = 2.0,
@@ -381,14 +381,6 @@ def _is_number(value) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and math.isfinite(value)
 
 
-def _check_lambda(value, what, allow_none):
-    if value is None and allow_none:
-        return
-    if not (_is_number(value) and value >= 0):
-        extra = " or None (choose on vali)" if allow_none else ""
-        raise ValueError(f"{what} must be a number >= 0{extra}; got {value!r}")
-
-
 def minmax_scaling(X, scale: str = "minmax") -> tuple[np.ndarray, np.ndarray]:
     """(lo, span) float64 (d,) of X (m, d) so that (X - lo) / span lies in [0, 1] (span 1 for a
     constant column); ``scale="none"`` gives (0, 1)."""
@@ -433,20 +425,6 @@ def feature_order(w, tie=None) -> tuple[np.ndarray, np.ndarray]:
     return np.lexsort((np.arange(d), -tie, -score)).astype(np.int64), score
 
 
-def _check_common(obj, label):
-    if getattr(obj, "scale", "minmax") not in SCALES:
-        raise ValueError(f"{label}: unknown scale {obj.scale!r}; valid: {', '.join(SCALES)}")
-    if obj.similarity not in SIMILARITIES:
-        raise ValueError(f"{label}: unknown similarity {obj.similarity!r}; valid: {', '.join(SIMILARITIES)}")
-    if obj.importance not in IMPORTANCES:
-        raise ValueError(f"{label}: unknown importance {obj.importance!r}; valid: {', '.join(IMPORTANCES)}")
-    try:
-        _check_solver_args(obj.max_iter, obj.tol, None)
-    except ValueError as exc:
-        raise ValueError(f"{label}: {exc}") from None
-    check_positive_int(obj.n_jobs, "n_jobs")
-
-
 def _blas_limit(n_jobs):
     from threadpoolctl import threadpool_limits
 
@@ -485,6 +463,17 @@ class FSMRank(LinearScores, Ranker):
     name = "fsmrank"
     default_grid = {"lambda1": list(LAMBDA1_GRID), "lambda2": list(LAMBDA2_GRID)}
 
+    parameters = {
+        "lambda1": [Real(0)],
+        "lambda2": [Real(0)],
+        "similarity": [Options(*SIMILARITIES)],
+        "importance": [Options(*IMPORTANCES)],
+        "max_iter": [Integer(1)],
+        "tol": [Real(0)],
+        "n_jobs": [Integer(1)],
+        "scale": [Options(*SCALES)],
+    }
+
     def __init__(self, lambda1=0.01, lambda2=0.001, similarity="pearson", importance="pearson", max_iter=400,
                  tol=1e-4, n_jobs=1, scale="minmax"):
         self.lambda1 = lambda1
@@ -495,11 +484,6 @@ class FSMRank(LinearScores, Ranker):
         self.tol = tol
         self.n_jobs = n_jobs
         self.scale = scale
-
-    def validate_params(self):
-        _check_lambda(self.lambda1, "fsmrank: lambda1", False)
-        _check_lambda(self.lambda2, "fsmrank: lambda2", False)
-        _check_common(self, "fsmrank")
 
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
         """Fit on X (m, d), y (m,), qid (m,); the validation arguments are accepted and unused."""

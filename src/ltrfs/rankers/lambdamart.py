@@ -30,8 +30,8 @@ import time
 
 import numpy as np
 
-from ltrfs.rankers.base import (Ranker, check_X, check_fit_inputs, check_positive_float,
-                                check_positive_int, group_ids, check_validation_split)
+from ltrfs.params import Integer, Mapping, Options, Real
+from ltrfs.rankers.base import Ranker, check_X, check_fit_inputs, group_ids, check_validation_split
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +82,19 @@ class LambdaMART(Ranker):
     name = "lambdamart"
     default_grid: dict = {}
 
+    parameters = {
+        "n_estimators": [Integer(1)],
+        "learning_rate": [Real(0, None, closed="neither")],
+        "max_leaves": [Integer(2)],
+        "early_stopping_rounds": [Integer(1), None],
+        "min_child_weight": [Real(0)],
+        "subsample": [Real(0, 1, closed="right")],
+        "random_state": [Integer(0)],
+        "n_jobs": [Integer(1)],
+        "params": [Mapping(), None],
+        "backend": [Options(*BACKENDS)],
+    }
+
     def __init__(self, n_estimators=1000, learning_rate=0.1, max_leaves=10, early_stopping_rounds=100,
                  min_child_weight=0.1, subsample=1.0, random_state=0, n_jobs=1, params=None, backend="xgboost"):
         self.n_estimators = n_estimators
@@ -96,31 +109,19 @@ class LambdaMART(Ranker):
         self.backend = backend
 
     def validate_params(self):
-        if self.backend not in BACKENDS:
-            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {self.backend!r}")
+        super().validate_params()
         if self.backend == "lightgbm":
             _import_lightgbm()
-        self._xgb_params()
-        if self.early_stopping_rounds is not None:
-            check_positive_int(self.early_stopping_rounds, "early_stopping_rounds")
+        extra_xgb_params(self.params, _OWN, _FIXED_SYNONYMS, "LambdaMART")
 
     def _xgb_params(self) -> dict:
-        n_estimators = check_positive_int(self.n_estimators, "n_estimators")
-        learning_rate = check_positive_float(self.learning_rate, "learning_rate")
-        max_leaves = check_positive_int(self.max_leaves, "max_leaves", minimum=2)
-        min_child_weight = check_positive_float(self.min_child_weight, "min_child_weight", allow_zero=True)
-        subsample = check_positive_float(self.subsample, "subsample")
-        if subsample > 1:
-            raise ValueError(f"subsample must be in (0, 1]; got {self.subsample!r}")
-        random_state = check_positive_int(self.random_state, "random_state", minimum=0)
-        n_jobs = check_positive_int(self.n_jobs, "n_jobs")
-        extra = extra_xgb_params(self.params, _OWN, _FIXED_SYNONYMS, "LambdaMART")
+        """The XGBRanker keyword arguments (the parameters, validated by ``fit``)."""
         out = {"objective": "rank:ndcg", "tree_method": "hist", "grow_policy": "lossguide",
-               "max_leaves": max_leaves, "max_depth": 0, "n_estimators": n_estimators,
-               "learning_rate": learning_rate, "min_child_weight": min_child_weight,
-               "subsample": subsample, "random_state": random_state, "n_jobs": n_jobs,
-               "eval_metric": "ndcg@10"}
-        out.update(extra)
+               "max_leaves": int(self.max_leaves), "max_depth": 0, "n_estimators": int(self.n_estimators),
+               "learning_rate": float(self.learning_rate), "min_child_weight": float(self.min_child_weight),
+               "subsample": float(self.subsample), "random_state": int(self.random_state),
+               "n_jobs": int(self.n_jobs), "eval_metric": "ndcg@10"}
+        out.update(extra_xgb_params(self.params, _OWN, _FIXED_SYNONYMS, "LambdaMART"))
         return out
 
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
@@ -132,7 +133,7 @@ class LambdaMART(Ranker):
         X, y, query_ptr = check_fit_inputs(X, y, qid, dtype=np.float32)
         _check_label_range(y, "y")
         vali = check_validation_split(X.shape[1], X_val, y_val, qid_val, dtype=np.float32)
-        early = self.early_stopping_rounds  # checked by validate_params
+        early = None if self.early_stopping_rounds is None else int(self.early_stopping_rounds)
         fit_kw = {}
         if vali is not None:
             Xv, yv, ptr_v = vali
@@ -214,11 +215,9 @@ def _import_lightgbm():
 
 
 def extra_xgb_params(params, own, synonyms: dict, model: str) -> dict:
-    """The wrapper's ``params`` dict of further XGBoost parameters, refusing (one-line
-    ValueError) keys the wrapper has its own argument for (``own``) and XGBoost's synonyms of
-    them (``synonyms``: XGBoost name -> wrapper name)."""
-    if not isinstance(params, (dict, type(None))):
-        raise ValueError(f"params must be a dict of XGBoost parameters or None; got {type(params).__name__}")
+    """The wrapper's ``params`` dict of further XGBoost parameters (a dict or None, as the
+    wrapper declares), refusing (one-line ValueError) keys the wrapper has its own argument for
+    (``own``) and XGBoost's synonyms of them (``synonyms``: XGBoost name -> wrapper name)."""
     extra = dict(params or {})
     for key in extra:
         if key in own:

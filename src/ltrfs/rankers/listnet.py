@@ -52,17 +52,16 @@ import time
 import numpy as np
 from numba import njit
 
+from ltrfs.params import Boolean, Integer, Options, Real
 from ltrfs.rankers.base import (
     LinearScores,
     Ranker,
-    check_positive_float,
-    check_positive_int,
     group_ids,
     standardise,
 )
 from ltrfs.rankers.ranknet import (
+    COMMON_PARAMETERS,
     ValidationTracker,
-    check_common_params,
     finish_validation,
 )
 
@@ -221,6 +220,17 @@ class ListNet(LinearScores, Ranker):
     name = "listnet"
     default_grid: dict = {}
 
+    parameters = {
+        "solver": [Options(*_SOLVERS)],
+        "max_iter": [Integer(1)],
+        "learning_rate": [Real(0, None, closed="neither")],
+        "alpha": [Real(0)],
+        "tol": [Real(0, None, closed="neither")],
+        "standardize": [Boolean()],
+        "init_scale": [Real(0)],
+        **COMMON_PARAMETERS,
+    }
+
     def __init__(self, solver="lbfgs", max_iter=1500, learning_rate=1e-5, alpha=0.0, tol=1e-7, patience=None,
                  metric="ndcg@10", convention="letor4", standardize=True, init_scale=0.01, random_state=0,
                  n_jobs=1, ties="expected"):
@@ -237,18 +247,6 @@ class ListNet(LinearScores, Ranker):
         self.init_scale = init_scale
         self.random_state = random_state
         self.n_jobs = n_jobs
-
-    def validate_params(self):
-        if self.solver not in _SOLVERS:
-            raise ValueError(f"solver must be one of {', '.join(_SOLVERS)}; got {self.solver!r}")
-        check_positive_int(self.max_iter, "max_iter")
-        check_positive_float(self.learning_rate, "learning_rate")
-        check_positive_float(self.alpha, "alpha", allow_zero=True)
-        check_positive_float(self.tol, "tol")
-        check_positive_float(self.init_scale, "init_scale", allow_zero=True)
-        if not isinstance(self.standardize, (bool, np.bool_)):
-            raise ValueError(f"standardize must be True or False; got {self.standardize!r}")
-        check_common_params(self)
 
     def _fit(self, X, y, query_ptr, val):
         start = time.perf_counter()

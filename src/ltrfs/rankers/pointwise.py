@@ -23,8 +23,8 @@ import time
 
 import numpy as np
 
-from ltrfs.rankers.base import (LinearScores, Ranker, check_positive_float,
-                                check_positive_int)
+from ltrfs.params import Boolean, Integer, Options, Real
+from ltrfs.rankers.base import LinearScores, Ranker
 
 log = logging.getLogger(__name__)
 
@@ -49,16 +49,12 @@ class LinearRegressionRanker(LinearScores, Ranker):
     name = "linear_regression"
     default_grid: dict = {}
 
+    parameters = {"alpha": [Real(0)], "fit_intercept": [Boolean()], "n_jobs": [Integer(1)]}
+
     def __init__(self, alpha=0.0, fit_intercept=True, n_jobs=1):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
         self.n_jobs = n_jobs
-
-    def validate_params(self):
-        check_positive_float(self.alpha, "alpha", allow_zero=True)
-        if not isinstance(self.fit_intercept, (bool, np.bool_)):
-            raise ValueError(f"fit_intercept must be True or False; got {self.fit_intercept!r}")
-        check_positive_int(self.n_jobs, "n_jobs")
 
     def _fit(self, X, y, query_ptr, vali):
         """Least squares of y on X; the queries and the validation split are not used (pointwise)."""
@@ -103,6 +99,16 @@ class LogisticRanker(LinearScores, Ranker):
     name = "logistic"
     default_grid = {"C": [0.01, 0.1, 1.0, 10.0, 100.0]}
 
+    parameters = {
+        "C": [Real(0, None, closed="neither")],
+        "relevant_min": [Integer(0)],
+        "class_weight": [Options("balanced"), None],
+        "max_iter": [Integer(1)],
+        "tol": [Real(0, None, closed="neither")],
+        "random_state": [Integer(0)],
+        "n_jobs": [Integer(1)],
+    }
+
     def __init__(self, C=1.0, relevant_min=1, class_weight=None, max_iter=1000, tol=1e-4,
                  random_state=0, n_jobs=1):
         self.C = C
@@ -112,16 +118,6 @@ class LogisticRanker(LinearScores, Ranker):
         self.tol = tol
         self.random_state = random_state
         self.n_jobs = n_jobs
-
-    def validate_params(self):
-        check_positive_float(self.C, "C")
-        check_positive_int(self.relevant_min, "relevant_min", minimum=0)
-        if self.class_weight not in (None, "balanced"):
-            raise ValueError(f"class_weight must be None or 'balanced'; got {self.class_weight!r}")
-        check_positive_int(self.max_iter, "max_iter")
-        check_positive_float(self.tol, "tol")
-        check_positive_int(self.random_state, "random_state", minimum=0)
-        check_positive_int(self.n_jobs, "n_jobs")
 
     def _fit(self, X, y, query_ptr, vali):
         """Logistic regression of y >= relevant_min; the queries and the validation split are

@@ -55,9 +55,10 @@ import time
 import numpy as np
 from numba import njit
 
-from ltrfs.metrics import check_ties, get_convention, parse_metric
+from ltrfs.metrics import TIES
+from ltrfs.params import Convention, Integer, Metric, Options
 from ltrfs.validation import DegenerateGridError, vali_score
-from ltrfs.rankers.base import Ranker, check_positive_int, check_X, group_ids
+from ltrfs.rankers.base import Ranker, check_X, group_ids
 
 log = logging.getLogger(__name__)
 
@@ -225,6 +226,8 @@ class RankBoost(Ranker):
         so a feature can only count positively).
     n_jobs : int, default 1
         BLAS threads (the Numba kernels are single-threaded).
+    ties : {"expected", "file_order"}, default "expected"
+        how the validation metric ranks tied scores (``ltrfs.metrics``).
 
     Attributes
     ----------
@@ -243,6 +246,17 @@ class RankBoost(Ranker):
     name = "rankboost"
     default_grid: dict = {}
 
+    parameters = {
+        "n_rounds": [Integer(1)],
+        "n_thresholds": [Integer(1)],
+        "early_stopping_rounds": [Integer(1), None],
+        "metric": [Metric()],
+        "convention": [Convention()],
+        "select": [Options(*_SELECT)],
+        "n_jobs": [Integer(1)],
+        "ties": [Options(*TIES)],
+    }
+
     def __init__(self, n_rounds=300, n_thresholds=10, early_stopping_rounds=100, metric="ndcg@10",
                  convention="letor4", select="abs", n_jobs=1, ties="expected"):
         self.n_rounds = n_rounds
@@ -253,18 +267,6 @@ class RankBoost(Ranker):
         self.select = select
         self.n_jobs = n_jobs
         self.ties = ties
-
-    def validate_params(self):
-        check_positive_int(self.n_rounds, "n_rounds")
-        check_positive_int(self.n_thresholds, "n_thresholds")
-        if self.early_stopping_rounds is not None:
-            check_positive_int(self.early_stopping_rounds, "early_stopping_rounds")
-        parse_metric(self.metric)
-        get_convention(self.convention)
-        check_ties(self.ties)
-        if self.select not in _SELECT:
-            raise ValueError(f"select must be one of {', '.join(_SELECT)}; got {self.select!r}")
-        check_positive_int(self.n_jobs, "n_jobs")
 
     def _fit(self, X, y, query_ptr, vali):
         start = time.perf_counter()

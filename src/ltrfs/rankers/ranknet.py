@@ -37,7 +37,7 @@ Model choice: after every epoch the network is scored on the validation split wi
 the best epoch are kept (the first on ties) and training stops after ``patience`` epochs without
 improvement. Without a validation split the weights after the last epoch are kept.
 
-The module also holds the helpers ListNet shares (validation tracking, standardisation).
+The module also holds the helpers ListNet shares (common parameters, validation tracking).
 """
 from __future__ import annotations
 
@@ -47,10 +47,10 @@ import time
 import numpy as np
 from numba import njit
 
+from ltrfs.metrics import TIES
+from ltrfs.params import Convention, Integer, Metric, Options, Real
 from ltrfs.rankers.base import (
     Ranker,
-    check_positive_float,
-    check_positive_int,
     check_X,
     standardise,
 )
@@ -65,17 +65,15 @@ _ADAM_BETA1, _ADAM_BETA2, _ADAM_EPS = 0.9, 0.999, 1e-8
 # ----------------------------------------------------------------------------- shared helpers
 
 
-def check_common_params(est) -> None:
-    """One-line ValueErrors for metric, convention, ties, patience, random_state and n_jobs."""
-    from ltrfs.metrics import check_ties, get_convention, parse_metric
-
-    parse_metric(est.metric)
-    get_convention(est.convention)
-    check_ties(est.ties)
-    if est.patience is not None:
-        check_positive_int(est.patience, "patience")
-    check_positive_int(est.random_state, "random_state", minimum=0)
-    check_positive_int(est.n_jobs, "n_jobs")
+#: the parameters RankNet and ListNet share (validation-based stopping, seed, threads)
+COMMON_PARAMETERS = {
+    "patience": [Integer(1), None],
+    "metric": [Metric()],
+    "convention": [Convention()],
+    "ties": [Options(*TIES)],
+    "random_state": [Integer(0)],
+    "n_jobs": [Integer(1)],
+}
 
 
 class ValidationTracker:
@@ -278,6 +276,17 @@ class RankNet(Ranker):
     name = "ranknet"
     default_grid: dict = {}
 
+    parameters = {
+        "hidden_units": [Integer(1)],
+        "sigma": [Real(0, None, closed="neither")],
+        "solver": [Options(*_SOLVERS)],
+        "learning_rate": [Real(0, None, closed="neither")],
+        "epochs": [Integer(1)],
+        "batch_size": [Integer(1)],
+        "alpha": [Real(0)],
+        **COMMON_PARAMETERS,
+    }
+
     def __init__(self, hidden_units=10, sigma=1.0, solver="adam", learning_rate=1e-3, epochs=100, batch_size=8,
                  alpha=0.0, patience=20, metric="ndcg@10", convention="letor4", random_state=0, n_jobs=1,
                  ties="expected"):
@@ -294,17 +303,6 @@ class RankNet(Ranker):
         self.convention = convention
         self.random_state = random_state
         self.n_jobs = n_jobs
-
-    def validate_params(self):
-        check_positive_int(self.hidden_units, "hidden_units")
-        check_positive_float(self.sigma, "sigma")
-        if self.solver not in _SOLVERS:
-            raise ValueError(f"solver must be one of {', '.join(_SOLVERS)}; got {self.solver!r}")
-        check_positive_float(self.learning_rate, "learning_rate")
-        check_positive_int(self.epochs, "epochs")
-        check_positive_int(self.batch_size, "batch_size")
-        check_positive_float(self.alpha, "alpha", allow_zero=True)
-        check_common_params(self)
 
     def _init_params(self, d: int, rng: np.random.Generator):
         H = int(self.hidden_units)

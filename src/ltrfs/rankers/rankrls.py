@@ -35,8 +35,8 @@ import time
 
 import numpy as np
 
-from ltrfs.rankers.base import (LinearScores, Ranker, check_positive_float,
-                                check_positive_int)
+from ltrfs.params import Integer, Options, Real
+from ltrfs.rankers.base import LinearScores, Ranker
 
 log = logging.getLogger(__name__)
 
@@ -136,15 +136,13 @@ class RankRLS(LinearScores, Ranker):
     # 2^10-2^14, hence the upper end 2^16.
     default_grid = {"lam": [2.0 ** k for k in range(-10, 17)]}
 
+    parameters = {"lam": [Real(0, None, closed="neither")], "pair_weight": [Options(*PAIR_WEIGHTS)],
+                  "n_jobs": [Integer(1)]}
+
     def __init__(self, lam=1.0, pair_weight="query", n_jobs=1):
         self.lam = lam
         self.pair_weight = pair_weight
         self.n_jobs = n_jobs
-
-    def validate_params(self):
-        check_positive_float(self.lam, "lam")
-        check_pair_weight(self.pair_weight)
-        check_positive_int(self.n_jobs, "n_jobs")
 
     def _fit(self, X, y, query_ptr, vali):
         """The closed form on (X, y); ``vali`` is not used (the workflow's grid search on the

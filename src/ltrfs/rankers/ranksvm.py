@@ -44,8 +44,8 @@ import numpy as np
 from numba import njit
 from ltrfs.estimator import ConvergenceWarning
 
-from ltrfs.rankers.base import (LinearScores, Ranker, check_fit_inputs, check_positive_float,
-                                check_positive_int)
+from ltrfs.params import Boolean, Integer, Real
+from ltrfs.rankers.base import LinearScores, Ranker, check_fit_inputs
 
 log = logging.getLogger(__name__)
 
@@ -463,6 +463,9 @@ class RankSVM(LinearScores, Ranker):
     name = "ranksvm"
     default_grid = {"C": [1e-5 * 2**i for i in range(20)]}
 
+    parameters = {"C": [Real(0, None, closed="neither")], "epsilon": [Real(0, None, closed="neither")],
+                  "max_iter": [Integer(1)], "warm_start": [Boolean()], "n_jobs": [Integer(1)]}
+
     def __init__(self, C=1.0, epsilon=0.001, max_iter=1000, warm_start=False, n_jobs=1):
         self.C = C
         self.epsilon = epsilon
@@ -470,23 +473,14 @@ class RankSVM(LinearScores, Ranker):
         self.warm_start = warm_start
         self.n_jobs = n_jobs
 
-    def validate_params(self):
-        check_positive_float(self.C, "C")
-        check_positive_float(self.epsilon, "epsilon")
-        check_positive_int(self.max_iter, "max_iter")
-        check_positive_int(self.n_jobs, "n_jobs")
-
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
         """Fit on (X (m, d), y (m,), qid (m,)); the validation arguments are accepted and unused."""
-        C = check_positive_float(self.C, "C")
-        epsilon = check_positive_float(self.epsilon, "epsilon")
-        max_iter = check_positive_int(self.max_iter, "max_iter")
-        n_jobs = check_positive_int(self.n_jobs, "n_jobs")
+        self.validate_params()
         X, y, query_ptr = check_fit_inputs(X, y, qid)
         from threadpoolctl import threadpool_limits
 
-        with threadpool_limits(limits=n_jobs, user_api="blas"):
-            self._fit(X, y, query_ptr, C, epsilon, max_iter)
+        with threadpool_limits(limits=int(self.n_jobs), user_api="blas"):
+            self._fit(X, y, query_ptr, float(self.C), float(self.epsilon), int(self.max_iter))
         return self
 
     def _fit(self, X, y, query_ptr, C, epsilon, max_iter):

@@ -47,8 +47,8 @@ import numpy as np
 from numba import njit
 
 from ltrfs.estimator import ConvergenceWarning
-from ltrfs.rankers.base import (LinearScores, Ranker, check_positive_float,
-                                check_positive_int)
+from ltrfs.params import Boolean, Integer, Options, Real
+from ltrfs.rankers.base import LinearScores, Ranker
 from ltrfs.rankers.ranksvm import _fenwick_add, _fenwick_prefix, count_pairs, label_levels
 
 log = logging.getLogger(__name__)
@@ -442,6 +442,10 @@ class RankSVMPrimal(LinearScores, Ranker):
     name = "ranksvm_primal"
     default_grid = {"C": [1e-5 * 2**i for i in range(20)]}
 
+    parameters = {"C": [Real(0, None, closed="neither")], "tol": [Real(0, None, closed="neither")],
+                  "max_iter": [Integer(1)], "loss_normalization": [Options(*LOSS_NORMALIZATIONS)],
+                  "warm_start": [Boolean()], "n_jobs": [Integer(1)]}
+
     def __init__(self, C=1.0, tol=1e-6, max_iter=100, loss_normalization="queries", warm_start=False,
                  n_jobs=1):
         self.C = C
@@ -450,17 +454,6 @@ class RankSVMPrimal(LinearScores, Ranker):
         self.loss_normalization = loss_normalization
         self.warm_start = warm_start
         self.n_jobs = n_jobs
-
-    def validate_params(self):
-        check_positive_float(self.C, "C")
-        check_positive_float(self.tol, "tol")
-        check_positive_int(self.max_iter, "max_iter")
-        check_positive_int(self.n_jobs, "n_jobs")
-        if self.loss_normalization not in LOSS_NORMALIZATIONS:
-            raise ValueError(f"loss_normalization must be one of {', '.join(LOSS_NORMALIZATIONS)}; "
-                             f"got {self.loss_normalization!r}")
-        if not isinstance(self.warm_start, (bool, np.bool_)):
-            raise ValueError(f"warm_start must be True or False; got {self.warm_start!r}")
 
     def _fit(self, X, y, query_ptr, vali):
         """Truncated Newton on (X, y); ``vali`` is not used (C is chosen by the workflow's grid)."""

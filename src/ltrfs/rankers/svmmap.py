@@ -54,8 +54,8 @@ import time
 import numpy as np
 from numba import njit
 
-from ltrfs.rankers.base import (LinearScores, Ranker, check_fit_inputs, check_positive_float,
-                                check_positive_int)
+from ltrfs.params import Boolean, Integer, Real
+from ltrfs.rankers.base import LinearScores, Ranker, check_fit_inputs
 from ltrfs.rankers.ranksvm import _fingerprint, one_slack_solve
 
 log = logging.getLogger(__name__)
@@ -276,6 +276,10 @@ class SVMMAP(LinearScores, Ranker):
     # and Psi is an average of differences, so the useful C are larger than svm_rank's
     default_grid = {"C": [1e-5 * 2**i for i in range(10, 30)]}
 
+    parameters = {"C": [Real(0, None, closed="neither")], "epsilon": [Real(0, None, closed="neither")],
+                  "relevant_min": [Integer(1)], "max_iter": [Integer(1)], "warm_start": [Boolean()],
+                  "n_jobs": [Integer(1)]}
+
     def __init__(self, C=1.0, epsilon=0.001, relevant_min=1, max_iter=1000, warm_start=False, n_jobs=1):
         self.C = C
         self.epsilon = epsilon
@@ -283,13 +287,6 @@ class SVMMAP(LinearScores, Ranker):
         self.max_iter = max_iter
         self.warm_start = warm_start
         self.n_jobs = n_jobs
-
-    def validate_params(self):
-        check_positive_float(self.C, "C")
-        check_positive_float(self.epsilon, "epsilon")
-        check_positive_int(self.relevant_min, "relevant_min")
-        check_positive_int(self.max_iter, "max_iter")
-        check_positive_int(self.n_jobs, "n_jobs")
 
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
         """Fit on (X (m, d), y (m,), qid (m,)); the validation arguments are accepted and unused."""

@@ -32,10 +32,10 @@ import time
 
 import numpy as np
 
-from ltrfs.metrics import check_ties, get_convention, parse_metric
+from ltrfs.metrics import TIES
+from ltrfs.params import Boolean, Convention, Integer, Mapping, Metric, Options, Real
 from ltrfs.validation import DegenerateGridError, vali_score
-from ltrfs.rankers.base import (Ranker, check_X, check_fit_inputs, check_positive_float,
-                                check_positive_int, check_validation_split)
+from ltrfs.rankers.base import Ranker, check_X, check_fit_inputs, check_validation_split
 from ltrfs.rankers.lambdamart import extra_xgb_params
 
 log = logging.getLogger(__name__)
@@ -46,13 +46,6 @@ _MART_OWN = {"n_estimators", "learning_rate", "max_leaves", "min_child_weight", 
 _MART_SYNONYMS = {"eta": "learning_rate", "seed": "random_state", "nthread": "n_jobs",
                   "num_boost_round": "n_estimators", "max_leaf_nodes": "max_leaves", "lambda": "reg_lambda",
                   "eval_metric": "metric"}
-
-
-def _check_metric(metric, convention):
-    if not isinstance(metric, str):
-        raise ValueError(f"metric must be a string such as 'ndcg@10'; got {metric!r}")
-    parse_metric(metric)
-    get_convention(convention)
 
 
 class MART(Ranker):
@@ -93,6 +86,22 @@ class MART(Ranker):
     name = "mart"
     default_grid: dict = {}
 
+    parameters = {
+        "n_estimators": [Integer(1)],
+        "learning_rate": [Real(0, None, closed="neither")],
+        "max_leaves": [Integer(2)],
+        "min_child_weight": [Real(0)],
+        "reg_lambda": [Real(0)],
+        "subsample": [Real(0, 1, closed="right")],
+        "early_stopping_rounds": [Integer(1), None],
+        "metric": [Metric()],
+        "convention": [Convention()],
+        "random_state": [Integer(0)],
+        "n_jobs": [Integer(1)],
+        "params": [Mapping(), None],
+        "ties": [Options(*TIES)],
+    }
+
     def __init__(self, n_estimators=1000, learning_rate=0.1, max_leaves=10, min_child_weight=1.0,
                  reg_lambda=0.0, subsample=1.0, early_stopping_rounds=100, metric="ndcg@10",
                  convention="letor4", random_state=0, n_jobs=1, params=None, ties="expected"):
@@ -111,29 +120,17 @@ class MART(Ranker):
         self.params = params
 
     def validate_params(self):
-        self._xgb_params()
-        if self.early_stopping_rounds is not None:
-            check_positive_int(self.early_stopping_rounds, "early_stopping_rounds")
-        _check_metric(self.metric, self.convention)
-        check_ties(self.ties)
+        super().validate_params()
+        extra_xgb_params(self.params, _MART_OWN, _MART_SYNONYMS, "MART")
 
     def _xgb_params(self) -> dict:
-        check_positive_int(self.n_estimators, "n_estimators")
-        subsample = check_positive_float(self.subsample, "subsample")
-        if subsample > 1:
-            raise ValueError(f"subsample must be in (0, 1]; got {self.subsample!r}")
-        extra = extra_xgb_params(self.params, _MART_OWN, _MART_SYNONYMS, "MART")
+        """The ``xgboost.train`` parameters (the ranker's parameters, validated by ``fit``)."""
         out = {"objective": "reg:squarederror", "tree_method": "hist", "grow_policy": "lossguide",
-               "max_depth": 0,
-               "max_leaves": check_positive_int(self.max_leaves, "max_leaves", minimum=2),
-               "eta": check_positive_float(self.learning_rate, "learning_rate"),
-               "min_child_weight": check_positive_float(self.min_child_weight, "min_child_weight", allow_zero=True),
-               "lambda": check_positive_float(self.reg_lambda, "reg_lambda", allow_zero=True),
-               "subsample": subsample,
-               "seed": check_positive_int(self.random_state, "random_state", minimum=0),
-               "nthread": check_positive_int(self.n_jobs, "n_jobs"),
+               "max_depth": 0, "max_leaves": int(self.max_leaves), "eta": float(self.learning_rate),
+               "min_child_weight": float(self.min_child_weight), "lambda": float(self.reg_lambda),
+               "subsample": float(self.subsample), "seed": int(self.random_state), "nthread": int(self.n_jobs),
                "verbosity": 0}
-        out.update(extra)
+        out.update(extra_xgb_params(self.params, _MART_OWN, _MART_SYNONYMS, "MART"))
         return out
 
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
@@ -143,7 +140,8 @@ class MART(Ranker):
 
         self.validate_params()
         params = self._xgb_params()
-        n_estimators, early = int(self.n_estimators), self.early_stopping_rounds
+        n_estimators = int(self.n_estimators)
+        early = None if self.early_stopping_rounds is None else int(self.early_stopping_rounds)
         X, y, _ = check_fit_inputs(X, y, qid, dtype=np.float32)
         vali = check_validation_split(X.shape[1], X_val, y_val, qid_val, dtype=np.float32)
         have_val = vali is not None
@@ -221,6 +219,17 @@ class RandomForest(Ranker):
     name = "random_forest"
     default_grid: dict = {}
 
+    parameters = {
+        "n_estimators": [Integer(1)],
+        "max_features": [Real(0, 1, closed="right"), Integer(1)],
+        "max_leaf_nodes": [Integer(2), None],
+        "min_samples_leaf": [Integer(1)],
+        "bootstrap": [Boolean()],
+        "max_samples": [Real(0, 1, closed="right"), None],
+        "random_state": [Integer(0)],
+        "n_jobs": [Integer(1)],
+    }
+
     def __init__(self, n_estimators=300, max_features=0.3, max_leaf_nodes=100, min_samples_leaf=1,
                  bootstrap=True, max_samples=None, random_state=0, n_jobs=1):
         self.n_estimators = n_estimators
@@ -233,27 +242,9 @@ class RandomForest(Ranker):
         self.n_jobs = n_jobs
 
     def validate_params(self):
-        check_positive_int(self.n_estimators, "n_estimators")
-        mf = self.max_features
-        if isinstance(mf, (bool, np.bool_)) or not isinstance(mf, numbers.Real):
-            raise ValueError(f"max_features must be a fraction in (0, 1] or a feature count >= 1; got {mf!r}")
-        if isinstance(mf, numbers.Integral):
-            check_positive_int(mf, "max_features")
-        elif not 0 < mf <= 1:
-            raise ValueError(f"max_features must be a fraction in (0, 1] or a feature count >= 1; got {mf!r}")
-        if self.max_leaf_nodes is not None:
-            check_positive_int(self.max_leaf_nodes, "max_leaf_nodes", minimum=2)
-        check_positive_int(self.min_samples_leaf, "min_samples_leaf")
-        if not isinstance(self.bootstrap, (bool, np.bool_)):
-            raise ValueError(f"bootstrap must be True or False; got {self.bootstrap!r}")
-        if self.max_samples is not None:
-            ms = check_positive_float(self.max_samples, "max_samples")
-            if ms > 1:
-                raise ValueError(f"max_samples must be a fraction in (0, 1] or None; got {self.max_samples!r}")
-            if not self.bootstrap:
-                raise ValueError("max_samples needs bootstrap=True")
-        check_positive_int(self.random_state, "random_state", minimum=0)
-        check_positive_int(self.n_jobs, "n_jobs")
+        super().validate_params()
+        if self.max_samples is not None and not self.bootstrap:
+            raise ValueError(f"{self.name}: max_samples needs bootstrap=True")
 
     def sklearn_params(self) -> dict:
         """The RandomForestRegressor keyword arguments this ranker uses."""

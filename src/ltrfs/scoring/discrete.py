@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ltrfs.data import RankingData
+from ltrfs.params import Integer, check_value
 from ltrfs.scoring.kendall import check_finite
 
 #: default number of equal-frequency bins (the paper's baselines use 10)
@@ -26,9 +27,7 @@ BINS = 10
 
 
 def _check_bins(bins) -> int:
-    if isinstance(bins, (bool, np.bool_)) or not isinstance(bins, (int, np.integer)) or bins < 2:
-        raise ValueError(f"bins must be an integer >= 2; got {bins!r}")
-    return int(bins)
+    return int(check_value("bins", bins, [Integer(2)]))
 
 
 def _check_Xy(X, y):

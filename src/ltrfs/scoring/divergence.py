@@ -55,6 +55,7 @@ import numpy as np
 from numba import njit
 
 from ltrfs.data import DataError, RankingData
+from ltrfs.params import Integer, check_value
 
 #: kernel window in bandwidths (see the module docstring for the error bound)
 CUTOFF = 10.0
@@ -396,12 +397,6 @@ def _resolve_approx(approx, m_train: int, n_points: int) -> bool:
     raise ValueError(f"approx must be True, False or 'auto'; got {approx!r}")
 
 
-def _check_threads(n_threads) -> int:
-    if isinstance(n_threads, (bool, np.bool_)) or not isinstance(n_threads, numbers.Integral) or n_threads < 1:
-        raise ValueError(f"n_threads must be an integer >= 1; got {n_threads!r}")
-    return int(n_threads)
-
-
 # ----------------------------------------------------------------------------- public API
 
 def expected_divergence(X_train, y_train, X_vali=None, features=None, *, points: str = "vali",
@@ -440,7 +435,7 @@ def expected_divergence(X_train, y_train, X_vali=None, features=None, *, points:
         raise ValueError(f"X_vali must be (mv, {d}) like X_train; got shape {X_vali.shape}")
     if points == "vali" and X_vali.shape[0] == 0:
         raise ValueError("X_vali has no rows to evaluate the densities at")
-    n_threads = _check_threads(n_threads)
+    n_threads = int(check_value("n_threads", n_threads, [Integer(1)]))
     idx = _feature_index(features, d)
     n_points = grid_size if points == "grid" else X_vali.shape[0]
     use_approx = _resolve_approx(approx, m, n_points)
@@ -596,9 +591,8 @@ def scorer(train: RankingData, vali: RankingData | None, convention: str, *, app
 
 def chunk_features(d: int, chunk: int, n_chunks: int) -> np.ndarray:
     """Column indices of chunk ``chunk`` of ``n_chunks``: ``np.array_split(range(d), n_chunks)[chunk]``."""
-    for name, value, low in (("n_chunks", n_chunks, 1), ("chunk", chunk, 0)):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < low:
-            raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
+    check_value("n_chunks", n_chunks, [Integer(1)])
+    check_value("chunk", chunk, [Integer(0)])
     if chunk >= n_chunks:
         raise ValueError(f"chunk {chunk} is outside 0..{n_chunks - 1} (n_chunks={n_chunks})")
     return np.array_split(np.arange(d, dtype=np.int64), n_chunks)[chunk]

@@ -51,6 +51,7 @@ import numpy as np
 from numba import njit, prange
 
 from ltrfs.data import DataError, RankingData
+from ltrfs.params import Integer, check_value
 
 #: the similarities: the paper's concordant-pair fraction (default) and Kendall's tau-b
 SIMILARITIES = ("concordance", "tau_b")
@@ -220,8 +221,7 @@ def check_finite(X: np.ndarray, what: str = "X") -> None:
 
 def check_threads(n_threads) -> int:
     """``n_threads`` as an int >= 1, capped at Numba's thread pool size."""
-    if isinstance(n_threads, (bool, np.bool_)) or not isinstance(n_threads, (int, np.integer)) or n_threads < 1:
-        raise ValueError(f"n_threads must be an integer >= 1; got {n_threads!r}")
+    check_value("n_threads", n_threads, [Integer(1)])
     return int(min(n_threads, numba.config.NUMBA_NUM_THREADS))
 
 
@@ -308,10 +308,8 @@ def kendall_similarity(X: np.ndarray, query_ptr: np.ndarray, n_threads: int = 1,
 def chunk_pairs(d: int, chunk: int, n_chunks: int) -> np.ndarray:
     """bool (d, d): the pairs i < j of chunk ``chunk`` of ``n_chunks`` (contiguous runs of the
     row-major upper triangle, equal in number of pairs)."""
-    if isinstance(n_chunks, bool) or not isinstance(n_chunks, (int, np.integer)) or n_chunks < 1:
-        raise ValueError(f"n_chunks must be an integer >= 1; got {n_chunks!r}")
-    if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or not 0 <= chunk < n_chunks:
-        raise ValueError(f"chunk must be an integer in 0..{n_chunks - 1}; got {chunk!r}")
+    check_value("n_chunks", n_chunks, [Integer(1)])
+    check_value("chunk", chunk, [Integer(0, n_chunks - 1)])
     rows, cols = np.triu_indices(d, k=1)
     part = np.array_split(np.arange(len(rows)), n_chunks)[chunk]
     mask = np.zeros((d, d), dtype=bool)

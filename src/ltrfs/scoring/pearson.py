@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ltrfs.data import RankingData
+from ltrfs.params import Integer, check_value
 from ltrfs.scoring.kendall import check_finite
 
 #: importance of a constant feature (and of every feature when y is constant)
@@ -37,8 +38,7 @@ def pearson_scores(X: np.ndarray, y: np.ndarray, chunk_rows: int = CHUNK_ROWS) -
     y = np.asarray(y)
     if X.ndim != 2 or y.shape != (X.shape[0],):
         raise ValueError(f"X must be (m, d) and y (m,); got {X.shape} and {y.shape}")
-    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer)) or chunk_rows < 1:
-        raise ValueError(f"chunk_rows must be an integer >= 1; got {chunk_rows!r}")
+    check_value("chunk_rows", chunk_rows, [Integer(1)])
     check_finite(X)
     m, d = X.shape
     if m == 0:

@@ -58,6 +58,7 @@ from numba import njit, prange
 
 from ltrfs import metrics
 from ltrfs.data import DataError
+from ltrfs.scoring.kendall import check_threads
 
 __all__ = ["METRIC_NAMES", "single_feature_table"]
 
@@ -479,12 +480,6 @@ def _table_float64(X, y, ptr, icum, gain, disc, inv, rel_min, zero_ndcg, zero_pr
 # checks and tables
 
 
-def _check_threads(n_threads) -> int:
-    if isinstance(n_threads, (bool, np.bool_)) or not isinstance(n_threads, (int, np.integer)) or n_threads < 1:
-        raise ValueError(f"n_threads must be an integer >= 1; got {n_threads!r}")
-    return int(min(n_threads, numba.config.NUMBA_NUM_THREADS))
-
-
 def _check_inputs(X, y, query_ptr):
     """(X float32/float64 (m, d), y int64 (m,), ptr int64 (q + 1,)) or a one-line ValueError."""
     X = np.asarray(X)
@@ -551,7 +546,7 @@ def single_feature_table(X: np.ndarray, y: np.ndarray, query_ptr: np.ndarray,
     conv = metrics.get_convention(convention)
     metrics.check_ties(ties)
     X, y, ptr = _check_inputs(X, y, query_ptr)
-    threads = _check_threads(n_threads)
+    threads = check_threads(n_threads)
     m, d = X.shape
     q = ptr.size - 1
     out_names = list(METRIC_NAMES) + [f"{name}:asc" for name in METRIC_NAMES]

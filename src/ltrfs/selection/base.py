@@ -69,6 +69,7 @@ class Selector(Estimator):
 
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None, precomputed=None):
         """Learn the feature order. ``precomputed`` maps scorer name -> dict of arrays."""
+        self.validate_params()
         X = np.asarray(X)
         y = np.asarray(y)
         if X.ndim != 2 or len(y) != len(X):

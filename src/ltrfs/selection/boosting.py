@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ltrfs.params import Integer, Options, Real
 from ltrfs.selection import statistical as st
 from ltrfs.selection.base import Selector
 from ltrfs.util import Progress
@@ -60,6 +61,18 @@ class GBMImportance(Selector):
     """
 
     name = "gbm_importance"
+    parameters = {
+        "n_estimators": [Integer(1)],
+        "learning_rate": [Real(0, None, closed="neither")],
+        "interaction_depth": [Integer(1)],
+        "subsample": [Real(0, 1, closed="right")],
+        "min_samples_leaf": [Integer(1)],
+        "backend": [Options(*BACKENDS)],
+        "n_repeats": [Integer(1)],
+        "sample_size": [Integer(2), None],
+        "random_state": [Integer(0), None],
+        "n_jobs": [Integer(1)],
+    }
 
     def __init__(self, n_estimators: int = 1250, learning_rate: float = 0.001, interaction_depth: int = 4,
                  subsample: float = 0.5, min_samples_leaf: int = 10, backend: str = "exact",
@@ -74,19 +87,6 @@ class GBMImportance(Selector):
         self.sample_size = sample_size
         self.random_state = random_state
         self.n_jobs = n_jobs
-
-    def validate_params(self):
-        st.check_int("n_estimators", self.n_estimators, 1)
-        st.check_int("interaction_depth", self.interaction_depth, 1)
-        st.check_int("min_samples_leaf", self.min_samples_leaf, 1)
-        st.check_int("n_repeats", self.n_repeats, 1)
-        st.check_int("n_jobs", self.n_jobs, 1)
-        st.check_choice("backend", self.backend, BACKENDS)
-        st.check_sample_size(self.sample_size)
-        if not self.learning_rate > 0:
-            raise ValueError(f"learning_rate must be > 0, got {self.learning_rate!r}")
-        if not 0 < self.subsample <= 1:
-            raise ValueError(f"subsample must be in (0, 1], got {self.subsample!r}")
 
     def _model(self):
         if self.backend == "exact":

@@ -10,20 +10,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from ltrfs.params import Integer
 from ltrfs.scoring import discrete
 from ltrfs.selection.base import Selector
 
 
 class _DiscreteTopK(Selector):
     requires = ("discrete",)
+    parameters = {"bins": [Integer(2)]}
     _key = ""
 
     def __init__(self, bins: int = discrete.BINS):
         self.bins = bins
-
-    def validate_params(self):
-        if isinstance(self.bins, (bool, np.bool_)) or not isinstance(self.bins, (int, np.integer)) or self.bins < 2:
-            raise ValueError(f"{self.name}: bins must be an integer >= 2; got {self.bins!r}")
 
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
         self.validate_params()
@@ -62,6 +60,9 @@ class PearsonTopK(Selector):
 
     name = "pearson"
     requires = ("pearson",)
+
+    def __init__(self):  # no hyperparameters
+        pass
 
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
         d = X.shape[1]

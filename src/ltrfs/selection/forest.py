@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ltrfs.params import Boolean, Integer, Options, Real
 from ltrfs.selection import statistical as st
 from ltrfs.selection.base import Selector
 from ltrfs.util import Progress
@@ -100,6 +101,21 @@ class RFImportance(Selector):
     """
 
     name = "rf_importance"
+    # an int is a count and a float a fraction (scikit-learn reads them by type); 1 is a count
+    parameters = {
+        "n_estimators": [Integer(1)],
+        "max_features": [Options("sqrt", "log2"), Real(0, 1, closed="right"), Integer(1), None],
+        "importance": [Options(*IMPORTANCES)],
+        "curve": [Boolean()],
+        "keep": [Real(0, 1, closed="neither")],
+        "cv": [Integer(2)],
+        "recursive": [Boolean()],
+        "sample_size": [Integer(2), None],
+        "max_samples": [Real(0, 1, closed="right"), Integer(1), None],
+        "min_samples_leaf": [Integer(1)],
+        "random_state": [Integer(0), None],
+        "n_jobs": [Integer(1)],
+    }
 
     def __init__(self, n_estimators: int = 501, max_features="sqrt", importance: str = "impurity",
                  curve: bool = True, keep: float = 0.7, cv: int = 5, recursive: bool = False,
@@ -117,24 +133,6 @@ class RFImportance(Selector):
         self.min_samples_leaf = min_samples_leaf
         self.random_state = random_state
         self.n_jobs = n_jobs
-
-    def validate_params(self):
-        st.check_int("n_estimators", self.n_estimators, 1)
-        st.check_int("min_samples_leaf", self.min_samples_leaf, 1)
-        ms = self.max_samples
-        if not (ms is None or (isinstance(ms, float) and 0 < ms <= 1)
-                or (isinstance(ms, (int, np.integer)) and not isinstance(ms, bool) and ms >= 1)):
-            raise ValueError(f"max_samples must be None, a fraction in (0, 1] or a row count >= 1, got {ms!r}")
-        st.check_choice("importance", self.importance, IMPORTANCES)
-        st.check_int("cv", self.cv, 2)
-        st.check_int("n_jobs", self.n_jobs, 1)
-        st.check_sample_size(self.sample_size)
-        if not 0 < self.keep < 1:
-            raise ValueError(f"keep must be in (0, 1), got {self.keep!r}")
-        mf = self.max_features
-        if not (mf in ("sqrt", "log2", None) or (isinstance(mf, float) and 0 < mf <= 1)
-                or (isinstance(mf, (int, np.integer)) and not isinstance(mf, bool) and mf >= 1)):
-            raise ValueError(f"max_features must be 'sqrt', 'log2', None, a fraction or a count, got {mf!r}")
 
     def _forest(self, n_rows: int):
         """The forest for ``n_rows`` training rows (a ``max_samples`` count is capped at them)."""

@@ -60,8 +60,9 @@ from typing import Callable
 
 import numpy as np
 
-from ltrfs.metrics import check_ties, get_convention, parse_metric
-from ltrfs.rankers.base import check_labels, check_positive_float, check_positive_int, check_X
+from ltrfs.metrics import TIES
+from ltrfs.params import Boolean, Convention, Integer, Metric, Options, Real
+from ltrfs.rankers.base import check_labels, check_X
 from ltrfs.rankers.coord_ascent import _RESTART_INITS, MetricContext, coordinate_ascent
 from ltrfs.selection.base import Selector
 from ltrfs.util import Progress
@@ -162,10 +163,6 @@ def best_first_subset(order, single, evaluate: Callable, *, max_candidates: int 
                         evaluations=evaluations, seconds=time.perf_counter() - t0)
 
 
-def _optional_int(value, what):
-    return None if value is None else check_positive_int(value, what)
-
-
 class FSBFS(Selector):
     """FS-BFS: k disjoint feature subsets by best-first search, each combined by Coordinate Ascent
     into one new feature (module docstring). A projection d -> k, not a subset.
@@ -225,6 +222,27 @@ class FSBFS(Selector):
     name = "fs_bfs"
     #: the k-view is the first k columns of ``projection_`` (a prefix of the subsets found)
     prefix_consistent = True
+    parameters = {
+        "k": [Integer(1)],
+        "metric": [Metric()],
+        "convention": [Convention()],
+        "max_candidates": [Integer(1), None],
+        "open_size": [Integer(1), None],
+        "max_stale": [Integer(1)],
+        "max_size": [Integer(1), None],
+        "max_expansions": [Integer(1), None],
+        "min_gain": [Real(0)],
+        "n_restarts": [Integer(1)],
+        "n_iterations": [Integer(1)],
+        "step_base": [Real(0, None, closed="neither")],
+        "step_scale": [Real(0, None, closed="neither")],
+        "tolerance": [Real(0)],
+        "restart_init": [Options(*_RESTART_INITS)],
+        "warm_start": [Boolean()],
+        "random_state": [Integer(0)],
+        "n_jobs": [Integer(1)],
+        "ties": [Options(*TIES)],
+    }
 
     def __init__(self, k=10, metric="ndcg@10", convention="letor4", max_candidates=50, open_size=10,
                  max_stale=5, max_size=None, max_expansions=None, min_gain=0.0, n_restarts=5, n_iterations=25,
@@ -252,38 +270,33 @@ class FSBFS(Selector):
 
     # ------------------------------------------------------------------ parameters
 
-    def validate_params(self):
-        self._params()
-
     def _params(self) -> dict:
-        parse_metric(self.metric)
-        get_convention(self.convention)
-        check_ties(self.ties)
-        if self.restart_init not in _RESTART_INITS:
-            raise ValueError(f"restart_init must be one of {', '.join(_RESTART_INITS)}; got {self.restart_init!r}")
-        if not isinstance(self.warm_start, (bool, np.bool_)):
-            raise ValueError(f"warm_start must be True or False; got {self.warm_start!r}")
-        rs = check_positive_int(self.random_state, "random_state", minimum=0)
+        """The checked parameters as plain Python values (ints, floats, None)."""
+        self.validate_params()
+
+        def optional(value):
+            return None if value is None else int(value)
+
         return {
-            "k": check_positive_int(self.k, "k"),
+            "k": int(self.k),
             "metric": str(self.metric),
             "convention": self.convention,
             "ties": self.ties,
-            "max_candidates": _optional_int(self.max_candidates, "max_candidates"),
-            "open_size": _optional_int(self.open_size, "open_size"),
-            "max_stale": check_positive_int(self.max_stale, "max_stale"),
-            "max_size": _optional_int(self.max_size, "max_size"),
-            "max_expansions": _optional_int(self.max_expansions, "max_expansions"),
-            "min_gain": check_positive_float(self.min_gain, "min_gain", allow_zero=True),
-            "n_restarts": check_positive_int(self.n_restarts, "n_restarts"),
-            "n_iterations": check_positive_int(self.n_iterations, "n_iterations"),
-            "step_base": check_positive_float(self.step_base, "step_base"),
-            "step_scale": check_positive_float(self.step_scale, "step_scale"),
-            "tolerance": check_positive_float(self.tolerance, "tolerance", allow_zero=True),
+            "max_candidates": optional(self.max_candidates),
+            "open_size": optional(self.open_size),
+            "max_stale": int(self.max_stale),
+            "max_size": optional(self.max_size),
+            "max_expansions": optional(self.max_expansions),
+            "min_gain": float(self.min_gain),
+            "n_restarts": int(self.n_restarts),
+            "n_iterations": int(self.n_iterations),
+            "step_base": float(self.step_base),
+            "step_scale": float(self.step_scale),
+            "tolerance": float(self.tolerance),
             "restart_init": self.restart_init,
             "warm_start": bool(self.warm_start),
-            "random_state": int(rs),
-            "n_jobs": check_positive_int(self.n_jobs, "n_jobs"),
+            "random_state": int(self.random_state),
+            "n_jobs": int(self.n_jobs),
         }
 
     # ------------------------------------------------------------------ fit

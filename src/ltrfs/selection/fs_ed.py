@@ -7,13 +7,11 @@ rows' feature values). The top k by psi are the k-subset; the order is prefix-co
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from ltrfs import scoring
+from ltrfs import metrics, scoring
+from ltrfs.params import Boolean, Convention, Integer, Options, Text
 from ltrfs.scoring import divergence
-from ltrfs.metrics import check_ties
 from ltrfs.selection.base import Selector, single_feature_scores
 
 SCALES = ("none", "minmax")
@@ -55,6 +53,15 @@ class FSED(Selector):
 
     name = "fs_ed"
     requires = ("single_feature", "divergence")
+    parameters = {
+        "metric": [Text()],  # a single-feature metric, case-insensitive: validate_params
+        "points": [Options(*divergence.POINTS)],
+        "scale": [Options(*SCALES)],
+        "convention": [Convention()],
+        "approx": [Boolean(), Options("auto")],
+        "n_jobs": [Integer(1)],
+        "ties": [Options(*metrics.TIES)],
+    }
 
     def __init__(self, metric: str = "ndcg@10", points: str = "vali", scale: str = "none",
                  convention: str = "letor4", approx="auto", n_jobs: int = 1, ties: str = "expected"):
@@ -67,23 +74,10 @@ class FSED(Selector):
         self.ties = ties
 
     def validate_params(self):
-        from ltrfs.metrics import CONVENTIONS
-
-        if not isinstance(self.metric, str) or self.metric.lower() not in scoring.SINGLE_FEATURE_METRICS:
-            raise ValueError(f"unknown importance metric {self.metric!r}; valid: {', '.join(scoring.SINGLE_FEATURE_METRICS)}")
-        if self.points not in divergence.POINTS:
-            raise ValueError(f"unknown points {self.points!r}; valid: {', '.join(divergence.POINTS)}")
-        if self.scale not in SCALES:
-            raise ValueError(f"unknown scale {self.scale!r}; valid: {', '.join(SCALES)}")
-        if self.convention not in CONVENTIONS:
-            raise ValueError(f"unknown convention {self.convention!r}; valid: {', '.join(CONVENTIONS)}")
-        if not (isinstance(self.approx, (bool, np.bool_)) or self.approx == "auto"):
-            raise ValueError(f"approx must be true, false or 'auto'; got {self.approx!r}")
-        check_ties(self.ties)
-        n = self.n_jobs
-        if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral) or n < 1:
-            raise ValueError(f"n_jobs must be an integer >= 1; got {n!r} "
-                             "(ltrfs never uses all cores implicitly: give a thread count)")
+        super().validate_params()
+        if self.metric.lower() not in scoring.SINGLE_FEATURE_METRICS:
+            raise ValueError(f"{self.name}: unknown importance metric {self.metric!r}; "
+                             f"valid: {', '.join(scoring.SINGLE_FEATURE_METRICS)}")
 
     def _importance(self, X, y, query_ptr, precomputed) -> np.ndarray:
         table = single_feature_scores(X, y, query_ptr, precomputed, self.convention, self.ties)

@@ -20,10 +20,11 @@ import numbers
 import numpy as np
 
 from ltrfs import metrics
-from ltrfs.rankers.base import check_positive_float, check_validation_split, check_X, group_ids
-from ltrfs.rankers.fsmrank import (LAMBDA1_GRID, LAMBDA2_GRID, FSMProblem, SolveResult, _as_data_matrix,
-                                   _blas_limit, _check_common, _check_lambda, _is_number, _matvec_any,
-                                   feature_order, fsmrank_solve, raw_model, scaled_inputs)
+from ltrfs.params import Convention, Integer, ListOf, Metric, Options, Real
+from ltrfs.rankers.base import check_validation_split, check_X, group_ids
+from ltrfs.rankers.fsmrank import (IMPORTANCES, LAMBDA1_GRID, LAMBDA2_GRID, SCALES, SIMILARITIES, FSMProblem,
+                                   SolveResult, _as_data_matrix, _blas_limit, _matvec_any, feature_order,
+                                   fsmrank_solve, raw_model, scaled_inputs)
 from ltrfs.scoring.pearson import pearson_scores
 from ltrfs.selection.base import Selector
 from ltrfs.validation import ValiChoice
@@ -62,6 +63,21 @@ class _FSMRankBase(Selector):
 
     name = "fsmrank"
     requires = ("pearson",)
+    parameters = {
+        "lambda1": [Real(0), None],
+        "lambda2": [Real(0), None],
+        "lambda1_grid": [ListOf(Real(0))],
+        "lambda2_grid": [ListOf(Real(0))],
+        "similarity": [Options(*SIMILARITIES)],
+        "importance": [Options(*IMPORTANCES)],
+        "max_iter": [Integer(1)],
+        "tol": [Real(0)],
+        "vali_metric": [Metric()],
+        "convention": [Convention()],
+        "n_jobs": [Integer(1)],
+        "ties": [Options(*metrics.TIES)],
+        "scale": [Options(*SCALES)],
+    }
 
     def __init__(self, lambda1=None, lambda2=None, lambda1_grid=LAMBDA1_GRID, lambda2_grid=LAMBDA2_GRID,
                  similarity="pearson", importance="pearson", max_iter=400, tol=1e-4, vali_metric="map",
@@ -79,22 +95,6 @@ class _FSMRankBase(Selector):
         self.n_jobs = n_jobs
         self.ties = ties
         self.scale = scale
-
-    def validate_params(self):
-        label = self.name
-        _check_lambda(self.lambda1, f"{label}: lambda1", True)
-        _check_lambda(self.lambda2, f"{label}: lambda2", True)
-        for what, grid in (("lambda1_grid", self.lambda1_grid), ("lambda2_grid", self.lambda2_grid)):
-            if isinstance(grid, (str, bytes)) or not hasattr(grid, "__len__") or len(grid) == 0 \
-                    or not all(_is_number(v) and v >= 0 for v in grid):
-                raise ValueError(f"{label}: {what} must be a non-empty list of numbers >= 0; got {grid!r}")
-        _check_common(self, label)
-        metrics.get_convention(self.convention)
-        metrics.check_ties(self.ties)
-        try:
-            metrics.parse_metric(self.vali_metric)
-        except ValueError as exc:
-            raise ValueError(f"{label}: vali_metric: {exc}") from None
 
     # ------------------------------------------------------------------ helpers
     def _pearson(self, X, y, precomputed):
@@ -216,6 +216,10 @@ class FSMSVM(_FSMRankBase):
 
     name = "fsmsvm"
     requires = ("pearson",)
+    parameters = {**_FSMRankBase.parameters,
+                  "t_grid": [ListOf(Integer(1)), None],
+                  "C": [Real(0, None, closed="neither"), None],
+                  "C_grid": [ListOf(Real(0, None, closed="neither")), None]}
 
     def __init__(self, lambda1=None, lambda2=None, lambda1_grid=LAMBDA1_GRID, lambda2_grid=LAMBDA2_GRID,
                  similarity="pearson", importance="pearson", max_iter=400, tol=1e-4, vali_metric="map",
@@ -228,21 +232,6 @@ class FSMSVM(_FSMRankBase):
         self.t_grid = t_grid
         self.C = C
         self.C_grid = C_grid
-
-    def validate_params(self):
-        super().validate_params()
-        grid = self.t_grid
-        if grid is not None and (isinstance(grid, (str, bytes)) or not hasattr(grid, "__len__") or len(grid) == 0
-                                 or not all(isinstance(t, numbers.Integral) and not isinstance(t, (bool, np.bool_))
-                                            and t >= 1 for t in grid)):
-            raise ValueError(f"{self.name}: t_grid must be None or a non-empty list of integers >= 1; got {grid!r}")
-        if self.C is not None:
-            check_positive_float(self.C, "C")
-        if self.C_grid is not None:
-            if isinstance(self.C_grid, (str, bytes)) or not hasattr(self.C_grid, "__len__") or not len(self.C_grid):
-                raise ValueError(f"{self.name}: C_grid must be None or a non-empty list of numbers > 0; got {self.C_grid!r}")
-            for value in self.C_grid:
-                check_positive_float(value, "C_grid value")
 
     def _c_grid(self) -> list[float]:
         from ltrfs.rankers import RankSVMPrimal

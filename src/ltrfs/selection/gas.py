@@ -50,13 +50,12 @@ Deterministic. ``chosen_`` records c and the validation score of every grid poin
 """
 from __future__ import annotations
 
-import math
-import numbers
 
 import numpy as np
 
 from ltrfs import metrics, scoring
 from ltrfs.data import query_ptr_from_qid
+from ltrfs.params import Boolean, Convention, Integer, ListOf, Metric, Options, Real
 from ltrfs.scoring.kendall import SCORE_KEYS, SIMILARITIES
 from ltrfs.scoring.pairwise import IMPORTANCES as PAIRWISE_IMPORTANCES
 from ltrfs.selection.base import Selector, single_feature_scores
@@ -99,10 +98,6 @@ def gas_objective(weights, similarity, c: float, subset) -> float:
     return float(w[s].sum() - c * (e.sum() - np.trace(e)))
 
 
-def _is_number(value) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and math.isfinite(value)
-
-
 class GAS(Selector):
     """GAS feature selection (module docstring).
 
@@ -132,6 +127,23 @@ class GAS(Selector):
     name = "gas"
     requires = ("single_feature", "kendall", "pairwise")
 
+    parameters = {
+        "importance": [Options("pairwise", *scoring.SINGLE_FEATURE_METRICS, ignore_case=True)],
+        "c": [Real(0), None],
+        "c_grid": [ListOf(Real(0))],
+        "t_vali": [Integer(1)],
+        "convention": [Convention()],
+        "orientation": [Options(*ORIENTATIONS)],
+        "normalize": [Options(*NORMALIZE)],
+        "vali_model": [Options(*VALI_MODELS)],
+        "vali_metric": [Metric()],
+        "constant_last": [Boolean()],
+        "n_jobs": [Integer(1)],
+        "similarity": [Options(*SIMILARITIES)],
+        "pairwise_importance": [Options(*PAIRWISE_IMPORTANCES)],
+        "ties": [Options(*metrics.TIES)],
+    }
+
     def __init__(self, importance: str = "ndcg@10", c: float | None = None, c_grid=DEFAULT_C_GRID,
                  t_vali: int = 10, convention: str = "letor4", orientation: str = "descending",
                  normalize: str = "none", vali_model: str = "ranksvm", vali_metric: str = "ndcg@10",
@@ -153,45 +165,6 @@ class GAS(Selector):
         self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ parameters
-    def validate_params(self):
-        label = self.name
-        importance = str(self.importance).lower()
-        if importance != "pairwise" and importance not in scoring.SINGLE_FEATURE_METRICS:
-            raise ValueError(f"{label}: unknown importance {self.importance!r}; valid: pairwise, "
-                             f"{', '.join(scoring.SINGLE_FEATURE_METRICS)}")
-        if self.similarity not in SIMILARITIES:
-            raise ValueError(f"{label}: unknown similarity {self.similarity!r}; valid: {', '.join(SIMILARITIES)}")
-        if self.pairwise_importance not in PAIRWISE_IMPORTANCES:
-            raise ValueError(f"{label}: unknown pairwise_importance {self.pairwise_importance!r}; "
-                             f"valid: {', '.join(PAIRWISE_IMPORTANCES)}")
-        if self.ties not in metrics.TIES:
-            raise ValueError(f"{label}: unknown ties {self.ties!r}; valid: {', '.join(metrics.TIES)}")
-        if self.c is not None and not (_is_number(self.c) and self.c >= 0):
-            raise ValueError(f"{label}: c must be a number >= 0 or None (choose on vali); got {self.c!r}")
-        grid = self.c_grid
-        if isinstance(grid, (str, bytes)) or not hasattr(grid, "__len__") or len(grid) == 0 \
-                or not all(_is_number(v) and v >= 0 for v in grid):
-            raise ValueError(f"{label}: c_grid must be a non-empty list of numbers >= 0; got {grid!r}")
-        if isinstance(self.t_vali, (bool, np.bool_)) or not isinstance(self.t_vali, numbers.Integral) or self.t_vali < 1:
-            raise ValueError(f"{label}: t_vali must be an integer >= 1; got {self.t_vali!r}")
-        if self.convention not in metrics.CONVENTIONS:
-            raise ValueError(f"{label}: unknown convention {self.convention!r}; valid: {', '.join(metrics.CONVENTIONS)}")
-        if self.orientation not in ORIENTATIONS:
-            raise ValueError(f"{label}: unknown orientation {self.orientation!r}; valid: {', '.join(ORIENTATIONS)}")
-        if self.normalize not in NORMALIZE:
-            raise ValueError(f"{label}: unknown normalize {self.normalize!r}; valid: {', '.join(NORMALIZE)}")
-        if self.vali_model not in VALI_MODELS:
-            raise ValueError(f"{label}: unknown vali_model {self.vali_model!r}; valid: {', '.join(VALI_MODELS)}")
-        try:
-            metrics.parse_metric(self.vali_metric)
-        except ValueError as exc:
-            raise ValueError(f"{label}: vali_metric: {exc}") from None
-        if not isinstance(self.constant_last, (bool, np.bool_)):
-            raise ValueError(f"{label}: constant_last must be true or false; got {self.constant_last!r}")
-        if isinstance(self.n_jobs, (bool, np.bool_)) or not isinstance(self.n_jobs, numbers.Integral) or self.n_jobs < 1:
-            raise ValueError(f"{label}: n_jobs must be an integer >= 1; got {self.n_jobs!r} "
-                             "(ltrfs never uses all cores implicitly: give a thread count)")
-
     # ------------------------------------------------------------------ scores
     def _importance(self, X, y, query_ptr, precomputed) -> tuple[np.ndarray, np.ndarray]:
         """(importance (d,), sign (d,)) before normalisation."""
@@ -326,6 +299,8 @@ class GASE(GAS):
 
     name = "gas_e"
     requires = ("single_feature", "kendall")
+    parameters = {**{k: v for k, v in GAS.parameters.items() if k != "pairwise_importance"},
+                  "importance": [Options(*scoring.SINGLE_FEATURE_METRICS, ignore_case=True)]}
 
     def __init__(self, importance: str = "ndcg@10", c: float | None = None, c_grid=DEFAULT_C_GRID,
                  t_vali: int = 10, convention: str = "letor4", orientation: str = "descending",
@@ -349,6 +324,7 @@ class GASL(GAS):
 
     name = "gas_l"
     requires = ("pairwise", "kendall")
+    parameters = {k: v for k, v in GAS.parameters.items() if k != "importance"}
 
     def __init__(self, c: float | None = None, c_grid=DEFAULT_C_GRID, t_vali: int = 10,
                  convention: str = "letor4", orientation: str = "descending", normalize: str = "none",

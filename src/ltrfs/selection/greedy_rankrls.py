@@ -60,9 +60,9 @@ import numpy as np
 from numba import njit, prange
 
 from ltrfs import metrics
-from ltrfs.rankers.base import (check_positive_float, check_positive_int, check_validation_split,
-                                check_X)
-from ltrfs.rankers.rankrls import check_pair_weight, centered_products, query_center, row_weights, solve_rankrls
+from ltrfs.params import Convention, Integer, ListOf, Metric, Options, Real, check_value
+from ltrfs.rankers.base import check_validation_split, check_X
+from ltrfs.rankers.rankrls import PAIR_WEIGHTS, centered_products, query_center, row_weights, solve_rankrls
 from ltrfs.selection.base import Selector
 from ltrfs.validation import ValiChoice
 
@@ -183,12 +183,12 @@ def _check_path_inputs(X, y, query_ptr, lam, k, pair_weight):
         raise ValueError("query_ptr must be increasing offsets from 0 to m with non-empty queries")
     if not np.all(np.isfinite(X)) or not np.all(np.isfinite(y)):
         raise ValueError("X and y must be finite (no NaN or inf)")
-    lam = check_positive_float(lam, "lam")
+    lam = float(check_value("lam", lam, [Real(0, None, closed="neither")]))
     n = X.shape[1]
-    k = n if k is None else check_positive_int(k, "k")
+    k = n if k is None else int(check_value("k", k, [Integer(1)]))
     if k > n:
         raise ValueError(f"k must be an integer in 1..{n} (the number of features); got {k!r}")
-    check_pair_weight(pair_weight)
+    check_value("pair_weight", pair_weight, [Options(*PAIR_WEIGHTS)])
     return X, y, query_ptr, lam, int(k)
 
 
@@ -354,6 +354,16 @@ class GreedyRankRLS(Selector):
     """
 
     name = "greedy_rankrls"
+    parameters = {
+        "k": [Integer(1), None],
+        "lam": [Real(0, None, closed="neither"), None],
+        "lam_grid": [ListOf(Real(0, None, closed="neither"))],
+        "metric": [Metric()],
+        "convention": [Convention()],
+        "pair_weight": [Options(*PAIR_WEIGHTS)],
+        "n_jobs": [Integer(1)],
+        "ties": [Options(*metrics.TIES)],
+    }
 
     def __init__(self, k: int | None = None, lam: float | None = None, lam_grid=DEFAULT_LAM_GRID,
                  metric: str = "map", convention: str = "letor4", pair_weight: str = "query", n_jobs: int = 1,
@@ -366,22 +376,6 @@ class GreedyRankRLS(Selector):
         self.pair_weight = pair_weight
         self.n_jobs = n_jobs
         self.ties = ties
-
-    def validate_params(self):
-        if self.k is not None:
-            check_positive_int(self.k, "k")
-        if self.lam is not None:
-            check_positive_float(self.lam, "lam")
-        grid = self.lam_grid
-        if isinstance(grid, (str, bytes)) or not hasattr(grid, "__len__") or len(grid) == 0:
-            raise ValueError(f"{self.name}: lam_grid must be a non-empty list of finite numbers > 0; got {grid!r}")
-        for value in grid:
-            check_positive_float(value, "lam_grid value")
-        metrics.parse_metric(self.metric)
-        metrics.get_convention(self.convention)
-        metrics.check_ties(self.ties)
-        check_pair_weight(self.pair_weight)
-        check_positive_int(self.n_jobs, "n_jobs")
 
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
         self.validate_params()

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ltrfs import scoring
-from ltrfs.metrics import check_ties
+from ltrfs import metrics, scoring
+from ltrfs.params import Convention, Options, Text
 from ltrfs.selection.base import Selector, single_feature_scores
 
 
@@ -23,6 +23,12 @@ class ImportanceTopK(Selector):
 
     name = "importance"
     requires = ("single_feature",)
+    parameters = {
+        "metric": [Text()],  # a single-feature metric, case-insensitive: validate_params
+        "orientation": [Options("descending", "best")],
+        "convention": [Convention()],
+        "ties": [Options(*metrics.TIES)],
+    }
 
     def __init__(self, metric: str = "ndcg@10", orientation: str = "descending",
                  convention: str = "letor4", ties: str = "expected"):
@@ -32,15 +38,10 @@ class ImportanceTopK(Selector):
         self.ties = ties
 
     def validate_params(self):
-        from ltrfs.metrics import CONVENTIONS
-
+        super().validate_params()
         if self.metric.lower() not in scoring.SINGLE_FEATURE_METRICS:
-            raise ValueError(f"unknown importance metric {self.metric!r}; valid: {', '.join(scoring.SINGLE_FEATURE_METRICS)}")
-        if self.orientation not in ("descending", "best"):
-            raise ValueError(f"unknown orientation {self.orientation!r}; valid: descending, best")
-        if self.convention not in CONVENTIONS:
-            raise ValueError(f"unknown convention {self.convention!r}; valid: {', '.join(CONVENTIONS)}")
-        check_ties(self.ties)
+            raise ValueError(f"{self.name}: unknown importance metric {self.metric!r}; "
+                             f"valid: {', '.join(scoring.SINGLE_FEATURE_METRICS)}")
 
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
         self.validate_params()

@@ -37,6 +37,7 @@ import warnings
 
 import numpy as np
 
+from ltrfs.params import Integer, Options, Real
 from ltrfs.selection import statistical as st
 from ltrfs.selection.base import Selector
 
@@ -105,6 +106,20 @@ class L1Logistic(Selector):
     """
 
     name = "l1_logistic"
+    parameters = {
+        "rule": [Options(*RULES)],
+        "predict_rule": [Options(*RULES)],
+        "relevant_min": [Integer(1)],
+        "cv": [Integer(2)],
+        "n_lambdas": [Integer(2)],
+        "lambda_min_ratio": [Real(0, 1, closed="neither"), None],
+        "solver": [Options(*SOLVERS)],
+        "tol": [Real(0, None, closed="neither"), None],
+        "max_iter": [Integer(1), None],
+        "sample_size": [Integer(2), None],
+        "random_state": [Integer(0), None],
+        "n_jobs": [Integer(1)],
+    }
 
     def __init__(self, rule: str = "1se", predict_rule: str = "min", relevant_min: int = 2, cv: int = 10,
                  n_lambdas: int = 100, lambda_min_ratio: float | None = None, solver: str = "cd",
@@ -122,22 +137,6 @@ class L1Logistic(Selector):
         self.sample_size = sample_size
         self.random_state = random_state
         self.n_jobs = n_jobs
-
-    def validate_params(self):
-        st.check_choice("rule", self.rule, RULES)
-        st.check_choice("predict_rule", self.predict_rule, RULES)
-        st.check_choice("solver", self.solver, SOLVERS)
-        st.check_int("relevant_min", self.relevant_min, 1)
-        st.check_int("cv", self.cv, 2)
-        st.check_int("n_lambdas", self.n_lambdas, 2)
-        st.check_int("n_jobs", self.n_jobs, 1)
-        st.check_sample_size(self.sample_size)
-        if self.lambda_min_ratio is not None and not 0 < self.lambda_min_ratio < 1:
-            raise ValueError(f"lambda_min_ratio must be in (0, 1), got {self.lambda_min_ratio!r}")
-        if self.tol is not None and not self.tol > 0:
-            raise ValueError(f"tol must be > 0, got {self.tol!r}")
-        if self.max_iter is not None:
-            st.check_int("max_iter", self.max_iter, 1)
 
     # -- the two solver families share the path, the folds and the choice
     def _path(self, Xs, yb, lambdas, stop_early):

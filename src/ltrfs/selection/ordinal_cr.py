@@ -68,6 +68,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ltrfs.params import Integer, ListOf, Options, Real
 from ltrfs.selection import statistical as st
 from ltrfs.selection.base import Selector
 
@@ -136,6 +137,21 @@ class OrdinalCR(Selector):
     """
 
     name = "ordinal_cr"
+    parameters = {
+        "n_lambdas": [Integer(2)],
+        "lambda_min_ratio": [Real(0, 1, closed="neither"), None],
+        "lambdas": [ListOf(Real(0)), None],  # decreasing: validate_params
+        "criterion": [Options("bic", "aic")],
+        "bic_n": [Options("rows", "expanded")],
+        "choice": [Options(*CHOICES)],
+        "tolerance": [Real(0)],
+        "tolerance_unit": [Options(*TOLERANCE_UNITS)],
+        "tol": [Real(0, None, closed="neither")],
+        "max_iter": [Integer(1)],
+        "sample_size": [Integer(2), None],
+        "random_state": [Integer(0), None],
+        "n_jobs": [Integer(1)],
+    }
 
     def __init__(self, n_lambdas: int = 100, lambda_min_ratio: float | None = None, lambdas=None,
                  criterion: str = "bic", bic_n: str = "rows", choice: str = "parsimonious",
@@ -156,25 +172,9 @@ class OrdinalCR(Selector):
         self.n_jobs = n_jobs
 
     def validate_params(self):
-        st.check_int("n_lambdas", self.n_lambdas, 2)
-        st.check_choice("criterion", self.criterion, ("bic", "aic"))
-        st.check_choice("bic_n", self.bic_n, ("rows", "expanded"))
-        st.check_choice("choice", self.choice, CHOICES)
-        st.check_choice("tolerance_unit", self.tolerance_unit, TOLERANCE_UNITS)
-        if (isinstance(self.tolerance, bool) or not isinstance(self.tolerance, (int, float, np.integer, np.floating))
-                or not np.isfinite(self.tolerance) or self.tolerance < 0):
-            raise ValueError(f"tolerance must be a finite number >= 0, got {self.tolerance!r}")
-        st.check_int("max_iter", self.max_iter, 1)
-        st.check_int("n_jobs", self.n_jobs, 1)
-        st.check_sample_size(self.sample_size)
-        if self.lambda_min_ratio is not None and not 0 < self.lambda_min_ratio < 1:
-            raise ValueError(f"lambda_min_ratio must be in (0, 1), got {self.lambda_min_ratio!r}")
-        if not self.tol > 0:
-            raise ValueError(f"tol must be > 0, got {self.tol!r}")
-        if self.lambdas is not None:
-            lam = np.asarray(self.lambdas, dtype=np.float64)
-            if lam.ndim != 1 or len(lam) == 0 or np.any(lam < 0) or np.any(np.diff(lam) > 0):
-                raise ValueError("lambdas must be a non-empty decreasing list of non-negative values")
+        super().validate_params()
+        if self.lambdas is not None and np.any(np.diff(np.asarray(self.lambdas, dtype=np.float64)) > 0):
+            raise ValueError(f"{self.name}: lambdas must be decreasing; got {self.lambdas!r}")
 
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
         self.validate_params()

@@ -3,13 +3,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from ltrfs.params import Integer
 from ltrfs.selection.base import Selector
 
 
 class RandomK(Selector):
-    """The first k features of a random permutation drawn with ``random_state``."""
+    """The first k features of a random permutation drawn with ``random_state`` (None: a fresh
+    seed on every fit)."""
 
     name = "random"
+    parameters = {"random_state": [Integer(0), None]}
 
     def __init__(self, random_state: int = 0):
         self.random_state = random_state

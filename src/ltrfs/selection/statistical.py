@@ -51,22 +51,6 @@ def subsample_rows(m: int, sample_size, random_state) -> np.ndarray | None:
     return np.sort(rng.choice(m, size=int(sample_size), replace=False))
 
 
-def check_sample_size(sample_size) -> None:
-    if sample_size is not None and (isinstance(sample_size, bool) or not isinstance(sample_size, (int, np.integer))
-                                    or sample_size < 2):
-        raise ValueError(f"sample_size must be None or an integer >= 2, got {sample_size!r}")
-
-
-def check_int(name: str, value, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-
-
-def check_choice(name: str, value, choices) -> None:
-    if value not in choices:
-        raise ValueError(f"unknown {name} {value!r}; valid: {', '.join(map(str, choices))}")
-
-
 def prepare_rows(X, y, query_ptr, sample_size, random_state):
     """(X float64, y int64, group (m,) query index of every row) after optional subsampling.
 

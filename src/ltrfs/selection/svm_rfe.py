@@ -66,6 +66,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ltrfs.params import Integer, ListOf, Options, Real
 from ltrfs.selection import statistical as st
 from ltrfs.selection.base import Selector
 
@@ -211,6 +212,21 @@ class SVMRFE(Selector):
     """
 
     name = "svm_rfe"
+    parameters = {
+        "C": [Real(0, None, closed="neither"), ListOf(Real(0, None, closed="neither"))],
+        "step": [Integer(1), Real(0, 1, closed="neither")],  # a count, or a fraction of the features
+        "relevant_min": [Integer(1)],
+        "loss": [Options("squared_hinge", "hinge")],
+        "cv": [Integer(2)],
+        "tune_sample_size": [Integer(2), None],
+        "n_bootstrap": [Integer(0)],
+        "rfe_cv": [Integer(0)],  # not 1: validate_params
+        "tol": [Real(0, None, closed="neither")],
+        "max_iter": [Integer(1)],
+        "sample_size": [Integer(2), None],
+        "random_state": [Integer(0), None],
+        "n_jobs": [Integer(1)],
+    }
 
     def __init__(self, C=0.001, step=1, relevant_min: int = 2, loss: str = "squared_hinge", cv: int = 5,
                  tune_sample_size: int | None = None, n_bootstrap: int = 0, rfe_cv: int = 0,
@@ -231,32 +247,12 @@ class SVMRFE(Selector):
         self.n_jobs = n_jobs
 
     def _Cs(self) -> list[float]:
-        return [float(c) for c in (self.C if isinstance(self.C, (list, tuple)) else [self.C])]
+        return [float(c) for c in (self.C if np.ndim(self.C) else [self.C])]
 
     def validate_params(self):
-        try:
-            Cs = self._Cs()
-        except (TypeError, ValueError):
-            raise ValueError(f"C must be a positive number or a list of them, got {self.C!r}") from None
-        if not Cs or not all(c > 0 for c in Cs):
-            raise ValueError(f"C must be a positive number or a list of them, got {self.C!r}")
-        if isinstance(self.step, bool) or not ((isinstance(self.step, (int, np.integer)) and self.step >= 1)
-                                               or (isinstance(self.step, float) and 0 < self.step < 1)):
-            raise ValueError(f"step must be an integer >= 1 or a fraction in (0, 1), got {self.step!r}")
-        st.check_choice("loss", self.loss, ("hinge", "squared_hinge"))
-        st.check_int("relevant_min", self.relevant_min, 1)
-        st.check_int("cv", self.cv, 2)
-        st.check_int("max_iter", self.max_iter, 1)
-        st.check_int("n_jobs", self.n_jobs, 1)
-        st.check_int("n_bootstrap", self.n_bootstrap, 0)
-        st.check_int("rfe_cv", self.rfe_cv, 0)
+        super().validate_params()
         if self.rfe_cv == 1:
-            raise ValueError("rfe_cv must be 0 (no resampled elimination) or an integer >= 2, got 1")
-        if self.tune_sample_size is not None:
-            st.check_int("tune_sample_size", self.tune_sample_size, 2)
-        st.check_sample_size(self.sample_size)
-        if not self.tol > 0:
-            raise ValueError(f"tol must be > 0, got {self.tol!r}")
+            raise ValueError(f"{self.name}: rfe_cv must be 0 (no resampled elimination) or an integer >= 2; got 1")
 
     def _svc(self, C):
         return linear_svc(C, loss=self.loss, tol=self.tol, max_iter=self.max_iter, random_state=self.random_state)

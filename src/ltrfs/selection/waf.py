@@ -12,5 +12,8 @@ class WAF(Selector):
     name = "waf"
     uses_k = False
 
+    def __init__(self):  # no hyperparameters
+        pass
+
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
         self.ranking_ = np.arange(X.shape[1], dtype=np.int64)

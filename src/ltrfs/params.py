@@ -1,0 +1,243 @@
+"""Hyperparameters declared once: what each parameter accepts, checked in one place.
+
+Every selector and ranker lists its constructor's parameters in a class attribute, after
+scikit-learn's ``_parameter_constraints``::
+
+    parameters = {
+        "C": [Real(0, None, closed="neither")],
+        "max_iter": [Integer(1)],
+        "solver": [Options("lbfgs", "gd")],
+        "random_state": [Integer(0), None],
+    }
+
+A value is valid when one constraint of its list accepts it (``None`` in the list accepts
+None). ``Estimator.validate_params`` checks the declaration, so the Python API (``fit``), the
+command line (``--set``) and the workflow's config (checked before any job runs) give the same
+one-line error, e.g. ``lambdamart: max_leaves must be an integer >= 2; got 1``. Rules between
+parameters (``t_vali <= ...``, a backend that needs a library) stay in the estimator's own
+``validate_params``, after ``super().validate_params()``. ``check_value`` applies one
+constraint list to a function argument (``n_threads`` of the scorers, ``max_k`` of metrics).
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import re
+
+import numpy as np
+
+__all__ = ["Constraint", "Integer", "Real", "Options", "Boolean", "Metric", "Convention", "ListOf", "Mapping",
+           "Text", "accepts", "describe", "check_value", "check_params"]
+
+#: said after an n_jobs / n_threads error: the package never takes every core on its own
+_THREADS_HINT = " (ltrfs never uses all cores implicitly: give a thread count)"
+
+
+class Constraint:
+    """One kind of accepted value: ``accepts(value)`` and a description for messages."""
+
+    def accepts(self, value) -> bool:  # pragma: no cover
+        raise NotImplementedError
+
+    def __str__(self) -> str:  # pragma: no cover
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{self}>"
+
+
+def _is_bool(value) -> bool:
+    return isinstance(value, (bool, np.bool_))
+
+
+class Integer(Constraint):
+    """An integer (not a bool) in ``low..high`` (either bound None: unbounded)."""
+
+    def __init__(self, low: int | None = None, high: int | None = None):
+        self.low, self.high = low, high
+
+    def accepts(self, value) -> bool:
+        return (isinstance(value, numbers.Integral) and not _is_bool(value)
+                and (self.low is None or value >= self.low) and (self.high is None or value <= self.high))
+
+    def __str__(self) -> str:
+        if self.low is not None and self.high is not None:
+            return f"an integer in {self.low}..{self.high}"
+        if self.low is not None:
+            return f"an integer >= {self.low}"
+        if self.high is not None:
+            return f"an integer <= {self.high}"
+        return "an integer"
+
+
+class Real(Constraint):
+    """A finite number (int or float, not a bool) in an interval; ``closed`` says which ends
+    belong to it: "both" (default), "left", "right" or "neither"."""
+
+    def __init__(self, low: float | None = None, high: float | None = None, closed: str = "both"):
+        if closed not in ("both", "left", "right", "neither"):
+            raise ValueError(f"closed must be both, left, right or neither; got {closed!r}")
+        self.low, self.high, self.closed = low, high, closed
+
+    def accepts(self, value) -> bool:
+        if not isinstance(value, numbers.Real) or _is_bool(value) or not math.isfinite(value):
+            return False
+        if self.low is not None:
+            if value < self.low or (value == self.low and self.closed in ("right", "neither")):
+                return False
+        if self.high is not None:
+            if value > self.high or (value == self.high and self.closed in ("left", "neither")):
+                return False
+        return True
+
+    def __str__(self) -> str:
+        low_in = self.closed in ("both", "left")
+        high_in = self.closed in ("both", "right")
+        if self.low is not None and self.high is not None:
+            return f"a number in {'[' if low_in else '('}{self.low}, {self.high}{']' if high_in else ')'}"
+        if self.low is not None:
+            return f"a finite number {'>=' if low_in else '>'} {self.low}"
+        if self.high is not None:
+            return f"a finite number {'<=' if high_in else '<'} {self.high}"
+        return "a finite number"
+
+
+class Options(Constraint):
+    """One of the given values (compared with ``==``; strings case-sensitively unless
+    ``ignore_case``)."""
+
+    def __init__(self, *values, ignore_case: bool = False):
+        self.values, self.ignore_case = tuple(values), ignore_case
+
+    def accepts(self, value) -> bool:
+        if self.ignore_case and isinstance(value, str):
+            value = value.lower()
+        return not _is_bool(value) and any(_equal(value, v) for v in self.values)
+
+    def __str__(self) -> str:
+        values = ", ".join(str(v) for v in self.values) + (" (any case)" if self.ignore_case else "")
+        return values if len(self.values) == 1 else f"one of {values}"
+
+
+class Boolean(Constraint):
+    """True or False (NumPy's bool too)."""
+
+    def accepts(self, value) -> bool:
+        return _is_bool(value)
+
+    def __str__(self) -> str:
+        return "true or false"
+
+
+class Text(Constraint):
+    """A non-empty string."""
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, str) and bool(value)
+
+    def __str__(self) -> str:
+        return "a non-empty text"
+
+
+class Metric(Constraint):
+    """A ranking metric name that ``ltrfs.metrics.parse_metric`` reads (ndcg@10, map, ...)."""
+
+    def accepts(self, value) -> bool:
+        from ltrfs import metrics
+
+        if not isinstance(value, str):
+            return False
+        try:
+            metrics.parse_metric(value)
+        except ValueError:
+            return False
+        return True
+
+    def __str__(self) -> str:
+        return "a metric (ndcg@K, p@K, map or meanndcg)"
+
+
+class Convention(Constraint):
+    """A metric convention: a built-in one's name in any case (letor3, letor4, mslr, standard)
+    or a ``ltrfs.metrics.Convention``; what ``metrics.get_convention`` reads."""
+
+    def accepts(self, value) -> bool:
+        from ltrfs import metrics
+
+        return isinstance(value, metrics.Convention) or (
+            isinstance(value, str) and value.strip().lower() in metrics.CONVENTIONS)
+
+    def __str__(self) -> str:
+        return "a metric convention (letor3, letor4, mslr or standard)"
+
+
+class ListOf(Constraint):
+    """A list or tuple (or 1-d array) of at least ``min_len`` items, each accepted by ``item``."""
+
+    def __init__(self, item: Constraint, min_len: int = 1):
+        self.item, self.min_len = item, min_len
+
+    def accepts(self, value) -> bool:
+        if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__") or not hasattr(value, "__iter__"):
+            return False
+        if getattr(value, "ndim", 1) != 1:
+            return False
+        return len(value) >= self.min_len and all(self.item.accepts(v) for v in value)
+
+    def __str__(self) -> str:
+        size = "a non-empty list" if self.min_len == 1 else ("a list" if self.min_len == 0 else
+                                                             f"a list of at least {self.min_len}")
+        return f"{size} of {_plural(str(self.item))}"
+
+
+class Mapping(Constraint):
+    """A mapping with text keys (extra parameters handed on to a library)."""
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, dict) and all(isinstance(k, str) for k in value)
+
+    def __str__(self) -> str:
+        return "a mapping of names to values"
+
+
+def _equal(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # an array compared with a string
+        return False
+
+
+def _plural(description: str) -> str:
+    """'a finite number >= 0' -> 'finite numbers >= 0' (for list descriptions)."""
+    for article in ("an ", "a "):
+        if description.startswith(article):
+            return re.sub(r"\b(integer|number|metric|text|mapping)\b", r"\1s", description[len(article):], count=1)
+    return description
+
+
+def accepts(allowed, value) -> bool:
+    """True when one entry of ``allowed`` (constraints and/or None) accepts ``value``."""
+    return any(value is None if c is None else c.accepts(value) for c in allowed)
+
+
+def describe(allowed) -> str:
+    """'an integer >= 1 or None': the allowed values of a declaration, for messages and docs."""
+    return " or ".join("None" if c is None else str(c) for c in allowed)
+
+
+def check_value(name: str, value, allowed, owner: str | None = None):
+    """Return ``value`` when ``allowed`` accepts it, else raise a one-line ValueError
+    ``"<owner>: <name> must be <description>; got <value>"``."""
+    if not accepts(allowed, value):
+        hint = _THREADS_HINT if name in ("n_jobs", "n_threads") else ""
+        prefix = f"{owner}: " if owner else ""
+        raise ValueError(f"{prefix}{name} must be {describe(allowed)}; got {value!r}{hint}")
+    return value
+
+
+def check_params(estimator) -> None:
+    """Check every declared parameter of ``estimator`` (its class's ``parameters``) against
+    its current value; the message names the estimator (its ``name``) and the parameter."""
+    owner = getattr(estimator, "name", "") or type(estimator).__name__
+    for name, allowed in type(estimator).parameters.items():
+        check_value(name, getattr(estimator, name), allowed, owner)
