@@ -268,3 +268,24 @@ def test_params_lists_each_parameter_with_its_default_and_allowed_values(capsys)
     assert set(rows) == set(__import__("ltrfs.rankers", fromlist=["RANKERS"]).RANKERS["lambdamart"].parameters)
     code, _, err = run(capsys, "params", "svm")
     assert code == 2 and err.startswith("ltrfs: error: unknown method or ranker 'svm'; valid: adarank_map")
+
+
+@pytest.mark.parametrize("argv", [
+    ["select", "--method", "importance", "{train}", "--out", "{out}/sel.json"],
+    ["train", "--ranker", "ranksvm", "--set", "C=1", "{train}", "--out", "{out}/model.pkl"],
+])
+def test_a_full_disk_is_one_line_naming_the_file_and_leaves_nothing(files, tmp_path, argv):
+    """A write that fails half-way (here the file-size limit of the process, as a full disk
+    would) is one line naming the output, exit 2, and neither the output nor a temporary file
+    is left for a rerun to trust."""
+    import resource
+    import subprocess
+    import sys
+
+    out = tmp_path / "out"
+    args = [a.format(train=files["train"], out=out) for a in argv]
+    result = subprocess.run([sys.executable, "-m", "ltrfs", *args], capture_output=True, text=True,
+                            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (200, 200)))
+    target = args[-1]
+    assert result.returncode == 2 and result.stderr == f"ltrfs: error: {target}: file too large; nothing was written\n"
+    assert list(out.iterdir()) == []

@@ -294,11 +294,10 @@ def main(argv=None) -> int:
     except (ValueError, OSError, KeyError) as exc:
         if args.debug:
             raise
-        if isinstance(exc, OSError) and exc.filename is not None:
-            message = f"{exc.filename}: {(exc.strerror or str(exc)).lower()}"
-        else:
-            message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"ltrfs: error: {message}", file=sys.stderr)
+        from ltrfs.util import error_line
+
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(error_line(exc) if isinstance(exc, OSError) else f"ltrfs: error: {message}", file=sys.stderr)
         return 2
     except Exception as exc:  # noqa: BLE001 - a bug: one line, the traceback on request
         if args.debug:

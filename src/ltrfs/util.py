@@ -3,6 +3,7 @@ atomic file writes and ``key=value`` parameter parsing."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import inspect
 import json
@@ -37,7 +38,8 @@ def stable_seed(*parts) -> int:
 @contextlib.contextmanager
 def atomic_path(path):
     """Yield a temporary path beside ``path``; when the block succeeds, flush it to disk and
-    rename it onto ``path``; otherwise delete it. The file gets the usual permissions
+    rename it onto ``path``; otherwise delete it (a write that fails without naming its file,
+    such as a full disk, is re-raised naming ``path``). The file gets the usual permissions
     (0o666 minus the umask), unlike ``tempfile.mkstemp``'s 0o600."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -56,9 +58,11 @@ def atomic_path(path):
         finally:
             os.close(fd)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename is None:  # a failed write (disk full): name the file
+            raise OSError(exc.errno, f"{exc.strerror or exc}; nothing was written", str(path)) from exc
         raise
 
 
@@ -131,11 +135,25 @@ def duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
+#: errors of the machine, not of ltrfs: a full disk or quota, a file too large, no permission
+_ENVIRONMENT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EACCES, errno.EROFS}
+
+
 def is_user_error(exc: BaseException) -> bool:
-    """Whether ``exc`` is a problem of the user's input (an ``ltrfs`` error class: DataError,
-    ConfigError, FetchError, ...: all ValueErrors defined in this package), told in one line,
-    rather than a bug, told with its traceback."""
+    """Whether ``exc`` is a problem of the user's input or machine (an ``ltrfs`` error class:
+    DataError, ConfigError, FetchError, ...: all ValueErrors defined in this package; or a
+    file that could not be written for lack of space or permission), told in one line, rather
+    than a bug, told with its traceback."""
+    if isinstance(exc, OSError):
+        return exc.errno in _ENVIRONMENT_ERRNOS and exc.filename is not None
     return isinstance(exc, ValueError) and type(exc).__module__.split(".")[0] == "ltrfs"
+
+
+def error_line(exc: BaseException) -> str:
+    """``ltrfs: error: ...`` for a user error: an OSError as "<file>: <what went wrong>"."""
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return f"ltrfs: error: {exc.filename}: {(exc.strerror or str(exc)).lower()}"
+    return f"ltrfs: error: {exc}"
 
 
 def log_to(path=None, level: str = "INFO") -> None:
@@ -162,7 +180,7 @@ def _log_uncaught(kind, exc, tb) -> None:
     import sys
     import traceback
 
-    text = f"ltrfs: error: {exc}" if is_user_error(exc) else "".join(traceback.format_exception(kind, exc, tb))
+    text = error_line(exc) if is_user_error(exc) else "".join(traceback.format_exception(kind, exc, tb))
     logging.getLogger().critical(text.rstrip())
     for handler in logging.getLogger().handlers:
         handler.flush()
