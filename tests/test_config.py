@@ -87,7 +87,7 @@ def test_config_errors_are_one_line_and_name_the_entry(config, registry, edit, m
 
 @pytest.mark.parametrize("edit, message", [
     (lambda c: c["methods"]["importance"]["params"].update(metric="ndcg@20"),
-     r"^config methods\.importance: unknown importance metric 'ndcg@20'"),
+     r"^config methods\.importance: metric must be one of p@1, .*, meanndcg \(any case\); got 'ndcg@20'$"),
     (lambda c: c["methods"]["importance"]["params"].update(orientation="up"),
      r"^config methods\.importance: orientation must be one of descending, best; got 'up'$"),
     (lambda c: c["rankers"]["ranksvm"]["grid"].update(C=[1, "abc"]),

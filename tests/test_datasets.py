@@ -187,7 +187,17 @@ def test_defaults_of_a_minimal_user_entry(tmp_path):
     ({"url": "https://e.org/a.zip", "layout": "folds", "splits": {"train": "a", "test": "b"}}, "splits: layout folds needs"),
     ({"url": "https://e.org/shares/x/root/content", "layout": "folds"}, "archive: required"),
     ({"url": "mailto:x@e.org", "layout": "folds"}, "url: 'mailto:x@e.org' is not an http(s), ftp or file:// URL"),
-    ({"urls": ["https://e.org/a.zip", "ftp:/x"], "layout": "folds"}, "urls: 1: 'ftp:/x' is not an http(s)"),
+    ({"urls": ["https://e.org/a.zip", "ftp:/x"], "layout": "folds"}, "urls: 'ftp:/x' is not an http(s)"),
+    ({"urls": [], "layout": "folds"}, "urls: missing source"),
+    ({"layout": "single", "archive": "a.txt", "n_folds": 5.0}, "n_folds: must be an integer >= 3"),
+    ({"layout": "folds", "archive": "a.zip", "folds": [1.0, 2.0]}, "folds: must be a non-empty list of distinct positive"),
+    ({"layout": "folds", "archive": "a.zip", "n_features": 46.0}, "n_features: must be an integer >= 1"),
+    ({"layout": "folds", "archive": "a.zip", "manual": True, "instructions": ""}, "instructions: must say what to download"),
+    ({"layout": "synthetc"}, "layout: unknown layout 'synthetc'; valid: folds, split"),
+    ({"layout": "singel", "archive": "a.txt", "n_folds": 4}, "layout: unknown layout 'singel'"),
+    ({"layout": "folds", "archive": "a.zip", "extract": 5}, "extract: must be a relative path glob inside the archive"),
+    ({"layout": "train_test", "archive": "a.zip", "splits": {"train": "a", "test": "b", "vali": "c"}},
+     "splits: layout train_test needs exactly the keys train, test"),
     ({"url": "https://e.org/a.zip", "urls": ["https://e.org/a.zip"], "layout": "folds"}, "url: give either url or urls"),
     ({"archive": "a.zip", "layout": "folds", "n_folds": 3}, "n_folds: only for layouts single and synthetic"),
     ({"archive": "a.zip", "layout": "folds", "vali_fraction": 0.3}, "vali_fraction: only for layout train_test"),
@@ -490,7 +500,7 @@ def test_fetch_from_local_folder_and_archive(toy, tmp_path):
     e = toy_entry(toy, path=str(toy["targz"]))
     m = json.loads(fetch("toy", e, tmp_path / "res2").read_text())
     assert m["source"]["kind"] == "path" and m["archive"]["name"] == "toy.tar.gz"
-    with pytest.raises(FetchError, match=r": no such file or folder; correct the path: of .* in the dataset registry"):
+    with pytest.raises(FetchError, match=r": no such file or folder; correct the path of .* in the dataset registry"):
         fetch("toy", toy_entry(toy, path=str(tmp_path / "nope.zip")), tmp_path / "res3")
 
 
@@ -763,3 +773,15 @@ def test_every_shipped_entry_says_whether_its_archive_checksum_is_published():
     assert status["MQ2008"] == status["OHSUMED"] == status["TD2003"] == status["Yahoo-set1"] == "unpublished"
     assert reg["MQ2008"]["checksum"] is None and reg["MQ2007"]["checksum"].startswith("md5:")
     assert status["synthetic"] == "generated"
+
+
+@pytest.mark.parametrize("fields", [
+    {"url": "HTTPS://E.ORG/A.ZIP", "layout": "folds"},                       # a URL scheme in capitals
+    {"archive": "a.zip", "layout": "folds", "pattern": "Fold{fold:02d}/{split}.txt"},  # a format spec
+    {"archive": "a.zip", "layout": "folds", "checksum": None, "path": None, "stand_in": None},  # empty fields
+    {"archive": "a.txt", "layout": "single", "splits": {}},
+    {"archive": "a.zip", "layout": "folds", "checksum": "SHA256: " + "A" * 64},
+])
+def test_entries_the_registry_accepts(fields):
+    entry = validate_entry("ok", fields)
+    assert entry["layout"] == fields["layout"] and entry["path"] is None

@@ -338,7 +338,7 @@ def test_fs_ed_reads_precomputed_scores_and_scales():
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"metric": "ndcg@11"}, "unknown importance metric 'ndcg@11'"),
+    ({"metric": "ndcg@11"}, r"^fs_ed: metric must be one of p@1, .*, meanndcg \(any case\); got 'ndcg@11'$"),
     ({"points": "test"}, "^fs_ed: points must be one of vali, grid; got 'test'$"),
     ({"scale": "zscore"}, "^fs_ed: scale must be one of none, minmax; got 'zscore'$"),
     ({"convention": "trec"}, r"^fs_ed: convention must be a metric convention \(letor3, letor4, mslr or standard\); got 'trec'$"),

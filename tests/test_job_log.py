@@ -2,8 +2,11 @@
 one line for a problem of the input or of the machine, the traceback for a bug."""
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+REPO = Path(__file__).resolve().parents[1]
 
 RAISE = {
     "a damaged file": "from ltrfs.data import DataError; raise DataError('x.npz: not a readable .npz file')",
@@ -31,3 +34,23 @@ def test_the_log_holds_one_line_for_the_user_and_the_traceback_for_a_bug(tmp_pat
         assert result.stderr.strip() == ONE_LINE[case]
     else:  # a bug, or an OS error that names no file: the traceback, to find where
         assert "Traceback (most recent call last)" in text and "Traceback" in result.stderr
+
+
+def test_a_full_disk_while_fetching_names_the_dataset_folder_and_keeps_nothing(tmp_path):
+    """Generating (as extracting) a dataset past the process's file-size limit, as on a full
+    disk: the download job's log says so in one line naming the folder, and no manifest (what a
+    rerun would trust) is written."""
+    import resource
+
+    dest, log = tmp_path / "resources/synthetic-tiny", tmp_path / "download.log"
+    code = ("from ltrfs.datasets import load_registry; from ltrfs.datasets.download import fetch; "
+            f"from ltrfs.util import log_to; log_to({str(log)!r}); "
+            f"reg = load_registry({str(REPO / 'config/datasets.yaml')!r}); "
+            f"fetch('synthetic-tiny', reg['synthetic-tiny'], {str(dest)!r}, seed=1)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (10_000, 10_000)))
+    assert result.returncode == 1
+    assert result.stderr.strip() == (f"ltrfs: error: {dest}: file too large while fetching synthetic-tiny; "
+                                     "nothing was kept"), result.stderr
+    assert "Traceback" not in log.read_text() and not (dest / "manifest.json").exists()
+    assert not [p for p in dest.rglob("*") if p.is_file()]

@@ -400,7 +400,7 @@ def test_available_local_path(tmp_path):
     folder = tmp_path / "mine"
     entry = validate_entry("mine", {"path": str(folder), "layout": "single"})
     ok, msg = available("mine", entry, tmp_path / "res")
-    assert not ok and msg == f"mine: path {folder}: no such file or folder; correct the path: of mine in the dataset registry"
+    assert not ok and msg == f"mine: path {folder}: no such file or folder; correct the path of mine in the dataset registry"
     folder.mkdir()
     ok, msg = available("mine", entry, tmp_path / "res")
     assert ok and msg == f"mine: local path {folder}"

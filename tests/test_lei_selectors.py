@@ -285,8 +285,8 @@ def test_svm_rfe_single_class_parts_are_one_line_errors():
 @pytest.mark.parametrize("params, message", [
     ({"n_bootstrap": -1}, r"^svm_rfe: n_bootstrap must be an integer >= 0; got -1$"),
     ({"n_bootstrap": 2.5}, r"^svm_rfe: n_bootstrap must be an integer >= 0; got 2.5$"),
-    ({"rfe_cv": 1}, r"^svm_rfe: rfe_cv must be 0 \(no resampled elimination\) or an integer >= 2; got 1$"),
-    ({"rfe_cv": True}, r"^svm_rfe: rfe_cv must be an integer >= 0; got True$"),
+    ({"rfe_cv": 1}, r"^svm_rfe: rfe_cv must be 0 or an integer >= 2; got 1$"),
+    ({"rfe_cv": True}, r"^svm_rfe: rfe_cv must be 0 or an integer >= 2; got True$"),
     ({"tune_sample_size": 1}, r"^svm_rfe: tune_sample_size must be an integer >= 2 or None; got 1$"),
 ])
 def test_svm_rfe_new_parameters_raise_one_line(params, message):

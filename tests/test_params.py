@@ -25,7 +25,7 @@ ESTIMATORS = {**{f"method {k}": v for k, v in SELECTORS.items()}, **{f"ranker {k
     (Boolean(), [True, False, np.bool_(False)], [0, 1, "true", None]),
     (Text(), ["x"], ["", 1, None]),
     (Metric(), ["ndcg@10", "MAP", "p@5", "meanndcg"], ["auc", "ndcg@0", 3]),
-    (ListOf(Real(0)), [[0, 1], (2.5,), np.array([1.0, 2.0])], [[], [-1], "ab", {"a": 1}, np.zeros((2, 2)), 1]),
+    (ListOf(Real(0)), [[0, 1], (2.5,), np.array([1.0, 2.0])], [[], [-1], "ab", {"a": 1}, {0, 1}, np.zeros((2, 2)), 1]),
     (ListOf(Integer(1), min_len=0), [[]], [[0]]),
     (Mapping(), [{}, {"eta": 0.1}], [[("eta", 0.1)], {1: 2}]),
 ])

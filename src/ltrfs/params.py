@@ -172,15 +172,14 @@ class Convention(Constraint):
 
 
 class ListOf(Constraint):
-    """A list or tuple (or 1-d array) of at least ``min_len`` items, each accepted by ``item``."""
+    """A list, tuple or 1-d array (not a set: its order is undefined) of at least ``min_len``
+    items, each accepted by ``item``."""
 
     def __init__(self, item: Constraint, min_len: int = 1):
         self.item, self.min_len = item, min_len
 
     def accepts(self, value) -> bool:
-        if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__") or not hasattr(value, "__iter__"):
-            return False
-        if getattr(value, "ndim", 1) != 1:
+        if not (isinstance(value, (list, tuple)) or (isinstance(value, np.ndarray) and value.ndim == 1)):
             return False
         return len(value) >= self.min_len and all(self.item.accepts(v) for v in value)
 

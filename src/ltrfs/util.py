@@ -50,6 +50,8 @@ def atomic_path(path):
             break
         except FileExistsError:  # pragma: no cover - 32 random bits collided
             continue
+        except OSError as exc:  # no space, no permission: name the output, not the temporary name
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
     try:
         yield tmp
         fd = os.open(tmp, os.O_RDONLY)
@@ -61,7 +63,7 @@ def atomic_path(path):
     except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        if isinstance(exc, OSError) and exc.filename is None:  # a failed write (disk full): name the file
+        if isinstance(exc, OSError) and exc.filename is None and exc.errno in DISK_FULL:  # a failed write: name the file
             raise OSError(exc.errno, f"{exc.strerror or exc}; nothing was written", str(path)) from exc
         raise
 
@@ -136,7 +138,8 @@ def duration(seconds: float) -> str:
 
 
 #: errors of the machine, not of ltrfs: a full disk or quota, a file too large, no permission
-_ENVIRONMENT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EACCES, errno.EROFS}
+DISK_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+_ENVIRONMENT_ERRNOS = {*DISK_FULL, errno.EACCES, errno.EROFS}
 
 
 def is_user_error(exc: BaseException) -> bool:

@@ -36,6 +36,7 @@ from pathlib import Path, PurePosixPath
 from ltrfs.data import DataError
 from ltrfs.datasets.folds import expected_files, locate_data_root
 from ltrfs.datasets.registry import parse_checksum
+from ltrfs.util import DISK_FULL
 
 log = logging.getLogger("ltrfs.datasets")
 
@@ -506,12 +507,24 @@ def available(name: str, entry: dict, dest, mirror=None, seed: int = 0) -> tuple
         more = f" (or {len(entry['urls']) - 1} other url(s))" if len(entry["urls"]) > 1 else ""
         return False, f"{name}: not present locally; would be downloaded from {entry['urls'][0]}{more}"
     if local_path is not None:
-        return False, f"{name}: path {local_path}: no such file or folder; correct the path: of {name} in the dataset registry"
+        return False, f"{name}: path {local_path}: no such file or folder; correct the path of {name} in the dataset registry"
     return False, _by_hand_message(name, entry, dest, mirror)
 
 
 def fetch(name: str, entry: dict, dest, mirror=None, seed: int = 0, *, force: bool = False,
           keep_archive: bool = True, timeout: float = 60.0) -> Path:
+    """``_fetch`` (below); a full disk or quota while extracting or generating, which names no
+    file, is re-raised naming ``dest`` (extraction and generation keep nothing half-written)."""
+    try:
+        return _fetch(name, entry, dest, mirror, seed, force=force, keep_archive=keep_archive, timeout=timeout)
+    except OSError as exc:
+        if exc.filename is None and exc.errno in DISK_FULL:
+            raise OSError(exc.errno, f"{exc.strerror} while fetching {name}; nothing was kept", str(dest)) from exc
+        raise
+
+
+def _fetch(name: str, entry: dict, dest, mirror=None, seed: int = 0, *, force: bool = False,
+           keep_archive: bool = True, timeout: float = 60.0) -> Path:
     """Put dataset ``name`` (a validated registry entry) under ``dest`` and return the path of
     ``dest/manifest.json``, which is written last.
 
@@ -618,7 +631,7 @@ def fetch(name: str, entry: dict, dest, mirror=None, seed: int = 0, *, force: bo
             return _finish(name, entry, dest, seed, {"kind": "path", "location": str(local_path.resolve())},
                            None, root, expected_files(entry, root))
         if not local_path.is_file():
-            raise FetchError(f"{name}: path {local_path}: no such file or folder; correct the path: of {name} in the dataset registry")
+            raise FetchError(f"{name}: path {local_path}: no such file or folder; correct the path of {name} in the dataset registry")
         archive_path = local_path
         digests = verify_checksum(archive_path, checksum, name)
         source = {"kind": "path", "location": str(local_path.resolve())}

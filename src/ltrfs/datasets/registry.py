@@ -66,19 +66,7 @@ from urllib.parse import unquote, urlparse
 
 import yaml
 
-LAYOUTS = ("folds", "split", "train_test", "single", "synthetic")
-FORMATS = ("zip", "tar", "tar.gz", "tar.bz2", "tar.xz", "rar", "gz", "file", "dir")
-CONVENTIONS = ("letor4", "letor3", "mslr", "standard")
-NULL_POLICIES = ("min", "zero", "error")
 SPLITS = ("train", "vali", "test")
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
-
-FIELDS = {
-    "description", "homepage", "urls", "url", "archive", "format", "checksum", "path",
-    "files_sha256", "hash_newlines", "extract", "layout", "pattern", "splits", "folds", "n_folds",
-    "vali_fraction", "n_features", "label_levels", "convention", "null_policy", "manual",
-    "instructions", "feature_names", "generator", "stand_in",
-}
 
 _SUFFIXES = (  # longest first
     (".tar.gz", "tar.gz"), (".tgz", "tar.gz"), (".tar.bz2", "tar.bz2"), (".tbz2", "tar.bz2"),
@@ -119,42 +107,58 @@ def _validator():
     import jsonschema
 
     schema = yaml.safe_load(_SCHEMA_PATH.read_text())
-    return jsonschema.Draft202012Validator(schema)
+    # JSON's "integer" takes 5.0; fold numbers and counts must be written as integers
+    types = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool))
+    return jsonschema.validators.extend(jsonschema.Draft202012Validator, type_checker=types)(schema)
 
 
 def _own_message(error):
-    """The ``errorMessage`` of the failing schema node or of the nearest enclosing one that
-    failed with it, else None."""
-    while error is not None:
-        if isinstance(error.schema, dict) and "errorMessage" in error.schema:
-            return error.schema["errorMessage"]
-        error = error.parent
-    return None
+    """The ``errorMessage`` of the deepest schema node on the failing keyword's path (walked
+    from the root, through the schema's local ``$ref``s), else None."""
+    root = _validator().schema
+    node, found = root, None
+    for key in error.absolute_schema_path:
+        while isinstance(node, dict):
+            found = node.get("errorMessage", found)
+            if "$ref" not in node or key in node:
+                break
+            node = root["$defs"][node["$ref"].rsplit("/", 1)[1]]  # the path goes on inside the $ref
+        if key == "$ref" and isinstance(node, dict):
+            continue
+        if isinstance(node, list) and isinstance(key, int) and key < len(node):
+            node = node[key]
+        elif isinstance(node, dict) and key in node:
+            node = node[key]
+        else:
+            break
+    return found
 
 
 def _message(error) -> str:
     """One line for the most relevant schema error: "dataset 'X': field: problem"."""
     path = list(error.absolute_path)
+    own = _own_message(error)
     if not path:  # a bad dataset name (propertyNames), or the registry is not a mapping
-        own = _own_message(error)
         return f"dataset {error.instance!r}: {own}" if own else f"must map dataset names to entries; {error.message}"
-    name, where = path[0], [str(p) for p in path[1:]]
-    if error.validator == "required" and _own_message(error) is None:
+    name = path[0]
+    where = [str(p) for p in path[1:] if not isinstance(p, int)]  # list positions: the value is shown
+    entry = _validator().schema["$defs"]["entry"]
+    if error.validator == "required" and own is None:
         missing = next(f for f in error.validator_value if f not in error.instance)
         where, problem = [*where, missing], "missing required field"
         if missing == "layout":
-            problem += " (one of folds, split, train_test, single, synthetic)"
+            problem += f" (one of {', '.join(entry['properties']['layout']['enum'])})"
     elif error.validator == "additionalProperties" and where == []:
         extra = sorted(set(error.instance) - set(error.schema["properties"]))[0]
-        fields = ", ".join(sorted(error.schema["properties"]))
-        where, problem = [extra], f"unknown field; valid fields: {fields}"
+        where, problem = [extra], f"unknown field; valid fields: {', '.join(sorted(error.schema['properties']))}"
     elif error.validator == "enum":
         problem = f"unknown {where[-1]} {error.instance!r}; valid: {', '.join(map(str, error.validator_value))}"
-    elif (own := _own_message(error)) is not None:
+    elif own is not None:
         problem = own.format(value=error.instance)
-        if ": " in problem and problem.split(": ", 1)[0] in _validator().schema["$defs"]["entry"]["properties"] \
-                and not where:
-            where, problem = [problem.split(": ", 1)[0]], problem.split(": ", 1)[1]
+        field, _, rest = problem.partition(": ")
+        if not where and rest and field in entry["properties"]:  # "urls: missing source: ..."
+            where, problem = [field], rest
     elif error.validator == "type":
         types = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
         problem = "must be " + " or ".join(_TYPE_WORDS.get(t, t) for t in types)
@@ -162,16 +166,18 @@ def _message(error) -> str:
         problem = error.message
     if len(where) > 1:  # files_sha256: <file>: problem
         problem = f"{': '.join(where[1:])}: {problem}"
-    field = f"{where[0]}: " if where else ""
-    return f"dataset {name!r}: {field}{problem}"
+    return f"dataset {name!r}: {where[0] + ': ' if where else ''}{problem}"
 
 
 def check_schema(raw: dict) -> None:
     """Validate the registry mapping ``{name: entry}`` against ``registry.schema.yaml``;
-    ValueError with one line naming the dataset, the field and the allowed values."""
+    ValueError with one line naming the dataset, the field and the allowed values. A wrong
+    ``layout`` is told first: the rules of the other fields depend on it."""
     import jsonschema
 
-    error = jsonschema.exceptions.best_match(_validator().iter_errors(raw))
+    errors = list(_validator().iter_errors(raw))
+    layout = [e for e in errors if list(e.absolute_path)[1:] == ["layout"]]
+    error = jsonschema.exceptions.best_match(layout or errors)
     if error is not None:
         raise ValueError(_message(error))
 
@@ -183,6 +189,8 @@ def validate_entry(name: str, raw, base_dir=None) -> dict:
     ``base_dir`` is the registry file's folder (relative ``feature_names`` paths are resolved
     against it and must exist). Raises ValueError("dataset NAME: field: problem").
     """
+    if isinstance(raw, dict):  # an empty field (`checksum:`) is an absent one
+        raw = {key: value for key, value in raw.items() if value is not None}
     check_schema({name: raw})
     e = dict(raw)
 

@@ -634,7 +634,7 @@ class CoordinateAscent(LinearScores, Ranker):
     metric : str, default "ndcg@10"
         metric optimised on train and used to pick the restart on vali: ``ndcg@K``, ``p@K``,
         ``map`` or ``meanndcg`` (RankLib's default is ERR@10, which ltrfs does not implement).
-    convention : str, default "letor4"
+    convention : str or Convention, default "letor4"
         metric convention (``ltrfs.metrics``: letor3, letor4, mslr, standard).
     ties : {"expected", "file_order"}, default "expected"
         equal scores in the metric: the mean over their orders, or row order (RankLib's sort),

@@ -47,8 +47,11 @@ def single_feature_scores(X, y, query_ptr, precomputed: dict, convention: str, t
     "file_order"), else computed here."""
     from ltrfs import scoring
 
+    def name(convention) -> str:  # "LETOR4" and "letor4" are one convention
+        return str(convention).strip().lower()
+
     table = precomputed.get("single_feature")
-    if table is not None and (str(table.get("convention", convention)) != str(convention)
+    if table is not None and (name(table.get("convention", convention)) != name(convention)
                               or str(table.get("ties", "file_order")) != ties
                               or any(np.ndim(v) == 1 and len(v) != np.shape(X)[1] for v in table.values())):
         table = None  # another convention or tie rule, or other data

@@ -118,7 +118,6 @@ class GBMImportance(Selector):
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
         from threadpoolctl import threadpool_limits
 
-        self.validate_params()
         X, y, _ = st.prepare_rows(X, y, query_ptr, self.sample_size, self.random_state)
         X = X.astype(np.float32)
         if len(np.unique(y)) < 2:

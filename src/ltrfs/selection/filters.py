@@ -24,7 +24,6 @@ class _DiscreteTopK(Selector):
         self.bins = bins
 
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
-        self.validate_params()
         d = X.shape[1]
         cached = precomputed.get("discrete")
         # the cached scores are this method's only when they used the same number of bins

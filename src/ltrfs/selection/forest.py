@@ -171,7 +171,6 @@ class RFImportance(Selector):
         return [(int(n), float(w / len(y))) for n, w in zip(sizes, wrong)]
 
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
-        self.validate_params()
         X, y, group = st.prepare_rows(X, y, query_ptr, self.sample_size, self.random_state)
         X = X.astype(np.float32)
         self.forest_ = self._forest(len(y)).fit(X, y)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ltrfs import metrics, scoring
-from ltrfs.params import Boolean, Convention, Integer, Options, Text
+from ltrfs.params import Boolean, Convention, Integer, Options
 from ltrfs.scoring import divergence
 from ltrfs.selection.base import Selector, single_feature_scores
 
@@ -54,7 +54,7 @@ class FSED(Selector):
     name = "fs_ed"
     requires = ("single_feature", "divergence")
     parameters = {
-        "metric": [Text()],  # a single-feature metric, case-insensitive: validate_params
+        "metric": [Options(*scoring.SINGLE_FEATURE_METRICS, ignore_case=True)],
         "points": [Options(*divergence.POINTS)],
         "scale": [Options(*SCALES)],
         "convention": [Convention()],
@@ -72,12 +72,6 @@ class FSED(Selector):
         self.approx = approx
         self.n_jobs = n_jobs
         self.ties = ties
-
-    def validate_params(self):
-        super().validate_params()
-        if self.metric.lower() not in scoring.SINGLE_FEATURE_METRICS:
-            raise ValueError(f"{self.name}: unknown importance metric {self.metric!r}; "
-                             f"valid: {', '.join(scoring.SINGLE_FEATURE_METRICS)}")
 
     def _importance(self, X, y, query_ptr, precomputed) -> np.ndarray:
         table = single_feature_scores(X, y, query_ptr, precomputed, self.convention, self.ties)
@@ -109,7 +103,6 @@ class FSED(Selector):
                                               n_threads=int(self.n_jobs))
 
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
-        self.validate_params()
         s = self._importance(X, y, query_ptr, precomputed)
         d = self._divergence(X, y, X_val, precomputed)
         self.s_ = s

@@ -268,7 +268,6 @@ class GAS(Selector):
 
     # ------------------------------------------------------------------ fit
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
-        self.validate_params()
         d = X.shape[1]
         raw, sign = self._importance(X, y, query_ptr, precomputed)
         w = self._normalise(raw)

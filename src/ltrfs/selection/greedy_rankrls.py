@@ -378,7 +378,6 @@ class GreedyRankRLS(Selector):
         self.ties = ties
 
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
-        self.validate_params()
         d = X.shape[1]
         k = d if self.k is None else int(self.k)
         if k > d:

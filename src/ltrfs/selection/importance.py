@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ltrfs import metrics, scoring
-from ltrfs.params import Convention, Options, Text
+from ltrfs.params import Convention, Options
 from ltrfs.selection.base import Selector, single_feature_scores
 
 
@@ -24,7 +24,7 @@ class ImportanceTopK(Selector):
     name = "importance"
     requires = ("single_feature",)
     parameters = {
-        "metric": [Text()],  # a single-feature metric, case-insensitive: validate_params
+        "metric": [Options(*scoring.SINGLE_FEATURE_METRICS, ignore_case=True)],
         "orientation": [Options("descending", "best")],
         "convention": [Convention()],
         "ties": [Options(*metrics.TIES)],
@@ -37,14 +37,7 @@ class ImportanceTopK(Selector):
         self.convention = convention
         self.ties = ties
 
-    def validate_params(self):
-        super().validate_params()
-        if self.metric.lower() not in scoring.SINGLE_FEATURE_METRICS:
-            raise ValueError(f"{self.name}: unknown importance metric {self.metric!r}; "
-                             f"valid: {', '.join(scoring.SINGLE_FEATURE_METRICS)}")
-
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
-        self.validate_params()
         table = single_feature_scores(X, y, query_ptr, precomputed, self.convention, self.ties)
         imp, sign = scoring.importance(table, self.metric, self.orientation)
         self.scores_ = imp

@@ -180,7 +180,6 @@ class L1Logistic(Selector):
         return np.array([one(f) for f in folds])
 
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
-        self.validate_params()
         X, y, group = st.prepare_rows(X, y, query_ptr, self.sample_size, self.random_state)
         yb = st.binarise(y, self.relevant_min)
         Xs, self.mean_, self.scale_ = st.standardise(X)

@@ -177,7 +177,6 @@ class OrdinalCR(Selector):
             raise ValueError(f"{self.name}: lambdas must be decreasing; got {self.lambdas!r}")
 
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
-        self.validate_params()
         X, y, _ = st.prepare_rows(X, y, query_ptr, self.sample_size, self.random_state)
         self.classes_, level = st.label_levels(y)
         K = len(self.classes_)

@@ -220,7 +220,7 @@ class SVMRFE(Selector):
         "cv": [Integer(2)],
         "tune_sample_size": [Integer(2), None],
         "n_bootstrap": [Integer(0)],
-        "rfe_cv": [Integer(0)],  # not 1: validate_params
+        "rfe_cv": [Options(0), Integer(2)],
         "tol": [Real(0, None, closed="neither")],
         "max_iter": [Integer(1)],
         "sample_size": [Integer(2), None],
@@ -248,11 +248,6 @@ class SVMRFE(Selector):
 
     def _Cs(self) -> list[float]:
         return [float(c) for c in (self.C if np.ndim(self.C) else [self.C])]
-
-    def validate_params(self):
-        super().validate_params()
-        if self.rfe_cv == 1:
-            raise ValueError(f"{self.name}: rfe_cv must be 0 (no resampled elimination) or an integer >= 2; got 1")
 
     def _svc(self, C):
         return linear_svc(C, loss=self.loss, tol=self.tol, max_iter=self.max_iter, random_state=self.random_state)
@@ -339,7 +334,6 @@ class SVMRFE(Selector):
         self.rfe_best_size_ = min(s for s, a in self.rfe_curve_.items() if a == best)
 
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
-        self.validate_params()
         X, y, group = st.prepare_rows(X, y, query_ptr, self.sample_size, self.random_state)
         yb = st.binarise(y, self.relevant_min)
         Xs, self.mean_, self.scale_ = st.standardise(X)
