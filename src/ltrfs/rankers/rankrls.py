@@ -35,7 +35,7 @@ import time
 
 import numpy as np
 
-from ltrfs.params import Integer, Options, Real
+from ltrfs.params import Integer, Options, Real, check_value
 from ltrfs.rankers.base import LinearScores, Ranker
 
 log = logging.getLogger(__name__)
@@ -54,16 +54,9 @@ def query_center(A: np.ndarray, query_ptr: np.ndarray) -> np.ndarray:
 PAIR_WEIGHTS = ("query", "pair")
 
 
-def check_pair_weight(pair_weight) -> str:
-    """``pair_weight`` if it is one of PAIR_WEIGHTS, else a one-line ValueError."""
-    if pair_weight not in PAIR_WEIGHTS:
-        raise ValueError(f"pair_weight must be one of {', '.join(PAIR_WEIGHTS)}; got {pair_weight!r}")
-    return pair_weight
-
-
 def row_weights(query_ptr: np.ndarray, pair_weight: str = "query") -> np.ndarray:
     """float64 (m,): v_q n_q for every row (1 for ``"query"``, the query size for ``"pair"``)."""
-    check_pair_weight(pair_weight)
+    check_value("pair_weight", pair_weight, [Options(*PAIR_WEIGHTS)])
     sizes = np.diff(np.asarray(query_ptr, dtype=np.int64))
     if pair_weight == "query":
         return np.ones(int(sizes.sum()))
