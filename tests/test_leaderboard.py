@@ -131,3 +131,14 @@ def test_all_experiments_board_only_when_two_experiments_have_one(tmp_path):
     two = [table("e1", ["a", "b", "c"]), table("e2", ["a", "b", "c"])]
     frame, pngs = boards(two)
     assert set(frame.scope) == {"e1", "e2", "all"} and pngs == ["all.png", "e1.png", "e2.png"]
+
+
+def test_the_footnote_says_over_how_many_folds_the_means_are():
+    import pandas as pd
+
+    from ltrfs.leaderboard import _folds
+
+    assert _folds(pd.DataFrame({"folds": [5, 5]})) == "5 folds"
+    assert _folds(pd.DataFrame({"folds": [1]})) == "1 fold"
+    assert _folds(pd.DataFrame({"folds": [5, 1, 3]})) == "1 to 5 folds"  # rows only some folds have
+    assert _folds(pd.DataFrame({"method": ["x"]})) == "? folds"

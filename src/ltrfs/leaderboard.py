@@ -331,8 +331,12 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
 
 
 def _folds(long: pd.DataFrame) -> str:
+    """How many folds the blocks' means are over: "5 folds", or "1 to 5 folds" where some
+    (dataset, method, ranker, k) rows exist in fewer folds (e.g. a k above some folds' reach)."""
     folds = sorted({int(f) for f in long.get("folds", pd.Series(dtype=int)).dropna()})
-    return "/".join(map(str, folds)) if folds else "?"
+    if not folds:
+        return "? folds"
+    return f"{folds[0]} fold{'s' * (folds[0] > 1)}" if len(folds) == 1 else f"{folds[0]} to {folds[-1]} folds"
 
 
 def markdown(result: pd.DataFrame, small: pd.DataFrame, metrics, *, alpha: float, n_folds: str,
@@ -362,7 +366,7 @@ def markdown(result: pd.DataFrame, small: pd.DataFrame, metrics, *, alpha: float
         table = part[cols].rename(columns=names)
         head.append(table.to_markdown(index=False, floatfmt=".3f"))
         head += ["", f"Rank: mean rank over blocks (dataset x ranker x k) by the test metric averaged over the "
-                 f"folds ({n_folds} folds), 1 = best, ties share ranks; mean: the metric's mean over the same "
+                 f"folds ({n_folds}), 1 = best, ties share ranks; mean: the metric's mean over the same "
                  f"blocks. {'; '.join(notes)}. Jaccard, Kuncheva: stability of the top-k sets across folds "
                  "(mean over fold pairs, then over k and datasets; Kuncheva 0 = chance, 1 = identical). "
                  "Select CPU s: CPU seconds of a fold's select job and the scorer jobs it reads (mean over "
