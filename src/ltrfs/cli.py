@@ -102,9 +102,8 @@ def _features(args, n_features: int, selection: dict | None) -> tuple[np.ndarray
 
 
 def cmd_train(args) -> int:
-    from ltrfs.experiments import fit_best, ranker_grid, save_models
+    from ltrfs.experiments import checked_grid, fit_best, save_models
     from ltrfs.files import read_json
-    from ltrfs.rankers import make_ranker
     from ltrfs.util import parse_assignments
 
     settings = parse_assignments(args.set)
@@ -113,9 +112,7 @@ def cmd_train(args) -> int:
     ranker = {"algorithm": args.ranker, "params": params}
     if grid:
         ranker["grid"] = grid
-    points = ranker_grid(ranker)
-    for point in points:  # every grid point's parameters, before reading any data
-        make_ranker(args.ranker, **params, **point).validate_params()
+    points = checked_grid(ranker)  # every grid point's parameters, before reading any data
     selection = None
     if args.selection:
         selection = read_json(args.selection, keys=("n_features",), what="a selection file",

@@ -71,8 +71,8 @@ def _without_owner(error: Exception, algorithm: str) -> str:
 
 def _check_names(config: dict, registry: dict) -> None:
     from ltrfs.artefacts import ARTEFACTS
-    from ltrfs.experiments import OWN, expand_grid
-    from ltrfs.rankers import RANKERS, make_ranker
+    from ltrfs.experiments import OWN, checked_grid
+    from ltrfs.rankers import RANKERS
     from ltrfs.selection import SELECTORS, make_selector
 
     from ltrfs.experiments import column_name
@@ -129,8 +129,7 @@ def _check_names(config: dict, registry: dict) -> None:
         if both:
             raise ConfigError(f"config rankers.{name}: {both[0]!r} is both a fixed parameter and a grid")
         try:
-            for point in expand_grid(grid):
-                make_ranker(ranker["algorithm"], **params, **point).validate_params()
+            checked_grid(ranker)
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"config rankers.{name}: {_without_owner(exc, ranker['algorithm'])}") from None
     for ename, experiment in config["experiments"].items():

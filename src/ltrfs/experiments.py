@@ -270,6 +270,18 @@ def ranker_grid(ranker: dict) -> list[dict]:
     return expand_grid(grid)
 
 
+def checked_grid(ranker: dict) -> list[dict]:
+    """``ranker_grid(ranker)``, the ranker of every point built and its parameters validated
+    (a one-line ValueError naming the parameter): what the config check and ``ltrfs train``
+    do before any data is read."""
+    from ltrfs.rankers import make_ranker
+
+    points = ranker_grid(ranker)
+    for point in points:
+        make_ranker(ranker["algorithm"], **(ranker.get("params") or {}), **point).validate_params()
+    return points
+
+
 def fit_best(ranker: dict, train: RankingData, vali: RankingData | None, *, metric: str,
              convention: str, seed: int, threads: int = 1, ties: str = SELECTION_TIES):
     """Fit the ranker at every grid point on train, keep the one with the best mean vali ``metric``

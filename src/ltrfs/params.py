@@ -50,56 +50,54 @@ def _is_bool(value) -> bool:
     return isinstance(value, (bool, np.bool_))
 
 
-class Integer(Constraint):
-    """An integer (not a bool) in ``low..high`` (either bound None: unbounded)."""
-
-    def __init__(self, low: int | None = None, high: int | None = None):
-        self.low, self.high = low, high
-
-    def accepts(self, value) -> bool:
-        return (isinstance(value, numbers.Integral) and not _is_bool(value)
-                and (self.low is None or value >= self.low) and (self.high is None or value <= self.high))
-
-    def __str__(self) -> str:
-        if self.low is not None and self.high is not None:
-            return f"an integer in {self.low}..{self.high}"
-        if self.low is not None:
-            return f"an integer >= {self.low}"
-        if self.high is not None:
-            return f"an integer <= {self.high}"
-        return "an integer"
-
-
 class Real(Constraint):
     """A finite number (int or float, not a bool) in an interval; ``closed`` says which ends
     belong to it: "both" (default), "left", "right" or "neither"."""
+
+    noun = "a finite number"
 
     def __init__(self, low: float | None = None, high: float | None = None, closed: str = "both"):
         if closed not in ("both", "left", "right", "neither"):
             raise ValueError(f"closed must be both, left, right or neither; got {closed!r}")
         self.low, self.high, self.closed = low, high, closed
 
+    def _in_interval(self, value) -> bool:
+        low_in, high_in = self.closed in ("both", "left"), self.closed in ("both", "right")
+        return ((self.low is None or value > self.low or (low_in and value == self.low))
+                and (self.high is None or value < self.high or (high_in and value == self.high)))
+
     def accepts(self, value) -> bool:
-        if not isinstance(value, numbers.Real) or _is_bool(value) or not math.isfinite(value):
-            return False
-        if self.low is not None:
-            if value < self.low or (value == self.low and self.closed in ("right", "neither")):
-                return False
-        if self.high is not None:
-            if value > self.high or (value == self.high and self.closed in ("left", "neither")):
-                return False
-        return True
+        return (isinstance(value, numbers.Real) and not _is_bool(value) and math.isfinite(value)
+                and self._in_interval(value))
+
+    def _between(self) -> str:
+        """Both bounds given: "a number in (0, 1]"."""
+        low, high = "[" if self.closed in ("both", "left") else "(", "]" if self.closed in ("both", "right") else ")"
+        return f"a number in {low}{self.low}, {self.high}{high}"
 
     def __str__(self) -> str:
-        low_in = self.closed in ("both", "left")
-        high_in = self.closed in ("both", "right")
         if self.low is not None and self.high is not None:
-            return f"a number in {'[' if low_in else '('}{self.low}, {self.high}{']' if high_in else ')'}"
+            return self._between()
         if self.low is not None:
-            return f"a finite number {'>=' if low_in else '>'} {self.low}"
+            return f"{self.noun} {'>=' if self.closed in ('both', 'left') else '>'} {self.low}"
         if self.high is not None:
-            return f"a finite number {'<=' if high_in else '<'} {self.high}"
-        return "a finite number"
+            return f"{self.noun} {'<=' if self.closed in ('both', 'right') else '<'} {self.high}"
+        return self.noun
+
+
+class Integer(Real):
+    """An integer (not a bool) in ``low..high`` (either bound None: unbounded)."""
+
+    noun = "an integer"
+
+    def __init__(self, low: int | None = None, high: int | None = None):
+        super().__init__(low, high, "both")
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, numbers.Integral) and not _is_bool(value) and self._in_interval(value)
+
+    def _between(self) -> str:
+        return f"an integer in {self.low}..{self.high}"
 
 
 class Options(Constraint):

@@ -35,6 +35,22 @@ def stable_seed(*parts) -> int:
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "little") & 0x7FFFFFFF
 
 
+#: a write that failed for want of room: a full disk or quota, a file over the size limit
+DISK_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+
+
+@contextlib.contextmanager
+def full_disk_named(path, outcome: str):
+    """Re-raise a full-disk error of the block that names no file (a failed write) as one that
+    names ``path``, ``outcome`` added to its message (e.g. "; nothing was written")."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None and exc.errno in DISK_FULL:
+            raise OSError(exc.errno, f"{exc.strerror or exc}{outcome}", str(path)) from exc
+        raise
+
+
 @contextlib.contextmanager
 def atomic_path(path):
     """Yield a temporary path beside ``path``; when the block succeeds, flush it to disk and
@@ -52,20 +68,19 @@ def atomic_path(path):
             continue
         except OSError as exc:  # no space, no permission: name the output, not the temporary name
             raise OSError(exc.errno, exc.strerror, str(path)) from exc
-    try:
-        yield tmp
-        fd = os.open(tmp, os.O_RDONLY)
+    with full_disk_named(path, "; nothing was written"):
         try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException as exc:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError) and exc.filename is None and exc.errno in DISK_FULL:  # a failed write: name the file
-            raise OSError(exc.errno, f"{exc.strerror or exc}; nothing was written", str(path)) from exc
-        raise
+            yield tmp
+            fd = os.open(tmp, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
 
 
 def write_text(path, text: str) -> None:
@@ -138,7 +153,6 @@ def duration(seconds: float) -> str:
 
 
 #: errors of the machine, not of ltrfs: a full disk or quota, a file too large, no permission
-DISK_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
 _ENVIRONMENT_ERRNOS = {*DISK_FULL, errno.EACCES, errno.EROFS}
 
 

@@ -36,7 +36,7 @@ from pathlib import Path, PurePosixPath
 from ltrfs.data import DataError
 from ltrfs.datasets.folds import expected_files, locate_data_root
 from ltrfs.datasets.registry import parse_checksum
-from ltrfs.util import DISK_FULL
+from ltrfs.util import full_disk_named
 
 log = logging.getLogger("ltrfs.datasets")
 
@@ -507,20 +507,20 @@ def available(name: str, entry: dict, dest, mirror=None, seed: int = 0) -> tuple
         more = f" (or {len(entry['urls']) - 1} other url(s))" if len(entry["urls"]) > 1 else ""
         return False, f"{name}: not present locally; would be downloaded from {entry['urls'][0]}{more}"
     if local_path is not None:
-        return False, f"{name}: path {local_path}: no such file or folder; correct the path of {name} in the dataset registry"
+        return False, _no_path(name, local_path)
     return False, _by_hand_message(name, entry, dest, mirror)
+
+
+def _no_path(name: str, local_path) -> str:
+    return f"{name}: path {local_path}: no such file or folder; correct the path of {name} in the dataset registry"
 
 
 def fetch(name: str, entry: dict, dest, mirror=None, seed: int = 0, *, force: bool = False,
           keep_archive: bool = True, timeout: float = 60.0) -> Path:
     """``_fetch`` (below); a full disk or quota while extracting or generating, which names no
     file, is re-raised naming ``dest`` (extraction and generation keep nothing half-written)."""
-    try:
+    with full_disk_named(dest, f" while fetching {name}; nothing was kept"):
         return _fetch(name, entry, dest, mirror, seed, force=force, keep_archive=keep_archive, timeout=timeout)
-    except OSError as exc:
-        if exc.filename is None and exc.errno in DISK_FULL:
-            raise OSError(exc.errno, f"{exc.strerror} while fetching {name}; nothing was kept", str(dest)) from exc
-        raise
 
 
 def _fetch(name: str, entry: dict, dest, mirror=None, seed: int = 0, *, force: bool = False,
@@ -631,7 +631,7 @@ def _fetch(name: str, entry: dict, dest, mirror=None, seed: int = 0, *, force: b
             return _finish(name, entry, dest, seed, {"kind": "path", "location": str(local_path.resolve())},
                            None, root, expected_files(entry, root))
         if not local_path.is_file():
-            raise FetchError(f"{name}: path {local_path}: no such file or folder; correct the path of {name} in the dataset registry")
+            raise FetchError(_no_path(name, local_path))
         archive_path = local_path
         digests = verify_checksum(archive_path, checksum, name)
         source = {"kind": "path", "location": str(local_path.resolve())}

@@ -20,7 +20,6 @@ Inputs (validated at the edge with one-line ``ValueError`` messages):
 """
 from __future__ import annotations
 
-
 import numpy as np
 from ltrfs.estimator import Estimator
 

@@ -425,6 +425,17 @@ def feature_order(w, tie=None) -> tuple[np.ndarray, np.ndarray]:
     return np.lexsort((np.arange(d), -tie, -score)).astype(np.int64), score
 
 
+#: the parameters the FSMRank ranker and the FSMRank/FSMSVM selectors share (problem and solver)
+PROBLEM_PARAMETERS = {
+    "similarity": [Options(*SIMILARITIES)],
+    "importance": [Options(*IMPORTANCES)],
+    "max_iter": [Integer(1)],
+    "tol": [Real(0)],
+    "n_jobs": [Integer(1)],
+    "scale": [Options(*SCALES)],
+}
+
+
 def _blas_limit(n_jobs):
     from threadpoolctl import threadpool_limits
 
@@ -463,16 +474,7 @@ class FSMRank(LinearScores, Ranker):
     name = "fsmrank"
     default_grid = {"lambda1": list(LAMBDA1_GRID), "lambda2": list(LAMBDA2_GRID)}
 
-    parameters = {
-        "lambda1": [Real(0)],
-        "lambda2": [Real(0)],
-        "similarity": [Options(*SIMILARITIES)],
-        "importance": [Options(*IMPORTANCES)],
-        "max_iter": [Integer(1)],
-        "tol": [Real(0)],
-        "n_jobs": [Integer(1)],
-        "scale": [Options(*SCALES)],
-    }
+    parameters = {"lambda1": [Real(0)], "lambda2": [Real(0)], **PROBLEM_PARAMETERS}
 
     def __init__(self, lambda1=0.01, lambda2=0.001, similarity="pearson", importance="pearson", max_iter=400,
                  tol=1e-4, n_jobs=1, scale="minmax"):

@@ -22,9 +22,9 @@ import numpy as np
 from ltrfs import metrics
 from ltrfs.params import Convention, Integer, ListOf, Metric, Options, Real
 from ltrfs.rankers.base import check_validation_split, check_X, group_ids
-from ltrfs.rankers.fsmrank import (IMPORTANCES, LAMBDA1_GRID, LAMBDA2_GRID, SCALES, SIMILARITIES, FSMProblem,
-                                   SolveResult, _as_data_matrix, _blas_limit, _matvec_any, feature_order,
-                                   fsmrank_solve, raw_model, scaled_inputs)
+from ltrfs.rankers.fsmrank import (LAMBDA1_GRID, LAMBDA2_GRID, PROBLEM_PARAMETERS, FSMProblem, SolveResult,
+                                   _as_data_matrix, _blas_limit, _matvec_any, feature_order, fsmrank_solve,
+                                   raw_model, scaled_inputs)
 from ltrfs.scoring.pearson import pearson_scores
 from ltrfs.selection.base import Selector
 from ltrfs.validation import ValiChoice
@@ -68,15 +68,10 @@ class _FSMRankBase(Selector):
         "lambda2": [Real(0), None],
         "lambda1_grid": [ListOf(Real(0))],
         "lambda2_grid": [ListOf(Real(0))],
-        "similarity": [Options(*SIMILARITIES)],
-        "importance": [Options(*IMPORTANCES)],
-        "max_iter": [Integer(1)],
-        "tol": [Real(0)],
         "vali_metric": [Metric()],
         "convention": [Convention()],
-        "n_jobs": [Integer(1)],
         "ties": [Options(*metrics.TIES)],
-        "scale": [Options(*SCALES)],
+        **PROBLEM_PARAMETERS,
     }
 
     def __init__(self, lambda1=None, lambda2=None, lambda1_grid=LAMBDA1_GRID, lambda2_grid=LAMBDA2_GRID,

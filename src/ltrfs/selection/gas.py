@@ -50,7 +50,6 @@ Deterministic. ``chosen_`` records c and the validation score of every grid poin
 """
 from __future__ import annotations
 
-
 import numpy as np
 
 from ltrfs import metrics, scoring
