@@ -1,5 +1,6 @@
-# Feature selection for learning to rank: download -> prepare -> score -> select -> train ->
-# evaluate -> tables -> figures. The rules only wire files to the `ltrfs` package.
+# Feature selection for learning to rank, one rule file per stage: prepare (download, parse) ->
+# score -> select -> train (and evaluate) -> tables -> artefacts (figures) -> leaderboard. Each rule
+# file calls the package module of the same name, ltrfs.pipeline.<stage> (docs/architecture.md).
 from snakemake.utils import min_version
 
 min_version("9.0")
@@ -12,18 +13,18 @@ report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"
-include: "workflow/rules/data.smk"
+include: "workflow/rules/prepare.smk"
 include: "workflow/rules/score.smk"
 include: "workflow/rules/select.smk"
 include: "workflow/rules/train.smk"
-include: "workflow/rules/evaluate.smk"
-include: "workflow/rules/figures.smk"
+include: "workflow/rules/tables.smk"
+include: "workflow/rules/artefacts.smk"
 include: "workflow/rules/leaderboard.smk"
 
 
 rule all:
     input:
-        all_targets(),
+        PLAN.all_targets(),
     default_target: True
 
 

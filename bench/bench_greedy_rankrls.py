@@ -209,7 +209,7 @@ def part2(args):
     if not DEFAULT_ZIP.exists():
         print(f"MQ2008 archive not found at {DEFAULT_ZIP}; skipping the real-data part")
         return
-    from ltrfs.experiments import fit_best
+    from ltrfs.pipeline.train import fit_best
     from ltrfs.io import read_letor
 
     curves = {lam: {"map": np.zeros(46), "meanndcg": np.zeros(46)} for lam in GRID}

@@ -2,7 +2,7 @@
 and the speed of its most-violated-constraint search.
 
 1. MQ2008, 5 folds: C chosen on vali by MAP (letor4 convention) over the class's default grid
-   with ``ltrfs.experiments.fit_best`` (warm start along the grid), test NDCG@1/3/5/10 and MAP
+   with ``ltrfs.pipeline.train.fit_best`` (warm start along the grid), test NDCG@1/3/5/10 and MAP
    (``ltrfs.metrics.evaluate``, letor4), mean over the folds, next to the SVMMAP row of Lai et
    al. 2013, Table II (LETOR's baseline). Seconds per fold (the whole grid) are printed.
 
@@ -66,7 +66,7 @@ def time_oracle(label, scores, y, query_ptr, repeat=5):
 
 
 def mq2008(archive: Path, folds):
-    from ltrfs.experiments import fit_best
+    from ltrfs.pipeline.train import fit_best
     from ltrfs.io import read_letor
     from ltrfs.metrics import evaluate
 

@@ -116,7 +116,8 @@ def test_help_lists_methods_and_rankers_and_datasets_runs_anywhere(capsys, monke
 
 
 def test_fixed_parameter_is_not_replaced_by_the_default_grid(files, tmp_path, capsys):
-    from ltrfs.experiments import load_models, ranker_grid
+    from ltrfs.formats import load_models
+    from ltrfs.rankers import ranker_grid
 
     assert ranker_grid({"algorithm": "ranksvm", "params": {"C": 1.0}}) == [{}]
     assert len(ranker_grid({"algorithm": "ranksvm"})) == 20
@@ -128,7 +129,7 @@ def test_fixed_parameter_is_not_replaced_by_the_default_grid(files, tmp_path, ca
 
 
 def test_train_without_vali_needs_a_single_grid_point(files, tmp_path, capsys):
-    from ltrfs.experiments import load_models
+    from ltrfs.formats import load_models
 
     code, _, err = run(capsys, "train", "--ranker", "ranksvm", files["train"], "--out", tmp_path / "m.pkl")
     assert code == 2 and "has 20 points; give --vali" in err
@@ -140,7 +141,7 @@ def test_train_without_vali_needs_a_single_grid_point(files, tmp_path, capsys):
 
 
 def test_predict_pads_sparse_files_to_the_model_width(files, tmp_path, capsys):
-    from ltrfs.experiments import load_models
+    from ltrfs.formats import load_models
 
     model = tmp_path / "m.pkl"
     run(capsys, "train", "--ranker", "ranksvm", "--set", "C=0.1", files["train"], "--out", model)
@@ -200,7 +201,7 @@ def test_bare_train_uses_the_default_grid_for_every_ranker(files, tmp_path, caps
 def test_projection_selection_round_trip(files, tmp_path, capsys):
     """FS-BFS hands rankers projected features: ``ltrfs train --selection fs_bfs.json --k 2``
     trains on X[:, union of the first 2 subsets] @ P, and ``ltrfs predict`` applies the same map."""
-    from ltrfs.experiments import load_models, view_for_k
+    from ltrfs.formats import load_models, view_for_k
 
     sel = tmp_path / "bfs.json"
     code, _, err = run(capsys, "select", "--method", "fs_bfs", "--set", "k=3", "--set", "max_size=2",

@@ -313,7 +313,9 @@ def test_choosing_lambdas_needs_validation_data():
 def test_own_ranker_gives_fsmrank_cut_to_its_top_k_for_every_k_of_the_grid():
     """Lai et al. Figs. 1-3: the FSMRank model with all but its top k weights zeroed, one model
     per k of the grid below d (k >= d skipped), and the full model at k = d."""
-    from ltrfs.experiments import fit_selector, predict, selection_record, train_own
+    from ltrfs.formats import predict, selection_record
+    from ltrfs.pipeline.select import fit_selector
+    from ltrfs.pipeline.train import train_own
 
     train = planted(n_queries=30, d=6, informative=(1, 3), seed=8)
     vali = planted(n_queries=10, d=6, informative=(1, 3), seed=9)

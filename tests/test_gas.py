@@ -12,7 +12,7 @@ from ltrfs.datasets import synthetic
 from ltrfs.scoring import kendall
 from ltrfs.scoring.kendall import kendall_similarity
 from ltrfs.scoring.pairwise import pairwise_loss
-from ltrfs.validation import DegenerateGridError
+from ltrfs.tuning import DegenerateGridError
 from ltrfs.selection.filters import ChiSquare, InformationGain, PearsonTopK
 from ltrfs.selection.base import constant_within_queries
 from ltrfs.selection.gas import GAS, GASE, GASL, gas_greedy, gas_objective

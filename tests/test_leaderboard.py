@@ -5,6 +5,7 @@ import pytest
 from scipy import stats
 
 from ltrfs import leaderboard as lb
+from ltrfs.pipeline.leaderboard import write_leaderboard
 from ltrfs.tables import REFERENCE_RANKER
 
 
@@ -122,7 +123,7 @@ def test_all_experiments_board_only_when_two_experiments_have_one(tmp_path):
                for key in ("csv", "md", "html", "stability", "cost", "smallest_k", "stability_png", "pareto_csv")}
         out["pareto"] = tmp_path / "pareto.png"
         out["cd"] = tmp_path / "cd"
-        lb.write_leaderboard(tables, [], [], {k: str(v) for k, v in out.items()}, ks=[5, 10])
+        write_leaderboard(tables, [], [], {k: str(v) for k, v in out.items()}, ks=[5, 10])
         return pd.read_csv(out["csv"]), sorted(p.name for p in out["cd"].glob("*.png"))
 
     one = [table("e1", ["a", "b", "c"]), table("e2", [])]  # e2 has only the baseline: no board
@@ -136,7 +137,7 @@ def test_all_experiments_board_only_when_two_experiments_have_one(tmp_path):
 def test_the_footnote_says_over_how_many_folds_the_means_are():
     import pandas as pd
 
-    from ltrfs.leaderboard import _folds
+    from ltrfs.leaderboard import n_folds_text as _folds
 
     assert _folds(pd.DataFrame({"folds": [5, 5]})) == "5 folds"
     assert _folds(pd.DataFrame({"folds": [1]})) == "1 fold"

@@ -10,7 +10,7 @@ from conftest import planted
 from ltrfs.selection import statistical as st
 from ltrfs.selection.ordinal_cr import OrdinalCR, choose_on_path
 from ltrfs.selection.svm_rfe import SVMRFE, linear_svc, platt_sigmoid, rfe_heldout_accuracy
-from ltrfs.validation import DegenerateGridError
+from ltrfs.tuning import DegenerateGridError
 
 
 @pytest.fixture(scope="module")

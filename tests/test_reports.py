@@ -9,7 +9,10 @@ import pytest
 
 from conftest import planted
 from ltrfs import io
-from ltrfs.experiments import OWN, has_own_predictions, load_models, predict, select, train
+from ltrfs.config import OWN
+from ltrfs.formats import load_models, predict
+from ltrfs.pipeline.select import select
+from ltrfs.pipeline.train import has_own_predictions, train
 from ltrfs.reports import criterion_path_figure, importance_figure, rf_curve_figure, score_bars_figure, top_features
 from ltrfs.selection import SELECTORS, make_selector
 
@@ -184,12 +187,13 @@ def test_a_new_declaration_is_a_new_target_and_names_must_parse():
 
 def test_path_metrics_are_the_per_query_test_metrics_of_the_path_models(fold, tmp_path):
     from ltrfs import metrics
-    from ltrfs.experiments import path_metrics
+    from ltrfs.pipeline.artefacts import report_data
 
     io.save_npz(planted(n_queries=12, d=6, informative=(1, 4), seed=3), tmp_path / "test.npz")
     method = {"algorithm": "greedy_rankrls", "params": {"k": 3, "lam_grid": [1.0, 4.0]}}
     select("g", method, fold["train"], fold["vali"], {}, tmp_path / "g.json", seed=1, convention="letor4")
-    path_metrics(tmp_path / "g.json", tmp_path / "test.npz", tmp_path / "g.tsv", convention="letor4")
+    context = {"convention": "letor4", "evaluation_ties": "file_order"}
+    report_data("paths", tmp_path / "g.json", tmp_path / "test.npz", tmp_path / "g.tsv", context)
     frame = pd.read_csv(tmp_path / "g.tsv", sep="\t", dtype={"lambda": str})
     assert sorted(set(frame["lambda"])) == ["1.0", "4.0"] and sorted(set(frame.k)) == [1, 2, 3]
     entry = json.loads((tmp_path / "g.json").read_text())["details"]["lambdas"]["4.0"]
@@ -202,14 +206,14 @@ def test_path_metrics_are_the_per_query_test_metrics_of_the_path_models(fold, tm
     select("w", {"algorithm": "waf"}, fold["train"], fold["vali"], {}, tmp_path / "w.json", seed=1,
            convention="letor4")
     with pytest.raises(ValueError, match="a 'waf' selection; this needs one of: greedy_rankrls"):
-        path_metrics(tmp_path / "w.json", tmp_path / "test.npz", tmp_path / "w.tsv", convention="letor4")
+        report_data("paths", tmp_path / "w.json", tmp_path / "test.npz", tmp_path / "w.tsv", context)
     assert not (tmp_path / "w.tsv").exists()
 
 
 def test_fsed_densities_skip_constant_and_all_zero_features(tmp_path):
     from ltrfs.data import RankingData
-    from ltrfs.experiments import fsed_densities
     from ltrfs.scoring.divergence import class_densities
+    from ltrfs.selection.fs_ed import class_densities_table
 
     data = planted(n_queries=20, d=5, informative=(0,), seed=4)
     X = data.X.copy()
@@ -219,7 +223,7 @@ def test_fsed_densities_skip_constant_and_all_zero_features(tmp_path):
     selection = {"algorithm": "fs_ed", "ranking": [1, 3, 2, 4, 5], "scores": [0.9, 0.3, 0.5, 0.1, 0.0],
                  "constant_features": [5]}
     (tmp_path / "s.json").write_text(json.dumps(selection))
-    fsed_densities(tmp_path / "train.npz", tmp_path / "s.json", tmp_path / "d.tsv", n_points=50)
+    (tmp_path / "d.tsv").write_text(class_densities_table(selection, io.load_npz(tmp_path / "train.npz"), n_points=50))
     frame = pd.read_csv(tmp_path / "d.tsv", sep="\t")
     assert frame.groupby("role", sort=False).feature.first().to_dict() == {"top": 1, "last": 2}
     last = frame[frame.role == "last"]
@@ -234,13 +238,15 @@ def test_fsed_densities_skip_constant_and_all_zero_features(tmp_path):
 
 
 def test_fsmrank_convergence_traces_solve_the_selections_problem(fold, tmp_path):
-    from ltrfs.experiments import fsmrank_convergence
+    from ltrfs.pipeline.artefacts import report_data
     from ltrfs.rankers import fsmrank as fsm
+    from ltrfs.selection.fsmrank import convergence_table
     from ltrfs.reports import convergence_figure
 
     method = {"algorithm": "fsmrank", "params": {"lambda1": 0.01, "lambda2": 0.001}}
     select("f", method, fold["train"], fold["vali"], {}, tmp_path / "f.json", seed=1, convention="letor4")
-    fsmrank_convergence(fold["train"], tmp_path / "f.json", tmp_path / "c.tsv", max_iter=30)
+    (tmp_path / "c.tsv").write_text(convergence_table(json.loads((tmp_path / "f.json").read_text()),
+                                                      io.load_npz(fold["train"]), max_iter=30))
     frame = pd.read_csv(tmp_path / "c.tsv", sep="\t")
     selection = json.loads((tmp_path / "f.json").read_text())
     # the accelerated proximal gradient: the selection's own iterates (times measured again)
@@ -265,7 +271,7 @@ def test_fsmrank_convergence_traces_solve_the_selections_problem(fold, tmp_path)
     selection["chosen"]["lambda2"] = 0.5
     (tmp_path / "g.json").write_text(json.dumps(selection))
     with pytest.raises(ValueError, match="does not reproduce its trace"):
-        fsmrank_convergence(fold["train"], tmp_path / "g.json", tmp_path / "g.tsv", max_iter=3)
+        report_data("convergence", tmp_path / "g.json", fold["train"], tmp_path / "g.tsv", {})
     assert not (tmp_path / "g.tsv").exists()
 
 

@@ -117,7 +117,7 @@ def test_precomputed_table_of_another_tie_policy_is_recomputed():
 
 
 def test_selection_record_keeps_the_orientation_sign():
-    from ltrfs.experiments import selection_record
+    from ltrfs.formats import selection_record
 
     data = planted(d=5, informative=(1,), seed=4)
     X = data.X.copy()
@@ -156,7 +156,7 @@ def test_every_selector_ranks_the_planted_signal_first(capsys):
     import warnings
 
     from ltrfs.datasets import synthetic
-    from ltrfs.experiments import fit_selector
+    from ltrfs.pipeline.select import fit_selector
 
     full, truth = synthetic.make(n_queries=240, seed=0)
     train, vali = full.subset_queries(np.arange(160)), full.subset_queries(np.arange(160, 240))
@@ -184,7 +184,8 @@ def test_every_selector_ranks_the_planted_signal_first(capsys):
 def test_relevant_min_follows_the_dataset_convention():
     """The binarisation of l1_logistic / svm_rfe / the logistic ranker comes from the dataset's
     convention (letor: label >= 1, mslr: label >= 2) unless the method's params set it."""
-    from ltrfs.experiments import fit_best, fit_selector
+    from ltrfs.pipeline.select import fit_selector
+    from ltrfs.pipeline.train import fit_best
 
     data = planted(n_queries=30, d=4, informative=(1,), seed=9, levels=5)
     for convention, want in (("letor4", 1), ("mslr", 2)):

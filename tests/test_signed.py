@@ -9,7 +9,7 @@ import pytest
 
 from ltrfs import signed
 from ltrfs.data import DataError
-from ltrfs.experiments import load_models, save_models
+from ltrfs.formats import load_models, save_models
 
 
 @pytest.fixture(autouse=True)

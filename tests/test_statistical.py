@@ -496,7 +496,7 @@ def test_l1_paths_never_choose_the_all_zero_model():
     """On labels independent of the features the 1-SE rule picks lambda_max, whose coefficients
     are all zero (a model that ranks by file order alone); the selectors take the most penalised
     model with a non-zero coefficient instead. A path of zero models only is a one-line error."""
-    from ltrfs.validation import DegenerateGridError
+    from ltrfs.tuning import DegenerateGridError
 
     rng = np.random.default_rng(5)
     sizes = rng.integers(5, 15, 60)

@@ -3,8 +3,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from ltrfs.experiments import METRIC_COLUMNS
-from ltrfs.tables import by_k_markdown, read_runs, summarise, to_markdown, write_tables
+from ltrfs.formats import METRIC_COLUMNS
+from ltrfs.pipeline.tables import write_tables
+from ltrfs.tables import by_k_markdown, read_runs, summarise, to_markdown
 
 
 def write_run(path, rows):

@@ -11,9 +11,9 @@ import pytest
 from ltrfs import metrics, scoring
 from ltrfs.data import RankingData
 from ltrfs.datasets import synthetic
-from ltrfs.experiments import fit_selector
+from ltrfs.pipeline.select import fit_selector
 from ltrfs.selection import SELECTORS
-from ltrfs.validation import DegenerateGridError
+from ltrfs.tuning import DegenerateGridError
 from test_selection import PLANTED_FLOORS
 
 N_CONSTANT = 3  # zero everywhere, one value per query, and a column of ones

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from ltrfs import io, metrics
-from ltrfs.experiments import load_models, predict
+from ltrfs.formats import load_models, predict
 
 REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
@@ -465,7 +465,7 @@ def test_a_live_runs_lock_is_kept(tmp_path):
 def test_slurm_profile_asks_resources_that_grow_with_the_input(finished):
     """On the finished run (every input present), a forced dry run through profiles/slurm shows
     each batched train job's request: 500 + 4 x input MB of memory, (30 + 1 x input MB) minutes
-    per ranker (workflow/rules/common.smk ``scaled``), its rankers' threads, and no placeholder
+    per ranker (``ltrfs.pipeline.resources.scaled``), its rankers' threads, and no placeholder
     partition or account (the cluster's default partition, no -A)."""
     result = snakemake(finished, "-n", "-F", "--profile", str(REPO / "profiles/slurm"))
     out = result.stdout + result.stderr

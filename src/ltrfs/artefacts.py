@@ -1,5 +1,5 @@
 """The registry of the feature reports: every per-feature or per-method figure of the papers is
-declared here once, and the workflow's generic rule ``artefact`` (``workflow/rules/figures.smk``)
+declared here once, and the workflow's generic rule ``artefact`` (``workflow/rules/artefacts.smk``)
 draws any of them.
 
 A declaration (``Artefact``) names:
@@ -22,6 +22,14 @@ A declaration (``Artefact``) names:
   list of paths (every fold, in fold order); ``context`` holds ``dataset``, ``experiment``,
   ``method``, ``folds``, ``names`` (the dataset's feature names or None) and ``title``.
 
+Some figures draw data that only a stage can compute from a method's fitted selection (a
+Greedy RankRLS path evaluated on test, FS-ED's class densities, FSMRank's solver traces). Such
+*report data* is declared here too (``ReportData``, ``declare_report_data``): its folder name,
+the methods it exists for, the split it reads and its computing function, which lives beside
+its method (e.g. ``ltrfs.selection.greedy_rankrls.path_metrics``). The workflow's generic rule
+``report_data`` writes ``results/{dataset}/fold{fold}/{name}/{method}.tsv``; a figure reads it
+through ``ReportData.file()``.
+
 Adding an artefact: a drawing function, one ``declare(...)`` below, and its test; the workflow's
 targets, inputs and wildcard constraint all come from this registry.
 """
@@ -32,6 +40,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ltrfs import reports
+from ltrfs.selection import fs_ed, fsmrank, greedy_rankrls
 
 
 @dataclass(frozen=True)
@@ -114,6 +123,48 @@ def declare(name: str, *, inputs: dict, draw: Callable, when: Callable, per_meth
     return artefact
 
 
+@dataclass(frozen=True, eq=False)
+class ReportData:
+    """Per-fold data of one method that a figure draws and only a stage can compute
+    (module docstring).
+
+    Attributes
+    ----------
+    name : str
+        The folder of its files, ``results/{dataset}/fold{fold}/{name}/{method}.tsv``.
+    algorithms : tuple of str
+        The selection algorithms whose records it can be computed from.
+    split : str
+        The split it reads besides the selection record ("train" or "test").
+    compute : callable
+        ``compute(selection, data, context) -> str``: the TSV text, from the selection record,
+        the split (``RankingData``) and ``context`` (``convention``, ``evaluation_ties``).
+    """
+
+    name: str
+    algorithms: tuple
+    split: str
+    compute: Callable
+
+    def file(self, folds: str = "all") -> FoldFile:
+        """The input spec of a figure that reads this data (``FoldFile``)."""
+        return FoldFile(f"{self.name}/{{method}}.tsv", folds)
+
+
+#: name -> ReportData, in declaration order
+REPORT_DATA: dict[str, ReportData] = {}
+
+
+def declare_report_data(name: str, *, algorithms: tuple, split: str, compute: Callable) -> ReportData:
+    """Add report data to ``REPORT_DATA`` (module docstring); a name must be new."""
+    if not NAME.match(name) or name in REPORT_DATA:
+        raise ValueError(f"report data {name!r} must be a new name of letters, digits and single underscores")
+    if split not in ("train", "vali", "test"):
+        raise ValueError(f"report data {name!r}: split must be train, vali or test; got {split!r}")
+    REPORT_DATA[name] = ReportData(name=name, algorithms=tuple(algorithms), split=split, compute=compute)
+    return REPORT_DATA[name]
+
+
 # ----------------------------------------------------------------------------- conditions
 
 def algorithms(*names: str) -> Callable:
@@ -185,6 +236,18 @@ def draw(stem: str, inputs: dict, png, pdf, csv, context: dict) -> None:
 
 # ----------------------------------------------------------------------------- the declarations
 
+PATHS = declare_report_data(
+    "paths", algorithms=("greedy_rankrls",), split="test",
+    compute=lambda selection, test, c: greedy_rankrls.path_metrics(selection, test, convention=c["convention"],
+                                                                   ties=c["evaluation_ties"]))
+DENSITIES = declare_report_data(
+    "densities", algorithms=("fs_ed",), split="train",
+    compute=lambda selection, train, c: fs_ed.class_densities_table(selection, train))
+CONVERGENCE = declare_report_data(
+    "convergence", algorithms=("fsmrank", "fsmsvm"), split="train",
+    compute=lambda selection, train, c: fsmrank.convergence_table(selection, train))
+
+
 def _by_fold(context: dict, paths: list) -> dict:
     folds = list(context["folds"])
     if len(folds) != len(paths):
@@ -227,7 +290,7 @@ declare(
 
 declare(
     "densities",
-    inputs={"densities": FoldFile("densities/{method}.tsv", "first")},
+    inputs={"densities": DENSITIES.file("first")},
     draw=lambda i, png, pdf, csv, c: reports.fsed_figure(i["densities"], png, pdf, csv, title=c["title"]),
     when=algorithms("fs_ed"), per_method=True,
     title="{dataset} fold {fold}: {method}",
@@ -289,7 +352,7 @@ declare(
 
 declare(
     "path",
-    inputs={"paths": FoldFile("paths/{method}.tsv"), "table": ExperimentTable()},
+    inputs={"paths": PATHS.file(), "table": ExperimentTable()},
     draw=lambda i, png, pdf, csv, c: reports.greedy_path_figure(_by_fold(c, i["paths"]), png, pdf, csv,
                                                                 title=c["title"], table_csv=i["table"]),
     when=algorithms("greedy_rankrls"), per_method=True,
@@ -300,7 +363,7 @@ declare(
 
 declare(
     "convergence",
-    inputs={"traces": FoldFile("convergence/{method}.tsv", "first")},
+    inputs={"traces": CONVERGENCE.file("first")},
     draw=lambda i, png, pdf, csv, c: reports.convergence_figure(i["traces"], png, pdf, csv, title=c["title"]),
     when=algorithms("fsmrank"), per_method=True,
     title="{dataset} fold {fold}: {method} objective",

@@ -14,19 +14,28 @@ are 1-based as in the data files.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import sys
 from pathlib import Path
 
 import numpy as np
 
-from ltrfs import __version__
+from ltrfs import __version__, io, metrics
+from ltrfs.data import DataError
+from ltrfs.datasets.registry import load_registry
+from ltrfs.formats import load_models, predict, read_json, save_models, selection_record, view_for_k
+from ltrfs.metrics import CONVENTIONS
+from ltrfs.params import describe
+from ltrfs.pipeline.select import fit_selector
+from ltrfs.pipeline.train import fit_best
+from ltrfs.rankers import RANKERS, checked_grid
+from ltrfs.selection import SELECTORS, make_selector
+from ltrfs.util import error_line, parse_assignments, write_json
 
 
 def _read(path, args, n_features=None):
     """A data file; ``n_features`` (else ``--n-features``) fixes the width of sparse text files."""
-    from ltrfs import io
-
     n_features = n_features or args.n_features
     if str(path).endswith(".npz"):
         data = io.load_npz(path)
@@ -37,8 +46,6 @@ def _read(path, args, n_features=None):
 
 
 def _read_scores(path, n_rows: int) -> np.ndarray:
-    from ltrfs.data import DataError
-
     try:
         scores = np.loadtxt(path, dtype=np.float64, ndmin=1)
     except ValueError as exc:
@@ -51,8 +58,6 @@ def _read_scores(path, n_rows: int) -> np.ndarray:
 
 
 def cmd_eval(args) -> int:
-    from ltrfs import metrics
-
     data = _read(args.data, args)
     scores = _read_scores(args.scores, data.n_rows)
     qm = metrics.evaluate(data.y, scores, data.query_ptr, convention=args.convention, max_k=10, ties=args.ties)
@@ -61,10 +66,6 @@ def cmd_eval(args) -> int:
 
 
 def cmd_select(args) -> int:
-    from ltrfs.experiments import fit_selector, selection_record
-    from ltrfs.selection import make_selector
-    from ltrfs.util import parse_assignments, write_json
-
     method = {"algorithm": args.method, "params": parse_assignments(args.set)}
     make_selector(args.method, **method["params"]).validate_params()  # before reading any data
     train = _read(args.train, args)
@@ -81,8 +82,6 @@ def cmd_select(args) -> int:
 
 def _features(args, n_features: int, selection: dict | None) -> tuple[np.ndarray, np.ndarray | None]:
     """(features 0-based, projection or None) from --features or --selection/--k."""
-    from ltrfs.experiments import view_for_k
-
     if args.features and selection is not None:
         raise ValueError("give either --features or --selection, not both")
     if args.features:
@@ -102,10 +101,6 @@ def _features(args, n_features: int, selection: dict | None) -> tuple[np.ndarray
 
 
 def cmd_train(args) -> int:
-    from ltrfs.experiments import checked_grid, fit_best, save_models
-    from ltrfs.files import read_json
-    from ltrfs.util import parse_assignments
-
     settings = parse_assignments(args.set)
     grid = {key: value for key, value in settings.items() if isinstance(value, list)}
     params = {key: value for key, value in settings.items() if not isinstance(value, list)}
@@ -142,8 +137,6 @@ def cmd_train(args) -> int:
 
 
 def cmd_predict(args) -> int:
-    from ltrfs.experiments import load_models, predict
-
     models = load_models(args.model, trust=args.trust_model)
     if args.k is None and len(models) > 1:
         raise ValueError(f"{args.model} holds models for k in {sorted(models)}; choose one with --k")
@@ -156,8 +149,6 @@ def cmd_predict(args) -> int:
 
 
 def cmd_datasets(args) -> int:
-    from ltrfs.datasets.registry import load_registry
-
     registry = args.registry
     if registry is None:
         here, checkout = Path("config/datasets.yaml"), Path(__file__).resolve().parents[2] / "config/datasets.yaml"
@@ -174,12 +165,6 @@ def cmd_datasets(args) -> int:
 
 def cmd_params(args) -> int:
     """The parameters of a method or ranker: name, default, allowed values (its declaration)."""
-    import inspect
-
-    from ltrfs.params import describe
-    from ltrfs.rankers import RANKERS
-    from ltrfs.selection import SELECTORS
-
     found = [(kind, table[args.name]) for kind, table in (("method", SELECTORS), ("ranker", RANKERS))
              if args.name in table]
     if not found:
@@ -196,10 +181,6 @@ def cmd_params(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ltrfs.metrics import CONVENTIONS
-    from ltrfs.rankers import RANKERS
-    from ltrfs.selection import SELECTORS
-
     parser = argparse.ArgumentParser(prog="ltrfs", description="Feature selection for learning to rank.")
     parser.add_argument("--version", action="version", version=f"ltrfs {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
@@ -291,8 +272,6 @@ def main(argv=None) -> int:
     except (ValueError, OSError, KeyError) as exc:
         if args.debug:
             raise
-        from ltrfs.util import error_line
-
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(error_line(exc) if isinstance(exc, OSError) else f"ltrfs: error: {message}", file=sys.stderr)
         return 2

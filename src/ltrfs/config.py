@@ -1,4 +1,5 @@
-"""Checking the workflow configuration before anything runs, and planning its jobs.
+"""Checking the workflow configuration before anything runs, and the questions of the config
+that planning asks (folds, k grids, batches, vali metrics, conventions).
 
 ``check`` validates against the JSON schema (``workflow/schemas/config.schema.yaml``), fills
 defaults, then checks every name against the dataset registry and the package's selectors and
@@ -11,6 +12,16 @@ from pathlib import Path
 
 import jsonschema
 import yaml
+
+from ltrfs.artefacts import ARTEFACTS
+from ltrfs.datasets.registry import load_registry
+from ltrfs.formats import column_name
+from ltrfs.rankers import RANKERS, checked_grid
+from ltrfs.scoring import CHUNKED
+from ltrfs.selection import SELECTORS, make_selector
+
+#: the ranker algorithm that ranks with the selection method's own model (Lei & Han)
+OWN = "own"
 
 DEFAULTS = {
     "datasets_file": "config/datasets.yaml",
@@ -52,8 +63,6 @@ def check(config: dict, schema_path, registry: dict | None = None) -> dict:
         for key, value in EXPERIMENT_DEFAULTS.items():
             experiment.setdefault(key, list(value))
     if registry is None:
-        from ltrfs.datasets.registry import load_registry
-
         registry = load_registry(config["datasets_file"])
     _check_names(config, registry)
     return config
@@ -70,13 +79,6 @@ def _without_owner(error: Exception, algorithm: str) -> str:
 
 
 def _check_names(config: dict, registry: dict) -> None:
-    from ltrfs.artefacts import ARTEFACTS
-    from ltrfs.experiments import OWN, checked_grid
-    from ltrfs.rankers import RANKERS
-    from ltrfs.selection import SELECTORS, make_selector
-
-    from ltrfs.experiments import column_name
-
     try:
         column_name(config["validation_metric"])
         for ename, experiment in config["experiments"].items():
@@ -84,8 +86,6 @@ def _check_names(config: dict, registry: dict) -> None:
                 column_name(metric)
     except ValueError as exc:
         raise ConfigError(f"config: {exc}") from None
-    from ltrfs.scoring import CHUNKED
-
     for scorer in config.get("chunks") or {}:
         if scorer not in CHUNKED:
             raise _unknown("chunked scorer", scorer, "chunks", CHUNKED)

@@ -6,16 +6,17 @@ the FSMRank convergence (Lai et al. Fig. 5) and the top-feature tables with feat
 (Lei & Han Tables 3.1-3.5). Values over folds are fold means.
 
 These functions only read and draw: what a figure shows is computed by the stage that owns it
-(scores, selection, ``ltrfs.experiments.path_metrics``, ``fsed_densities``,
-``fsmrank_convergence``). ``ltrfs.artefacts`` declares which files each figure reads."""
+(scores, selection, ``ltrfs.selection.greedy_rankrls.path_metrics``, ``class_densities_table``,
+``convergence_table``). ``ltrfs.artefacts`` declares which files each figure reads."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
 from ltrfs import plots
-from ltrfs.files import read_csv, read_json, read_npz
+from ltrfs.formats import read_csv, read_json, read_npz
 from ltrfs.htmlpage import write_markdown
+from ltrfs.tables import REFERENCE_RANKER, chosen_rows
 from ltrfs.util import write_text
 
 
@@ -39,7 +40,7 @@ def kendall_figure(score_paths, png, pdf, csv, *, title: str = "") -> None:
 
 def fsed_figure(densities_path, png, pdf, csv, *, title: str = "") -> None:
     """Densities per relevance class (train rows) of the top and the last feature by psi, from
-    the file ``ltrfs.experiments.fsed_densities`` wrote."""
+    the file ``ltrfs.selection.fs_ed.class_densities_table`` wrote."""
     frame = read_csv(densities_path, sep="\t")
     panels = []
     for role, caption in (("top", "top feature by psi"), ("last", "last feature by psi")):
@@ -91,7 +92,7 @@ def greedy_path_figure(path_files: dict, png, pdf, csv, *, title: str = "", tabl
     """Pahikkala et al. 2010 Figs. 1-4: test MAP and MeanNDCG of the RankRLS model after each
     greedy step (the path's own models) against the number of selected features, one line per
     lambda, mean over folds of the per-fold query means. ``path_files`` (fold -> path) are the
-    per-query files of ``ltrfs.experiments.path_metrics``. With ``table_csv`` (the experiment's
+    per-query files of ``ltrfs.selection.greedy_rankrls.path_metrics``. With ``table_csv`` (the experiment's
     table), its all-feature rows (method ``waf``, every ranker; the paper's RankRLS and RankSVM
     baselines) are drawn as horizontal lines."""
     rows = []
@@ -120,8 +121,6 @@ def chosen_k_bars(table_csv, compare_csv, png, pdf, csv, *, metric: str = "NDCG@
     single k for WAF, its full model for an own model: ``tables.chosen_rows``), grouped by ranker, ± std over folds; ``+`` above a bar
     where p_vs_waf < ``alpha``, ``*`` above side a of a ``compare`` pair (chosen k) where p <
     ``alpha`` on ``metric``. Reads the experiment's table and comparison CSVs."""
-    from ltrfs.tables import REFERENCE_RANKER, chosen_rows
-
     table = read_csv(table_csv, dtype={"k": str, "k_chosen": str})
     rows = chosen_rows(table[table.ranker != REFERENCE_RANKER])
     comparison = read_csv(compare_csv)
@@ -143,7 +142,7 @@ def chosen_k_bars(table_csv, compare_csv, png, pdf, csv, *, metric: str = "NDCG@
 def convergence_figure(trace_path, png, pdf, csv, *, title: str = "") -> None:
     """Lai et al. 2013 Fig. 5: the FSMRank objective against seconds for the accelerated
     proximal gradient (Algorithm 1) and the projected subgradient method on the same problem,
-    from the file ``ltrfs.experiments.fsmrank_convergence`` wrote (one line per solver)."""
+    from the file ``ltrfs.selection.fsmrank.convergence_table`` wrote (one line per solver)."""
     frame = read_csv(trace_path, sep="\t")
     plots.curves_by_group(frame, "seconds", ["objective"], "solver", png, pdf, csv,
                           title=title, xlabel="seconds", logx=True)

@@ -1,7 +1,7 @@
 """Fold-averaged result tables from the per-query run files.
 
 Input: ``runs/{method}/{ranker}.tsv`` of every fold (columns k, split, qid, n_docs and the
-metrics of ``experiments.METRIC_COLUMNS``). Output rows are (method, ranker, k) with, for
+metrics of ``ltrfs.formats.METRIC_COLUMNS``). Output rows are (method, ranker, k) with, for
 every metric, the mean over folds of the fold's test mean and the standard deviation over folds
 (ddof=1; 0 with one fold); plus one row per (method, ranker) with ``k = "vali"``: in each fold
 the k whose mean vali metric is best (ties: smaller k), as docs/methods.md, section
@@ -25,10 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ltrfs import metrics
-from ltrfs.experiments import METRIC_COLUMNS
-from ltrfs.files import read_csv
-from ltrfs.htmlpage import write_markdown
-from ltrfs.util import write_text
+from ltrfs.formats import METRIC_COLUMNS, read_csv
 
 KEY = ["method", "ranker", "k"]
 #: the ranker column of the reference rows (no model: every document gets the same score)
@@ -332,27 +329,3 @@ def compare_markdown(comparison: pd.DataFrame, columns=DEFAULT_COLUMNS, alpha: f
     return ("\n".join(lines) + f"\n\nCells: mean of a minus mean of b over the test queries of all folds (p of "
             f"the paired two-sided t-test on the per-query values); * p < {alpha:g}; each side at its k chosen "
             "on vali.\n")
-
-
-def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", title=None,
-                 baselines=("waf",), references: list[dict] | None = None, pairs=(),
-                 out_compare=None, own=(), columns=None, out_html=None) -> pd.DataFrame:
-    """The long table as CSV; as Markdown, the table of ``columns`` (default ``DEFAULT_COLUMNS``)
-    and then ``metric`` by k; ``references`` (per-fold reference files) add the file-order and
-    random-order rows; ``pairs`` (the experiment's ``compare``) add paired t-tests, written to
-    ``out_compare`` (CSV), to the Markdown and as marks in the table; ``own``: the rankers that
-    are a method's own model (see ``summarise``); ``out_html``: the Markdown as an HTML page."""
-    per_query = read_runs(runs)
-    if references:
-        per_query = pd.concat([per_query, read_references(references)], ignore_index=True)
-    table = summarise(per_query, metric, baselines, own)
-    write_text(out_csv, table.to_csv(index=False, float_format="%.6f"))
-    comparison = compare(per_query, pairs, metric, own) if pairs else pd.DataFrame(columns=COMPARE_COLUMNS)
-    if out_compare is not None:
-        write_text(out_compare, comparison.to_csv(index=False, float_format="%.6g"))
-    tests = f"\n#### Paired t-tests\n\n{compare_markdown(comparison, columns)}" if pairs else ""
-    write_markdown(out_md, to_markdown(table, columns, metric=metric, title=title, comparison=comparison)
-                   + f"\n#### {metric} by k (test, mean over "
-                   f"folds; * p < 0.05 against WAF; vali: the k chosen on vali)\n\n" + by_k_markdown(table, metric)
-                   + "\n" + REFERENCE_NOTE + "\n" + tests, out_html)
-    return table

@@ -1,9 +1,12 @@
+# Stage leaderboard (ltrfs.pipeline.leaderboard): every selector of the run ranked, with stability and cost.
+
+
 rule leaderboard:
     """Every selector of the run ranked per experiment and over all of them (Friedman, Nemenyi,
     critical-difference diagram), with its stability across folds, its selection cost and the
     smallest k that keeps up with all features (ltrfs.leaderboard)."""
     input:
-        leaderboard_inputs,
+        PLAN.leaderboard_inputs,
     output:
         csv=f"{LEADERBOARD}/leaderboard.csv",
         md=f"{LEADERBOARD}/leaderboard.md",
@@ -24,11 +27,11 @@ rule leaderboard:
         recovery_png=report(f"{LEADERBOARD}/planted_recovery.png", caption="../report/planted_recovery.rst",
                             category="Leaderboard", labels={"figure": "planted features found"}),
     params:
-        records=lambda w: leaderboard_records(),
-        truths=lambda w: planted_truths(),
-        ks=leaderboard_ks(),
-        baselines=all_baselines(),
-        own=all_own_rankers(),
+        records=lambda w: PLAN.leaderboard_records,
+        truths=lambda w: PLAN.planted_truths(),
+        ks=PLAN.leaderboard_ks(),
+        baselines=PLAN.all_baselines(),
+        own=PLAN.all_own_rankers(),
     resources:
         mem_mb=scaled(500, 4),
         runtime=scaled(5, 0.2),

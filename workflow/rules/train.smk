@@ -1,8 +1,15 @@
+# Stage train (ltrfs.pipeline.train): train every ranker on every k-view of a selection, tuned on vali,
+# and evaluate on vali and test in the same job; the reference rows and other conventions' run files.
+from types import SimpleNamespace as Namespace
+
+from ltrfs.config import OWN
+
+
 rule train:
     """Train the ranker on every k of the selection (grid on vali), and evaluate the models on
     vali and test in the same job (the run file)."""
     input:
-        unpack(own_selector),
+        unpack(PLAN.own_selector),
         selection=f"{FOLD}/select/{{method}}.json",
         train=f"{FOLD}/data/train.npz",
         vali=f"{FOLD}/data/vali.npz",
@@ -12,14 +19,14 @@ rule train:
         info=f"{FOLD}/models/{{method}}/{{ranker}}.json",
         run=f"{FOLD}/runs/{{method}}/{{ranker}}.tsv",
     params:
-        ranker=ranker_config,
-        k=train_ks,
-        metric=train_metric,
-        convention=convention,
+        ranker=PLAN.ranker_config,
+        k=PLAN.train_ks,
+        metric=PLAN.train_metric,
+        convention=PLAN.convention,
         ties=config["ties"],
-        run_ties={"vali": config["ties"], "test": config["evaluation_ties"]},
-        seed=train_seed,
-    threads: train_threads
+        run_ties=PLAN.run_ties(),
+        seed=PLAN.train_seed,
+    threads: PLAN.train_threads
     conda:
         "../../envs/ltrfs.yaml"
     log:
@@ -33,17 +40,11 @@ rule train:
         "../scripts/train.py"
 
 
-# train_batch (default): one job per (dataset, fold, method) trains all the method's rankers in
-# turn (workflow/scripts/train_batch.py) and writes the same files, logs included, as the
-# per-ranker jobs of rule train would; rule train stays for any file no batch makes.
-BATCH_RULES = {}
+# train_batch (default): one job per (dataset, method) trains all the method's rankers in turn
+# (workflow/scripts/train_batch.py) and writes the same files, logs included, as the per-ranker
+# jobs of rule train would; rule train stays for any file no batch makes.
 if config["train_batch"]:
-    for (_dataset, _method), _rankers in train_batches(config).items():
-        _rankers = [r for r in _rankers if ranks_itself(_method, r)]
-        _name = batch_rule_name(_dataset, _method)
-        if not _rankers or _name in BATCH_RULES.values():  # a name clash keeps rule train for the second
-            continue
-        BATCH_RULES[(_dataset, _method)] = _name
+    for (_dataset, _method), (_name, _rankers) in PLAN.train_batches().items():
         _fold = f"{RESULTS}/{_dataset}/fold{{fold}}"
         _own = any(config["rankers"][r]["algorithm"] == OWN for r in _rankers)
 
@@ -60,11 +61,11 @@ if config["train_batch"]:
                 [f"{_fold}/{folder}/{_method}/{r}.{ext}" for r in _rankers
                  for folder, ext in (("models", "pkl"), ("models", "json"), ("runs", "tsv"))],
             params:
-                jobs=lambda w, d=_dataset, m=_method, rs=tuple(_rankers): batch_jobs(d, m, rs, w.fold),
-                convention=lambda w, d=_dataset: convention_of(config, REGISTRY, d),
+                jobs=lambda w, d=_dataset, m=_method, rs=tuple(_rankers): PLAN.batch_jobs(d, m, rs, w.fold),
+                convention=lambda w, d=_dataset: PLAN.convention_of(d),
                 ties=config["ties"],
-                run_ties={"vali": config["ties"], "test": config["evaluation_ties"]},
-            threads: max(train_threads(Namespace(dataset=_dataset, method=_method, ranker=r)) for r in _rankers)
+                run_ties=PLAN.run_ties(),
+            threads: max(PLAN.train_threads(Namespace(dataset=_dataset, method=_method, ranker=r)) for r in _rankers)
             conda:
                 "../../envs/ltrfs.yaml"
             log:
@@ -78,3 +79,59 @@ if config["train_batch"]:
                 "../scripts/train_batch.py"
 
         workflow.ruleorder(_name, "train")
+
+
+rule reference:
+    input:
+        vali=f"{FOLD}/data/vali.npz",
+        test=f"{FOLD}/data/test.npz",
+    output:
+        f"{FOLD}/reference.tsv",
+    params:
+        convention=PLAN.convention,
+    resources:
+        mem_mb=scaled(500, 4),
+        runtime=scaled(5, 0.2),
+    conda:
+        "../../envs/ltrfs.yaml"
+    log:
+        "logs/reference/{dataset}/fold{fold}.log",
+    benchmark:
+        "benchmarks/reference/{dataset}/fold{fold}.tsv"
+    script:
+        "../scripts/reference.py"
+
+
+use rule reference as reference_as with:
+    """The reference rows in another metric convention (an experiment's ``also_conventions``)."""
+    output:
+        f"{FOLD}/reference_{{as_convention}}.tsv",
+    params:
+        convention=lambda w: w.as_convention,
+    log:
+        "logs/reference/{dataset}/fold{fold}_{as_convention}.log",
+    benchmark:
+        "benchmarks/reference/{dataset}/fold{fold}_{as_convention}.tsv"
+
+
+rule rescore:
+    """A train job's saved models evaluated in another metric convention (``also_conventions``)."""
+    input:
+        model=f"{FOLD}/models/{{method}}/{{ranker}}.pkl",
+        vali=f"{FOLD}/data/vali.npz",
+        test=f"{FOLD}/data/test.npz",
+    output:
+        f"{FOLD}/runs_{{as_convention}}/{{method}}/{{ranker}}.tsv",
+    params:
+        run_ties=PLAN.run_ties(),
+    resources:
+        mem_mb=scaled(500, 4),
+        runtime=scaled(5, 0.2),
+    conda:
+        "../../envs/ltrfs.yaml"
+    log:
+        "logs/rescore/{dataset}/fold{fold}/{method}/{ranker}_{as_convention}.log",
+    benchmark:
+        "benchmarks/rescore/{dataset}/fold{fold}/{method}/{ranker}_{as_convention}.tsv"
+    script:
+        "../scripts/rescore.py"

@@ -1,5 +1,5 @@
 """Snakemake adapter: the leaderboard of the run's selectors (ltrfs.leaderboard)."""
-from ltrfs.leaderboard import write_leaderboard
+from ltrfs.pipeline.leaderboard import write_leaderboard
 from ltrfs.util import log_to
 
 log_to(snakemake.log[0])

@@ -1,7 +1,7 @@
 """Snakemake adapter: parse one fold of a dataset and cache its splits as .npz."""
 from pathlib import Path
 
-from ltrfs.experiments import prepare
+from ltrfs.pipeline.prepare import prepare
 from ltrfs.util import log_to
 
 log_to(snakemake.log[0])

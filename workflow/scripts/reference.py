@@ -1,5 +1,5 @@
 """Snakemake adapter: what a constant score gets on a fold (file order, random order)."""
-from ltrfs.experiments import reference
+from ltrfs.pipeline.train import reference
 from ltrfs.util import log_to
 
 log_to(snakemake.log[0])

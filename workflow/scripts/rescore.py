@@ -1,5 +1,5 @@
 """Snakemake adapter: the run file of a train job's saved models in another metric convention."""
-from ltrfs.experiments import rescore
+from ltrfs.pipeline.train import rescore
 from ltrfs.util import log_to
 
 log_to(snakemake.log[0])

@@ -1,5 +1,5 @@
 """Snakemake adapter: per-feature scores of a fold (or the merge of their chunk files)."""
-from ltrfs.experiments import merge_scores, score
+from ltrfs.pipeline.score import merge_scores, score
 from ltrfs.util import log_to
 
 log_to(snakemake.log[0])

@@ -1,5 +1,5 @@
 """Snakemake adapter: per-feature scores of one slice of a fold's features."""
-from ltrfs.experiments import score
+from ltrfs.pipeline.score import score
 from ltrfs.util import log_to
 
 log_to(snakemake.log[0])

@@ -1,6 +1,6 @@
 """Snakemake adapter: fit one feature-selection method on a fold (the selection record and the
 fitted method, which ranker ``own`` uses as its model)."""
-from ltrfs.experiments import select
+from ltrfs.pipeline.select import select
 from ltrfs.selection import SELECTORS
 from ltrfs.util import log_to
 

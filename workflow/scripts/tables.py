@@ -1,5 +1,5 @@
 """Snakemake adapter: fold-averaged tables of one experiment on one dataset."""
-from ltrfs.tables import write_tables
+from ltrfs.pipeline.tables import write_tables
 from ltrfs.util import log_to
 
 log_to(snakemake.log[0])

@@ -2,7 +2,7 @@
 fold, in turn, in one process that loads the data and the libraries once. Per ranker the same
 files as rule train's job (model, info, run file, log) from the same settings and seed."""
 from ltrfs import io
-from ltrfs.experiments import train
+from ltrfs.pipeline.train import train
 from ltrfs.util import log_to
 
 data = {split: io.load_npz(snakemake.input[split]) for split in ("train", "vali", "test")}

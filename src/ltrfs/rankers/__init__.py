@@ -2,7 +2,9 @@
 qid_val=None)`` and ``predict(X) -> float64 (m,)`` (see ``ltrfs.rankers.base``).
 
 ``RANKERS`` maps the configuration name of every ranker to its class; ``make_ranker`` builds
-one by name with one-line errors for an unknown name or parameter.
+one by name with one-line errors for an unknown name or parameter; ``ranker_grid`` and
+``checked_grid`` give the grid points of a configured ranker (``{"algorithm", "params",
+"grid"}``).
 
 =====================  ==========================================================  ==============
 name                   model                                                        module
@@ -41,6 +43,7 @@ from ltrfs.rankers.ranksvm import RankSVM
 from ltrfs.rankers.ranksvm_primal import RankSVMPrimal
 from ltrfs.rankers.svmmap import SVMMAP
 from ltrfs.rankers.trees import MART, RandomForest
+from ltrfs.tuning import checked_points, grid_points
 from ltrfs.util import build_estimator
 
 RANKERS: dict[str, type[Ranker]] = {cls.name: cls for cls in (
@@ -54,4 +57,25 @@ def make_ranker(name: str, **params) -> Ranker:
     return build_estimator("ranker", RANKERS, name, params)
 
 
-__all__ = ["RANKERS", "Ranker", "make_ranker", *(cls.__name__ for cls in RANKERS.values())]
+def ranker_class(algorithm: str) -> type[Ranker]:
+    """``RANKERS[algorithm]``; a one-line ValueError naming the valid ones otherwise."""
+    if algorithm not in RANKERS:
+        raise ValueError(f"unknown ranker {algorithm!r}; valid: {', '.join(sorted(RANKERS))}")
+    return RANKERS[algorithm]
+
+
+def ranker_grid(ranker: dict) -> list[dict]:
+    """The grid points of a configured ranker: its ``grid``, or else the class's default grid
+    over the hyperparameters that ``params`` does not fix (``ltrfs.tuning.grid_points``)."""
+    return grid_points(ranker_class(ranker["algorithm"]), ranker.get("params"), ranker.get("grid"))
+
+
+def checked_grid(ranker: dict) -> list[dict]:
+    """``ranker_grid(ranker)``, the ranker of every point built and its parameters validated (a
+    one-line ValueError naming the parameter): what the config check and ``ltrfs train`` do
+    before any data is read."""
+    params = ranker.get("params") or {}
+    return checked_points(lambda **point: make_ranker(ranker["algorithm"], **params, **point), ranker_grid(ranker))
+
+
+__all__ = ["RANKERS", "Ranker", "make_ranker", "ranker_class", "ranker_grid", "checked_grid", *(cls.__name__ for cls in RANKERS.values())]

@@ -59,7 +59,7 @@ import numpy as np
 
 from ltrfs.metrics import TIES, metric_per_query
 from ltrfs.params import Boolean, Convention, Integer, Metric, Options, Real
-from ltrfs.validation import vali_score
+from ltrfs.tuning import vali_score
 from ltrfs.rankers.base import LinearScores, Ranker
 
 log = logging.getLogger(__name__)

@@ -57,7 +57,7 @@ from numba import njit
 
 from ltrfs.metrics import TIES
 from ltrfs.params import Convention, Integer, Metric, Options
-from ltrfs.validation import DegenerateGridError, vali_score
+from ltrfs.tuning import DegenerateGridError, vali_score
 from ltrfs.rankers.base import Ranker, check_X, group_ids
 
 log = logging.getLogger(__name__)

@@ -95,9 +95,9 @@ class ValidationTracker:
         self._since_best = 0
 
     def score(self, scores) -> float:
-        """Mean vali metric (``ltrfs.validation.vali_score``, tie-aware by default); -inf for a
+        """Mean vali metric (``ltrfs.tuning.vali_score``, tie-aware by default); -inf for a
         degenerate model (constant scores within every query), which is never kept."""
-        from ltrfs.validation import vali_score
+        from ltrfs.tuning import vali_score
 
         value, degenerate = vali_score(self.y, scores, self.query_ptr, self.metric, self.convention, self.ties)
         return -np.inf if degenerate else value
@@ -123,7 +123,7 @@ def finish_validation(estimator, tracker: ValidationTracker | None, params, n_it
         estimator.best_iteration_, estimator.best_score_, estimator.val_scores_ = n_iter, None, []
         return params
     if tracker.best_params is None:
-        from ltrfs.validation import DegenerateGridError
+        from ltrfs.tuning import DegenerateGridError
 
         raise DegenerateGridError(f"{estimator.name}: every iteration gives the same score to all documents "
                                   "of every vali query (a degenerate model)")

@@ -9,10 +9,9 @@ package.
 """
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 
+from ltrfs.context import accepts
 from ltrfs.data import RankingData
 from ltrfs.metrics import check_ties
 from ltrfs.scoring import discrete, divergence, kendall, pairwise, pearson
@@ -59,17 +58,13 @@ CHUNKED = {"divergence": (divergence.scorer_chunk, divergence.merge_chunks),
            "kendall": (kendall.scorer_chunk, kendall.merge_chunks)}
 
 
-def _takes_threads(function) -> bool:
-    return "n_threads" in inspect.signature(function).parameters
-
-
 def uses_threads(scorer: str) -> bool:
     """Whether the scorer's computation runs on several threads (takes ``n_threads``)."""
-    return _takes_threads(SCORERS[scorer])
+    return accepts(SCORERS[scorer], "n_threads")
 
 
 def _call(function, *args, n_threads: int = 1):
-    if _takes_threads(function):
+    if accepts(function, "n_threads"):
         return function(*args, n_threads=n_threads)
     return function(*args)
 

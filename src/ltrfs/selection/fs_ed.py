@@ -110,3 +110,54 @@ class FSED(Selector):
         psi = s + d if self.scale == "none" else _minmax(s) + _minmax(d)
         self.scores_ = psi
         self.ranking_ = np.argsort(-psi, kind="stable").astype(np.int64)
+
+
+# ----------------------------------------------------------------------------- report data
+
+#: columns of a densities file (``class_densities_table``)
+DENSITY_HEAD = ["role", "feature", "psi", "label", "x", "density"]
+
+
+def informative_features(selection: dict, X) -> list[int]:
+    """The selection's ranking (1-based ids, in order) without the features that carry nothing
+    to draw: constant within every training query (``constant_features``) or 0 on every
+    training row of ``X`` (m, d)."""
+    skip = set(selection.get("constant_features") or [])
+    zero = set((np.flatnonzero(~np.any(np.asarray(X) != 0, axis=0)) + 1).tolist())
+    return [f for f in selection["ranking"] if f not in skip and f not in zero]
+
+
+def class_densities_table(selection: dict, train, *, n_points: int = 200) -> str:
+    """FS-ED's class densities of the top and the last feature by psi (Gupta & Rosso 2012, Fig. 3).
+
+    Parameters
+    ----------
+    selection : dict
+        An ``fs_ed`` selection record (its ranking and psi scores).
+    train : RankingData
+        The training split the selection was made on.
+    n_points : int, default 200
+        Points over the feature's training range widened by 5%.
+
+    Returns
+    -------
+    str
+        A TSV, columns ``DENSITY_HEAD``, one row per (role "top" or "last", label, point): the
+        per-relevance-class KDE densities (``ltrfs.scoring.divergence.class_densities``, Silverman
+        bandwidths on the training rows). Features constant within every training query or 0 on
+        every training row are skipped (they have no density to compare).
+    """
+    kept = informative_features(selection, train.X)
+    if not kept:
+        raise ValueError("every feature is constant or zero on the training rows")
+    lines = ["\t".join(DENSITY_HEAD)]
+    for role, feature in (("top", kept[0]), ("last", kept[-1])):
+        x = train.X[:, feature - 1].astype(np.float64)
+        low, high = float(x.min()), float(x.max())
+        pad = 0.05 * (high - low) if high > low else 0.5
+        points = np.linspace(low - pad, high + pad, n_points)
+        psi = selection["scores"][feature - 1]
+        for label, density in sorted(divergence.class_densities(x, train.y, points).items()):
+            lines += ["\t".join([role, str(feature), f"{psi:.9g}", str(label), f"{p:.9g}", f"{v:.9g}"])
+                      for p, v in zip(points, density)]
+    return "\n".join(lines) + "\n"

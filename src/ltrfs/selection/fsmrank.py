@@ -24,10 +24,10 @@ from ltrfs.params import Convention, Integer, ListOf, Metric, Options, Real
 from ltrfs.rankers.base import check_validation_split, check_X, group_ids
 from ltrfs.rankers.fsmrank import (LAMBDA1_GRID, LAMBDA2_GRID, PROBLEM_PARAMETERS, FSMProblem, SolveResult,
                                    _as_data_matrix, _blas_limit, _matvec_any, feature_order, fsmrank_solve,
-                                   raw_model, scaled_inputs)
+                                   raw_model, scaled_inputs, subgradient_solve)
 from ltrfs.scoring.pearson import pearson_scores
 from ltrfs.selection.base import Selector
-from ltrfs.validation import ValiChoice
+from ltrfs.tuning import ValiChoice
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ class _FSMRankBase(Selector):
     (ablations "identity", "ones"); ``max_iter=400``, ``tol=1e-4``; ``vali_metric="map"`` and
     ``convention="letor4"``, ``ties="expected"`` (the criterion on vali: the metric of ranking
     vali by X_val @ w_hat, tied scores in expectation over their orders, a degenerate model with
-    constant scores in every vali query never chosen (``ltrfs.validation``);
+    constant scores in every vali query never chosen (``ltrfs.tuning``);
     ties go to the earlier grid point, lambda1 outer); ``scale="minmax"`` (features scaled to
     [0, 1] on the training rows, the paper's setting; "none"); ``n_jobs=1`` (BLAS threads).
 
@@ -268,3 +268,63 @@ class FSMSVM(_FSMRankBase):
         self._check_fitted("svm_")
         X = check_X(X, n_features=len(self.coef_))
         return self.svm_.predict(X[:, self.svm_features_])
+
+
+# ----------------------------------------------------------------------------- report data
+
+#: columns of a convergence file (``convergence_table``)
+CONVERGENCE_HEAD = ["solver", "iteration", "seconds", "objective"]
+SUBGRADIENT = "projected subgradient"
+APG = "FSMRank (accelerated proximal gradient)"
+
+
+def convergence_table(selection: dict, train, *, max_iter: int | None = None) -> str:
+    """FSMRank's objective against time, and a projected subgradient baseline's (Lai et al.
+    2013, Fig. 5).
+
+    Parameters
+    ----------
+    selection : dict
+        An ``fsmrank`` or ``fsmsvm`` selection record with its convergence trace
+        (``details.trace``) and chosen lambdas.
+    train : RankingData
+        The training split the selection was made on.
+    max_iter : int, optional
+        Iterations of the subgradient method, run without early stop; default the selection's
+        ``max_iter``.
+
+    Returns
+    -------
+    str
+        A TSV, columns ``CONVERGENCE_HEAD``; iteration 0 is the start w = 0. Both solvers
+        (``fsmrank_solve`` with the selection's stopping rule, ``subgradient_solve``) work on the
+        problem the selection solved (same split, similarity, importance, feature scaling and
+        chosen lambdas) and are timed after the compiled kernels are loaded. The accelerated
+        run repeats the selection's final solve: its objectives must equal the selection's own
+        trace, which checks that the baseline solves the same problem; its times are measured
+        here because the fit's first solve also pays for loading the compiled kernels.
+    """
+    params, chosen = selection["params"], selection.get("chosen") or {}
+    recorded = (selection.get("details") or {}).get("trace")
+    if not recorded:
+        raise ValueError("the selection has no convergence trace ('details.trace')")
+    # the selection's own inputs (selections written before the [0, 1] scaling have no "scale")
+    X, A, s, _, _ = scaled_inputs(train.X, train.y, params.get("similarity", "pearson"),
+                                  params.get("importance", "pearson"), params.get("scale", "none"))
+    problem = FSMProblem(X, train.y, train.query_ptr, A, s, float(chosen["lambda1"]), float(chosen["lambda2"]))
+    fsmrank_solve(problem, max_iter=1)  # load the compiled kernels before anything is timed
+    subgradient_solve(problem, max_iter=1)
+    apg = fsmrank_solve(problem, max_iter=int(params.get("max_iter", 400)), tol=float(params.get("tol", 1e-4))).trace()
+    if len(apg["objective"]) != len(recorded["objective"]) or not np.allclose(
+            apg["objective"], recorded["objective"], rtol=1e-9, atol=1e-12):
+        raise ValueError("re-solving the selection's problem does not reproduce its trace "
+                         "(the FSMRank problem changed since the selection was made?)")
+    iterations = int(max_iter if max_iter is not None else params.get("max_iter", 400))
+    sub = subgradient_solve(problem, max_iter=iterations, tol=0.0).trace()
+    lines = ["\t".join(CONVERGENCE_HEAD)]
+    for solver, trace in ((APG, apg), (SUBGRADIENT, sub)):
+        lines += ["\t".join([solver, str(i), f"{t:.6f}", f"{F:.12g}"])
+                  for i, (t, F) in enumerate(zip(trace["seconds"], trace["objective"]))]
+        log.info("%s: %d iterations, F %.6g -> %.6g, %.4f s", solver, trace["n_iter"], trace["objective"][0],
+                 trace["objective"][-1], trace["seconds"][-1])
+    return "\n".join(lines) + "\n"

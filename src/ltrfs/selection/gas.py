@@ -41,7 +41,7 @@ appended to the ranking in index order: the selection layer's shared rule
 Choosing c on vali (``c=None``): for every c of ``c_grid`` the first ``t_vali`` greedy
 features are taken, a RankSVM (``ltrfs.rankers.RankSVM``, C=1, the paper's ranker) is trained
 on them on the training split, and its ``vali_metric`` (NDCG@10 in ``convention``, tied scores
-ranked by ``ties``) on the validation split judges c through ``ltrfs.validation.ValiChoice``:
+ranked by ``ties``) on the validation split judges c through ``ltrfs.tuning.ValiChoice``:
 the best c wins, ties going to the earlier c of the grid, and a model that gives equal scores
 inside every vali query is never chosen (``DegenerateGridError`` when every c gives one).
 Equal feature sets are evaluated once. ``vali_model="sum"`` replaces the RankSVM by the sum of
@@ -58,7 +58,7 @@ from ltrfs.params import Boolean, Convention, Integer, ListOf, Metric, Options, 
 from ltrfs.scoring.kendall import SCORE_KEYS, SIMILARITIES
 from ltrfs.scoring.pairwise import IMPORTANCES as PAIRWISE_IMPORTANCES
 from ltrfs.selection.base import Selector, single_feature_scores
-from ltrfs.validation import ValiChoice
+from ltrfs.tuning import ValiChoice
 
 DEFAULT_C_GRID = (0, 0.01, 0.1, 0.5, 1, 2)
 NORMALIZE = ("none", "max", "minmax")

@@ -64,7 +64,7 @@ from ltrfs.params import Convention, Integer, ListOf, Metric, Options, Real, che
 from ltrfs.rankers.base import check_validation_split, check_X
 from ltrfs.rankers.rankrls import PAIR_WEIGHTS, centered_products, query_center, row_weights, solve_rankrls
 from ltrfs.selection.base import Selector
-from ltrfs.validation import ValiChoice
+from ltrfs.tuning import ValiChoice
 
 DEFAULT_LAM_GRID = (2.0 ** -7, 2.0 ** 2, 2.0 ** 6, 2.0 ** 8)
 
@@ -330,7 +330,7 @@ class GreedyRankRLS(Selector):
     convention : str, default "letor4"
         metric convention.
     ties : {"expected", "file_order"}, default "expected"
-        how the vali metric ranks tied scores (``ltrfs.validation``: a degenerate model, constant
+        how the vali metric ranks tied scores (``ltrfs.tuning``: a degenerate model, constant
         scores in every vali query, is never chosen).
     pair_weight : {"query", "pair"}, default "query"
         "query": the paper's ``1/(2|Q|) sum_{i,j in Q}`` pair weights (ridge on query-centred
@@ -453,3 +453,45 @@ class GreedyRankRLS(Selector):
             raise ValueError(f"k={k} is outside 1..{len(entry['order'])}")
         X = np.asarray(X, dtype=np.float64)
         return X[:, entry["order"][:k]] @ np.asarray(entry["coef"][k - 1])
+
+
+# ----------------------------------------------------------------------------- report data
+
+#: columns of a path file (``path_metrics``)
+PATH_HEAD = ["lambda", "k", "ties", "qid", "n_docs", "MAP", "MeanNDCG"]
+
+
+def path_metrics(selection: dict, test, *, convention: str, ties: str = "file_order") -> str:
+    """Per-query test MAP and MeanNDCG of every model on a Greedy RankRLS selection path
+    (Pahikkala et al. 2010, Figs. 1-4).
+
+    Parameters
+    ----------
+    selection : dict
+        A ``greedy_rankrls`` selection record: for every lambda (``details.lambdas``, key
+        ``repr(lambda)``) its feature order and the RankRLS weights after each greedy step.
+    test : RankingData
+        The test split.
+    convention, ties : str
+        As the reported test metrics (``evaluation_ties``, official "file_order").
+
+    Returns
+    -------
+    str
+        A TSV, columns ``PATH_HEAD``, one row per (lambda, k, query): the model on the first k
+        features of that lambda's order, with the path's own weights.
+    """
+    lambdas = (selection.get("details") or {}).get("lambdas")
+    if not lambdas:
+        raise ValueError("the selection has no per-lambda path in 'details'")
+    X = test.X.astype(np.float64)
+    sizes = test.query_sizes()
+    lines = ["\t".join(PATH_HEAD)]
+    for lam, entry in lambdas.items():
+        order = entry["order"]
+        for k, coef in enumerate(entry["coef"], 1):
+            scores = X[:, order[:k]] @ np.asarray(coef, dtype=np.float64)
+            qm = metrics.evaluate(test.y, scores, test.query_ptr, convention=convention, max_k=1, ties=ties)
+            for qid, n, ap, mean_ndcg in zip(test.query_ids, sizes, qm.map, qm.mean_ndcg):
+                lines.append("\t".join([lam, str(k), ties, str(qid), str(n), f"{ap:.9g}", f"{mean_ndcg:.9g}"]))
+    return "\n".join(lines) + "\n"

@@ -465,9 +465,9 @@ def l1_path(Xs: np.ndarray, mask: np.ndarray, target: np.ndarray, lambdas: np.nd
 def without_degenerate(values: np.ndarray, coef_path: np.ndarray, what: str) -> np.ndarray:
     """``values`` (L,) of a penalty path (a loss or criterion to minimise) with +inf where the
     model's coefficients (``coef_path`` (L, d)) are all zero: such a model gives every document
-    the same score, ranks by file order alone, and is never chosen (``ltrfs.validation``).
+    the same score, ranks by file order alone, and is never chosen (``ltrfs.tuning``).
     Raises ``DegenerateGridError`` naming ``what`` when every model of the path is."""
-    from ltrfs.validation import DegenerateGridError
+    from ltrfs.tuning import DegenerateGridError
 
     coef = np.asarray(coef_path).reshape(len(values), -1)
     zero = ~np.any(coef != 0, axis=1)

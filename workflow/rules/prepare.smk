@@ -1,9 +1,10 @@
+# Stage prepare (ltrfs.pipeline.prepare): fetch or generate a dataset, cache each fold's splits.
 rule download:
     output:
         f"{RESOURCES}/{{dataset}}/manifest.json",
     params:
-        entry=fetch_entry,
-        seed=job_seed("dataset"),
+        entry=PLAN.fetch_entry,
+        seed=PLAN.job_seed("dataset"),
     conda:
         "../../envs/ltrfs.yaml"
     log:
@@ -11,8 +12,8 @@ rule download:
     benchmark:
         "benchmarks/download/{dataset}.tsv"
     resources:
-        mem_mb=scaled(1000, 2.5, generated_text_mb),  # generated data: its arrays in memory
-        runtime=scaled(240, 0.02, generated_text_mb),
+        mem_mb=scaled(1000, 2.5, PLAN.generated_text_mb),  # generated data: its arrays in memory
+        runtime=scaled(240, 0.02, PLAN.generated_text_mb),
     script:
         "../scripts/download.py"
 
@@ -25,8 +26,8 @@ rule prepare:
         vali=f"{FOLD}/data/vali.npz",
         test=f"{FOLD}/data/test.npz",
     params:
-        entry=fetch_entry,
-        seed=job_seed("dataset"),
+        entry=PLAN.fetch_entry,
+        seed=PLAN.job_seed("dataset"),
     conda:
         "../../envs/ltrfs.yaml"
     log:
@@ -34,7 +35,7 @@ rule prepare:
     benchmark:
         "benchmarks/prepare/{dataset}/fold{fold}.tsv"
     resources:
-        mem_mb=scaled(500, 3, fold_text_mb),
-        runtime=scaled(5, 0.05, fold_text_mb),
+        mem_mb=scaled(500, 3, PLAN.fold_text_mb),
+        runtime=scaled(5, 0.05, PLAN.fold_text_mb),
     script:
         "../scripts/prepare.py"

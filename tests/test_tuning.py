@@ -1,11 +1,11 @@
-"""Tests of ltrfs.validation: degenerate models are never chosen on vali, and a grid of only
+"""Tests of ltrfs.tuning: degenerate models are never chosen on vali, and a grid of only
 degenerate models stops with a one-line error naming the method."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from ltrfs.validation import DegenerateGridError, ValiChoice, constant_within_queries, vali_score
+from ltrfs.tuning import DegenerateGridError, ValiChoice, constant_within_queries, vali_score
 
 PTR = np.array([0, 3, 5])
 Y = np.array([0, 1, 2, 1, 0])

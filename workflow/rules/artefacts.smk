@@ -1,3 +1,30 @@
+# Stage artefacts (ltrfs.pipeline.artefacts): the figures. Metric against k per experiment, every
+# feature report of the registry ltrfs.artefacts, and the per-method report data they draw.
+from ltrfs.pipeline.artefacts import METRIC_BY_FILE_NAME
+
+
+rule report_data:
+    """A method's report data declared in ltrfs.artefacts (REPORT_DATA): Greedy RankRLS path
+    metrics on test, FS-ED class densities, FSMRank solver traces."""
+    input:
+        unpack(PLAN.report_data_inputs),
+    output:
+        f"{FOLD}/{{report}}/{{method}}.tsv",
+    params:
+        context=PLAN.report_data_context,
+    resources:
+        mem_mb=scaled(500, 4),
+        runtime=scaled(5, 0.2),
+    conda:
+        "../../envs/ltrfs.yaml"
+    log:
+        "logs/report_data/{dataset}/fold{fold}/{report}/{method}.log",
+    benchmark:
+        "benchmarks/report_data/{dataset}/fold{fold}/{report}/{method}.tsv"
+    script:
+        "../scripts/report_data.py"
+
+
 rule figure_metric_vs_k:
     input:
         table=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.csv",
@@ -9,9 +36,9 @@ rule figure_metric_vs_k:
         csv=f"{RESULTS}/figures/{{experiment}}/{{dataset}}_{{metric}}.csv",
     params:
         metric=lambda w: METRIC_BY_FILE_NAME[w.metric],
-        title=lambda w: experiment_title(w.experiment, w.dataset),
-        baselines=lambda w: baselines(w.experiment),
-        curves=lambda w: config["experiments"][w.experiment].get("figure_curves"),
+        title=lambda w: PLAN.experiment_title(w.experiment, w.dataset),
+        baselines=lambda w: PLAN.baselines(w.experiment),
+        curves=lambda w: PLAN.experiment(w.experiment).get("figure_curves"),
     resources:
         mem_mb=scaled(500, 4),
         runtime=scaled(5, 0.2),
@@ -28,7 +55,7 @@ rule figure_metric_vs_k:
 rule artefact:
     """Any feature report declared in ltrfs.artefacts (the registry gives its input files)."""
     input:
-        unpack(artefact_inputs),
+        unpack(PLAN.artefact_inputs),
     output:
         png=report(f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_{{artefact}}.png", caption="../report/artefact.rst",
                    category="{experiment}", subcategory="Feature reports", labels={"dataset": "{dataset}", "figure": "{artefact}"}),
@@ -37,7 +64,7 @@ rule artefact:
     wildcard_constraints:
         artefact=artefacts.stem_pattern(r"[A-Za-z0-9][A-Za-z0-9_.+-]*"),
     params:
-        context=artefact_context,
+        context=PLAN.artefact_context,
     resources:
         mem_mb=scaled(500, 4),
         runtime=scaled(5, 0.2),
@@ -49,29 +76,3 @@ rule artefact:
         "benchmarks/figures/{experiment}/features/{dataset}_{artefact}.tsv"
     script:
         "../scripts/artefact.py"
-
-
-rule top_features:
-    input:
-        lambda w: [f"{RESULTS}/{w.dataset}/fold{first_fold(w.experiment, w.dataset)}/select/{m}.json"
-                   for m in methods_with(w.experiment, lambda m, cls: cls.uses_k)],
-    output:
-        md=f"{RESULTS}/{{dataset}}/tables/top_features/{{experiment}}.md",
-        html=report(f"{RESULTS}/{{dataset}}/tables/top_features/{{experiment}}.html", caption="../report/top_features.rst",
-                    category="{experiment}", subcategory="Tables", labels={"dataset": "{dataset}", "table": "top features"}),
-        csv=f"{RESULTS}/{{dataset}}/tables/top_features/{{experiment}}.csv",
-    params:
-        methods=lambda w: methods_with(w.experiment, lambda m, cls: cls.uses_k),
-        names=lambda w: names_of(w.dataset),
-        title=lambda w: f"Top features by method: {w.dataset} fold {first_fold(w.experiment, w.dataset)}",
-    resources:
-        mem_mb=scaled(500, 4),
-        runtime=scaled(5, 0.2),
-    conda:
-        "../../envs/ltrfs.yaml"
-    log:
-        "logs/tables/{dataset}/top_features/{experiment}.log",
-    benchmark:
-        "benchmarks/tables/{dataset}/top_features/{experiment}.tsv"
-    script:
-        "../scripts/top_features.py"

@@ -1,0 +1,64 @@
+"""The parameters a job fills in from its context, in one place.
+
+A method's or ranker's config fixes some parameters; the job supplies the rest where the class
+takes them: the seed derived from the job's wildcards (``random_state``), the job's threads
+(``n_jobs``, always the job's: threads come from the command line, never from the config), the
+dataset's metric convention (``convention``) and label threshold (``relevant_min``), and how
+tuning ranks tied scores (``ties``). Scorers are functions; ``accepts`` tells whether one takes
+``n_threads``.
+"""
+from __future__ import annotations
+
+import inspect
+
+__all__ = ["accepts", "with_context"]
+
+#: context parameters that override the config's value (the job's resources, not science)
+FORCED = frozenset({"n_jobs"})
+
+
+def accepts(function, name: str) -> bool:
+    """Whether ``function`` (or a class's constructor) takes a parameter ``name``.
+
+    >>> accepts(lambda x, n_threads=1: x, "n_threads")
+    True
+    """
+    target = function.__init__ if inspect.isclass(function) else function
+    return name in inspect.signature(target).parameters
+
+
+def with_context(cls, params: dict | None, **context) -> dict:
+    """``params`` completed with the ``context`` values the class's constructor takes.
+
+    Parameters
+    ----------
+    cls : type
+        A selector or ranker class.
+    params : dict or None
+        The configured parameters; they win over the context, except for ``FORCED`` ones.
+    **context
+        Candidate values by parameter name (``random_state``, ``n_jobs``, ``convention``,
+        ``ties``, ``relevant_min``); None values are skipped.
+
+    Returns
+    -------
+    dict
+        A new dict; ``params`` is not changed.
+
+    Examples
+    --------
+    >>> class Demo:
+    ...     def __init__(self, C=1.0, random_state=None, n_jobs=1):
+    ...         pass
+    >>> with_context(Demo, {"C": 2.0, "n_jobs": 8}, random_state=7, n_jobs=2, convention="letor4")
+    {'C': 2.0, 'n_jobs': 2, 'random_state': 7}
+    """
+    out = dict(params or {})
+    for name, value in context.items():
+        if value is None or not accepts(cls, name):
+            continue
+        if name in FORCED:
+            out[name] = value
+        else:
+            out.setdefault(name, value)
+    return out

@@ -1,0 +1,332 @@
+"""The files the stages exchange, in one place: every stage writes and reads them through here.
+
+    scores/{scorer}.npz           ``save_scores`` / ``load_scores``    per-feature scores of a fold
+    select/{method}.json          ``selection_record``, ``view_for_k`` the selection record
+    select/{method}.pkl           ``save_selector`` / ``load_selector`` the fitted method (ranker own)
+    models/{method}/{ranker}.pkl  ``save_models`` / ``load_models``    one model per k
+    runs/{method}/{ranker}.tsv    ``RUN_HEAD``, ``run_lines``          per-query vali and test metrics
+    reference.tsv                 ``REFERENCE_HEAD``                   the same for a constant score
+
+Reading any of the pipeline's own files (``read_csv``, ``read_json``, ``read_npz``) gives a
+one-line ``DataError`` naming the file and how to rebuild it when it is missing, truncated or
+not in its format, never a pandas or json traceback from deep inside. Feature ids in the JSON
+files are 1-based, as in the data files; arrays in memory are 0-based.
+"""
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ltrfs import signed
+from ltrfs.data import DataError, RankingData
+from ltrfs.util import atomic_path
+
+__all__ = ["REBUILD", "read_csv", "read_json", "read_npz", "METRIC_COLUMNS", "column_name", "RUN_HEAD",
+           "REFERENCE_HEAD", "run_lines", "save_scores", "load_scores", "selection_record", "read_selection",
+           "features_for_k", "n_views", "view_for_k", "save_selector", "load_selector", "save_models",
+           "load_models", "predict"]
+
+REBUILD = "delete it and run the workflow again to rebuild it"
+
+
+# ----------------------------------------------------------------------------- reading any file
+
+def _first_line(exc: Exception) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def read_csv(path, columns=(), **kwargs) -> pd.DataFrame:
+    """Read a table of the pipeline.
+
+    Parameters
+    ----------
+    path : path-like
+        A CSV, or a TSV with ``sep="\\t"``.
+    columns : sequence of str, default ()
+        Columns the table must have.
+    **kwargs
+        Passed to ``pandas.read_csv``.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    DataError
+        One line naming ``path``: missing, unreadable, or without one of ``columns``.
+    """
+    try:
+        frame = pd.read_csv(path, **kwargs)
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, TypeError) as exc:
+        raise DataError(f"{path}: not a readable table ({_first_line(exc)}); {REBUILD}") from None
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise DataError(f"{path}: not a table of this pipeline (no column {', '.join(map(str, missing))}); {REBUILD}")
+    return frame
+
+
+def read_json(path, keys=(), what: str = "a file of this pipeline", remedy: str = REBUILD) -> dict:
+    """The JSON object in ``path``, which has every one of ``keys``.
+
+    Parameters
+    ----------
+    path : path-like
+    keys : sequence of str, default ()
+        Keys the object must have.
+    what, remedy : str
+        Words of the error: ``"<path>: not <what> (<why>); <remedy>"``.
+
+    Raises
+    ------
+    DataError
+        One line naming ``path`` when it is missing, not JSON, not an object or lacks a key.
+    """
+    try:
+        obj = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise DataError(f"{path}: not {what} (not JSON: {_first_line(exc)}); {remedy}") from None
+    if not isinstance(obj, dict):
+        raise DataError(f"{path}: not {what} (not a JSON object); {remedy}")
+    missing = [k for k in keys if k not in obj]
+    if missing:
+        raise DataError(f"{path}: not {what} (no key {', '.join(missing)}); {remedy}")
+    return obj
+
+
+def read_npz(path, keys=()) -> dict:
+    """The arrays of the ``.npz`` file ``path`` (no pickled objects), which has every one of
+    ``keys``; a one-line ``DataError`` naming the file otherwise."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {key: z[key] for key in z.files}
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file") from None
+    except (zipfile.BadZipFile, ValueError, EOFError, OSError) as exc:
+        raise DataError(f"{path}: not a readable .npz file ({_first_line(exc)}); {REBUILD}") from None
+    missing = [k for k in keys if k not in arrays]
+    if missing:
+        raise DataError(f"{path}: not a file of this pipeline (no array {', '.join(missing)}); {REBUILD}")
+    return arrays
+
+
+# ----------------------------------------------------------------------------- run files
+
+#: the metric columns of run files and tables, in this order
+METRIC_COLUMNS = ([f"P@{k}" for k in range(1, 11)] + ["MAP"]
+                  + [f"NDCG@{k}" for k in range(1, 11)] + ["MeanNDCG"])
+#: run file columns: one line per (k, split, query)
+RUN_HEAD = ["k", "split", "ties", "qid", "n_docs"] + METRIC_COLUMNS
+#: reference file columns: the reference's name (``order``) in column ``k``'s place
+REFERENCE_HEAD = ["order"] + RUN_HEAD[1:]
+
+
+def column_name(metric: str) -> str:
+    """The run-file column of a metric name in any case (``ndcg@10`` -> ``NDCG@10``).
+
+    >>> column_name("ndcg@10")
+    'NDCG@10'
+    """
+    names = {c.lower(): c for c in METRIC_COLUMNS}
+    if metric.lower() not in names:
+        raise ValueError(f"metric {metric!r} is not reported; valid: {', '.join(METRIC_COLUMNS)}")
+    return names[metric.lower()]
+
+
+def run_lines(key, split: str, ties: str, data: RankingData, values: np.ndarray) -> list[str]:
+    """The run-file lines of one (k or reference, split): one per query of ``data``.
+
+    Parameters
+    ----------
+    key : int or str
+        The k of the model, or the reference's name.
+    split, ties : str
+        The split ("vali", "test") and how tied scores were ranked.
+    data : RankingData
+        The split (query ids and sizes).
+    values : ndarray of shape (n_queries, len(METRIC_COLUMNS))
+        Per-query metrics in the order of ``METRIC_COLUMNS``.
+    """
+    head = [str(key), split, ties]
+    return ["\t".join(head + [str(qid), str(n)] + [f"{v:.9g}" for v in row])
+            for qid, n, row in zip(data.query_ids, data.query_sizes(), values)]
+
+
+# ----------------------------------------------------------------------------- score files
+
+def save_scores(table: dict, out_path) -> None:
+    """Write a scorer's arrays (``ltrfs.scoring.compute``) as ``.npz``, atomically."""
+    with atomic_path(out_path) as tmp:
+        with open(tmp, "wb") as fh:
+            np.savez(fh, **table)
+
+
+def load_scores(paths: dict) -> dict:
+    """Scorer name -> dict of arrays, from the cached ``.npz`` files ``paths`` (name -> path)."""
+    return {name: read_npz(path) for name, path in paths.items()}
+
+
+# ----------------------------------------------------------------------------- selection records
+
+def selection_record(name: str, method: dict, selector) -> dict:
+    """The JSON-able description of a fitted selector (``select/{method}.json``).
+
+    Parameters
+    ----------
+    name : str
+        The method's name in the config.
+    method : dict
+        Its config entry (``{"algorithm": ..., "params": ...}``).
+    selector : ltrfs.selection.base.Selector
+        Fitted.
+
+    Returns
+    -------
+    dict
+        ``ranking`` is the feature order (1-based ids) and ``scores`` the method's score of
+        feature id i at position i - 1 (null when the method has none). ``subsets`` (k -> ids)
+        is written only for methods whose k-subsets are not prefixes of the ranking; otherwise
+        subset k is ``ranking[:k]``. ``projection`` (FS-BFS) lists, per new feature, the
+        features and weights it sums.
+    """
+    d = selector.n_features_in_
+    scores = None if selector.scores_ is None else [float(s) for s in selector.scores_]
+    record = {
+        "method": name,
+        "algorithm": method["algorithm"],
+        "params": selector.get_params(),
+        "n_features": d,
+        "ranking": [int(f) + 1 for f in selector.ranking_],
+        "scores": scores,
+        "uses_k": bool(selector.uses_k),
+        "chosen": selector.chosen_,
+        "seconds": round(selector.seconds_, 6),
+        # constant within every training query: ranked after all other features (Selector.fit)
+        "constant_features": [int(f) + 1 for f in getattr(selector, "constant_features_", [])],
+    }
+    if getattr(selector, "details_", None):
+        record["details"] = selector.details_  # method-specific output, e.g. an elimination curve
+    projection = getattr(selector, "projection_", None)
+    if projection is not None:
+        # a projection d -> k (FS-BFS): new feature j = sum of weights x features of group j
+        record["projection"] = [{"features": [int(f) + 1 for f in np.flatnonzero(column)],
+                                 "weights": [float(w) for w in column[column != 0]]} for column in projection.T]
+    if getattr(selector, "sign_", None) is not None:
+        # -1 where the method found the feature useful in ascending order (orientation "best")
+        record["sign"] = [int(s) for s in selector.sign_]
+    if selector.uses_k and not selector.prefix_consistent:
+        record["subsets"] = {str(k): sorted(int(f) + 1 for f in selector.support(k)) for k in range(1, d + 1)}
+    return record
+
+
+def read_selection(path, algorithms: tuple[str, ...] | None = None) -> dict:
+    """The selection record in ``path``; with ``algorithms``, an error unless it was made by
+    one of them (a method's report data reads only its own method's selections)."""
+    selection = read_json(path, ("ranking",))
+    if algorithms is not None and selection.get("algorithm") not in algorithms:
+        raise ValueError(f"{path}: a {selection.get('algorithm')!r} selection; "
+                         f"this needs one of: {', '.join(algorithms)}")
+    return selection
+
+
+def features_for_k(selection: dict, k: int) -> np.ndarray:
+    """0-based feature indices (sorted) of the k-subset of a selection record."""
+    if not isinstance(selection, dict) or not {"n_features", "ranking"} <= set(selection):
+        raise ValueError("not a selection file (written by 'ltrfs select' or the workflow)")
+    d = selection["n_features"]
+    if not selection.get("uses_k", True):
+        return np.arange(d)
+    if not 1 <= k <= d:
+        raise ValueError(f"k={k} is outside 1..{d} (the number of features)")
+    subset = selection.get("subsets", {}).get(str(k))
+    ids = subset if subset is not None else selection["ranking"][:k]
+    return np.asarray(sorted(ids), dtype=np.int64) - 1
+
+
+def n_views(selection: dict) -> int:
+    """How many features the selection can hand a ranker: d, or its projected features."""
+    return len(selection["projection"]) if "projection" in selection else selection["n_features"]
+
+
+def view_for_k(selection: dict, k: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """What a ranker trained for k sees.
+
+    Returns
+    -------
+    features : ndarray of shape (n,)
+        0-based feature ids. A subset method gives ``features_for_k``.
+    projection : ndarray of shape (n, k) or None
+        A projection method (record key ``projection``: one ``{"features": ids, "weights": w}``
+        per new feature, FS-BFS) gives the union of the first k groups' features and the matrix
+        that maps them to the k new features (``RankingData.view``); None for a subset.
+    """
+    groups = selection.get("projection") if isinstance(selection, dict) else None
+    if groups is None:
+        return features_for_k(selection, k), None
+    if not 1 <= k <= len(groups):
+        raise ValueError(f"k={k} is outside 1..{len(groups)} (the projected features the selection built)")
+    features = np.unique(np.concatenate([np.asarray(g["features"], dtype=np.int64) for g in groups[:k]])) - 1
+    position = {int(f): i for i, f in enumerate(features)}
+    projection = np.zeros((len(features), k))
+    for j, group in enumerate(groups[:k]):
+        for f, w in zip(group["features"], group["weights"]):
+            projection[position[f - 1], j] = w
+    return features, projection
+
+
+# ----------------------------------------------------------------------------- model files
+
+MODEL_FORMAT = 1
+SELECTOR_FORMAT = 1
+
+
+def _unpickle(path, what: str, format_: int, trust: bool = False) -> dict:
+    """A signed pickle (``ltrfs.signed``) of ``what``, refused unless it is the user's own or
+    ``trust``."""
+    obj = signed.load(path, what, trust=trust)
+    if not isinstance(obj, dict) or obj.get("format") != format_:
+        raise DataError(f"{path}: not an ltrfs {what} file")
+    return obj
+
+
+def save_selector(path, method: str, selector) -> None:
+    """Pickle (signed) the fitted selector of method ``method`` (``select/{method}.pkl``)."""
+    signed.dump(path, {"format": SELECTOR_FORMAT, "method": method, "selector": selector})
+
+
+def load_selector(path, method: str):
+    """The fitted selector of ``save_selector``; an error when it holds another method."""
+    obj = _unpickle(path, "selector", SELECTOR_FORMAT)
+    if obj["method"] != method:
+        raise ValueError(f"{path}: holds method {obj['method']!r}, the selection is {method!r}")
+    return obj["selector"]
+
+
+def save_models(path, models: dict) -> None:
+    """Pickle (signed) a mapping k -> {"ranker", "n_features" (of the training data),
+    "features" (0-based), "projection" ((n, k) or None/absent), "params", "estimator"}."""
+    signed.dump(path, {"format": MODEL_FORMAT, "models": models})
+
+
+def load_models(path, trust: bool = False) -> dict:
+    """The models of ``save_models``; a file not written with the user's key is refused
+    unless ``trust`` (``ltrfs.signed``)."""
+    return _unpickle(path, "model", MODEL_FORMAT, trust)["models"]
+
+
+def predict(model: dict, data: RankingData) -> np.ndarray:
+    """Scores (m,) of a model record (``save_models``) on ``data``: its feature subset, and
+    its projection when it has one, applied first."""
+    if data.n_features <= int(np.max(model["features"], initial=-1)):
+        raise ValueError(f"the model uses feature {int(np.max(model['features'])) + 1} "
+                         f"but the data has only {data.n_features}")
+    X = data.view(model["features"], model.get("projection")).X
+    return np.asarray(model["estimator"].predict(X), dtype=np.float64)

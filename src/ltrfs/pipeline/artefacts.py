@@ -1,0 +1,106 @@
+"""Stage artefacts (``workflow/rules/artefacts.smk``): the figures. The test metric against k of
+every experiment (``results/figures/{experiment}/{dataset}_{metric}.png``, rule
+``figure_metric_vs_k``), every feature report of the registry ``ltrfs.artefacts``
+(``results/figures/{experiment}/features/``, rule ``artefact``) and the per-method report data
+some of them draw (``results/{dataset}/fold{fold}/{name}/{method}.tsv``, rule ``report_data``)."""
+from __future__ import annotations
+
+import logging
+
+from ltrfs import artefacts, io
+from ltrfs.formats import METRIC_COLUMNS, column_name, read_csv, read_selection
+from ltrfs.pipeline.tables import TablesPlanning
+from ltrfs.plots import metric_vs_k
+from ltrfs.selection import SELECTORS
+from ltrfs.util import write_text
+
+__all__ = ["report_data", "figure_metric_vs_k", "metric_file_name", "METRIC_BY_FILE_NAME", "ArtefactsPlanning"]
+
+log = logging.getLogger("ltrfs")
+
+#: a metric's name in file names (no "@") -> its column
+METRIC_BY_FILE_NAME = {c.replace("@", ""): c for c in METRIC_COLUMNS}
+
+
+def metric_file_name(metric: str) -> str:
+    """``NDCG@10`` -> ``NDCG10``."""
+    return column_name(metric).replace("@", "")
+
+
+def report_data(name: str, selection_path, split_path, out_path, context: dict) -> None:
+    """Compute the report data ``name`` (``ltrfs.artefacts.REPORT_DATA``) of one method's
+    selection on one fold and write it (a TSV).
+
+    Parameters
+    ----------
+    name : str
+        The declared report data.
+    selection_path : path-like
+        The method's selection record (``select/{method}.json``).
+    split_path : path-like
+        The ``.npz`` of the split it reads.
+    out_path : path-like
+    context : dict
+        ``convention`` and ``evaluation_ties`` of the dataset.
+    """
+    declared = artefacts.REPORT_DATA[name]
+    selection = read_selection(selection_path, declared.algorithms)
+    try:
+        text = declared.compute(selection, io.load_npz(split_path), context)
+    except ValueError as exc:
+        raise ValueError(f"{selection_path}: {exc}") from None
+    write_text(out_path, text)
+    log.info("%s of %s: %d lines", name, selection["method"], text.count("\n") - 1)
+
+
+def figure_metric_vs_k(table_csv, compare_csv, png, pdf, csv, *, metric: str, title: str, baselines,
+                       curves=None) -> None:
+    """Test ``metric`` against k, one panel per ranker (or the experiment's ``figure_curves``),
+    with the experiment's ``compare`` pairs marked where they differ (``ltrfs.plots.metric_vs_k``)."""
+    table = read_csv(table_csv, ("method", "ranker", "k", "folds"), dtype={"k": str})
+    comparison = read_csv(compare_csv, dtype={"k_a": str, "k_b": str, "key_a": str, "key_b": str})
+    metric_vs_k(table, metric, png, pdf, csv, title=f"Test {metric} against the number of features k, "
+                f"{int(table.folds.max())} folds: {title}", baselines=baselines, curves=curves, comparison=comparison)
+
+
+class ArtefactsPlanning(TablesPlanning):
+    """The targets and inputs of the figure and report-data jobs."""
+
+    def experiment_methods(self, experiment: str) -> dict:
+        """The experiment's methods, in order, with their configs."""
+        return {m: self.config["methods"][m] for m in self.experiment(experiment)["methods"]}
+
+    def figure_targets(self, experiment: str, dataset: str) -> list[str]:
+        """The experiment's metric-against-k figures and its feature reports on the dataset
+        (those its methods make possible, ``ltrfs.artefacts.stems``; config ``artefacts``
+        restricts them)."""
+        e = self.experiment(experiment)
+        targets = [f"{self.results}/figures/{experiment}/{dataset}_{metric_file_name(m)}.png"
+                   for m in e["figure_metrics"]]
+        wanted = e.get("artefacts")  # None: every one the methods allow
+        targets += [f"{self.results}/figures/{experiment}/features/{dataset}_{stem}.png"
+                    for stem in artefacts.stems(self.experiment_methods(experiment), SELECTORS)
+                    if wanted is None or artefacts.parse(stem)[0].name in wanted]
+        return targets
+
+    def artefact_inputs(self, wildcards) -> dict:
+        """Role -> file(s) the artefact reads (``ltrfs.artefacts``), for ``unpack``."""
+        return artefacts.input_paths(wildcards.artefact, results=self.results, dataset=wildcards.dataset,
+                                     experiment=wildcards.experiment,
+                                     folds=self.folds(wildcards.experiment, wildcards.dataset))
+
+    def artefact_context(self, wildcards) -> dict:
+        """The plain values an artefact's drawing function needs besides its files."""
+        folds = self.folds(wildcards.experiment, wildcards.dataset)
+        return {"dataset": wildcards.dataset, "experiment": wildcards.experiment, "folds": list(folds),
+                "names": self.names_of(wildcards.dataset),
+                "title": artefacts.title(wildcards.artefact, dataset=wildcards.dataset, folds=folds)}
+
+    def report_data_inputs(self, wildcards) -> dict:
+        """The method's selection record and the split the report data reads."""
+        fold = self.fold.format(**wildcards)
+        split = artefacts.REPORT_DATA[wildcards.report].split
+        return {"selection": f"{fold}/select/{wildcards.method}.json", "split": f"{fold}/data/{split}.npz"}
+
+    def report_data_context(self, wildcards) -> dict:
+        return {"convention": self.convention(wildcards), "evaluation_ties": self.config["evaluation_ties"]}

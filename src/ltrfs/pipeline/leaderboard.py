@@ -1,0 +1,152 @@
+"""Stage leaderboard (``workflow/rules/leaderboard.smk``): every selector of the run ranked per
+experiment and over all of them (Friedman, Nemenyi, critical-difference diagrams), with its
+stability across folds, its selection cost and the smallest k that keeps up with all features
+(``results/leaderboard/``; the statistics are ``ltrfs.leaderboard``'s)."""
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ltrfs import plots
+from ltrfs.htmlpage import write_markdown
+from ltrfs.leaderboard import (board, markdown, n_folds_text, read_costs, read_selections, recovery_table,
+                               smallest_k, stability_table)
+from ltrfs.formats import read_csv
+from ltrfs.pipeline.artefacts import ArtefactsPlanning
+from ltrfs.selection import SELECTORS
+from ltrfs.tables import REFERENCE_RANKER
+from ltrfs.util import write_text
+
+__all__ = ["write_leaderboard", "LeaderboardPlanning"]
+
+
+def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[dict], out: dict, *,
+                      metrics=("NDCG@10", "MAP"), ks=(), baselines=("waf",), own=(), alpha: float = 0.05,
+                      truths: dict | None = None) -> None:
+    """Read the experiments' tables (records {experiment, dataset, path, metric: the table's
+    metric, that of its ``p_vs_waf``}), the selections (``read_selections``) and the selection
+    costs (``read_costs``); write the leaderboard.
+
+    ``out``: paths ``csv`` and ``md`` (the boards of every experiment and of ``all`` of them
+    together, one row per (scope, method)), ``stability``, ``cost`` and ``smallest_k`` (CSV),
+    ``html`` (the Markdown as an HTML page), and the figures ``cd`` (a folder of critical-difference
+    diagrams, ``{scope}.png`` per experiment and ``all.png``, one panel per metric),
+    ``stability_png`` and ``pareto`` (PNG, each with its CSV beside it); with ``truths`` (dataset
+    -> truth.json of generated data) ``recovery`` (CSV) and ``recovery_png``: how much of the
+    planted informative features each selector's top k finds (``recovery_table``)."""
+    frames = [read_csv(r["path"], ("method", "ranker", "k"), dtype={"k": str}).assign(experiment=r["experiment"], dataset=r["dataset"])
+              for r in tables]
+    long = pd.concat(frames, ignore_index=True)
+    selections = read_selections(selections)
+    stab = stability_table(selections, ks)
+    recovery = recovery_table(selections, truths or {}, ks)
+    cost = read_costs(costs)
+    first = metrics[0]
+    table_metric = {r["experiment"]: r.get("metric", first) for r in tables}
+    scopes = dict(tuple(long.groupby("experiment", sort=False)))
+    small = pd.concat([smallest_k(part.drop_duplicates(["dataset", "method", "ranker", "k"]), table_metric[name],
+                                  baselines=baselines, alpha=alpha)
+                       .rename(columns={table_metric[name]: "value"}).assign(experiment=name, metric=table_metric[name])
+                       for name, part in scopes.items()], ignore_index=True)
+    boards, diagrams = [], {}
+    for scope, part in [*scopes.items(), ("all", long)]:
+        if scope == "all" and len(boards) < 2:  # "all" is worth a board when two experiments have one
+            break
+        frame, stats_ = board(part, metrics, baselines=baselines, own=own, alpha=alpha, drop_sparse=scope == "all")
+        if frame.empty:
+            continue
+        diagrams[scope] = []
+        for metric, s in stats_.items():
+            frame[f"blocks_{metric}"] = s["blocks"]
+            frame[f"friedman_p_{metric}"] = s["p"]
+            frame[f"cd_{metric}"] = s["cd"]
+            if s["nemenyi"] is not None:
+                diagrams[scope].append((scope, metric, s))
+        boards.append(frame.assign(scope=scope))
+    result = pd.concat(boards, ignore_index=True) if boards else pd.DataFrame(columns=["scope", "method"])
+    datasets = set(long.dataset)
+    scope_datasets = {scope: set(part.dataset) for scope, part in scopes.items()}
+    extra = []
+    for row in result.itertuples(index=False):
+        ds = scope_datasets.get(row.scope, datasets)
+        s = stab[(stab.method == row.method) & stab.dataset.isin(ds)]
+        c = cost[(cost.method == row.method) & cost.dataset.isin(ds)]
+        planted = recovery[(recovery.method == row.method) & recovery.dataset.isin(ds)]
+        extra.append({"jaccard": s.jaccard.mean(), "kuncheva": s.kuncheva.mean(),
+                      "select_cpu_s": c.cpu_s.mean(), "select_peak_mb": c.peak_mb.max(),
+                      "planted_precision": planted.precision.mean() if len(planted) else np.nan})
+    result = pd.concat([result.reset_index(drop=True), pd.DataFrame(extra)], axis=1)
+    result = result[["scope", "method"] + [c for c in result.columns if c not in ("scope", "method")]]
+    write_text(out["csv"], result.to_csv(index=False, float_format="%.6g"))
+    write_text(out["stability"], stab.to_csv(index=False, float_format="%.6g"))
+    write_text(out["cost"], cost.to_csv(index=False, float_format="%.6g"))
+    write_text(out["smallest_k"], small.to_csv(index=False, float_format="%.6g"))
+    write_markdown(out["md"], markdown(result, small, metrics, alpha=alpha, n_folds=n_folds_text(long), recovery=recovery),
+                   out.get("html"))
+    if "recovery" in out:
+        write_text(out["recovery"], recovery.to_csv(index=False, float_format="%.6g"))
+        plots.recovery_curves(recovery, out["recovery_png"])
+    Path(out["cd"]).mkdir(parents=True, exist_ok=True)
+    for scope, panels in diagrams.items():
+        plots.cd_diagrams(panels, Path(out["cd"]) / f"{scope}.png", alpha=alpha)
+    plots.stability_curves(stab, out["stability_png"])
+    chosen = long[(long.k.astype(str) == "vali") | long.method.isin(list(baselines))]
+    chosen = chosen[~chosen.ranker.isin(list(own)) & (chosen.ranker != REFERENCE_RANKER)]
+    plots.accuracy_vs_cost(chosen, cost, first, out["pareto"], csv=out.get("pareto_csv"), baselines=baselines)
+
+
+class LeaderboardPlanning(ArtefactsPlanning):
+    """What the leaderboard job reads and its settings."""
+
+    @cached_property  # the config is fixed once the workflow is parsed
+    def leaderboard_records(self) -> dict:
+        """What the leaderboard reads: the tables of the experiments being run (with their table
+        metric), every fold's selection of their competing methods (not WAF) and the benchmark
+        files of those select jobs and of the scorer jobs they read."""
+        tables, selections, costs, seen = [], [], [], set()
+        for name, e, dataset in self.run_experiments():
+            tables.append({"experiment": name, "dataset": dataset, "metric": self.table_metric(name),
+                           "path": f"{self.results}/{dataset}/tables/{name}.csv"})
+            for method in e["methods"]:
+                algorithm = self.algorithm(method)
+                if algorithm == "waf" or (dataset, method) in seen:
+                    continue
+                seen.add((dataset, method))
+                for fold in self.folds(name, dataset):
+                    bench = f"benchmarks/score/{dataset}/fold{fold}"
+                    paths = [f"benchmarks/select/{dataset}/fold{fold}/{method}.tsv"]
+                    for scorer in SELECTORS[algorithm].requires:
+                        n = self.n_chunks(scorer)
+                        paths.append(f"{bench}/{scorer}.tsv")
+                        paths += [f"{bench}/{scorer}.chunk{i}of{n}.tsv" for i in range(1, n + 1)] if n > 1 else []
+                    selections.append({"dataset": dataset, "method": method, "fold": fold,
+                                       "path": f"{self.fold_folder(dataset, fold)}/select/{method}.json"})
+                    costs.append({"dataset": dataset, "method": method, "fold": fold, "paths": paths})
+        return {"tables": tables, "selections": selections, "costs": costs}
+
+    def planted_datasets(self) -> list[str]:
+        """The run's generated datasets (registry layout ``synthetic``): their truth.json names
+        the planted features."""
+        return sorted({r["dataset"] for r in self.leaderboard_records["tables"]
+                       if self.registry[r["dataset"]]["layout"] == "synthetic"})
+
+    def planted_truths(self) -> dict:
+        return {d: f"{self.resources}/{d}/data/truth.json" for d in self.planted_datasets()}
+
+    def leaderboard_inputs(self, wildcards) -> list[str]:
+        records = self.leaderboard_records
+        return ([r["path"] for r in records["tables"]] + [r["path"] for r in records["selections"]]
+                + [p for r in records["costs"] for p in r["paths"]]
+                + [f"{self.resources}/{d}/manifest.json" for d in self.planted_datasets()])  # truth.json comes with it
+
+    def leaderboard_ks(self) -> list[int]:
+        return sorted({int(k) for name in self.config["run"] for k in self.experiment(name)["k"]})
+
+    def all_baselines(self) -> list[str]:
+        return sorted({m for name in self.config["run"] for m in self.baselines(name)})
+
+    def all_own_rankers(self) -> list[str]:
+        return sorted({r for name in self.config["run"] for r in self.own_rankers(name)})

@@ -1,0 +1,160 @@
+"""Stage tables (``workflow/rules/tables.smk``): the fold-averaged tables of an experiment on a
+dataset (``results/{dataset}/tables/{experiment}.csv|.md|.html``, ``ltrfs.tables``), the same in
+other metric conventions (``{experiment}.{convention}.csv``), the paper's published numbers
+beside ours (``{experiment}_published``, ``ltrfs.published``) and each method's top features
+(``tables/top_features/{experiment}``, ``ltrfs.reports.top_features``)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from ltrfs import published
+from ltrfs.config import OWN, validation_metric_of
+from ltrfs.formats import column_name, read_csv
+from ltrfs.htmlpage import write_markdown
+from ltrfs.pipeline.train import TrainPlanning
+from ltrfs.selection import SELECTORS
+from ltrfs.tables import (COMPARE_COLUMNS, REFERENCE_NOTE, by_k_markdown, compare, compare_markdown, read_references,
+                          read_runs, summarise, to_markdown)
+from ltrfs.util import write_text
+
+__all__ = ["write_tables", "write_published", "TablesPlanning"]
+
+
+def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", title=None,
+                 baselines=("waf",), references: list[dict] | None = None, pairs=(),
+                 out_compare=None, own=(), columns=None, out_html=None) -> pd.DataFrame:
+    """The long table as CSV; as Markdown, the table of ``columns`` (default ``DEFAULT_COLUMNS``)
+    and then ``metric`` by k; ``references`` (per-fold reference files) add the file-order and
+    random-order rows; ``pairs`` (the experiment's ``compare``) add paired t-tests, written to
+    ``out_compare`` (CSV), to the Markdown and as marks in the table; ``own``: the rankers that
+    are a method's own model (see ``summarise``); ``out_html``: the Markdown as an HTML page."""
+    per_query = read_runs(runs)
+    if references:
+        per_query = pd.concat([per_query, read_references(references)], ignore_index=True)
+    table = summarise(per_query, metric, baselines, own)
+    write_text(out_csv, table.to_csv(index=False, float_format="%.6f"))
+    comparison = compare(per_query, pairs, metric, own) if pairs else pd.DataFrame(columns=COMPARE_COLUMNS)
+    if out_compare is not None:
+        write_text(out_compare, comparison.to_csv(index=False, float_format="%.6g"))
+    tests = f"\n#### Paired t-tests\n\n{compare_markdown(comparison, columns)}" if pairs else ""
+    write_markdown(out_md, to_markdown(table, columns, metric=metric, title=title, comparison=comparison)
+                   + f"\n#### {metric} by k (test, mean over "
+                   f"folds; * p < 0.05 against WAF; vali: the k chosen on vali)\n\n" + by_k_markdown(table, metric)
+                   + "\n" + REFERENCE_NOTE + "\n" + tests, out_html)
+    return table
+
+
+def write_published(spec: dict, paper_dir, tables: dict, dataset: str, title: str, out: dict) -> None:
+    """A paper's published numbers beside the experiment's table (``ltrfs.published``).
+
+    Parameters
+    ----------
+    spec : dict
+        The experiment's ``published`` entry (``paper``, ``tables``, ``rows``, ``metrics``, ``tolerance``).
+    paper_dir : path-like
+        The folder of the published-number files (``config/published``).
+    tables : dict
+        Convention -> path of the experiment's table in it; the first is the dataset's own.
+        With more than one, the page also says which convention each paper table is closest to.
+    dataset, title : str
+    out : dict
+        Paths ``md``, ``html`` and ``csv`` (ours, published and their difference per cell).
+    """
+    paper = published.load(spec["paper"], Path(paper_dir))
+    tables = {c: read_csv(path, ("method", "ranker", "k"), dtype={"k": str, "k_chosen": str})
+              for c, path in tables.items()}
+    ours = next(iter(tables.values()))
+    comparison = published.beside(ours, paper, dataset, spec.get("tables"), spec.get("rows"))
+    if spec.get("metrics"):
+        comparison = comparison[comparison.metric.str.lower().isin([m.lower() for m in spec["metrics"]])]
+    text = published.to_markdown(comparison, title, spec.get("tolerance"))
+    if len(tables) > 1:
+        closest = published.closest_convention(tables, paper, dataset, spec.get("tables"), spec.get("rows"),
+                                               spec.get("metrics"))
+        text += ("\n" + published.closest_convention_markdown(closest)) if not closest.empty else ""
+    write_markdown(out["md"], text, out["html"])
+    write_text(out["csv"], comparison.to_csv(index=False, float_format="%.6g"))
+
+
+class TablesPlanning(TrainPlanning):
+    """The run files, references and settings of the table jobs."""
+
+    def baselines(self, experiment: str) -> list[str]:
+        """The experiment's all-features methods (algorithm waf), for p-values and figures."""
+        return [m for m in self.experiment(experiment)["methods"] if self.algorithm(m) == "waf"]
+
+    def own_rankers(self, experiment: str) -> list[str]:
+        """The experiment's rankers that are the method's own model (algorithm own)."""
+        return [r for r in self.experiment(experiment)["rankers"] if self.config["rankers"][r]["algorithm"] == OWN]
+
+    def table_metric(self, experiment: str) -> str:
+        """The run-file column of the experiment's vali metric (k chosen on vali, p-values)."""
+        return column_name(validation_metric_of(self.config, experiment))
+
+    def table_columns(self, experiment: str) -> list[str]:
+        """The columns of the experiment's Markdown table (config ``metrics``; [] for the default)."""
+        return [column_name(m) for m in self.experiment(experiment).get("metrics", [])]
+
+    def also_conventions(self, experiment: str, dataset: str) -> list[str]:
+        """The experiment's ``also_conventions`` other than the dataset's own."""
+        own = self.convention_of(dataset)
+        return [c for c in self.experiment(experiment).get("also_conventions", []) if c != own]
+
+    def run_records(self, experiment: str, dataset: str, as_convention: str | None = None) -> list[dict]:
+        """Every run file of an experiment on a dataset, with its coordinates (for the tables); in
+        ``as_convention`` the re-evaluated ones (``runs_{convention}``)."""
+        e = self.experiment(experiment)
+        folder = "runs" if as_convention is None else f"runs_{as_convention}"
+        return [
+            {"path": f"{self.fold_folder(dataset, fold)}/{folder}/{method}/{ranker}.tsv",
+             "fold": fold, "method": method, "ranker": ranker, "k": e["k"],
+             "full_model": self.config["rankers"][ranker]["algorithm"] == OWN}
+            for fold in self.folds(experiment, dataset)
+            for method in e["methods"]
+            for ranker in e["rankers"]
+            if self.ranks_itself(method, ranker)
+        ]
+
+    def reference_records(self, experiment: str, dataset: str, as_convention: str | None = None) -> list[dict]:
+        """The reference file of every fold (file order and random order of a constant score)."""
+        name = "reference" if as_convention is None else f"reference_{as_convention}"
+        return [{"path": f"{self.fold_folder(dataset, fold)}/{name}.tsv", "fold": fold}
+                for fold in self.folds(experiment, dataset)]
+
+    def published_tables(self, wildcards) -> list[str]:
+        """The experiment's tables in the conventions its published page compares, own first."""
+        e, d = wildcards.experiment, wildcards.dataset
+        return [f"{self.results}/{d}/tables/{e}.csv",
+                *(f"{self.results}/{d}/tables/{e}.{c}.csv" for c in self.also_conventions(e, d))]
+
+    def published_conventions(self, wildcards) -> list[str]:
+        return [self.convention_of(wildcards.dataset), *self.also_conventions(wildcards.experiment, wildcards.dataset)]
+
+    def first_fold(self, experiment: str, dataset: str) -> int:
+        return self.folds(experiment, dataset)[0]
+
+    def methods_with(self, experiment: str, test) -> list[str]:
+        """The experiment's methods whose configuration passes ``test(method config, class)``."""
+        return [m for m in self.experiment(experiment)["methods"]
+                if test(self.config["methods"][m], SELECTORS[self.algorithm(m)])]
+
+    def ranking_methods(self, experiment: str) -> list[str]:
+        """The experiment's methods that rank the features (those the top-feature table lists)."""
+        return self.methods_with(experiment, lambda m, cls: cls.uses_k)
+
+    def top_feature_inputs(self, wildcards) -> list[str]:
+        fold = self.first_fold(wildcards.experiment, wildcards.dataset)
+        return [f"{self.fold_folder(wildcards.dataset, fold)}/select/{m}.json"
+                for m in self.ranking_methods(wildcards.experiment)]
+
+    def table_targets(self, experiment: str, dataset: str) -> list[str]:
+        """The tables of an experiment on a dataset that ``rule all`` asks for."""
+        e = self.experiment(experiment)
+        tables = [experiment, *(f"{experiment}.{c}" for c in self.also_conventions(experiment, dataset))]
+        tables += [f"{experiment}_published"] if e.get("published") else []
+        targets = [f"{self.results}/{dataset}/tables/{t}.{ext}" for t in tables for ext in ("md", "html")]
+        if self.ranking_methods(experiment):
+            targets += [f"{self.results}/{dataset}/tables/top_features/{experiment}.{ext}" for ext in ("md", "html")]
+        return targets

@@ -1,0 +1,316 @@
+"""Stage train (``workflow/rules/train.smk``): train a ranker on every k-view of a selection,
+hyperparameters chosen on vali (``ltrfs.tuning``), and evaluate the models on vali and test in
+the same job: ``models/{method}/{ranker}.pkl`` and ``.json``, ``runs/{method}/{ranker}.tsv``
+(``ltrfs.formats``). Also the evaluations that need no training: ``reference.tsv`` (a constant
+score) and ``runs_{convention}/`` (saved models in another metric convention, ``rescore``)."""
+from __future__ import annotations
+
+import logging
+import re
+import time
+from types import SimpleNamespace
+
+import numpy as np
+
+from ltrfs import io, metrics
+from ltrfs.config import OWN, k_grid, train_batches
+from ltrfs.context import accepts, with_context
+from ltrfs.data import RankingData
+from ltrfs.formats import (REFERENCE_HEAD, RUN_HEAD, load_models, load_selector, n_views, predict, read_json,
+                           run_lines, save_models, view_for_k)
+from ltrfs.pipeline.select import SelectPlanning
+from ltrfs.rankers import make_ranker, ranker_class, ranker_grid
+from ltrfs.selection import SELECTORS
+from ltrfs.tuning import SELECTION_TIES, search
+from ltrfs.util import Progress, write_json, write_text
+
+__all__ = ["valid_ks", "fit_best", "OwnPredictions", "has_own_predictions", "train_own", "train", "run_text",
+           "rescore", "reference", "SPLIT_TIES", "REFERENCES", "TrainPlanning"]
+
+log = logging.getLogger("ltrfs")
+
+#: how each split of a run file ranks tied scores by default: vali chooses k (tuning, tie-aware),
+#: test is reported as the official evaluation scripts compute it
+SPLIT_TIES = {"vali": SELECTION_TIES, "test": "file_order"}
+#: the reference rows of every table: what the data file's order alone scores, and what a
+#: random order scores (the tie-aware expectation of a constant score)
+REFERENCES = {"file order": "file_order", "random order": "expected"}
+
+
+def valid_ks(ks, d: int, uses_k: bool = True) -> list[int]:
+    """The k grid for a method on d features (docs/methods.md, section 'The k grid'): k > d is
+    skipped with a warning, and when every k exceeds d the method is trained on all d features
+    (logged); methods that ignore k (WAF) get [d]."""
+    if not uses_k:
+        return [d]
+    dropped = [k for k in ks if k > d]
+    if dropped:
+        log.warning("k %s exceed the %d features and are skipped", dropped, d)
+    kept = sorted({int(k) for k in ks if 1 <= k <= d})
+    if not kept:
+        log.warning("every k exceeds the %d features: training on all of them", d)
+    return kept or [d]
+
+
+# ----------------------------------------------------------------------------- one ranker
+
+def fit_best(ranker: dict, train: RankingData, vali: RankingData | None, *, metric: str,
+             convention: str, seed: int, threads: int = 1, ties: str = SELECTION_TIES):
+    """Fit a configured ranker at every grid point on train and keep the best on vali.
+
+    Parameters
+    ----------
+    ranker : dict
+        ``{"algorithm", "params", "grid"}`` (``ltrfs.rankers.ranker_grid``).
+    train, vali : RankingData
+        Without vali the grid must have one point, fitted without early stopping or choice.
+    metric, convention, ties : str
+        The vali metric (``ltrfs.tuning.ValiChoice``: tied scores ranked by ``ties``, a degenerate
+        model never chosen; the ranker's own vali choices, e.g. early stopping, get the same ``ties``).
+    seed, threads : int
+        The job's context (``ltrfs.context``).
+
+    Returns
+    -------
+    model, point, trials
+        As ``ltrfs.tuning.search``.
+    """
+    algorithm = ranker["algorithm"]
+    cls = ranker_class(algorithm)
+    base = with_context(cls, ranker.get("params"), random_state=seed, n_jobs=threads, ties=ties,
+                        relevant_min=metrics.get_convention(convention).relevant_min)
+    points = ranker_grid(ranker)
+    warm = accepts(cls, "warm_start") and len(points) > 1
+    if warm:
+        base["warm_start"] = True
+    return search(lambda **point: make_ranker(algorithm, **{**base, **point}), points, train, vali,
+                  what=algorithm, metric=metric, convention=convention, ties=ties, warm_start=warm)
+
+
+class OwnPredictions:
+    """A fitted selector used as a ranker: ``predict(X)`` is its ``predict_scores(X)``
+    (P(relevant) or the expected label, as Lei & Han report them), or with ``k`` its
+    ``predict_scores_k(X, k)`` (its model restricted to its top k features, Lai et al. Figs. 1-3)."""
+
+    def __init__(self, selector, k: int | None = None):
+        self.selector = selector
+        self.k = k
+
+    def predict(self, X) -> np.ndarray:
+        if self.k is None:
+            return self.selector.predict_scores(X)
+        return self.selector.predict_scores_k(X, self.k)
+
+
+def has_own_predictions(algorithm: str) -> bool:
+    """Whether a selection algorithm can rank by itself (ranker ``own``)."""
+    return hasattr(SELECTORS[algorithm], "predict_scores")
+
+
+def own_selector(path, selection: dict):
+    """The fitted selector of the selection record ``selection`` (``select/{method}.pkl``), to
+    rank with (ranker ``own``): an error for a method that has no model of its own."""
+    algorithm = selection["algorithm"]
+    if not has_own_predictions(algorithm):
+        raise ValueError(f"method {selection['method']!r} ({algorithm}) has no predictions of its own; "
+                         f"these have: {', '.join(a for a in sorted(SELECTORS) if has_own_predictions(a))}")
+    if path is None:
+        raise ValueError(f"ranker own needs the fitted method of {selection['method']!r} (select/{{method}}.pkl)")
+    return load_selector(path, selection["method"])
+
+
+def train_own(selection: dict, selector, *, ks=()) -> tuple[dict, dict]:
+    """The selection's fitted method as the ranker, on all d features (k = d in the run file;
+    the method's own choice of features is inside its model). A method that can restrict its
+    model to its top k features (``predict_scores_k``: FSMRank) also gets one model per k of
+    ``ks`` below d, the curve of Lai et al. Figs. 1-3; nothing is tuned on vali for those k.
+    Returns (models, info["k"])."""
+    d, seconds = selection["n_features"], selection["seconds"]
+    features = np.arange(d, dtype=np.int64)
+    models = {d: {"ranker": OWN, "n_features": d, "features": features, "params": selector.chosen_,
+                  "estimator": OwnPredictions(selector)}}
+    info = {str(d): {"features": (features + 1).tolist(), "chosen": selector.chosen_, "trials": [],
+                     "seconds": seconds}}
+    if hasattr(selector, "predict_scores_k"):
+        for k in sorted({int(k) for k in ks if 1 <= int(k) < d}):
+            top = np.sort(np.asarray(selector.ranking_[:k], dtype=np.int64))
+            models[k] = {"ranker": OWN, "n_features": d, "features": features, "params": selector.chosen_,
+                         "estimator": OwnPredictions(selector, k)}
+            info[str(k)] = {"features": (top + 1).tolist(), "chosen": selector.chosen_, "trials": [],
+                            "seconds": seconds}
+    return models, info
+
+
+def _train_ranker(selection: dict, ranker_name: str, ranker: dict, train_data: RankingData,
+                  vali_data: RankingData, *, ks, metric: str, convention: str, seed: int, threads: int,
+                  ties: str) -> tuple[dict, dict]:
+    """(models by k, info) of a ranker fitted on every k-view of the selection."""
+    models, info = {}, {"ranker": ranker_name, "algorithm": ranker["algorithm"],
+                        "method": selection["method"], "validation_metric": metric, "ties": ties, "k": {}}
+    ks = valid_ks(ks, n_views(selection), selection.get("uses_k", True))
+    progress = Progress(f"train {ranker_name}", len(ks), unit="k values", every=0.0)
+    for k in ks:
+        features, projection = view_for_k(selection, k)
+        log.info("k=%d: features %s%s", k, (features + 1).tolist(), "" if projection is None else " (projected)")
+        start = time.perf_counter()
+        model, point, trials = fit_best(ranker, train_data.view(features, projection),
+                                        vali_data.view(features, projection), metric=metric,
+                                        convention=convention, seed=seed, threads=threads, ties=ties)
+        models[k] = {"ranker": ranker["algorithm"], "n_features": selection["n_features"],
+                     "features": features, "projection": projection, "params": point, "estimator": model}
+        info["k"][str(k)] = {"features": (features + 1).tolist(), "chosen": point,
+                             "trials": trials, "seconds": round(time.perf_counter() - start, 4)}
+        progress.step(f"k={k}")
+    return models, info
+
+
+def _loaded(data) -> RankingData:
+    """``data`` itself when it is loaded, else the ``.npz`` file it names."""
+    return data if isinstance(data, RankingData) else io.load_npz(data)
+
+
+def train(selection_path, ranker_name: str, ranker: dict, train_path, vali_path, out_model,
+          out_info, *, ks, metric: str, convention: str, seed: int, threads: int = 1,
+          ties: str = SELECTION_TIES, test_path=None, out_run=None, run_ties: dict | None = None,
+          selector_path=None) -> None:
+    """Train the ranker on every k-view of a selection, hyperparameters chosen on vali.
+
+    Ranker algorithm ``own``: the method's fitted model from ``selector_path`` (``train_own``).
+    With ``out_run`` (and ``test_path``) the models are also evaluated on vali and test in the
+    same process and the run file written (``run_text``, ``run_ties`` as its ``ties``): the
+    workflow's train jobs do this, so that no second job loads the models and their libraries
+    again. ``train_path``, ``vali_path`` and ``test_path`` are ``.npz`` files or loaded
+    ``RankingData`` (a batched train job loads them once for all its rankers).
+    """
+    selection = read_json(selection_path, ("ranking",))
+    train_data, vali_data = _loaded(train_path), _loaded(vali_path)
+    if ranker["algorithm"] == OWN:
+        models, by_k = train_own(selection, own_selector(selector_path, selection), ks=ks)
+        info = {"ranker": ranker_name, "algorithm": OWN, "method": selection["method"],
+                "validation_metric": None, "k": by_k}
+    else:
+        models, info = _train_ranker(selection, ranker_name, ranker, train_data, vali_data, ks=ks, metric=metric,
+                                     convention=convention, seed=seed, threads=threads, ties=ties)
+    if out_run is not None:
+        splits = {"vali": vali_data, "test": _loaded(test_path)}
+        write_text(out_run, run_text(models, splits, convention=convention, ties=run_ties))
+    save_models(out_model, models)
+    write_json(out_info, info)
+
+
+# ----------------------------------------------------------------------------- evaluation
+
+def per_query_rows(data: RankingData, scores: np.ndarray, convention: str, ties: str = "file_order") -> np.ndarray:
+    """(q, 22) per-query metrics in the order of ``ltrfs.formats.METRIC_COLUMNS``."""
+    qm = metrics.evaluate(data.y, scores, data.query_ptr, convention=convention, max_k=10, ties=ties)
+    return np.column_stack([qm.precision, qm.map, qm.ndcg, qm.mean_ndcg])
+
+
+def run_text(models: dict, splits: dict, *, convention: str, ties: dict | None = None) -> str:
+    """The run file (``RUN_HEAD`` columns, one line per k, split and query) of the models on
+    each split (``{"vali": RankingData, "test": RankingData}``)."""
+    ties = {**SPLIT_TIES, **(ties or {})}
+    lines = ["\t".join(RUN_HEAD)]
+    for split, data in splits.items():
+        for k, model in sorted(models.items()):
+            values = per_query_rows(data, predict(model, data), convention, ties[split])
+            lines += run_lines(k, split, ties[split], data, values)
+            log.info("k=%s %s: NDCG@10 %.4f MAP %.4f (ties: %s)", k, split, values[:, 20].mean(),
+                     values[:, 10].mean(), ties[split])
+    return "\n".join(lines) + "\n"
+
+
+def rescore(model_path, split_paths: dict, out_path, *, convention: str, ties: dict | None = None) -> None:
+    """The run file of saved models (``models/{method}/{ranker}.pkl``) on the splits
+    (``{"vali": path, "test": path}``) in another metric ``convention``: the same models, the
+    same layout as the train job's run file (``run_text``)."""
+    splits = {split: io.load_npz(path) for split, path in split_paths.items()}
+    write_text(out_path, run_text(load_models(model_path), splits, convention=convention, ties=ties))
+
+
+def reference(split_paths: dict, out_path, *, convention: str) -> None:
+    """Per-query metrics of a constant score on each split, once per ``REFERENCES`` entry, in
+    the layout of a run file with the reference's name in column ``k``'s place (``REFERENCE_HEAD``)."""
+    lines = ["\t".join(REFERENCE_HEAD)]
+    for split, path in split_paths.items():
+        data = io.load_npz(path)
+        for name, ties in REFERENCES.items():
+            values = per_query_rows(data, np.zeros(data.n_rows), convention, ties)
+            lines += run_lines(name, split, ties, data, values)
+            log.info("%s %s: NDCG@10 %.4f MAP %.4f", name, split, values[:, 20].mean(), values[:, 10].mean())
+    write_text(out_path, "\n".join(lines) + "\n")
+
+
+# ----------------------------------------------------------------------------- planning
+
+class TrainPlanning(SelectPlanning):
+    """The inputs, params and batches of the train jobs."""
+
+    def train_ks(self, wildcards) -> list[int]:
+        """The k grid of a train job; [] for methods that ignore k, so that editing the
+        experiments' k lists does not rerun them."""
+        algorithm = SELECTORS[self.algorithm(wildcards.method)]
+        if not algorithm.uses_k:
+            return []
+        if self.ranker_config(wildcards)["algorithm"] == OWN and not hasattr(algorithm, "predict_scores_k"):
+            return []  # the method's own model on all features; only FSMRank's can be cut to its top k
+        return k_grid(self.config, wildcards.dataset, wildcards.method, wildcards.ranker)
+
+    def own_selector(self, wildcards) -> dict:
+        """Ranker ``own`` reads the method's fitted model, written by its select job."""
+        if self.ranker_config(wildcards)["algorithm"] != OWN:
+            return {}
+        return {"selector": f"{self.fold.format(**wildcards)}/select/{wildcards.method}.pkl"}
+
+    def train_threads(self, wildcards) -> int:
+        """The ranker's own ``threads`` (default 1); ranker ``own`` takes the method's."""
+        if self.ranker_config(wildcards)["algorithm"] == OWN:
+            return self.method_config(wildcards).get("threads", 1)
+        return self.ranker_config(wildcards).get("threads", 1)
+
+    def train_metric(self, wildcards) -> str:
+        """The vali metric of a train job (``train_metrics``; the top-level one for a
+        combination of no experiment)."""
+        return self.train_metrics.get((wildcards.dataset, wildcards.method, wildcards.ranker),
+                                      self.config["validation_metric"])
+
+    def train_seed(self, wildcards) -> int:
+        return self.job_seed("dataset", "fold", "method", "ranker")(wildcards)
+
+    def ranks_itself(self, method: str, ranker: str) -> bool:
+        """False for the pair (method, ranker ``own``) when the method has no model of its own."""
+        if self.config["rankers"][ranker]["algorithm"] != OWN:
+            return True
+        return has_own_predictions(self.algorithm(method))
+
+    def run_ties(self) -> dict:
+        """How the run files rank tied scores: vali as tuning does, test as reported."""
+        return {"vali": self.config["ties"], "test": self.config["evaluation_ties"]}
+
+    @staticmethod
+    def batch_rule_name(dataset: str, method: str) -> str:
+        """``train_{dataset}_{method}`` with every character outside [A-Za-z0-9_] made ``_``."""
+        return re.sub(r"\W", "_", f"train_{dataset}_{method}")
+
+    def train_batches(self) -> dict:
+        """(dataset, method) -> rule name and rankers of each batched train job (config
+        ``train_batch``): every ranker of the method in the experiments being run that can rank
+        with it; a name clash keeps rule train for the second."""
+        batches, names = {}, set()
+        for (dataset, method), rankers in train_batches(self.config).items():
+            rankers = [r for r in rankers if self.ranks_itself(method, r)]
+            name = self.batch_rule_name(dataset, method)
+            if rankers and name not in names:
+                names.add(name)
+                batches[(dataset, method)] = (name, rankers)
+        return batches
+
+    def batch_jobs(self, dataset: str, method: str, rankers, fold) -> list[dict]:
+        """One batched train job's per-ranker settings, from the functions rule train's params use."""
+        jobs = []
+        for ranker in rankers:
+            w = SimpleNamespace(dataset=dataset, fold=fold, method=method, ranker=ranker)
+            jobs.append({"ranker": ranker, "config": self.ranker_config(w), "k": self.train_ks(w),
+                         "metric": self.train_metric(w), "seed": self.train_seed(w),
+                         "threads": self.train_threads(w), "own": self.ranker_config(w)["algorithm"] == OWN})
+        return jobs

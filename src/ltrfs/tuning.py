@@ -1,0 +1,218 @@
+"""Hyperparameters chosen on the validation split: one mechanism for every tuned method and
+ranker (``ValiChoice``), and the grid search of a ranker (``grid_points``, ``search``).
+
+A vali grid (a ranker's C, FSMRank's lambdas, GAS's c, Greedy RankRLS's lambda and k, a number
+of features t, a boosting round) is scored by the mean over vali queries of a metric, computed
+with ``ties="expected"`` by default (``ltrfs.metrics``): a model that ties documents earns the
+expected value over the orders of the tied documents, not the credit of the data file's order.
+
+A model whose scores are constant within every vali query (all-zero weights, one tied value)
+is *degenerate*: it ranks nothing. It is recorded with its score but never chosen; when every
+point of a grid is degenerate, ``ValiChoice.best`` raises ``DegenerateGridError`` naming the
+method and the grid.
+
+    choice = ValiChoice("fsmrank", y_val, ptr_val, metric="map", convention="letor4")
+    for point in grid:
+        choice.offer(point, model.predict(X_val), payload=model)
+    point, model, value = choice.best
+
+``search`` runs that loop for a ranker class over its grid (``grid_points``), refitting in
+place where the solver can restart from its previous state.
+"""
+from __future__ import annotations
+
+import copy
+import itertools
+import logging
+import time
+
+import numpy as np
+
+from ltrfs import metrics
+
+__all__ = ["SELECTION_TIES", "DegenerateGridError", "constant_within_queries", "vali_score", "ValiChoice",
+           "expand_grid", "grid_points", "checked_points", "search"]
+
+log = logging.getLogger("ltrfs")
+
+#: how selection and tuning rank tied documents (the reported test metrics use "file_order")
+SELECTION_TIES = "expected"
+
+
+class DegenerateGridError(ValueError):
+    """Every candidate of a vali grid gives constant scores within every vali query."""
+
+
+def constant_within_queries(scores, query_ptr) -> bool:
+    """True when the scores (m,) are equal inside every query (``query_ptr`` (q + 1,) offsets):
+    the ranking is the file order alone, whatever the metric says."""
+    scores = np.asarray(scores, dtype=np.float64)
+    ptr = np.asarray(query_ptr, dtype=np.int64)
+    if scores.size < 2:
+        return True
+    same_as_previous = scores[1:] == scores[:-1]
+    same_as_previous[ptr[1:-1] - 1] = True  # a query boundary is no change inside a query
+    return bool(same_as_previous.all())
+
+
+def vali_score(y, scores, query_ptr, metric: str, convention="letor4",
+               ties: str = SELECTION_TIES) -> tuple[float, bool]:
+    """(mean of ``metric`` over the queries, degenerate?) of one candidate's scores (m,)."""
+    value = float(metrics.metric_per_query(y, scores, query_ptr, metric, convention, ties).mean())
+    return value, constant_within_queries(scores, query_ptr)
+
+
+class ValiChoice:
+    """The best non-degenerate candidate of a vali grid (ties keep the earlier candidate).
+
+    what        the method or ranker, named in the error when every candidate is degenerate
+    y, query_ptr  the vali labels (m,) and query offsets (q + 1,)
+    metric, convention, ties  as ``ltrfs.metrics.metric_per_query``
+
+    ``offer(point, scores, payload=None, keep=None)`` scores one candidate and returns its vali
+    value (``keep``, e.g. ``copy.deepcopy``, is applied to the payload when it becomes the best:
+    for a model that is refitted in place at the next grid point);
+    ``trials`` lists every offer as ``{"params": point, "vali": value, "degenerate": bool}``;
+    ``best`` is ``(point, payload, value)`` of the best non-degenerate offer.
+    """
+
+    def __init__(self, what: str, y, query_ptr, metric: str, convention="letor4",
+                 ties: str = SELECTION_TIES):
+        self.what = what
+        self.y = np.asarray(y)
+        self.query_ptr = np.asarray(query_ptr)
+        self.metric = metric
+        self.convention = convention
+        self.ties = metrics.check_ties(ties)
+        self.trials: list[dict] = []
+        self._best = None
+
+    def score(self, scores) -> tuple[float, bool]:
+        return vali_score(self.y, scores, self.query_ptr, self.metric, self.convention, self.ties)
+
+    def offer(self, point, scores, payload=None, keep=None) -> float:
+        value, degenerate = self.score(scores)
+        return self.offer_value(point, value, degenerate, payload, keep)
+
+    def offer_value(self, point, value: float, degenerate: bool, payload=None, keep=None) -> float:
+        """Record a candidate scored elsewhere (``vali_score``); returns ``value``."""
+        self.trials.append({"params": point, "vali": value, "degenerate": bool(degenerate)})
+        if not degenerate and (self._best is None or value > self._best[2]):
+            self._best = (point, payload if keep is None else keep(payload), value)
+        return value
+
+    @property
+    def found(self) -> bool:
+        return self._best is not None
+
+    @property
+    def best(self):
+        if self._best is None:
+            grid = ", ".join(str(t["params"]) for t in self.trials[:6])
+            more = f" and {len(self.trials) - 6} more" if len(self.trials) > 6 else ""
+            raise DegenerateGridError(
+                f"{self.what}: every vali candidate ({grid}{more}) gives the same score to all documents "
+                "of every vali query (a degenerate model); widen the grid (e.g. smaller penalties)")
+        return self._best
+
+
+# ----------------------------------------------------------------------------- grid search
+
+def expand_grid(grid: dict | None) -> list[dict]:
+    """The points of a grid, in grid order.
+
+    >>> expand_grid({"C": [1, 2], "x": [3]})
+    [{'C': 1, 'x': 3}, {'C': 2, 'x': 3}]
+    """
+    if not grid:
+        return [{}]
+    keys = list(grid)
+    return [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
+
+
+def grid_points(cls, params: dict | None = None, grid: dict | None = None) -> list[dict]:
+    """The grid points of a configured estimator.
+
+    Parameters
+    ----------
+    cls : type
+        The estimator class; its ``default_grid`` (dict of lists) is used when ``grid`` is None.
+    params : dict, optional
+        Fixed parameters: the default grid leaves them out.
+    grid : dict of lists, optional
+        The configured grid.
+
+    Returns
+    -------
+    list of dict
+        ``expand_grid`` of the grid; a ``ValueError`` names a key whose values are not a
+        non-empty list.
+    """
+    if grid is None:
+        fixed = params or {}
+        grid = {key: values for key, values in getattr(cls, "default_grid", {}).items() if key not in fixed}
+    for key, values in grid.items():
+        if not isinstance(values, list) or not values:
+            raise ValueError(f"grid {key!r} must be a non-empty list, got {values!r}")
+    return expand_grid(grid)
+
+
+def checked_points(make, points: list[dict]) -> list[dict]:
+    """``points``, after the estimator of every point is built (``make(**point)``) and its
+    parameters validated: a one-line ValueError naming the parameter. What the config check and
+    ``ltrfs train`` do before any data is read."""
+    for point in points:
+        make(**point).validate_params()
+    return points
+
+
+def search(make, points: list[dict], train, vali, *, what: str, metric: str, convention: str,
+           ties: str = SELECTION_TIES, warm_start: bool = False):
+    """Fit ``make(**point)`` on train at every grid point; keep the best on vali.
+
+    Parameters
+    ----------
+    make : callable
+        ``make(**point)`` builds the estimator, every other parameter bound (context included,
+        ``ltrfs.context``).
+    points : list of dict
+        The grid (``grid_points``).
+    train, vali : RankingData
+        ``vali`` None: ``points`` must have one point, fitted without early stopping or choice.
+    what : str
+        The estimator's name, in the log and in the error when every model is degenerate.
+    metric, convention, ties : str
+        The vali metric, its convention and how tied scores are ranked (``ValiChoice``).
+    warm_start : bool, default False
+        The estimator can restart from its previous state (RankSVM keeps its cutting planes,
+        valid for every C): it is refitted in place along the grid (``set_params``), and the best
+        is kept as a copy.
+
+    Returns
+    -------
+    model, point, trials
+        The fitted estimator, its grid point, and every point as {params, vali, degenerate,
+        seconds}. Ties keep the earlier point; a degenerate model is never chosen.
+    """
+    if vali is None and len(points) > 1:
+        raise ValueError(f"a grid of {len(points)} points needs a validation split to choose from")
+    choice = None if vali is None else ValiChoice(what, vali.y, vali.query_ptr, metric, convention, ties)
+    model = None
+    for point in points:
+        start = time.perf_counter()
+        if warm_start and model is not None:
+            model.set_params(**point)
+        else:
+            model = make(**point)
+        if vali is None:
+            model.fit(train.X, train.y, train.qid)
+            return model, point, [{"params": point, "vali": None, "seconds": round(time.perf_counter() - start, 4)}]
+        model.fit(train.X, train.y, train.qid, X_val=vali.X, y_val=vali.y, qid_val=vali.qid)
+        # a model refitted in place at the next grid point is kept as a copy when it is the best
+        value = choice.offer(point, model.predict(vali.X), payload=model, keep=copy.deepcopy if warm_start else None)
+        seconds = time.perf_counter() - start
+        choice.trials[-1]["seconds"] = round(seconds, 4)
+        log.info("  %s %s: vali %s = %.4f%s (%.2f s)", what, point, metric, value,
+                 " (degenerate: constant scores)" if choice.trials[-1]["degenerate"] else "", seconds)
+    point, model, _ = choice.best
+    return model, point, choice.trials
