@@ -190,3 +190,8 @@ def test_python_examples_run(capsys):
     exec(compile(blocks[0], "README.md", "exec"), {})
     first, ndcg = capsys.readouterr().out.split("\n")[:2]
     assert first.startswith("[0 3") and 0.8 < float(ndcg) <= 1.0  # the planted features first
+
+
+def test_readme_links_every_docs_page():
+    linked = {(REPO / target.partition("#")[0]).resolve() for target in LINK.findall((REPO / "README.md").read_text())}
+    assert [str(p.relative_to(REPO)) for p in sorted(DOCS.rglob("*.md")) if p.resolve() not in linked] == []
