@@ -10,7 +10,7 @@ and the speed of its most-violated-constraint search.
    cell per line, row by row, N@1 .. N@10 then MAP. SVMMAP's line has only ten numbers
    (0.3516 ... 0.2179: N@1..N@10, rising to N@7 and falling at N@8..N@10 as every MQ2008 row
    does in the letor4 convention), and the ListNet line above it ends with two numbers,
-   "0.4775 0.4569": ListNet's MAP (0.4775, as the repository's README also reads it) and
+   "0.4775 0.4569": ListNet's MAP (0.4775, as docs/mq2008.md also reads it) and
    SVMMAP's MAP cell, set on the same text line. The OHSUMED, HP2004 and NP2004 blocks show
    the same displacement ("0.4457 0.4453", "0.6899 0.7176", "0.6720 0.6620" after ListNet,
    and a SVMMAP row one number short). So SVMMAP on MQ2008: N@1 0.3516, N@3 0.4102,

@@ -10,9 +10,9 @@ otherwise the script says what to install and stops).
 
 Run after ``snakemake --cores 2`` (the default run) in the same folder:
 ``python bench/report_screenshot.py [--workdir .] [--configfile ...] [--out docs/figures/report.png]``
-and, for the README's table view,
+and, for the table view in docs/outputs.md,
 ``python bench/report_screenshot.py --view demo Tables synthetic --out docs/figures/report_table.png``
-(the README's two screenshots: ``--view Leaderboard "leaderboard (tables)"`` and this one).
+(the two screenshots of docs/outputs.md, section 'The report': ``--view Leaderboard "leaderboard (tables)"`` and this one).
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Paper reproductions on the real data of ../shared/data, checked against the published
-numbers with the tolerances the README states, or against the shapes of the papers' figures
+numbers with the tolerances stated in docs/papers/, or against the shapes of the papers' figures
 where they give no numbers. Runs of many minutes are marked ``paper`` and not run by default
 (``pytest -m paper``); each test skips, with a message, when the archives are absent."""
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ltrfs.scoring.divergence import _js
 REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
 
-#: Lai et al. cells allowed past the tolerance, with the reason the README gives: OHSUMED's test
+#: Lai et al. cells allowed past the tolerance, with the reason docs/papers/lai2013.md gives: OHSUMED's test
 #: folds have 21-22 queries, so one query moves the 5-fold NDCG@1 mean by about 0.009
 LAI_WIDER = {("OHSUMED", "NDCG@1"): 0.03}
 
@@ -43,7 +43,7 @@ def run_paper(paper: str, workdir: Path, archives=("OHSUMED.zip", "MQ2008.zip"),
 @pytest.mark.paper
 def test_lai2013_tables_within_the_stated_tolerance(tmp_path):
     """Every experiment's published cells within its config's ``published.tolerance`` (Table II:
-    NDCG@10 and MAP, as the README states; OHSUMED's NDCG@1 within ``LAI_WIDER``)."""
+    NDCG@10 and MAP, as docs/papers/lai2013.md states; OHSUMED's NDCG@1 within ``LAI_WIDER``)."""
     run_paper("lai2013", tmp_path)
     config = yaml.safe_load((REPO / "config/papers/lai2013.yaml").read_text())
     numbers = published.load("lai2013", REPO / "config/published")
@@ -82,8 +82,8 @@ def assert_chosen_near_waf(table: pd.DataFrame, tolerance: float, where: str) ->
 @pytest.mark.paper
 def test_gupta2012_shapes_on_ohsumed_and_mq2008(tmp_path):
     """Gupta & Rosso's OHSUMED and MQ2008 part (8.5 min; the Yahoo! stand-in is not run here).
-    The paper's numbers are its Table 1 (best k, far from ours: README) and its Fig. 2 bars; the
-    checks are the claims that hold in our run (README: which hold, which do not):
+    The paper's numbers are its Table 1 (best k, far from ours: docs/papers/gupta2012.md) and its Fig. 2 bars; the
+    checks are the claims that hold in our run (docs/papers/gupta2012.md: which hold, which do not):
     FS-ED + RankSVM significantly above WAF + RankSVM on OHSUMED (Fig. 2's +), every method at its
     chosen k within 0.03 NDCG@10 of WAF with the same ranker, and Fig. 3: the top feature by psi
     separates the lowest and highest relevance classes far more than the last (JS divergence of
@@ -125,7 +125,7 @@ def test_pahikkala2010_curves_within_the_papers_ranges(tmp_path):
 @pytest.mark.paper
 def test_geng2007_statements_on_ohsumed(tmp_path):
     """Geng et al. give figures only; the statements that hold on OHSUMED in our run (4.5 min;
-    README: which hold, which do not): for k <= 10, GAS-E (NDCG importance) is on average above
+    docs/papers/geng2007.md: which hold, which do not): for k <= 10, GAS-E (NDCG importance) is on average above
     IG and CHI on NDCG@10 and MAP with both rankers and never significantly below them; with
     RankSVM the GAS curves change less between neighbouring k than IG's and CHI's; selection at
     the vali-chosen k stays within 0.03 NDCG@10 of all features (a small effect on OHSUMED)."""

@@ -33,7 +33,7 @@ METRICS.update({m: "count" for m in ["k_best", "k_selected", "n_queries", "n_row
                                      "n_queries_test", "n_rows_test", "n_rows_sample_train",
                                      "n_rows_sample_test"]})
 
-# names used in the CSVs that the configs do not define (see README.md)
+# names used in the CSVs that the configs do not define (see config/published/README.md)
 INVENTED_DATASETS = {"MQ2007+MQ2008"}
 EXTRA_RANKERS = {"svmmap"}      # implemented in src/ltrfs/rankers/svmmap.py, not configured in config.yaml
 
