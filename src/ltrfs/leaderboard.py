@@ -27,6 +27,7 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from ltrfs.formats import read_csv, read_json
 from ltrfs.tables import REFERENCE_RANKER
@@ -60,8 +61,6 @@ def mean_ranks(scores: pd.DataFrame) -> pd.Series:
 def friedman(scores: pd.DataFrame) -> tuple[float, float]:
     """Friedman's chi-square and its p-value over the blocks; NaN when there are fewer than 3
     methods or 2 blocks."""
-    from scipy import stats
-
     if scores.shape[1] < 3 or scores.shape[0] < 2:
         return float("nan"), float("nan")
     if np.all(scores.to_numpy() == scores.to_numpy()[:, :1]):  # every method equal in every block
@@ -72,7 +71,7 @@ def friedman(scores: pd.DataFrame) -> tuple[float, float]:
 
 def nemenyi(scores: pd.DataFrame) -> pd.DataFrame:
     """(methods x methods) p-values of the Nemenyi test after Friedman (scikit-posthocs)."""
-    import scikit_posthocs as sp
+    import scikit_posthocs as sp  # heavy (statsmodels): only when a board has a post-hoc test
 
     p = sp.posthoc_nemenyi_friedman(scores.to_numpy())
     p.index = p.columns = list(scores.columns)
@@ -81,8 +80,6 @@ def nemenyi(scores: pd.DataFrame) -> pd.DataFrame:
 
 def critical_difference(n_methods: int, n_blocks: int, alpha: float = 0.05) -> float:
     """Nemenyi's critical difference of mean ranks: q_alpha sqrt(m (m + 1) / (6 N))."""
-    from scipy import stats
-
     q = stats.studentized_range.ppf(1 - alpha, n_methods, np.inf) / np.sqrt(2)
     return float(q * np.sqrt(n_methods * (n_methods + 1) / (6.0 * n_blocks)))
 

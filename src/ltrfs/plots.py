@@ -347,7 +347,7 @@ def cd_diagrams(diagrams: list, png, *, alpha: float = 0.05) -> None:
     statistics) of ``leaderboard.board``: each method at its mean rank (1 = best, on the left), a bar joining
     the methods whose Nemenyi test does not separate them at ``alpha``
     (``scikit_posthocs.critical_difference_diagram``)."""
-    import scikit_posthocs as sp
+    import scikit_posthocs as sp  # heavy (statsmodels): only for a critical-difference diagram
 
     n = max(len(diagrams), 1)
     methods = max((len(s["ranks"]) for _, _, s in diagrams), default=4)
