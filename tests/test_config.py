@@ -6,7 +6,8 @@ import pytest
 import yaml
 from snakemake.utils import update_config
 
-from ltrfs.config import ConfigError, check, k_grid
+from ltrfs.config import ConfigError, k_grid
+from ltrfs.config_check import check
 from ltrfs.datasets.registry import load_registry
 from ltrfs.selection import SELECTORS
 

@@ -1,27 +1,8 @@
-"""Checking the workflow configuration before anything runs, and the questions of the config
-that planning asks (folds, k grids, batches, vali metrics, conventions).
-
-``check`` validates against the JSON schema (``workflow/schemas/config.schema.yaml``), fills
-defaults, then checks every name against the dataset registry and the package's selectors and
-rankers, building each configured estimator once so that an unknown parameter is caught too.
-Every problem is a one-line ``ConfigError`` naming the bad entry and listing the valid ones.
+"""The run's config: its defaults and vocabulary, and the questions planning asks of it (folds,
+k grids, train batches, vali metrics, conventions). Checking a config before anything runs is
+``ltrfs.config_check``.
 """
 from __future__ import annotations
-
-from pathlib import Path
-
-import jsonschema
-import yaml
-
-from ltrfs.artefacts import ARTEFACTS
-from ltrfs.datasets.registry import load_registry
-from ltrfs.formats import column_name
-from ltrfs.rankers import RANKERS, checked_grid
-from ltrfs.scoring import CHUNKED
-from ltrfs.selection import SELECTORS, make_selector
-
-#: the ranker algorithm that ranks with the selection method's own model (Lei & Han)
-OWN = "own"
 
 DEFAULTS = {
     "datasets_file": "config/datasets.yaml",
@@ -38,115 +19,12 @@ DEFAULTS = {
     "train_batch": True,
 }
 EXPERIMENT_DEFAULTS = {"k": [5, 10, 20], "figure_metrics": ["NDCG@10", "MAP"]}
+#: the ranker algorithm that ranks with the selection method's own model (Lei & Han)
+OWN = "own"
 
 
 class ConfigError(ValueError):
     """A configuration problem; the message is one line."""
-
-
-def _where(error: jsonschema.ValidationError) -> str:
-    return ".".join(str(p) for p in error.absolute_path) or "(top level)"
-
-
-def check(config: dict, schema_path, registry: dict | None = None) -> dict:
-    """Validate ``config`` in place (defaults filled) and return it; raise ConfigError."""
-    schema = yaml.safe_load(Path(schema_path).read_text())
-    for key in ("datasets_present_only", "train_batch"):  # --config key=true arrives as a string
-        if isinstance(config.get(key), str) and config[key].lower() in ("true", "false", "yes", "no"):
-            config[key] = config[key].lower() in ("true", "yes")
-    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(config))
-    if error is not None:
-        raise ConfigError(f"config {_where(error)}: {error.message}")
-    for key, value in DEFAULTS.items():
-        config.setdefault(key, value)
-    for experiment in config["experiments"].values():
-        for key, value in EXPERIMENT_DEFAULTS.items():
-            experiment.setdefault(key, list(value))
-    if registry is None:
-        registry = load_registry(config["datasets_file"])
-    _check_names(config, registry)
-    return config
-
-
-def _unknown(what: str, name: str, where: str, valid) -> ConfigError:
-    return ConfigError(f"config {where}: unknown {what} {name!r}; valid: {', '.join(sorted(valid))}")
-
-
-def _without_owner(error: Exception, algorithm: str) -> str:
-    """An estimator's message without its leading "<algorithm>: " (the config key names it)."""
-    text = str(error)
-    return text[len(algorithm) + 2:] if text.startswith(f"{algorithm}: ") else text
-
-
-def _check_names(config: dict, registry: dict) -> None:
-    try:
-        column_name(config["validation_metric"])
-        for ename, experiment in config["experiments"].items():
-            for metric in [*experiment["figure_metrics"], *experiment.get("metrics", [])]:
-                column_name(metric)
-    except ValueError as exc:
-        raise ConfigError(f"config: {exc}") from None
-    for scorer in config.get("chunks") or {}:
-        if scorer not in CHUNKED:
-            raise _unknown("chunked scorer", scorer, "chunks", CHUNKED)
-    for dataset in config.get("conventions") or {}:
-        if dataset not in registry:
-            raise _unknown("dataset", dataset, "conventions", registry)
-    for name in config["run"]:
-        if name not in config["experiments"]:
-            raise _unknown("experiment", name, "run", config["experiments"])
-    for ename, experiment in config["experiments"].items():
-        sides = [(f"compare[{i}]", side) for i, pair in enumerate(experiment.get("compare") or []) for side in pair]
-        sides += [("figure_curves", side) for side in experiment.get("figure_curves") or []]
-        sides += [("published.rows", side) for side in ((experiment.get("published") or {}).get("rows") or {}).values()]
-        for where, side in sides:
-            method, _, ranker = side.partition("/")
-            if method not in experiment["methods"]:
-                raise _unknown("method", method, f"experiments.{ename}.{where}", experiment["methods"])
-            if ranker not in experiment["rankers"]:
-                raise _unknown("ranker", ranker, f"experiments.{ename}.{where}", experiment["rankers"])
-        for name in experiment.get("artefacts") or []:
-            if name not in ARTEFACTS:
-                raise _unknown("artefact", name, f"experiments.{ename}.artefacts", ARTEFACTS)
-    train_metrics(config)  # experiments run together agree on their vali metric
-    for name, method in config["methods"].items():
-        if method["algorithm"] not in SELECTORS:
-            raise _unknown("method algorithm", method["algorithm"], f"methods.{name}", SELECTORS)
-        try:
-            make_selector(method["algorithm"], **(method.get("params") or {})).validate_params()
-        except (TypeError, ValueError) as exc:
-            raise ConfigError(f"config methods.{name}: {_without_owner(exc, method['algorithm'])}") from None
-    for name, ranker in config["rankers"].items():
-        if ranker["algorithm"] == OWN:
-            if ranker.get("params") or ranker.get("grid"):
-                raise ConfigError(f"config rankers.{name}: the {OWN!r} ranker takes no params or grid "
-                                  "(it uses the method's own fitted model)")
-            continue
-        if ranker["algorithm"] not in RANKERS:
-            raise _unknown("ranker algorithm", ranker["algorithm"], f"rankers.{name}", [*RANKERS, OWN])
-        params, grid = ranker.get("params") or {}, ranker.get("grid") or {}
-        both = sorted(set(params) & set(grid))
-        if both:
-            raise ConfigError(f"config rankers.{name}: {both[0]!r} is both a fixed parameter and a grid")
-        try:
-            checked_grid(ranker)
-        except (TypeError, ValueError) as exc:
-            raise ConfigError(f"config rankers.{name}: {_without_owner(exc, ranker['algorithm'])}") from None
-    for ename, experiment in config["experiments"].items():
-        for dataset in experiment["datasets"]:
-            if dataset not in registry:
-                raise _unknown("dataset", dataset, f"experiments.{ename}.datasets", registry)
-            folds = set(registry[dataset]["folds"])
-            extra = sorted(set(experiment.get("folds", [])) - folds)
-            if extra:
-                raise ConfigError(f"config experiments.{ename}.folds: dataset {dataset!r} has no fold {extra[0]}; "
-                                  f"valid: {', '.join(map(str, sorted(folds)))}")
-        for method in experiment["methods"]:
-            if method not in config["methods"]:
-                raise _unknown("method", method, f"experiments.{ename}.methods", config["methods"])
-        for ranker in experiment["rankers"]:
-            if ranker not in config["rankers"]:
-                raise _unknown("ranker", ranker, f"experiments.{ename}.rankers", config["rankers"])
 
 
 def folds_of(config: dict, registry: dict, experiment: str, dataset: str) -> list[int]:

@@ -19,7 +19,6 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from ltrfs import signed
 from ltrfs.data import DataError, RankingData
@@ -39,7 +38,7 @@ def _first_line(exc: Exception) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
-def read_csv(path, columns=(), **kwargs) -> pd.DataFrame:
+def read_csv(path, columns=(), **kwargs):
     """Read a table of the pipeline.
 
     Parameters
@@ -60,6 +59,8 @@ def read_csv(path, columns=(), **kwargs) -> pd.DataFrame:
     DataError
         One line naming ``path``: missing, unreadable, or without one of ``columns``.
     """
+    import pandas as pd  # heavy (about 0.5 s): only the jobs that read tables pay for it
+
     try:
         frame = pd.read_csv(path, **kwargs)
     except FileNotFoundError:

@@ -11,7 +11,8 @@ os.environ.update(
 )
 
 from ltrfs import artefacts, runlock
-from ltrfs.config import ConfigError, check
+from ltrfs.config import ConfigError
+from ltrfs.config_check import check
 from ltrfs.datasets.download import available
 from ltrfs.datasets.registry import load_registry
 from ltrfs.pipeline.plan import Plan

@@ -11,7 +11,7 @@ __all__ = ["Run"]
 
 
 class Run:
-    """A run of the workflow: a checked config (``ltrfs.config.check``) and the dataset registry.
+    """A run of the workflow: a checked config (``ltrfs.config_check.check``) and the dataset registry.
 
     Parameters
     ----------
