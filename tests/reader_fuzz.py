@@ -222,7 +222,7 @@ def run(inputs: list, folder: Path, dense_floor: int) -> dict:
     """Read every case of ``inputs`` ((name, bytes) of ``cases``) with ``read_letor`` and
     ``reference_read`` (with ``dense_floor``); the disagreements."""
     from ltrfs import io
-    from ltrfs.data import DataError
+    from ltrfs.ranking_data import DataError
 
     path = folder / "case.txt"
     failures, refused, accepted = [], 0, 0

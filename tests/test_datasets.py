@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import yaml
 
-from ltrfs.data import DataError
+from ltrfs.ranking_data import DataError
 from ltrfs.datasets import download, folds
 from ltrfs.datasets.download import FetchError, fetch
 from ltrfs.datasets.folds import load_fold, rotation
@@ -740,7 +740,7 @@ def test_ohsumed_through_the_mirror_is_verified_file_by_file(tmp_path):
 
 
 def test_data_files_are_checked_against_their_manifest(tmp_path):
-    from ltrfs.data import DataError
+    from ltrfs.ranking_data import DataError
     from ltrfs.datasets.download import MANIFEST, verify_files
 
     data = tmp_path / "data"

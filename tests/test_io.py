@@ -10,7 +10,7 @@ import struct
 import numpy as np
 import pytest
 
-from ltrfs.data import DataError, RankingData
+from ltrfs.ranking_data import DataError, RankingData
 from ltrfs.io import _parse_number, duplicate_rows, load_npz, read_any, read_letor, save_npz, write_letor
 
 F32 = np.float32

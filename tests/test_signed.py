@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from ltrfs import signed
-from ltrfs.data import DataError
+from ltrfs.ranking_data import DataError
 from ltrfs.experiments import load_models, save_models
 
 

@@ -37,7 +37,7 @@ def _read(path, args, n_features=None):
 
 
 def _read_scores(path, n_rows: int) -> np.ndarray:
-    from ltrfs.data import DataError
+    from ltrfs.ranking_data import DataError
 
     try:
         scores = np.loadtxt(path, dtype=np.float64, ndmin=1)

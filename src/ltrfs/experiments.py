@@ -29,7 +29,7 @@ import numpy as np
 
 from ltrfs import io, metrics, scoring
 from ltrfs import signed
-from ltrfs.data import DataError, RankingData
+from ltrfs.ranking_data import DataError, RankingData
 from ltrfs.files import read_json, read_npz
 from ltrfs.rankers import make_ranker
 from ltrfs.selection import SELECTORS, make_selector

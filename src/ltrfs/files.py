@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ltrfs.data import DataError
+from ltrfs.ranking_data import DataError
 
 REBUILD = "delete it and run the workflow again to rebuild it"
 

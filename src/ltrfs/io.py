@@ -12,7 +12,7 @@ other syntactically valid token is handed to ``float()``. Values are parsed as f
 rounded to float32 (the same two roundings as ``load_svmlight_file(...)`` followed by
 ``astype(np.float32)``).
 
-Rules the reader enforces (each violation raises :class:`~ltrfs.data.DataError` with the one-line
+Rules the reader enforces (each violation raises :class:`~ltrfs.ranking_data.DataError` with the one-line
 message ``"<file>:<line>: <what is wrong>"``):
 
 * the label is a relevance grade: an integer ``>= 0`` in the int32 range, written as digits with
@@ -57,7 +57,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from ltrfs.data import DataError, RankingData
+from ltrfs.ranking_data import DataError, RankingData
 from ltrfs.util import atomic_path
 
 __all__ = ["read_letor", "save_npz", "load_npz", "read_any", "write_letor", "duplicate_rows", "NULL_POLICIES"]

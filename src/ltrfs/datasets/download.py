@@ -33,7 +33,7 @@ import urllib.request
 import zipfile
 from pathlib import Path, PurePosixPath
 
-from ltrfs.data import DataError
+from ltrfs.ranking_data import DataError
 from ltrfs.datasets.folds import expected_files, locate_data_root
 from ltrfs.datasets.registry import parse_checksum
 from ltrfs.util import full_disk_named

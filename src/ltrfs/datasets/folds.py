@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 
 import numpy as np
 
-from ltrfs.data import DataError, RankingData
+from ltrfs.ranking_data import DataError, RankingData
 
 MAX_DEPTH = 4
 

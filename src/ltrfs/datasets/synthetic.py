@@ -43,7 +43,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from ltrfs.data import RankingData
+from ltrfs.ranking_data import RankingData
 
 DATA_FILE = "all.txt"
 TRUTH_FILE = "truth.json"

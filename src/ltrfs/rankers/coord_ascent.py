@@ -77,7 +77,7 @@ log = logging.getLogger(__name__)
 __all__ = ["MetricContext", "CAResult", "coordinate_ascent", "CoordinateAscent"]
 
 _KINDS = {"ndcg": 0, "p": 1, "map": 2, "meanndcg": 3}
-_RESTART_INITS = ("random", "uniform")
+RESTART_INITS = ("random", "uniform")
 #: RankLib's first step along a direction (before the small-weight rule)
 _FIRST_STEP = 0.001
 
@@ -511,8 +511,8 @@ def coordinate_ascent(X, y=None, query_ptr=None, *, metric: str = "ndcg@10", con
     X = np.asarray(X)
     if X.ndim != 2 or X.shape[0] != context.n_rows or X.shape[1] == 0:
         raise ValueError(f"X must be ({context.n_rows}, d >= 1) to match the labels; got shape {X.shape}")
-    if restart_init not in _RESTART_INITS:
-        raise ValueError(f"restart_init must be one of {', '.join(_RESTART_INITS)}; got {restart_init!r}")
+    if restart_init not in RESTART_INITS:
+        raise ValueError(f"restart_init must be one of {', '.join(RESTART_INITS)}; got {restart_init!r}")
     rng = np.random.default_rng(rng)
     d = X.shape[1]
     XT = np.ascontiguousarray(X.T, dtype=np.float64)  # (d, m): one contiguous row per feature
@@ -684,7 +684,7 @@ class CoordinateAscent(LinearScores, Ranker):
         "tolerance": [Real(0)],
         "regularized": [Boolean()],
         "slack": [Real(0)],
-        "restart_init": [Options(*_RESTART_INITS)],
+        "restart_init": [Options(*RESTART_INITS)],
         "max_passes": [Integer(1), None],
         "random_state": [Integer(0)],
         "n_jobs": [Integer(1)],

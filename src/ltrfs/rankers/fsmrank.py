@@ -78,7 +78,8 @@ import numpy as np
 from numba import njit
 
 from ltrfs.params import Integer, Options, Real, check_value
-from ltrfs.rankers.base import LinearScores, Ranker, check_fit_inputs, check_X
+from ltrfs.checks import check_fit_inputs, check_X
+from ltrfs.rankers.base import LinearScores, Ranker
 from ltrfs.rankers.ranksvm import count_pairs, label_levels
 from ltrfs.rankers.ranksvm_primal import squared_hinge_pairs
 from ltrfs.scoring.pearson import pearson_scores

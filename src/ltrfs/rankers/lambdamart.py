@@ -31,7 +31,9 @@ import time
 import numpy as np
 
 from ltrfs.params import Integer, Mapping, Options, Real
-from ltrfs.rankers.base import Ranker, check_X, check_fit_inputs, group_ids, check_validation_split
+from ltrfs.checks import check_fit_inputs, check_validation_split, check_X
+from ltrfs.rankers.base import Ranker
+from ltrfs.ranking_data import group_ids
 
 log = logging.getLogger(__name__)
 

@@ -53,12 +53,8 @@ import numpy as np
 from numba import njit
 
 from ltrfs.params import Boolean, Integer, Options, Real
-from ltrfs.rankers.base import (
-    LinearScores,
-    Ranker,
-    group_ids,
-    standardise,
-)
+from ltrfs.rankers.base import LinearScores, Ranker, standardise
+from ltrfs.ranking_data import group_ids
 from ltrfs.rankers.ranknet import (
     COMMON_PARAMETERS,
     ValidationTracker,

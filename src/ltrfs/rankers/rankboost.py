@@ -58,7 +58,9 @@ from numba import njit
 from ltrfs.metrics import TIES
 from ltrfs.params import Convention, Integer, Metric, Options
 from ltrfs.validation import DegenerateGridError, vali_score
-from ltrfs.rankers.base import Ranker, check_X, group_ids
+from ltrfs.checks import check_X
+from ltrfs.rankers.base import Ranker
+from ltrfs.ranking_data import group_ids
 
 log = logging.getLogger(__name__)
 

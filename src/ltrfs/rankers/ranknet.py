@@ -49,11 +49,8 @@ from numba import njit
 
 from ltrfs.metrics import TIES
 from ltrfs.params import Convention, Integer, Metric, Options, Real
-from ltrfs.rankers.base import (
-    Ranker,
-    check_X,
-    standardise,
-)
+from ltrfs.checks import check_X
+from ltrfs.rankers.base import Ranker, standardise
 from ltrfs.rankers.ranksvm import count_pairs
 
 log = logging.getLogger(__name__)

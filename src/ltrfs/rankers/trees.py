@@ -35,7 +35,8 @@ import numpy as np
 from ltrfs.metrics import TIES
 from ltrfs.params import Boolean, Convention, Integer, Mapping, Metric, Options, Real
 from ltrfs.validation import DegenerateGridError, vali_score
-from ltrfs.rankers.base import Ranker, check_X, check_fit_inputs, check_validation_split
+from ltrfs.checks import check_fit_inputs, check_validation_split, check_X
+from ltrfs.rankers.base import Ranker
 from ltrfs.rankers.lambdamart import extra_xgb_params
 
 log = logging.getLogger(__name__)

@@ -27,7 +27,7 @@ import time
 import numpy as np
 from ltrfs.estimator import Estimator
 
-from ltrfs.data import query_ptr_from_qid
+from ltrfs.ranking_data import query_ptr_from_qid
 
 
 def constant_within_queries(X, query_ptr) -> np.ndarray:

@@ -21,7 +21,8 @@ import numpy as np
 
 from ltrfs import metrics
 from ltrfs.params import Convention, Integer, ListOf, Metric, Options, Real
-from ltrfs.rankers.base import check_validation_split, check_X, group_ids
+from ltrfs.checks import check_validation_split, check_X
+from ltrfs.ranking_data import group_ids
 from ltrfs.rankers.fsmrank import (LAMBDA1_GRID, LAMBDA2_GRID, PROBLEM_PARAMETERS, FSMProblem, SolveResult,
                                    _as_data_matrix, _blas_limit, _matvec_any, feature_order, fsmrank_solve,
                                    raw_model, scaled_inputs)

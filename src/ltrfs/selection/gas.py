@@ -53,7 +53,7 @@ from __future__ import annotations
 import numpy as np
 
 from ltrfs import metrics, scoring
-from ltrfs.data import query_ptr_from_qid
+from ltrfs.ranking_data import query_ptr_from_qid
 from ltrfs.params import Boolean, Convention, Integer, ListOf, Metric, Options, Real
 from ltrfs.scoring.kendall import SCORE_KEYS, SIMILARITIES
 from ltrfs.scoring.pairwise import IMPORTANCES as PAIRWISE_IMPORTANCES

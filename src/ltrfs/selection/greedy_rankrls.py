@@ -61,7 +61,7 @@ from numba import njit, prange
 
 from ltrfs import metrics
 from ltrfs.params import Convention, Integer, ListOf, Metric, Options, Real, check_value
-from ltrfs.rankers.base import check_validation_split, check_X
+from ltrfs.checks import check_validation_split, check_X
 from ltrfs.rankers.rankrls import PAIR_WEIGHTS, centered_products, query_center, row_weights, solve_rankrls
 from ltrfs.selection.base import Selector
 from ltrfs.validation import ValiChoice
