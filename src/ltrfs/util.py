@@ -83,6 +83,25 @@ def atomic_path(path):
             raise
 
 
+@contextlib.contextmanager
+def atomic_open(path):
+    """A binary file open for writing on a temporary name beside ``path``, renamed onto
+    ``path`` when the block succeeds (:func:`atomic_path`).
+
+    Parameters
+    ----------
+    path : str or Path
+        The file to write.
+
+    Yields
+    ------
+    file object
+        Open in ``"wb"`` mode.
+    """
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+        yield f
+
+
 def write_text(path, text: str) -> None:
     with atomic_path(path) as tmp:
         tmp.write_text(text)
