@@ -26,6 +26,8 @@ import re
 
 import numpy as np
 
+from ltrfs import metric_spec
+
 __all__ = ["Constraint", "Integer", "Real", "Options", "Boolean", "Metric", "Convention", "ListOf", "Mapping",
            "Text", "accepts", "describe", "check_value", "check_params"]
 
@@ -141,12 +143,10 @@ class Metric(Constraint):
     """A ranking metric name that ``ltrfs.metrics.parse_metric`` reads (ndcg@10, map, ...)."""
 
     def accepts(self, value) -> bool:
-        from ltrfs import metrics
-
         if not isinstance(value, str):
             return False
         try:
-            metrics.parse_metric(value)
+            metric_spec.parse_metric(value)
         except ValueError:
             return False
         return True
@@ -160,10 +160,8 @@ class Convention(Constraint):
     or a ``ltrfs.metrics.Convention``; what ``metrics.get_convention`` reads."""
 
     def accepts(self, value) -> bool:
-        from ltrfs import metrics
-
-        return isinstance(value, metrics.Convention) or (
-            isinstance(value, str) and value.strip().lower() in metrics.CONVENTIONS)
+        return isinstance(value, metric_spec.Convention) or (
+            isinstance(value, str) and value.strip().lower() in metric_spec.CONVENTIONS)
 
     def __str__(self) -> str:
         return "a metric convention (letor3, letor4, mslr or standard)"
