@@ -33,18 +33,18 @@ import urllib.request
 import zipfile
 from pathlib import Path, PurePosixPath
 
-from ltrfs.ranking_data import DataError
+from ltrfs import __version__
+from ltrfs.datasets import synthetic
 from ltrfs.datasets.folds import expected_files, locate_data_root
-from ltrfs.datasets.registry import parse_checksum
+from ltrfs.datasets.formats import format_of, parse_checksum
+from ltrfs.datasets.manifest import CHUNK, MANIFEST, MANIFEST_FORMAT, file_digests, fingerprint, manifest_ok
+from ltrfs.ranking_data import DataError
 from ltrfs.util import full_disk_named
 
 log = logging.getLogger("ltrfs.datasets")
 
-MANIFEST = "manifest.json"
 DATA_DIR = "data"
 MARKER = ".ltrfs-extracted"
-MANIFEST_FORMAT = 1
-CHUNK = 1 << 20
 RAR_TOOLS = ("bsdtar", "unrar", "unrar-free", "7z", "7zz", "unar")
 RAR_HINT = ("install one, e.g. on Debian/Ubuntu `apt-get install libarchive-tools` (bsdtar), "
             "`apt-get install unrar-free` or `apt-get install unar`; with conda "
@@ -55,33 +55,7 @@ class FetchError(DataError):
     """A dataset could not be fetched; the message is one line."""
 
 
-# ----------------------------------------------------------------------------- hashing
-
-def file_digests(path, algos=("sha256",), newlines: str = "raw") -> dict[str, str]:
-    """Hex digests of a file for each algorithm in ``algos`` (``sha256``, ``md5``).
-
-    ``newlines="lf"`` hashes the content with every CRLF replaced by LF. One pass over the file.
-    """
-    hashers = {a: hashlib.new(a) for a in algos}
-    carry = b""
-    with open(path, "rb") as fh:
-        while True:
-            block = fh.read(CHUNK)
-            if newlines == "lf":
-                block = carry + block
-                carry = b""
-                if block.endswith(b"\r"):
-                    block, carry = block[:-1], b"\r"
-                block = block.replace(b"\r\n", b"\n")
-            if not block:
-                break
-            for h in hashers.values():
-                h.update(block)
-    if carry:
-        for h in hashers.values():
-            h.update(carry)
-    return {a: h.hexdigest() for a, h in hashers.items()}
-
+# ----------------------------------------------------------------------------- checksums
 
 def verify_checksum(path, checksum: str | None, what: str, digests: dict | None = None) -> dict:
     """Check ``path`` against ``"sha256:<hex>"``/``"md5:<hex>"`` (None: nothing to check).
@@ -277,8 +251,6 @@ def download(url: str, target: Path, *, checksum: str | None, what: str, timeout
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.part-", dir=target.parent)
     fh = os.fdopen(fd, "wb")
     try:
-        from ltrfs import __version__
-
         request = urllib.request.Request(url, headers={"User-Agent": f"ltrfs/{__version__}"})
         with fh, urllib.request.urlopen(request, timeout=timeout) as response:
             total = int(response.headers.get("Content-Length") or 0)
@@ -306,64 +278,6 @@ def download(url: str, target: Path, *, checksum: str | None, what: str, timeout
         fh.close()
         Path(tmp).unlink(missing_ok=True)
         raise
-
-
-# ----------------------------------------------------------------------------- manifest
-
-def read_manifest(dest) -> dict | None:
-    """The manifest of a fetched dataset, or None when absent or unreadable."""
-    try:
-        return json.loads((Path(dest) / MANIFEST).read_text())
-    except (OSError, ValueError):
-        return None
-
-
-def _fingerprint(entry: dict, seed) -> str:
-    keys = ("archive", "format", "checksum", "path", "files_sha256", "hash_newlines", "extract",
-            "layout", "pattern", "splits", "generator")
-    blob = {k: entry.get(k) for k in keys}
-    if entry.get("layout") == "synthetic":
-        blob["seed"] = seed
-    return hashlib.sha256(json.dumps(blob, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def manifest_ok(dest, entry: dict, seed=0) -> bool:
-    """True when ``dest`` holds a manifest for this entry whose files are all present with
-    their recorded sizes (a cheap check; no hashing)."""
-    dest = Path(dest)
-    m = read_manifest(dest)
-    if not m or m.get("format") != MANIFEST_FORMAT or m.get("fingerprint") != _fingerprint(entry, seed):
-        return False
-    for rel, info in m.get("files", {}).items():
-        p = dest / rel
-        if not p.is_file() or p.stat().st_size != info.get("size"):
-            return False
-    return True
-
-
-def verify_files(dest, paths) -> None:
-    """Check the data files ``paths`` (under ``dest``) against the sha256 and size that
-    ``dest``'s manifest recorded when they were fetched, extracted or generated: a file whose
-    size, or whose content when its modification time changed, differs is a DataError naming
-    it and saying how to get the original back. Files the manifest does not list, and folders
-    without a manifest (a local ``path:``), are not checked."""
-    dest = Path(dest)
-    m = read_manifest(dest)
-    if not m:
-        return
-    files = m.get("files", {})
-    for path in map(Path, paths):
-        rel = os.path.relpath(path, dest).replace(os.sep, "/")
-        info = files.get(rel)
-        if info is None:
-            continue
-        stat = path.stat()
-        if stat.st_size == info.get("size") and stat.st_mtime_ns == info.get("mtime_ns"):
-            continue  # untouched since the manifest was written
-        if stat.st_size != info.get("size") or file_digests(path)["sha256"] != info.get("sha256"):
-            raise DataError(f"{path}: changed since it was fetched (its sha256 and size are recorded in "
-                            f"{dest / MANIFEST}); to get the original data back, delete {dest} and run "
-                            "again, which fetches or extracts it afresh")
 
 
 def _write_json_atomic(path: Path, obj) -> None:
@@ -430,7 +344,7 @@ def _finish(name: str, entry: dict, dest: Path, seed, source: dict, archive_info
     manifest = {
         "format": MANIFEST_FORMAT,
         "dataset": name,
-        "fingerprint": _fingerprint(entry, seed),
+        "fingerprint": fingerprint(entry, seed),
         "source": source,
         "archive": archive_info,
         "data_root": os.path.relpath(data_root, dest).replace(os.sep, "/"),
@@ -552,8 +466,6 @@ def _fetch(name: str, entry: dict, dest, mirror=None, seed: int = 0, *, force: b
             _remove(leftover)
 
     if entry["layout"] == "synthetic":
-        from ltrfs.datasets import synthetic
-
         tmp = Path(tempfile.mkdtemp(prefix=".tmp-extract-", dir=dest))
         try:
             synthetic.generate(tmp, **(entry.get("generator") or {}), seed=seed)
@@ -636,8 +548,6 @@ def _fetch(name: str, entry: dict, dest, mirror=None, seed: int = 0, *, force: b
         digests = verify_checksum(archive_path, checksum, name)
         source = {"kind": "path", "location": str(local_path.resolve())}
         if fmt in (None, "dir"):
-            from ltrfs.datasets.registry import format_of
-
             fmt = format_of(local_path.name)
 
     # 6. nothing found

@@ -18,6 +18,8 @@ from pathlib import Path, PurePosixPath
 
 import numpy as np
 
+from ltrfs import io
+from ltrfs.datasets.manifest import verify_files
 from ltrfs.ranking_data import DataError, RankingData
 
 MAX_DEPTH = 4
@@ -160,8 +162,6 @@ def _line_of_row(path: Path, row: int) -> str:
 
 
 def _read(entry: dict, path: Path, n_features) -> RankingData:
-    from ltrfs import io
-
     data = io.read_letor(path, n_features=n_features, null_policy=entry.get("null_policy", "min"))
     levels = entry.get("label_levels")
     if levels is not None:
@@ -204,10 +204,8 @@ def load_fold(entry: dict, root, fold: int, seed: int = 0) -> dict[str, RankingD
     Features are read with the entry's ``n_features`` (an index above it is an error) and
     ``null_policy``; labels outside 0..label_levels-1 raise DataError naming the file and line.
     Files listed in ``root``'s manifest must still have the sha256 recorded there
-    (``download.verify_files``).
+    (``manifest.verify_files``).
     """
-    from ltrfs.datasets.download import verify_files
-
     _check_fold(entry, fold)
     paths = fold_files(entry, root, fold)
     verify_files(root, paths.values())

@@ -60,42 +60,16 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlparse
 
+import jsonschema
 import yaml
 
+from ltrfs.datasets import synthetic
+from ltrfs.datasets.formats import format_of, parse_checksum  # noqa: F401  (registry.format_of, .parse_checksum)
+
 SPLITS = ("train", "vali", "test")
-
-_SUFFIXES = (  # longest first
-    (".tar.gz", "tar.gz"), (".tgz", "tar.gz"), (".tar.bz2", "tar.bz2"), (".tbz2", "tar.bz2"),
-    (".tar.xz", "tar.xz"), (".txz", "tar.xz"), (".tar", "tar"), (".zip", "zip"), (".rar", "rar"),
-    (".gz", "gz"),
-)
-_HEX = re.compile(r"^[0-9a-f]+$")
-_DIGEST_LEN = {"sha256": 64, "md5": 32}
-
-
-def format_of(file_name: str) -> str:
-    """The archive format implied by a file name (``file`` when no archive suffix matches)."""
-    low = file_name.lower()
-    for suffix, fmt in _SUFFIXES:
-        if low.endswith(suffix):
-            return fmt
-    return "file"
-
-
-def parse_checksum(value: str) -> tuple[str, str]:
-    """``"sha256:<hex>"`` -> ``("sha256", "<hex>")``; raises ValueError when malformed."""
-    algo, sep, digest = str(value).partition(":")
-    algo, digest = algo.strip().lower(), digest.strip().lower()
-    if not sep or algo not in _DIGEST_LEN:
-        raise ValueError("must be 'sha256:<hex>' or 'md5:<hex>'")
-    if len(digest) != _DIGEST_LEN[algo] or not _HEX.match(digest):
-        raise ValueError(f"{algo} digest must be {_DIGEST_LEN[algo]} hex digits, got {digest!r}")
-    return algo, digest
-
 
 _SCHEMA_PATH = Path(__file__).with_name("registry.schema.yaml")
 _TYPE_WORDS = {"string": "text", "integer": "an integer", "number": "a number", "array": "a list",
@@ -104,8 +78,6 @@ _TYPE_WORDS = {"string": "text", "integer": "an integer", "number": "a number", 
 
 @functools.lru_cache(maxsize=1)
 def _validator():
-    import jsonschema
-
     schema = yaml.safe_load(_SCHEMA_PATH.read_text())
     # JSON's "integer" takes 5.0; fold numbers and counts must be written as integers
     types = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
@@ -173,8 +145,6 @@ def check_schema(raw: dict) -> None:
     """Validate the registry mapping ``{name: entry}`` against ``registry.schema.yaml``;
     ValueError with one line naming the dataset, the field and the allowed values. A wrong
     ``layout`` is told first: the rules of the other fields depend on it."""
-    import jsonschema
-
     errors = list(_validator().iter_errors(raw))
     layout = [e for e in errors if list(e.absolute_path)[1:] == ["layout"]]
     error = jsonschema.exceptions.best_match(layout or errors)
@@ -268,8 +238,6 @@ def validate_entry(name: str, raw, base_dir=None) -> dict:
 def _generator(name: str, e: dict, out: dict) -> dict:
     """The synthetic entry's generator arguments, checked against ``synthetic.generate``; fills
     ``n_features`` and ``label_levels`` from them (or checks that the entry's agree)."""
-    from ltrfs.datasets import synthetic
-
     gen = dict(e.get("generator") or {})
     valid = synthetic.generator_parameters()
     extra = sorted(set(gen) - set(valid))

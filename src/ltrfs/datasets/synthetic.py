@@ -34,15 +34,21 @@ data that cannot be downloaded. ``write_rar`` writes RAR 4 archives (stored) wit
 from __future__ import annotations
 
 import inspect
+import io as _io
 import json
 import os
 import struct
+import tarfile
 import tempfile
+import zipfile
+import zlib
 from pathlib import Path
 from statistics import NormalDist
 
 import numpy as np
 
+from ltrfs.datasets.folds import rotation
+from ltrfs.datasets.formats import format_of
 from ltrfs.ranking_data import RankingData
 
 DATA_FILE = "all.txt"
@@ -363,8 +369,6 @@ BENCHMARK_DATASETS = {
 def _fold_texts(subsets: list[bytes], names=LETOR_SPLITS) -> dict[str, bytes]:
     """``Fold{i}/{name}.txt`` -> bytes in the official LETOR rotation of 5 subsets
     (Fold1: train S1,S2,S3, vali S4, test S5; Fold2: train S2,S3,S4, vali S5, test S1; ...)."""
-    from ltrfs.datasets.folds import rotation
-
     out = {}
     for fold in range(1, len(subsets) + 1):
         rot = rotation(fold, len(subsets))
@@ -540,8 +544,6 @@ def benchmark_files(key: str, *, seed: int = 0, queries_per_subset: int = 3) -> 
 
 
 def _rar_block(head_type: int, flags: int, body: bytes) -> bytes:
-    import zlib
-
     head = struct.pack("<BHH", head_type, flags, 7 + len(body)) + body
     return struct.pack("<H", zlib.crc32(head) & 0xFFFF) + head
 
@@ -552,8 +554,6 @@ def write_rar(path, files: dict[str, bytes]) -> Path:
     (the LETOR ones were). Written from the published RAR 4 format description (marker block,
     main header 0x73, file headers 0x74 with CRC32 of the data, end block 0x7B); readers such
     as bsdtar (libarchive), unrar-free, unrar and 7-Zip extract it. No RAR tool is needed."""
-    import zlib
-
     dos_time = (2009 - 1980) << 25 | 1 << 21 | 1 << 16
     dirs = set()
     for name in files:
@@ -579,11 +579,6 @@ def write_archive(path, files: dict[str, bytes], fmt: str | None = None) -> Path
     """Write ``files`` (member path -> bytes) as an archive: zip, rar, tar, tar.gz, tar.bz2 or
     tar.xz (default: from the file name). Entries in sorted order, fixed dates: the same files
     give the same archive bytes."""
-    import tarfile
-    import zipfile
-
-    from ltrfs.datasets.registry import format_of
-
     path = Path(path)
     fmt = fmt or format_of(path.name)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -598,8 +593,6 @@ def write_archive(path, files: dict[str, bytes], fmt: str | None = None) -> Path
                 zf.writestr(info, files[name])
         return path
     if fmt in ("tar", "tar.gz", "tar.bz2", "tar.xz"):
-        import io as _io
-
         mode = "w" if fmt == "tar" else "w:" + fmt.split(".")[1]
         with tarfile.open(path, mode) as tf:
             for name in sorted(files):
@@ -618,8 +611,6 @@ def write_benchmark_archive(key: str, out_dir, *, seed: int = 0, fmt: str | None
     spec = BENCHMARKS[key]
     name = spec["archive"]
     if fmt is not None:
-        from ltrfs.datasets.registry import format_of
-
         real = format_of(name)
         name = name[: len(name) - len(real)] + fmt if real != fmt else name
     files = benchmark_files(key, seed=seed, queries_per_subset=queries_per_subset)
