@@ -456,29 +456,12 @@ def _fetch(name: str, entry: dict, dest, mirror=None, seed: int = 0, *, force: b
     if not force and manifest_ok(dest, entry, seed):
         log.info("%s: already fetched (%s)", name, manifest)
         return manifest
-    manifest.unlink(missing_ok=True)
-    data_dir = dest / DATA_DIR
-    if data_dir.exists() and not data_dir.is_symlink() and not (data_dir / MARKER).exists():
-        raise FetchError(f"{name}: {data_dir} was not made by ltrfs and would be replaced; move it away "
-                         f"(files downloaded by hand go directly in {dest})")
-    for leftover in [data_dir, *dest.glob(".tmp-extract-*"), *dest.glob(".*.part-*"), *dest.glob(f".{MANIFEST}.*")]:
-        if leftover.exists() or leftover.is_symlink():
-            _remove(leftover)
-
+    _clear_previous(name, dest)
     if entry["layout"] == "synthetic":
-        tmp = Path(tempfile.mkdtemp(prefix=".tmp-extract-", dir=dest))
-        try:
-            synthetic.generate(tmp, **(entry.get("generator") or {}), seed=seed)
-            root = _install_tree(name, entry, dest, tmp)
-        except BaseException:
-            _remove(tmp)
-            raise
-        return _finish(name, entry, dest, seed, {"kind": "synthetic", "seed": seed}, None, root,
-                       _data_files(dest / DATA_DIR))
+        return _generate(name, entry, dest, seed)
 
     if mirror is not None and not Path(mirror).is_dir():
         log.warning("%s: mirror folder %s does not exist; ignoring it", name, mirror)
-    archive_name = entry.get("archive")
     fmt = entry.get("format")
     checksum = entry.get("checksum")
     local_path = Path(os.path.expandvars(os.path.expanduser(entry["path"]))) if entry.get("path") else None
@@ -486,62 +469,19 @@ def _fetch(name: str, entry: dict, dest, mirror=None, seed: int = 0, *, force: b
 
     # 1. data extracted into dest by hand
     if by_hand:
-        try:
-            root = locate_data_root(entry, dest, what=name, skip=(DATA_DIR,))
-        except DataError:
-            root = None
-        if root is not None:
-            _check_files_sha256(name, entry, root)
-            files = [p for p in expected_files(entry, root)]
-            return _finish(name, entry, dest, seed, {"kind": "local files", "location": str(dest)}, None, root, files)
+        found = _extracted_by_hand(name, entry, dest, seed)
+        if found is not None:
+            return found
 
     # 2-4. an archive: in dest, in the mirror, or downloaded
     archive_path, source, digests, downloaded = None, None, None, False
-    if archive_name and fmt != "dir":
-        cached = dest / archive_name
-        if cached.is_file():
-            try:
-                digests = verify_checksum(cached, checksum, name)
-            except FetchError:
-                if entry.get("urls") and not entry.get("manual"):
-                    cached.unlink()  # an earlier download gone bad: a rerun downloads again
-                raise
-            archive_path, source = cached, {"kind": "cache", "location": str(cached)}
-        elif mirror is not None and (Path(mirror) / archive_name).is_file():
-            archive_path = Path(mirror) / archive_name
-            digests = verify_checksum(archive_path, checksum, f"{name} (mirror)")
-            source = {"kind": "mirror", "location": str(archive_path.resolve())}
-        elif entry.get("urls") and not entry.get("manual"):
-            errors = []
-            for url in entry["urls"]:
-                log.info("%s: downloading %s", name, url)
-                try:
-                    digests = download(url, cached, checksum=checksum, what=name, timeout=timeout)
-                except FetchError as exc:
-                    errors.append(str(exc))
-                    log.warning("%s", exc)
-                    continue
-                except (OSError, ValueError, http.client.HTTPException) as exc:
-                    reason = getattr(exc, "reason", None) or exc
-                    errors.append(f"{name}: cannot download {url}: {reason}")
-                    log.warning("%s", errors[-1])
-                    continue
-                archive_path, source, downloaded = cached, {"kind": "url", "location": url}, True
-                break
-            if archive_path is None:
-                more = f" (and {len(errors) - 1} more failed url(s))" if len(errors) > 1 else ""
-                raise FetchError(errors[-1] + more)
+    if entry.get("archive") and fmt != "dir":
+        archive_path, source, digests, downloaded = _find_archive(name, entry, dest, mirror, timeout)
 
     # 5. a local path
     if archive_path is None and local_path is not None:
         if local_path.is_dir():
-            root = locate_data_root(entry, local_path, what=name)
-            _check_files_sha256(name, entry, root)
-            link = dest / DATA_DIR
-            os.symlink(local_path.resolve(), link, target_is_directory=True)
-            root = link / root.relative_to(local_path)
-            return _finish(name, entry, dest, seed, {"kind": "path", "location": str(local_path.resolve())},
-                           None, root, expected_files(entry, root))
+            return _link_local_folder(name, entry, dest, seed, local_path)
         if not local_path.is_file():
             raise FetchError(_no_path(name, local_path))
         archive_path = local_path
@@ -553,8 +493,110 @@ def _fetch(name: str, entry: dict, dest, mirror=None, seed: int = 0, *, force: b
     # 6. nothing found
     if archive_path is None:
         raise FetchError(_by_hand_message(name, entry, dest, mirror))
+    return _extract_and_finish(name, entry, dest, seed, archive_path, fmt, source, digests, downloaded,
+                               keep_archive)
 
-    # extract and verify
+
+def _clear_previous(name: str, dest: Path) -> None:
+    """Remove what an earlier fetch into ``dest`` left (manifest first, then the data tree and
+    temporary files); FetchError when ``dest/data`` was not made by ltrfs."""
+    (dest / MANIFEST).unlink(missing_ok=True)
+    data_dir = dest / DATA_DIR
+    if data_dir.exists() and not data_dir.is_symlink() and not (data_dir / MARKER).exists():
+        raise FetchError(f"{name}: {data_dir} was not made by ltrfs and would be replaced; move it away "
+                         f"(files downloaded by hand go directly in {dest})")
+    for leftover in [data_dir, *dest.glob(".tmp-extract-*"), *dest.glob(".*.part-*"), *dest.glob(f".{MANIFEST}.*")]:
+        if leftover.exists() or leftover.is_symlink():
+            _remove(leftover)
+
+
+def _generate(name: str, entry: dict, dest: Path, seed) -> Path:
+    """Generate a synthetic entry with ``seed`` into ``dest/data``; the manifest's path."""
+    tmp = Path(tempfile.mkdtemp(prefix=".tmp-extract-", dir=dest))
+    try:
+        synthetic.generate(tmp, **(entry.get("generator") or {}), seed=seed)
+        root = _install_tree(name, entry, dest, tmp)
+    except BaseException:
+        _remove(tmp)
+        raise
+    return _finish(name, entry, dest, seed, {"kind": "synthetic", "seed": seed}, None, root,
+                   _data_files(dest / DATA_DIR))
+
+
+def _extracted_by_hand(name: str, entry: dict, dest: Path, seed) -> Path | None:
+    """The manifest's path when the data files were extracted into ``dest`` by hand, else None."""
+    try:
+        root = locate_data_root(entry, dest, what=name, skip=(DATA_DIR,))
+    except DataError:
+        root = None
+    if root is None:
+        return None
+    _check_files_sha256(name, entry, root)
+    files = [p for p in expected_files(entry, root)]
+    return _finish(name, entry, dest, seed, {"kind": "local files", "location": str(dest)}, None, root, files)
+
+
+def _find_archive(name: str, entry: dict, dest: Path, mirror, timeout: float):
+    """The entry's archive, verified: already in ``dest``, in the mirror, or downloaded from
+    the first of its urls that works. ``(path, source, digests, downloaded)``; path None when
+    none of these has it."""
+    archive_name, checksum = entry.get("archive"), entry.get("checksum")
+    cached = dest / archive_name
+    if cached.is_file():
+        try:
+            digests = verify_checksum(cached, checksum, name)
+        except FetchError:
+            if entry.get("urls") and not entry.get("manual"):
+                cached.unlink()  # an earlier download gone bad: a rerun downloads again
+            raise
+        return cached, {"kind": "cache", "location": str(cached)}, digests, False
+    if mirror is not None and (Path(mirror) / archive_name).is_file():
+        archive_path = Path(mirror) / archive_name
+        digests = verify_checksum(archive_path, checksum, f"{name} (mirror)")
+        return archive_path, {"kind": "mirror", "location": str(archive_path.resolve())}, digests, False
+    if entry.get("urls") and not entry.get("manual"):
+        url, digests = _download_first(name, entry["urls"], cached, checksum, timeout)
+        return cached, {"kind": "url", "location": url}, digests, True
+    return None, None, None, False
+
+
+def _download_first(name: str, urls, target: Path, checksum, timeout: float) -> tuple[str, dict]:
+    """Download to ``target`` from the first of ``urls`` that works: ``(url, digests)``;
+    FetchError naming the last failure when none does."""
+    errors = []
+    for url in urls:
+        log.info("%s: downloading %s", name, url)
+        try:
+            digests = download(url, target, checksum=checksum, what=name, timeout=timeout)
+        except FetchError as exc:
+            errors.append(str(exc))
+            log.warning("%s", exc)
+            continue
+        except (OSError, ValueError, http.client.HTTPException) as exc:
+            reason = getattr(exc, "reason", None) or exc
+            errors.append(f"{name}: cannot download {url}: {reason}")
+            log.warning("%s", errors[-1])
+            continue
+        return url, digests
+    more = f" (and {len(errors) - 1} more failed url(s))" if len(errors) > 1 else ""
+    raise FetchError(errors[-1] + more)
+
+
+def _link_local_folder(name: str, entry: dict, dest: Path, seed, local_path: Path) -> Path:
+    """Link ``dest/data`` to a local ``path:`` folder holding the data files; the manifest's path."""
+    root = locate_data_root(entry, local_path, what=name)
+    _check_files_sha256(name, entry, root)
+    link = dest / DATA_DIR
+    os.symlink(local_path.resolve(), link, target_is_directory=True)
+    root = link / root.relative_to(local_path)
+    return _finish(name, entry, dest, seed, {"kind": "path", "location": str(local_path.resolve())},
+                   None, root, expected_files(entry, root))
+
+
+def _extract_and_finish(name: str, entry: dict, dest: Path, seed, archive_path: Path, fmt, source: dict,
+                        digests: dict, downloaded: bool, keep_archive: bool) -> Path:
+    """Extract the verified archive into ``dest/data``, check its files and write the manifest;
+    its path. A download whose content is bad is removed (the next run downloads again)."""
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-extract-", dir=dest))
     try:
         log.info("%s: extracting %s", name, archive_path.name)

@@ -123,23 +123,13 @@ def _query_minmax(X: np.ndarray, ptr: np.ndarray) -> np.ndarray:
     return np.divide(X - lo, span, out=np.zeros_like(X), where=span > 0)
 
 
-def make(*, n_queries: int = 300, n_informative: int = 8, n_redundant: int = 8, n_noise: int = 14,
-         n_constant: int = 0, n_levels: int = 3, docs_median: float = 24.0, docs_sigma: float = 0.85,
-         docs_min: int = 2, docs_max: int = 300, relevant_fraction: float = 0.3, level_ratio: float = 0.35,
-         query_shift: float = 1.0, strength_max: float = 0.9, strength_min: float = 0.3,
-         redundant_noise: float = 0.3, max_sources: int = 2, query_norm: bool = True, shuffle: bool = True,
-         label_fractions: list | None = None, seed: int = 0) -> tuple[RankingData, dict]:
-    """Generate the dataset in memory: ``(RankingData, truth)``; see the module docstring.
+def _queries_and_labels(rng, n_queries, docs_median, docs_sigma, docs_min, docs_max, query_shift, n_levels,
+                        relevant_fraction, level_ratio, label_fractions):
+    """Query sizes and graded labels: ``(sizes, ptr, qrow, z, y, thresholds)``.
 
-    Query ids are 1..n_queries, docids ``S<qid>-<i>`` (i from 1). ``truth`` is what
-    ``generate`` writes to truth.json: every feature id (1-based) with its role and parameters.
-    Deterministic given the arguments.
+    ``z`` (m,) is the latent relevance every informative feature correlates with; a row's
+    label is the number of thresholds below ``b[query] + z``.
     """
-    params = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in locals().items()}
-    _check(params)
-    rng = np.random.default_rng(seed)
-
-    # -- queries and labels
     sizes = np.rint(rng.lognormal(np.log(docs_median), docs_sigma, size=n_queries)).astype(np.int64)
     sizes = np.clip(sizes, docs_min, docs_max)
     ptr = np.r_[0, np.cumsum(sizes)].astype(np.int64)
@@ -150,8 +140,14 @@ def make(*, n_queries: int = 300, n_informative: int = 8, n_redundant: int = 8, 
     u = b[qrow] + z
     t = _thresholds(n_levels, relevant_fraction, level_ratio, float(np.sqrt(1.0 + query_shift ** 2)), label_fractions)
     y = np.searchsorted(t, u, side="left").astype(np.int32)  # number of thresholds below u
+    return sizes, ptr, qrow, z, y, t
 
-    # -- latent feature values (before transform), in role order
+
+def _latent_columns(rng, z, n_informative, n_redundant, n_noise, strength_max, strength_min, max_sources,
+                    redundant_noise):
+    """Latent feature values before any transform, in role order (informative, redundant,
+    noise): ``(cols, specs)``, one (m,) array and one truth record per feature."""
+    m = len(z)
     strengths = np.linspace(strength_max, strength_min, n_informative) if n_informative else np.zeros(0)
     cols, specs = [], []
     informative_v = []
@@ -172,21 +168,33 @@ def make(*, n_queries: int = 300, n_informative: int = 8, n_redundant: int = 8, 
                       "noise": float(redundant_noise)})
     for i in range(n_noise):
         kind = NOISE_KINDS[i % len(NOISE_KINDS)]
-        if kind == "normal":
-            v = rng.standard_normal(m)
-        elif kind == "uniform":
-            v = rng.uniform(0.0, 1.0, m)
-        elif kind == "exponential":
-            v = rng.exponential(1.0, m)
-        elif kind == "zero_inflated":
-            v = rng.exponential(1.0, m) * (rng.uniform(size=m) < 0.3)
-        else:
-            v = rng.poisson(2.0, m).astype(np.float64)
-        cols.append(v)
+        cols.append(_noise(rng, kind, m))
         specs.append({"role": "noise", "distribution": kind})
-    n_var = len(cols)
+    return cols, specs
 
-    # -- monotone transforms and per-query affine maps (rank-preserving within a query)
+
+def _noise(rng, kind: str, m: int) -> np.ndarray:
+    """m draws of the noise distribution ``kind`` (``NOISE_KINDS``)."""
+    if kind == "normal":
+        return rng.standard_normal(m)
+    if kind == "uniform":
+        return rng.uniform(0.0, 1.0, m)
+    if kind == "exponential":
+        return rng.exponential(1.0, m)
+    if kind == "zero_inflated":
+        return rng.exponential(1.0, m) * (rng.uniform(size=m) < 0.3)
+    return rng.poisson(2.0, m).astype(np.float64)
+
+
+def _feature_matrix(rng, cols, specs, qrow, ptr, n_constant, query_norm, shuffle):
+    """X (m, d) float64 from the latent columns: monotone transforms and per-query affine maps
+    (rank-preserving within a query), the constant columns, per-query min-max scaling, the
+    column shuffle and the text precision. Returns ``(X, position)``: the feature id of
+    role-order column j is ``position[j] + 1``. Appends the constant features' records to
+    ``specs`` and records the transforms in them."""
+    n_queries = len(ptr) - 1
+    m = int(ptr[-1])
+    n_var = len(cols)
     X = np.zeros((m, n_var + n_constant), dtype=np.float64)
     for j, v in enumerate(cols):
         kind = TRANSFORMS[int(rng.integers(len(TRANSFORMS)))] if specs[j]["role"] != "noise" else "identity"
@@ -200,15 +208,17 @@ def make(*, n_queries: int = 300, n_informative: int = 8, n_redundant: int = 8, 
     if query_norm:
         X = _query_minmax(X, ptr)
     X[:, n_var:] = 0.0
-
-    # -- shuffle columns; feature id of role-order column j is position[j] + 1
     d = X.shape[1]
     order = rng.permutation(d) if shuffle else np.arange(d)  # new column c holds old column order[c]
     position = np.empty(d, np.int64)
     position[order] = np.arange(d)
     X = X[:, order]
     X = np.round(X, 6) + 0.0  # the text precision; + 0.0 removes negative zeros
+    return X, position
 
+
+def _feature_records(specs, position):
+    """The truth records by feature id, and the ids by role (informative ones strongest first)."""
     features = []
     for j, spec in enumerate(specs):
         spec = dict(spec)
@@ -222,6 +232,33 @@ def make(*, n_queries: int = 300, n_informative: int = 8, n_redundant: int = 8, 
     features.sort(key=lambda f: f["id"])
     by_role = {r: [f["id"] for f in features if f["role"] == r] for r in ("informative", "redundant", "noise", "constant")}
     by_role["informative"].sort(key=lambda i: -next(f["strength"] for f in features if f["id"] == i))
+    return features, by_role
+
+
+def make(*, n_queries: int = 300, n_informative: int = 8, n_redundant: int = 8, n_noise: int = 14,
+         n_constant: int = 0, n_levels: int = 3, docs_median: float = 24.0, docs_sigma: float = 0.85,
+         docs_min: int = 2, docs_max: int = 300, relevant_fraction: float = 0.3, level_ratio: float = 0.35,
+         query_shift: float = 1.0, strength_max: float = 0.9, strength_min: float = 0.3,
+         redundant_noise: float = 0.3, max_sources: int = 2, query_norm: bool = True, shuffle: bool = True,
+         label_fractions: list | None = None, seed: int = 0) -> tuple[RankingData, dict]:
+    """Generate the dataset in memory: ``(RankingData, truth)``; see the module docstring.
+
+    Query ids are 1..n_queries, docids ``S<qid>-<i>`` (i from 1). ``truth`` is what
+    ``generate`` writes to truth.json: every feature id (1-based) with its role and parameters.
+    Deterministic given the arguments.
+    """
+    params = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in locals().items()}
+    _check(params)
+    rng = np.random.default_rng(seed)  # one stream, drawn from in this order by the helpers below
+    sizes, ptr, qrow, z, y, t = _queries_and_labels(
+        rng, n_queries, docs_median, docs_sigma, docs_min, docs_max, query_shift, n_levels, relevant_fraction,
+        level_ratio, label_fractions)
+    m = int(ptr[-1])
+    cols, specs = _latent_columns(rng, z, n_informative, n_redundant, n_noise, strength_max, strength_min,
+                                  max_sources, redundant_noise)
+    X, position = _feature_matrix(rng, cols, specs, qrow, ptr, n_constant, query_norm, shuffle)
+    d = X.shape[1]
+    features, by_role = _feature_records(specs, position)
 
     qids = np.arange(1, n_queries + 1, dtype=np.int64)
     within = np.arange(m) - ptr[qrow] + 1
