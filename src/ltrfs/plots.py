@@ -12,6 +12,7 @@ from matplotlib.lines import Line2D  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from ltrfs.tables import REFERENCE_RANKER  # noqa: E402
 from ltrfs.util import atomic_path, write_text  # noqa: E402
 
 
@@ -37,8 +38,6 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
     in file order and in random order) as grey dotted and dash-dotted lines in every panel.
     ``comparison`` (a ``tables.compare`` result, rows ``at == "k"``) marks with an open circle
     each point of a pair's side b where side a differs from it at p < ``alpha``, in side a's colour."""
-    from ltrfs.tables import REFERENCE_RANKER
-
     references = table[table.ranker == REFERENCE_RANKER]
     table = table[table.ranker != REFERENCE_RANKER]
     rows = table[table.k != "vali"].copy()
@@ -134,8 +133,6 @@ def _feature_labels(n: int, names=None) -> list[str]:
 def feature_bars(values, label: str, png, pdf=None, csv=None, title: str = "", names=None) -> None:
     """One bar per feature id (GAS Fig. 6: the MAP each feature reaches alone); ``values`` (d,)
     is the fold mean, written beside the figure with the feature names when there are any."""
-    import numpy as np
-
     values = np.asarray(values, dtype=float)
     d = len(values)
     fig, ax = plt.subplots(figsize=(max(6.0, 0.16 * d), 3.2))
@@ -158,8 +155,6 @@ def similarity_heatmap(matrix, png, pdf=None, csv=None, title: str = "",
                        label: str = "Kendall similarity (fraction of concordant pairs)", vmin: float = 0.0) -> None:
     """The feature-by-feature similarity matrix as a heat map (GAS Fig. 7); colour scale
     ``vmin``..1 (0..1 for the concordance, -1..1 for tau-b)."""
-    import numpy as np
-
     matrix = np.asarray(matrix, dtype=float)
     d = len(matrix)
     fig, ax = plt.subplots(figsize=(5.2, 4.4))
@@ -352,7 +347,7 @@ def cd_diagrams(diagrams: list, png, *, alpha: float = 0.05) -> None:
     statistics) of ``leaderboard.board``: each method at its mean rank (1 = best, on the left), a bar joining
     the methods whose Nemenyi test does not separate them at ``alpha``
     (``scikit_posthocs.critical_difference_diagram``)."""
-    import scikit_posthocs as sp
+    import scikit_posthocs as sp  # heavy (scikit-posthocs, ~1.4 s): imported on use
 
     n = max(len(diagrams), 1)
     methods = max((len(s["ranks"]) for _, _, s in diagrams), default=4)

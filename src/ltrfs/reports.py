@@ -16,6 +16,7 @@ import pandas as pd
 from ltrfs import plots
 from ltrfs.files import read_csv, read_json, read_npz
 from ltrfs.htmlpage import write_markdown
+from ltrfs.tables import REFERENCE_RANKER, chosen_rows
 from ltrfs.util import write_text
 
 
@@ -120,8 +121,6 @@ def chosen_k_bars(table_csv, compare_csv, png, pdf, csv, *, metric: str = "NDCG@
     single k for WAF, its full model for an own model: ``tables.chosen_rows``), grouped by ranker, ± std over folds; ``+`` above a bar
     where p_vs_waf < ``alpha``, ``*`` above side a of a ``compare`` pair (chosen k) where p <
     ``alpha`` on ``metric``. Reads the experiment's table and comparison CSVs."""
-    from ltrfs.tables import REFERENCE_RANKER, chosen_rows
-
     table = read_csv(table_csv, dtype={"k": str, "k_chosen": str})
     rows = chosen_rows(table[table.ranker != REFERENCE_RANKER])
     comparison = read_csv(compare_csv)

@@ -10,9 +10,12 @@ import json
 import logging
 import os
 import secrets
+import sys
 import time
+import traceback
 from pathlib import Path
 
+import numpy as np
 import yaml
 
 
@@ -112,8 +115,6 @@ def write_json(path, obj) -> None:
 
 
 def _json_default(value):
-    import numpy as np
-
     if isinstance(value, np.integer):
         return int(value)
     if isinstance(value, np.floating):
@@ -198,8 +199,6 @@ def log_to(path=None, level: str = "INFO") -> None:
     the job is written there as well (one line ``ltrfs: error: ...`` for a user error, the full
     traceback for a bug) and, as before, to stderr, so that ``logs/`` alone tells why a job
     failed."""
-    import sys
-
     handler = logging.FileHandler(path, mode="w") if path else logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%H:%M:%S"))
     root = logging.getLogger()
@@ -213,9 +212,6 @@ def log_to(path=None, level: str = "INFO") -> None:
 
 
 def _log_uncaught(kind, exc, tb) -> None:
-    import sys
-    import traceback
-
     text = error_line(exc) if is_user_error(exc) else "".join(traceback.format_exception(kind, exc, tb))
     logging.getLogger().critical(text.rstrip())
     for handler in logging.getLogger().handlers:

@@ -55,12 +55,12 @@ import time
 import numpy as np
 from numba import njit
 
+from ltrfs.checks import check_X
 from ltrfs.metrics import TIES
 from ltrfs.params import Convention, Integer, Metric, Options
-from ltrfs.validation import DegenerateGridError, vali_score
-from ltrfs.checks import check_X
 from ltrfs.rankers.base import Ranker
 from ltrfs.ranking_data import group_ids
+from ltrfs.validation import DegenerateGridError, vali_score
 
 log = logging.getLogger(__name__)
 

@@ -42,8 +42,8 @@ import warnings
 
 import numpy as np
 from numba import njit
-from ltrfs.estimator import ConvergenceWarning
 
+from ltrfs.estimator import ConvergenceWarning
 from ltrfs.params import Boolean, Integer, Real
 from ltrfs.rankers.base import LinearScores, Ranker
 

@@ -60,9 +60,9 @@ from typing import Callable
 
 import numpy as np
 
+from ltrfs.checks import check_labels, check_X
 from ltrfs.metrics import TIES
 from ltrfs.params import Boolean, Convention, Integer, Metric, Options, Real
-from ltrfs.checks import check_labels, check_X
 from ltrfs.rankers.coord_ascent import RESTART_INITS, MetricContext, coordinate_ascent
 from ltrfs.selection.base import Selector
 from ltrfs.util import Progress
