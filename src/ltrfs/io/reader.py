@@ -295,6 +295,9 @@ def _grow2(a, n):
     return b
 
 
+# One compiled kernel over the whole buffer, on purpose (about 220 lines): the per-byte state
+# (position, row, column, error) stays in registers; splitting it into jitted helpers that pass
+# that state back and forth costs reader speed (bench/bench_reader.py).
 @njit(cache=True, error_model="numpy")
 def _scan(buf, start, n_upper, cap, fixed, null_error, max_cells):
     """One pass over the bytes of a LETOR file; the dense matrix never exceeds ``max_cells``.
