@@ -52,16 +52,34 @@ RAR_HINT = ("install one, e.g. on Debian/Ubuntu `apt-get install libarchive-tool
 
 
 class FetchError(DataError):
-    """A dataset could not be fetched; the message is one line."""
+    """A dataset could not be fetched; the message is one line (a :class:`DataError`)."""
 
 
 # ----------------------------------------------------------------------------- checksums
 
 def verify_checksum(path, checksum: str | None, what: str, digests: dict | None = None) -> dict:
-    """Check ``path`` against ``"sha256:<hex>"``/``"md5:<hex>"`` (None: nothing to check).
+    """Check a file against a registry checksum.
 
-    Returns the computed digests (always including sha256); raises FetchError naming the
-    expected and actual digest on mismatch.
+    Parameters
+    ----------
+    path : path
+        The file.
+    checksum : str or None
+        ``"sha256:<hex>"`` or ``"md5:<hex>"``; None: nothing to check.
+    what : str
+        Names the dataset in messages.
+    digests : dict, optional
+        Digests already computed (algorithm -> hex), not computed again.
+
+    Returns
+    -------
+    dict
+        The digests (always including sha256).
+
+    Raises
+    ------
+    FetchError
+        Naming the expected and the actual digest on a mismatch.
     """
     algos = {"sha256"}
     if checksum:
@@ -154,7 +172,13 @@ def _extract_tar(archive: Path, out: Path, members) -> None:
 
 
 def rar_tool() -> tuple[str, str] | None:
-    """(name, path) of the first RAR extractor on PATH among RAR_TOOLS, or None."""
+    """The first RAR extractor on PATH among ``RAR_TOOLS``.
+
+    Returns
+    -------
+    tuple of (str, str) or None
+        ``(name, path)``, or None when there is none.
+    """
     for name in RAR_TOOLS:
         path = shutil.which(name)
         if path:
@@ -213,11 +237,25 @@ def _prune(base: Path, members) -> None:
 
 
 def extract(archive, out_dir, fmt: str, members=None) -> None:
-    """Extract ``archive`` (format zip, tar, tar.gz, tar.bz2, tar.xz, rar, gz or file) into the
-    existing folder ``out_dir``. ``members``: path prefixes to keep (None: everything).
+    """Extract an archive into an existing folder.
 
-    ``gz`` is one gzip-compressed file (written without its .gz suffix); ``file`` is copied.
-    RAR needs an external tool (see ``RAR_TOOLS``). Raises FetchError on unsafe members.
+    Parameters
+    ----------
+    archive : path
+        The archive.
+    out_dir : path
+        The existing folder to extract into.
+    fmt : str
+        zip, tar, tar.gz, tar.bz2, tar.xz, rar, gz (one gzip-compressed file, written without its
+        .gz suffix) or file (copied). RAR needs an external tool (``RAR_TOOLS``).
+    members : list of str, optional
+        Path prefixes to keep (None: everything).
+
+    Raises
+    ------
+    FetchError
+        On unsafe members (absolute paths, ``..``, links leaving the tree, devices) or a missing
+        RAR tool.
     """
     archive, out = Path(archive), Path(out_dir)
     try:
@@ -243,8 +281,29 @@ def extract(archive, out_dir, fmt: str, members=None) -> None:
 # ----------------------------------------------------------------------------- download
 
 def download(url: str, target: Path, *, checksum: str | None, what: str, timeout: float = 60.0) -> dict:
-    """Download ``url`` to a temporary name beside ``target``, check ``checksum``, rename to
-    ``target``; return the digests. Nothing is left at ``target`` or beside it on failure."""
+    """Download ``url`` to ``target``, verified.
+
+    The download goes to a temporary name beside ``target`` and is renamed once ``checksum``
+    passed; nothing is left at ``target`` or beside it on failure.
+
+    Parameters
+    ----------
+    url : str
+        What to download.
+    target : Path
+        Where to put it.
+    checksum : str or None
+        ``"sha256:<hex>"`` or ``"md5:<hex>"``.
+    what : str
+        Names the dataset in messages.
+    timeout : float, default 60.0
+        Seconds a download may stall.
+
+    Returns
+    -------
+    dict
+        The digests of the file (algorithm -> hex).
+    """
     target.parent.mkdir(parents=True, exist_ok=True)
     algos = {"sha256"} | ({parse_checksum(checksum)[0]} if checksum else set())
     hashers = {a: hashlib.new(a) for a in algos}
@@ -384,16 +443,33 @@ def _by_hand_message(name: str, entry: dict, dest: Path, mirror=None) -> str:
 
 
 def available(name: str, entry: dict, dest, mirror=None, seed: int = 0) -> tuple[bool, str]:
-    """Can dataset ``name`` be had without the network? ``(True, how)`` or ``(False, why)``.
+    """Whether dataset ``name`` can be had without the network.
 
-    ``dest`` is the dataset's folder (``resources/{name}``, as for :func:`fetch`). Nothing is
-    downloaded, extracted or hashed: this looks, in :func:`fetch`'s order, for a complete
-    manifest in ``dest``, data extracted into ``dest`` by hand (manual and archive-only
+    Nothing is downloaded, extracted or hashed: this looks, in :func:`fetch`'s order, for a
+    complete manifest in ``dest``, data extracted into ``dest`` by hand (manual and archive-only
     entries), the archive in ``dest``, ``mirror/<archive>``, and the local ``path``; a synthetic
-    entry is always available. Otherwise the answer is False with one line: for an entry with
-    URLs, that it would be downloaded (and from where); for a manual or archive-only entry,
-    what to download by hand and where to put it (the message ``fetch`` would fail with).
-    A True answer does not promise that the checksums will pass.
+    entry is always available. A True answer does not promise that the checksums will pass.
+
+    Parameters
+    ----------
+    name : str
+        The dataset's registry name.
+    entry : dict
+        Its validated registry entry.
+    dest : path
+        The dataset folder (``resources/{name}``, as for :func:`fetch`).
+    mirror : path, optional
+        A mirror folder.
+    seed : int, default 0
+        The workflow seed.
+
+    Returns
+    -------
+    ok : bool
+    how : str
+        One line: where the data would come from, or, when not available, that an entry with
+        URLs would be downloaded (and from where), or what to download by hand and where to put
+        it (the message ``fetch`` would fail with).
     """
     dest = Path(dest)
     if entry.get("layout") == "synthetic":
@@ -431,8 +507,40 @@ def _no_path(name: str, local_path) -> str:
 
 def fetch(name: str, entry: dict, dest, mirror=None, seed: int = 0, *, force: bool = False,
           keep_archive: bool = True, timeout: float = 60.0) -> Path:
-    """``_fetch`` (below); a full disk or quota while extracting or generating, which names no
-    file, is re-raised naming ``dest`` (extraction and generation keep nothing half-written)."""
+    """Put dataset ``name`` under ``dest`` (see ``_fetch`` for the sources and checks).
+
+    A full disk or quota while extracting or generating, which names no file, is re-raised naming
+    ``dest`` (extraction and generation keep nothing half-written).
+
+    Parameters
+    ----------
+    name : str
+        The dataset's registry name (for messages).
+    entry : dict
+        Its validated registry entry.
+    dest : path
+        The dataset folder (``resources/{name}``).
+    mirror : path, optional
+        A folder that may hold the archive (taken instead of the network).
+    seed : int, default 0
+        Seed of a synthetic entry.
+    force : bool, default False
+        Fetch again even when a complete manifest for the same entry exists.
+    keep_archive : bool, default True
+        Keep a downloaded archive in ``dest`` (a rerun then does not download again).
+    timeout : float, default 60.0
+        Seconds a download may stall.
+
+    Returns
+    -------
+    Path
+        ``dest/manifest.json``, written last.
+
+    Raises
+    ------
+    FetchError
+        One line, when no source has the data or a check fails.
+    """
     with full_disk_named(dest, f" while fetching {name}; nothing was kept"):
         return _fetch(name, entry, dest, mirror, seed, force=force, keep_archive=keep_archive, timeout=timeout)
 

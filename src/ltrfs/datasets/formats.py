@@ -17,7 +17,19 @@ _DIGEST_LEN = {"sha256": 64, "md5": 32}
 
 
 def format_of(file_name: str) -> str:
-    """The archive format implied by a file name (``file`` when no archive suffix matches)."""
+    """The archive format implied by a file name.
+
+    Parameters
+    ----------
+    file_name : str
+        A file name (any letter case).
+
+    Returns
+    -------
+    str
+        ``tar.gz``, ``tar.bz2``, ``tar.xz``, ``tar``, ``zip``, ``rar`` or ``gz``, the longest
+        suffix that matches; ``file`` when none does.
+    """
     low = file_name.lower()
     for suffix, fmt in _SUFFIXES:
         if low.endswith(suffix):
@@ -26,7 +38,24 @@ def format_of(file_name: str) -> str:
 
 
 def parse_checksum(value: str) -> tuple[str, str]:
-    """``"sha256:<hex>"`` -> ``("sha256", "<hex>")``; raises ValueError when malformed."""
+    """Split a registry checksum into its algorithm and digest.
+
+    Parameters
+    ----------
+    value : str
+        ``"sha256:<64 hex digits>"`` or ``"md5:<32 hex digits>"`` (any letter case).
+
+    Returns
+    -------
+    algo : {"sha256", "md5"}
+    digest : str
+        The digest in lower case.
+
+    Raises
+    ------
+    ValueError
+        When the value is malformed.
+    """
     algo, sep, digest = str(value).partition(":")
     algo, digest = algo.strip().lower(), digest.strip().lower()
     if not sep or algo not in _DIGEST_LEN:

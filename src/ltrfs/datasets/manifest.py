@@ -18,9 +18,21 @@ CHUNK = 1 << 20
 
 
 def file_digests(path, algos=("sha256",), newlines: str = "raw") -> dict[str, str]:
-    """Hex digests of a file for each algorithm in ``algos`` (``sha256``, ``md5``).
+    """Hex digests of a file, in one pass over it.
 
-    ``newlines="lf"`` hashes the content with every CRLF replaced by LF. One pass over the file.
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    algos : tuple of str, default ("sha256",)
+        Algorithms (``sha256``, ``md5``).
+    newlines : {"raw", "lf"}, default "raw"
+        "lf" hashes the content with every CRLF replaced by LF.
+
+    Returns
+    -------
+    dict
+        Algorithm -> hex digest.
     """
     hashers = {a: hashlib.new(a) for a in algos}
     carry = b""
@@ -44,7 +56,18 @@ def file_digests(path, algos=("sha256",), newlines: str = "raw") -> dict[str, st
 
 
 def read_manifest(dest) -> dict | None:
-    """The manifest of a fetched dataset, or None when absent or unreadable."""
+    """The manifest of a fetched dataset.
+
+    Parameters
+    ----------
+    dest : str or Path
+        The dataset's folder (``resources/{name}``).
+
+    Returns
+    -------
+    dict or None
+        The parsed ``manifest.json``; None when it is absent or unreadable.
+    """
     try:
         return json.loads((Path(dest) / MANIFEST).read_text())
     except (OSError, ValueError):
@@ -52,8 +75,20 @@ def read_manifest(dest) -> dict | None:
 
 
 def fingerprint(entry: dict, seed) -> str:
-    """sha256 (hex) of the entry fields that decide a fetched dataset's files (and the seed of a
-    synthetic one): a manifest whose fingerprint differs belongs to another entry."""
+    """The fingerprint of the entry fields that decide a fetched dataset's files.
+
+    Parameters
+    ----------
+    entry : dict
+        A validated registry entry.
+    seed : int
+        The workflow seed (part of the fingerprint of a synthetic entry only).
+
+    Returns
+    -------
+    str
+        sha256 (hex) of those fields; a manifest whose fingerprint differs belongs to another entry.
+    """
     keys = ("archive", "format", "checksum", "path", "files_sha256", "hash_newlines", "extract",
             "layout", "pattern", "splits", "generator")
     blob = {k: entry.get(k) for k in keys}
@@ -63,8 +98,23 @@ def fingerprint(entry: dict, seed) -> str:
 
 
 def manifest_ok(dest, entry: dict, seed=0) -> bool:
-    """True when ``dest`` holds a manifest for this entry whose files are all present with
-    their recorded sizes (a cheap check; no hashing)."""
+    """Whether ``dest`` holds a complete manifest for this entry (a cheap check; no hashing).
+
+    Parameters
+    ----------
+    dest : str or Path
+        The dataset's folder.
+    entry : dict
+        A validated registry entry.
+    seed : int, default 0
+        The workflow seed.
+
+    Returns
+    -------
+    bool
+        True when the manifest has this entry's format and fingerprint and all its files are
+        present with their recorded sizes.
+    """
     dest = Path(dest)
     m = read_manifest(dest)
     if not m or m.get("format") != MANIFEST_FORMAT or m.get("fingerprint") != fingerprint(entry, seed):
@@ -77,11 +127,24 @@ def manifest_ok(dest, entry: dict, seed=0) -> bool:
 
 
 def verify_files(dest, paths) -> None:
-    """Check the data files ``paths`` (under ``dest``) against the sha256 and size that
-    ``dest``'s manifest recorded when they were fetched, extracted or generated: a file whose
-    size, or whose content when its modification time changed, differs is a DataError naming
-    it and saying how to get the original back. Files the manifest does not list, and folders
-    without a manifest (a local ``path:``), are not checked."""
+    """Check data files against the sha256 and size that the manifest recorded.
+
+    A file whose size, or whose content when its modification time changed, differs from what
+    was recorded when it was fetched, extracted or generated is an error. Files the manifest
+    does not list, and folders without a manifest (a local ``path:``), are not checked.
+
+    Parameters
+    ----------
+    dest : str or Path
+        The dataset's folder, holding ``manifest.json``.
+    paths : iterable of path
+        The data files to check (under ``dest``).
+
+    Raises
+    ------
+    DataError
+        Naming the changed file and saying how to get the original back.
+    """
     dest = Path(dest)
     m = read_manifest(dest)
     if not m:

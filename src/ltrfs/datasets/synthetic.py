@@ -241,11 +241,48 @@ def make(*, n_queries: int = 300, n_informative: int = 8, n_redundant: int = 8, 
          query_shift: float = 1.0, strength_max: float = 0.9, strength_min: float = 0.3,
          redundant_noise: float = 0.3, max_sources: int = 2, query_norm: bool = True, shuffle: bool = True,
          label_fractions: list | None = None, seed: int = 0) -> tuple[RankingData, dict]:
-    """Generate the dataset in memory: ``(RankingData, truth)``; see the module docstring.
+    """Generate the dataset in memory (the model is in the module docstring).
 
-    Query ids are 1..n_queries, docids ``S<qid>-<i>`` (i from 1). ``truth`` is what
-    ``generate`` writes to truth.json: every feature id (1-based) with its role and parameters.
-    Deterministic given the arguments.
+    Deterministic given the arguments: every random draw comes from one generator seeded with
+    ``seed``.
+
+    Parameters
+    ----------
+    n_queries : int, default 300
+        Number of queries; ids 1..n_queries.
+    n_informative, n_redundant, n_noise, n_constant : int, default 8, 8, 14, 0
+        Number of features of each role.
+    n_levels : int, default 3
+        Label levels 0..n_levels-1.
+    docs_median, docs_sigma, docs_min, docs_max : float, float, int, int
+        Documents per query: round(LogNormal(log docs_median, docs_sigma)) clipped to
+        [docs_min, docs_max] (defaults 24, 0.85, 2, 300).
+    relevant_fraction, level_ratio : float, default 0.3, 0.35
+        P(y >= 1), and P(y = r) / P(y = r - 1) for r >= 2.
+    query_shift : float, default 1.0
+        Standard deviation of the per-query shift b_q of the latent relevance.
+    strength_max, strength_min : float, default 0.9, 0.3
+        Correlation with the latent relevance of the strongest and the weakest informative feature.
+    redundant_noise : float, default 0.3
+        Noise added to each redundant mixture.
+    max_sources : int, default 2
+        Informative sources of a redundant feature, at most.
+    query_norm : bool, default True
+        Min-max scale each feature within each query (LETOR QueryLevelNorm).
+    shuffle : bool, default True
+        Shuffle the columns so that position says nothing.
+    label_fractions : list of float, optional
+        The fraction of every label level, instead of ``relevant_fraction`` and ``level_ratio``.
+    seed : int, default 0
+        Seed of the generator.
+
+    Returns
+    -------
+    data : RankingData
+        Docids ``S<qid>-<i>`` (i from 1).
+    truth : dict
+        What ``generate`` writes to truth.json: every feature id (1-based) with its role and
+        parameters, the label counts and the thresholds.
     """
     params = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in locals().items()}
     _check(params)
@@ -287,8 +324,20 @@ def make(*, n_queries: int = 300, n_informative: int = 8, n_redundant: int = 8, 
 
 
 def text_mb(**params) -> float:
-    """About how many MB of text ``generate`` writes for these parameters (expected rows, about
-    13 bytes per value, "12:-3.141593 "): what the workflow sizes a generating job's memory by."""
+    """About how many MB of text ``generate`` writes for these parameters.
+
+    Expected rows times about 13 bytes per value ("12:-3.141593 "): what the workflow sizes a
+    generating job's memory by.
+
+    Parameters
+    ----------
+    **params
+        Parameters of :func:`make`.
+
+    Returns
+    -------
+    float
+    """
     p = {**generator_parameters(), **params}
     docs = min(max(p["docs_median"] * np.exp(p["docs_sigma"] ** 2 / 2), p["docs_min"]), p["docs_max"])
     d = p["n_informative"] + p["n_redundant"] + p["n_noise"] + p["n_constant"]
@@ -296,13 +345,31 @@ def text_mb(**params) -> float:
 
 
 def generator_parameters() -> dict:
-    """Parameter name -> default of ``make``/``generate`` (the registry's ``generator:`` keys)."""
+    """The parameters of ``make``/``generate`` (the registry's ``generator:`` keys).
+
+    Returns
+    -------
+    dict
+        Parameter name -> default.
+    """
     return {k: p.default for k, p in inspect.signature(make).parameters.items()}
 
 
 def letor_chunks(data: RankingData, chunk_rows: int = 20000):
-    """The LETOR text of ``data`` (``label qid:Q 1:v ... d:v #docid = ...``, values with 6
-    decimals) in pieces of ``chunk_rows`` lines, so a large set is written in bounded memory."""
+    """The LETOR text of ``data`` in pieces, so that a large set is written in bounded memory.
+
+    Parameters
+    ----------
+    data : RankingData
+        The dataset.
+    chunk_rows : int, default 20000
+        Lines per piece.
+
+    Yields
+    ------
+    str
+        ``label qid:Q 1:v ... d:v #docid = ...`` lines, values with 6 decimals.
+    """
     d = data.n_features
     fmt = "%d qid:%d " + " ".join(f"{j}:%.6f" for j in range(1, d + 1))
     if data.docids is not None:
@@ -317,7 +384,16 @@ def letor_chunks(data: RankingData, chunk_rows: int = 20000):
 
 
 def format_letor(data: RankingData) -> str:
-    """The LETOR text of ``data`` as one string (``letor_chunks`` joined)."""
+    """The LETOR text of ``data`` as one string (``letor_chunks`` joined).
+
+    Parameters
+    ----------
+    data : RankingData
+
+    Returns
+    -------
+    str
+    """
     return "".join(letor_chunks(data))
 
 
@@ -336,10 +412,28 @@ def _write_atomic(path: Path, text) -> None:
 
 
 def generate(out_dir, **params) -> dict:
-    """Write ``out_dir/all.txt`` (LETOR text, comments ``docid = S<q>-<i>``) and
-    ``out_dir/truth.json``; return the truth dict. Parameters are those of ``make``
-    (defaults: 300 queries, 8 informative, 8 redundant, 14 noise features, 3 label levels,
-    seed 0). Byte-identical output for identical parameters. Files are written atomically.
+    """Write ``out_dir/all.txt`` and ``out_dir/truth.json``, atomically.
+
+    ``all.txt`` is LETOR text with comments ``docid = S<q>-<i>``. Identical parameters give
+    byte-identical files.
+
+    Parameters
+    ----------
+    out_dir : path
+        The folder (made when missing).
+    **params
+        Parameters of :func:`make` (defaults: 300 queries, 8 informative, 8 redundant, 14 noise
+        features, 3 label levels, seed 0).
+
+    Returns
+    -------
+    dict
+        The truth dict written to truth.json.
+
+    Raises
+    ------
+    ValueError
+        For an unknown parameter.
     """
     unknown = sorted(set(params) - set(generator_parameters()))
     if unknown:
@@ -527,8 +621,22 @@ def _yahoo_split(rng, ids: np.ndarray, n_queries: int, qid_start: int, levels: i
 
 
 def benchmark_files(key: str, *, seed: int = 0, queries_per_subset: int = 3) -> dict[str, bytes]:
-    """The files of a small archive laid out like the real benchmark archive ``key`` (a key of
-    ``BENCHMARKS``): archive member path -> bytes. Deterministic given the arguments."""
+    """The files of a small archive laid out like a real benchmark archive.
+
+    Parameters
+    ----------
+    key : str
+        A key of ``BENCHMARKS``.
+    seed : int, default 0
+        Seed of the feature values and labels.
+    queries_per_subset : int, default 3
+        Queries in each subset (fold part).
+
+    Returns
+    -------
+    dict
+        Archive member path -> bytes; deterministic given the arguments.
+    """
     if key not in BENCHMARKS:
         raise ValueError(f"unknown benchmark archive {key!r}; known: {', '.join(BENCHMARKS)}")
     spec = BENCHMARKS[key]
@@ -586,11 +694,24 @@ def _rar_block(head_type: int, flags: int, body: bytes) -> bytes:
 
 
 def write_rar(path, files: dict[str, bytes]) -> Path:
-    """Write ``files`` (member path -> bytes) as a RAR 2.9/4.x archive with the "store" method
-    (no compression), names with backslashes and host OS Win32 as archives packed on Windows
-    (the LETOR ones were). Written from the published RAR 4 format description (marker block,
-    main header 0x73, file headers 0x74 with CRC32 of the data, end block 0x7B); readers such
-    as bsdtar (libarchive), unrar-free, unrar and 7-Zip extract it. No RAR tool is needed."""
+    """Write ``files`` as a RAR 2.9/4.x archive with the "store" method (no compression).
+
+    Names use backslashes and the host OS is Win32, as archives packed on Windows (the LETOR
+    ones were). Written from the published RAR 4 format description (marker block, main header
+    0x73, file headers 0x74 with CRC32 of the data, end block 0x7B); readers such as bsdtar
+    (libarchive), unrar-free, unrar and 7-Zip extract it. No RAR tool is needed.
+
+    Parameters
+    ----------
+    path : path
+        The archive to write.
+    files : dict
+        Member path -> bytes.
+
+    Returns
+    -------
+    Path
+    """
     dos_time = (2009 - 1980) << 25 | 1 << 21 | 1 << 16
     dirs = set()
     for name in files:
@@ -613,9 +734,23 @@ def write_rar(path, files: dict[str, bytes]) -> Path:
 
 
 def write_archive(path, files: dict[str, bytes], fmt: str | None = None) -> Path:
-    """Write ``files`` (member path -> bytes) as an archive: zip, rar, tar, tar.gz, tar.bz2 or
-    tar.xz (default: from the file name). Entries in sorted order, fixed dates: the same files
-    give the same archive bytes."""
+    """Write ``files`` as an archive; the same files give the same archive bytes.
+
+    Entries are written in sorted order with fixed dates.
+
+    Parameters
+    ----------
+    path : path
+        The archive to write.
+    files : dict
+        Member path -> bytes.
+    fmt : str, optional
+        zip, rar, tar, tar.gz, tar.bz2 or tar.xz; default: from the file name.
+
+    Returns
+    -------
+    Path
+    """
     path = Path(path)
     fmt = fmt or format_of(path.name)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -642,9 +777,27 @@ def write_archive(path, files: dict[str, bytes], fmt: str | None = None) -> Path
 
 def write_benchmark_archive(key: str, out_dir, *, seed: int = 0, fmt: str | None = None,
                             queries_per_subset: int = 3) -> Path:
-    """Write the stand-in of real archive ``key`` (``BENCHMARKS``) into ``out_dir`` under its
-    real name (e.g. ``Gov.rar``, ``ltrc_yahoo.tar.bz2``) and return its path. ``fmt`` writes
-    another format instead (the name's suffix changes accordingly, e.g. ``Gov.zip``)."""
+    """Write the stand-in of a real benchmark archive under its real name.
+
+    Parameters
+    ----------
+    key : str
+        A key of ``BENCHMARKS``.
+    out_dir : path
+        Where to write (e.g. ``Gov.rar``, ``ltrc_yahoo.tar.bz2``).
+    seed : int, default 0
+        Seed of the content.
+    fmt : str, optional
+        Another format instead of the real one (the name's suffix changes accordingly, e.g.
+        ``Gov.zip``).
+    queries_per_subset : int, default 3
+        Queries in each subset.
+
+    Returns
+    -------
+    Path
+        The archive's path.
+    """
     spec = BENCHMARKS[key]
     name = spec["archive"]
     if fmt is not None:

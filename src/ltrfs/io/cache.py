@@ -24,8 +24,17 @@ _NPZ_DTYPES = {"X": np.float32, "y": np.int32, "query_ptr": np.int64, "query_ids
 
 
 def save_npz(data: RankingData, path) -> None:
-    """Write ``data`` to ``path`` as an uncompressed ``.npz`` (atomically: temp name + os.replace).
+    """Write ``data`` to ``path`` as an uncompressed ``.npz``, atomically (temp name + os.replace).
 
+    Parameters
+    ----------
+    data : RankingData
+        The dataset to cache.
+    path : str or Path
+        The ``.npz`` file to write.
+
+    Notes
+    -----
     Keys: X float32 (m, d), y int32 (m,), query_ptr int64 (q+1,), query_ids int64 (q,), docids
     'U' (m,) when present, format int64 () = 1. Nothing needs pickle.
     """
@@ -81,7 +90,22 @@ def _read_member(f, zf: zipfile.ZipFile, info: zipfile.ZipInfo, path):
 
 
 def load_npz(path) -> RankingData:
-    """Read a cache written by :func:`save_npz` (no pickle); returns a :class:`RankingData`."""
+    """Read a cache written by :func:`save_npz` (no pickle).
+
+    Parameters
+    ----------
+    path : str or Path
+        The ``.npz`` file.
+
+    Returns
+    -------
+    RankingData
+
+    Raises
+    ------
+    DataError
+        For a file that is not a readable cache, or whose arrays are inconsistent.
+    """
     path = Path(path)
     arrays = {}
     try:
@@ -124,10 +148,20 @@ def load_npz(path) -> RankingData:
 
 
 def read_any(path, **kw) -> RankingData:
-    """``.npz`` -> :func:`load_npz`; anything else -> :func:`read_letor` (``kw`` passed on).
+    """Read a ``.npz`` cache with :func:`load_npz`, anything else with :func:`read_letor`.
 
-    For a ``.npz``, ``n_features`` (if given) must equal the cached width; ``null_policy`` is
-    ignored (NULLs were resolved when the cache was built).
+    Parameters
+    ----------
+    path : str or Path
+        A ``.npz`` cache or a LETOR text file.
+    **kw
+        ``n_features`` and ``null_policy``, passed on to :func:`read_letor`. For a ``.npz``,
+        ``n_features`` (if given) must equal the cached width; ``null_policy`` is ignored (NULLs
+        were resolved when the cache was built).
+
+    Returns
+    -------
+    RankingData
     """
     path = Path(path)
     if path.suffix.lower() == ".npz":

@@ -22,9 +22,25 @@ def _row_hashes(bits, query_ptr):
 
 
 def duplicate_rows(X: np.ndarray, query_ptr: np.ndarray, docids=None) -> np.ndarray:
-    """Rows that repeat an earlier row of the same query (the same features bit for bit and,
-    with ``docids``, the same docid): (n, 2) int64 of (row, the first earlier such row), by row.
-    Rows are compared only within runs of equal hashes (``_row_hashes``)."""
+    """Rows that repeat an earlier row of the same query.
+
+    A repeat has the same features bit for bit and, with ``docids``, the same docid. Rows are
+    compared only within runs of equal hashes (``_row_hashes``).
+
+    Parameters
+    ----------
+    X : ndarray, shape (m, d)
+        Features (compared as float32 bit patterns).
+    query_ptr : ndarray of int64, shape (q + 1,)
+        Row offsets of the queries.
+    docids : ndarray of str, shape (m,), optional
+        When given, a repeat must also have the same docid.
+
+    Returns
+    -------
+    ndarray of int64, shape (n, 2)
+        ``(row, the first earlier such row)`` for every repeated row, by row.
+    """
     if X.shape[0] < 2:
         return np.empty((0, 2), np.int64)
     bits = np.ascontiguousarray(X, dtype=np.float32).view(np.uint32)

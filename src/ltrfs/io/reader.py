@@ -689,20 +689,33 @@ def read_letor(path, *, n_features: int | None = None, null_policy: str = "min",
                max_dense_bytes: int | None = None) -> RankingData:
     """Read a LETOR / SVMlight ranking file into a :class:`RankingData`.
 
-    path         text file; ``.gz``/``.bz2``/``.xz`` (by suffix or magic bytes) is decompressed
-    n_features   width d of X; None (default) -> the largest feature index in the file; an index
-                 above a given ``n_features`` is an error
-    null_policy  LETOR 3.0 ``NULL`` values: ``"min"`` (default) -> the minimum of that feature over
-                 the query's non-NULL values (0 when the whole query is NULL for it), as LETOR's
-                 Feature-min files; ``"zero"`` -> 0; ``"error"`` -> DataError
-    max_dense_bytes  the largest X the file may fill; None (default) -> ``DENSE_PER_BYTE`` (16)
-                 times the size of the text, at least ``DENSE_FLOOR`` (64 MiB): a feature index or
-                 an ``n_features`` that needs more is a DataError, not an allocation
+    Parameters
+    ----------
+    path : str or Path
+        Text file; ``.gz``/``.bz2``/``.xz`` (by suffix or magic bytes) is decompressed.
+    n_features : int, optional
+        Width d of X; None (default) -> the largest feature index in the file; an index above a
+        given ``n_features`` is an error.
+    null_policy : {"min", "zero", "error"}, default "min"
+        LETOR 3.0 ``NULL`` values: "min" -> the minimum of that feature over the query's non-NULL
+        values (0 when the whole query is NULL for it), as LETOR's Feature-min files; "zero" -> 0;
+        "error" -> DataError.
+    max_dense_bytes : int, optional
+        The largest X the file may fill; None (default) -> ``DENSE_PER_BYTE`` (16) times the size
+        of the text, at least ``DENSE_FLOOR`` (64 MiB): a feature index or an ``n_features`` that
+        needs more is a DataError, not an allocation.
 
-    Returns X float32 (m, d) with column j = feature j + 1 (missing features 0), y int32 (m,),
-    query_ptr int64 (q + 1,), query_ids int64 (q,), docids str (m,) (text after ``#``, stripped;
-    "" on lines without a comment; None when no line has one). Errors raise DataError
-    ``"<file>:<line>: <what is wrong>"``; see the module docstring for the accepted syntax.
+    Returns
+    -------
+    RankingData
+        X float32 (m, d) with column j = feature j + 1 (missing features 0), y int32 (m,),
+        query_ptr int64 (q + 1,), query_ids int64 (q,), docids str (m,) (text after ``#``,
+        stripped; "" on lines without a comment; None when no line has one).
+
+    Raises
+    ------
+    DataError
+        ``"<file>:<line>: <what is wrong>"``; see the module docstring for the accepted syntax.
     """
     if null_policy not in NULL_POLICIES:
         raise ValueError(f"null_policy must be one of {NULL_POLICIES}, got {null_policy!r}")

@@ -205,8 +205,22 @@ def write_letor(data: RankingData, path, *, chunk_rows: int = 8192) -> None:
 
     Line r: ``<y> qid:<qid> 1:<X[r,0]> ... d:<X[r,d-1]>[ #<docid>]``; every value is the shortest
     decimal that reads back to the same float32 (so write -> read round-trips bit for bit), ``-0``
-    kept. A ``.gz`` path is gzip-compressed (deterministic header). Docids are written after
-    ``#`` and must not contain line breaks; read_letor strips surrounding whitespace from them.
+    kept.
+
+    Parameters
+    ----------
+    data : RankingData
+        The dataset; docids are written after ``#`` and must not contain line breaks
+        (``read_letor`` strips surrounding whitespace from them).
+    path : str or Path
+        The file to write; a ``.gz`` path is gzip-compressed (deterministic header).
+    chunk_rows : int, default 8192
+        Rows formatted per call of the compiled formatter.
+
+    Raises
+    ------
+    ValueError
+        For an empty dataset, a non-finite value or a docid with a line break.
     """
     X = np.ascontiguousarray(data.X, dtype=np.float32)
     m = X.shape[0]
