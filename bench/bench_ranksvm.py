@@ -49,7 +49,7 @@ def read_split(path: Path):
         return data.X, data.y.astype(np.int64), data.query_ptr
     from sklearn.datasets import load_svmlight_file
 
-    from ltrfs.data import query_ptr_from_qid
+    from ltrfs.ranking_data import query_ptr_from_qid
 
     X, y, qid = load_svmlight_file(str(path), query_id=True, n_features=46)
     return X.toarray().astype(np.float32), y.astype(np.int64), query_ptr_from_qid(qid)[0]

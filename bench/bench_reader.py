@@ -90,7 +90,7 @@ def bench_file(label: str, path: Path, repeats: int, sklearn_repeats: int) -> No
 def synthetic_file(tmp: Path, rows: int, features: int, seed: int = 0) -> Path:
     """A LETOR-like dense file written once with write_letor: 30% zeros, 40% values in [0, 1]
     with 6 decimals, 30% integer counts; queries of 1..200 documents."""
-    from ltrfs.data import RankingData
+    from ltrfs.ranking_data import RankingData
     from ltrfs.io import write_letor
 
     rng = np.random.default_rng(seed)

@@ -222,7 +222,7 @@ def run(inputs: list, folder: Path, dense_floor: int) -> dict:
     """Read every case of ``inputs`` ((name, bytes) of ``cases``) with ``read_letor`` and
     ``reference_read`` (with ``dense_floor``); the disagreements."""
     from ltrfs import io
-    from ltrfs.data import DataError
+    from ltrfs.ranking_data import DataError
 
     path = folder / "case.txt"
     failures, refused, accepted = [], 0, 0
@@ -279,7 +279,7 @@ def main() -> None:
         cap = vm + max(floor, io.DENSE_PER_BYTE * largest) + 256 * 2 ** 20
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
         if sys.argv[3:] == ["unbounded"]:  # the harness's own check: a reader without the bound
-            io.DENSE_FLOOR = 2 ** 40
+            io.reader.DENSE_FLOOR = 2 ** 40  # the module read_letor reads it from
         summary = run(inputs, Path(tmp), floor)
     summary["address_space_cap_mib"] = round(cap / 2 ** 20)
     print(json.dumps(summary))

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 import yaml
 
-from ltrfs.data import DataError
-from ltrfs.datasets import download, folds
+from ltrfs.ranking_data import DataError
+from ltrfs.datasets import download, folds, manifest
 from ltrfs.datasets.download import FetchError, fetch
 from ltrfs.datasets.folds import load_fold, rotation
 from ltrfs.datasets.registry import feature_names, load_registry, validate_entry
@@ -453,14 +453,14 @@ def test_newline_insensitive_file_digest(tmp_path):
     text = "".join(f"{i} qid:1 1:0.{i}\n" for i in range(2000))  # crosses chunk borders below
     lf.write_bytes(text.encode())
     crlf.write_bytes(text.replace("\n", "\r\n").encode())
-    old = download.CHUNK
+    old = manifest.CHUNK
     try:
-        download.CHUNK = 7  # force '\r' and '\n' into different blocks
-        a = download.file_digests(crlf, newlines="lf")["sha256"]
+        manifest.CHUNK = 7  # force '\r' and '\n' into different blocks
+        a = manifest.file_digests(crlf, newlines="lf")["sha256"]
     finally:
-        download.CHUNK = old
-    assert a == download.file_digests(lf)["sha256"] == sha256(text.encode())
-    assert download.file_digests(crlf)["sha256"] == sha256(text.replace("\n", "\r\n").encode())
+        manifest.CHUNK = old
+    assert a == manifest.file_digests(lf)["sha256"] == sha256(text.encode())
+    assert manifest.file_digests(crlf)["sha256"] == sha256(text.replace("\n", "\r\n").encode())
 
 
 def test_interrupted_extraction_is_redone(toy, tmp_path, monkeypatch):
@@ -740,8 +740,8 @@ def test_ohsumed_through_the_mirror_is_verified_file_by_file(tmp_path):
 
 
 def test_data_files_are_checked_against_their_manifest(tmp_path):
-    from ltrfs.data import DataError
-    from ltrfs.datasets.download import MANIFEST, verify_files
+    from ltrfs.ranking_data import DataError
+    from ltrfs.datasets.manifest import MANIFEST, verify_files
 
     data = tmp_path / "data"
     data.mkdir()

@@ -8,7 +8,7 @@ from scipy import integrate, stats
 
 from conftest import planted
 from ltrfs import scoring
-from ltrfs.data import DataError
+from ltrfs.ranking_data import DataError
 from ltrfs.datasets import synthetic
 from ltrfs.io import read_letor
 from ltrfs.scoring import divergence as dv

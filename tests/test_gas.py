@@ -7,7 +7,7 @@ import pytest
 
 from conftest import planted
 from ltrfs import metrics, scoring
-from ltrfs.data import RankingData
+from ltrfs.ranking_data import RankingData
 from ltrfs.datasets import synthetic
 from ltrfs.scoring import kendall
 from ltrfs.scoring.kendall import kendall_similarity

@@ -10,8 +10,9 @@ import struct
 import numpy as np
 import pytest
 
-from ltrfs.data import DataError, RankingData
-from ltrfs.io import _parse_number, duplicate_rows, load_npz, read_any, read_letor, save_npz, write_letor
+from ltrfs.ranking_data import DataError, RankingData
+from ltrfs.io import duplicate_rows, load_npz, read_any, read_letor, save_npz, write_letor
+from ltrfs.io.reader import _parse_number
 
 F32 = np.float32
 
@@ -443,7 +444,7 @@ def test_npz_overwrite_and_errors(tmp_path):
 
 
 def test_failed_writes_leave_the_old_file_and_no_temporary(tmp_path, monkeypatch):
-    import ltrfs.io as lio
+    import ltrfs.io.writer as lio  # the module write_letor runs in (its _format_rows is patched)
 
     data = _random_data(np.random.default_rng(5), m=40)
     cache, text = tmp_path / "c.npz", tmp_path / "t.txt"

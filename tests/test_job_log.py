@@ -9,7 +9,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 RAISE = {
-    "a damaged file": "from ltrfs.data import DataError; raise DataError('x.npz: not a readable .npz file')",
+    "a damaged file": "from ltrfs.ranking_data import DataError; raise DataError('x.npz: not a readable .npz file')",
     "a full disk": "import errno; raise OSError(errno.ENOSPC, 'No space left on device', 'results/x.npz')",
     "no permission": "import errno; raise OSError(errno.EACCES, 'Permission denied', 'results/x.npz')",
     "a bug": "raise KeyError('n_features')",

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ltrfs.data import DataError
+from ltrfs.ranking_data import DataError
 from ltrfs.datasets import download, synthetic
 from ltrfs.datasets.download import FetchError, available, fetch
 from ltrfs.datasets.folds import load_fold

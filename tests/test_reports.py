@@ -211,7 +211,7 @@ def test_path_metrics_are_the_per_query_test_metrics_of_the_path_models(fold, tm
 
 
 def test_fsed_densities_skip_constant_and_all_zero_features(tmp_path):
-    from ltrfs.data import RankingData
+    from ltrfs.ranking_data import RankingData
     from ltrfs.scoring.divergence import class_densities
     from ltrfs.selection.fs_ed import class_densities_table
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.stats import chi2_contingency, kendalltau
 
-from ltrfs.data import DataError, RankingData
+from ltrfs.ranking_data import DataError, RankingData
 from ltrfs.scoring import discrete, kendall, pairwise, pearson
 from ltrfs.scoring.discrete import chi_square, discretize, information_gain
 from ltrfs.scoring.kendall import kendall_similarities, kendall_similarity

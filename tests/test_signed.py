@@ -8,8 +8,8 @@ import sys
 import pytest
 
 from ltrfs import signed
-from ltrfs.data import DataError
 from ltrfs.formats import load_models, save_models
+from ltrfs.ranking_data import DataError
 
 
 @pytest.fixture(autouse=True)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ltrfs import metrics
-from ltrfs.data import DataError
+from ltrfs.ranking_data import DataError
 from ltrfs.scoring.single_feature import METRIC_NAMES, single_feature_table
 
 L3 = math.log2(3)

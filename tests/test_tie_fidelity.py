@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ltrfs import metrics, scoring
-from ltrfs.data import RankingData
+from ltrfs.ranking_data import RankingData
 from ltrfs.datasets import synthetic
 from ltrfs.pipeline.select import fit_selector
 from ltrfs.selection import SELECTORS

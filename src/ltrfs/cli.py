@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ltrfs import __version__, io, metrics
-from ltrfs.data import DataError
+from ltrfs.ranking_data import DataError
 from ltrfs.datasets.registry import load_registry
 from ltrfs.formats import load_models, predict, read_json, save_models, selection_record, view_for_k
 from ltrfs.metrics import CONVENTIONS

@@ -15,6 +15,17 @@ from ltrfs.params import check_params
 class Estimator:
     #: name -> list of accepted values (``ltrfs.params`` constraints, or None), one entry per
     #: constructor parameter; ``validate_params`` checks it
+    """Base of rankers and selectors: scikit-learn's parameter conventions.
+
+    The constructor takes hyperparameters only and stores each under its own name, so
+    ``get_params``, ``set_params`` and ``sklearn.base.clone`` work.
+
+    Attributes
+    ----------
+    parameters : dict
+        Parameter name -> list of accepted values (``ltrfs.params`` constraints, or None), one
+        entry per constructor parameter; :meth:`validate_params` checks it.
+    """
     parameters: dict = {}
 
     @classmethod
@@ -24,9 +35,36 @@ class Estimator:
                 if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
 
     def get_params(self, deep: bool = True) -> dict:
+        """The constructor parameters and their current values.
+
+        Parameters
+        ----------
+        deep : bool, default True
+            Accepted for scikit-learn compatibility (no nested estimators).
+
+        Returns
+        -------
+        dict
+        """
         return {name: getattr(self, name) for name in self._param_names()}
 
     def set_params(self, **params):
+        """Set constructor parameters by name.
+
+        Parameters
+        ----------
+        **params
+            Parameter name -> value.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            For a name that is not a constructor parameter.
+        """
         valid = self._param_names()
         for name, value in params.items():
             if name not in valid:

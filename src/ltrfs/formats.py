@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ltrfs import signed
-from ltrfs.data import DataError, RankingData
+from ltrfs.ranking_data import DataError, RankingData
 from ltrfs.util import atomic_path
 
 __all__ = ["REBUILD", "read_csv", "read_json", "read_npz", "METRIC_COLUMNS", "column_name", "RUN_HEAD",

@@ -10,6 +10,8 @@ from __future__ import annotations
 import html
 import re
 
+import markdown
+
 from ltrfs.util import write_text
 
 STYLE = """
@@ -34,8 +36,6 @@ def page(text: str, title: str | None = None) -> str:
     """One HTML page (UTF-8, inline CSS) from Markdown ``text``: headings, paragraphs and pipe
     tables; cells that hold decimal numbers are right-aligned whatever the Markdown's alignment. ``title``: the
     page's title, by default its first heading."""
-    import markdown
-
     body = markdown.markdown(text, extensions=["tables"], output_format="html")
     body = _NUMBER_CELL.sub(r'<td class="num">\1</td>', body)
     if title is None:

@@ -39,14 +39,14 @@ Run ``python -m ltrfs.metrics`` to time ``evaluate`` on 1.2 million rows.
 """
 from __future__ import annotations
 
-import dataclasses
 import math
-import re
+import time
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
+from ltrfs.metric_spec import CONVENTIONS, Convention, get_convention, parse_metric  # noqa: F401  (re-exported)
 from ltrfs.params import Integer, check_value
 
 __all__ = [
@@ -63,59 +63,6 @@ __all__ = [
     "format_eval_score",
 ]
 
-_DISCOUNTS = ("letor", "log2")
-_GAINS = ("exp2", "linear")
-_SHORT_NDCG = ("zero", "truncate")
-_SHORT_PRECISION = ("pad", "zero")
-
-
-@dataclass(frozen=True)
-class Convention:
-    """How a metric is computed.
-
-    name             label of the convention (free text for custom ones)
-    discount         "letor": D(i) = 1 for ranks 1-2, 1/log2(i) after; "log2": D(i) = 1/log2(i + 1)
-    gain             "exp2": G(r) = 2^r - 1 (all built-in conventions); "linear": G(r) = r
-    relevant_min     smallest label counted as relevant by P@k and MAP
-    short_ndcg       NDCG@k for a query with fewer than k documents: "zero" or "truncate"
-                     (computed on its n documents)
-    short_precision  P@k with fewer than k documents: "pad" (missing ranks irrelevant, divide by k)
-                     or "zero"
-    ideal_zero       NDCG value of a query whose ideal DCG is 0 (no document with positive gain)
-    """
-
-    name: str
-    discount: str = "letor"
-    gain: str = "exp2"
-    relevant_min: int = 1
-    short_ndcg: str = "zero"
-    short_precision: str = "pad"
-    ideal_zero: float = 0.0
-
-    def __post_init__(self):
-        for field, allowed in (("discount", _DISCOUNTS), ("gain", _GAINS),
-                               ("short_ndcg", _SHORT_NDCG), ("short_precision", _SHORT_PRECISION)):
-            if getattr(self, field) not in allowed:
-                raise ValueError(f"Convention.{field} must be one of {', '.join(allowed)}; "
-                                 f"got {getattr(self, field)!r}")
-        if not float(self.ideal_zero) in (0.0, 1.0):
-            raise ValueError(f"Convention.ideal_zero must be 0 or 1; got {self.ideal_zero!r}")
-        if int(self.relevant_min) != self.relevant_min or self.relevant_min < 1:
-            raise ValueError(f"Convention.relevant_min must be an integer >= 1; got {self.relevant_min!r}")
-
-
-CONVENTIONS: dict[str, Convention] = {
-    # LETOR 3.0 Eval-Score-3.0.pl: P@k and NDCG@k of a query shorter than k are 0.
-    "letor3": Convention("letor3", "letor", "exp2", 1, "zero", "zero", 0.0),
-    # LETOR 4.0 Eval-Score-4.0.pl: holes below the last document count as irrelevant for P@k.
-    "letor4": Convention("letor4", "letor", "exp2", 1, "zero", "pad", 0.0),
-    # MSLR eval-score-mslr.pl: as 4.0 with labels 0..4 and relevance from label 2.
-    "mslr": Convention("mslr", "letor", "exp2", 2, "zero", "pad", 0.0),
-    # trec/xgboost style: 1/log2(i + 1), NDCG@k on the n documents when n < k.
-    "standard": Convention("standard", "log2", "exp2", 1, "truncate", "pad", 0.0),
-}
-
-
 #: how equal scores are ranked: in file order (official scripts) or in expectation over all orders
 TIES = ("file_order", "expected")
 
@@ -125,27 +72,6 @@ def check_ties(ties) -> str:
     if ties not in TIES:
         raise ValueError(f"ties must be one of {', '.join(TIES)}; got {ties!r}")
     return ties
-
-
-def get_convention(name, **overrides) -> Convention:
-    """The built-in convention ``name`` (letor3, letor4, mslr, standard), with fields replaced.
-
-    ``name`` may already be a Convention. Example: ``get_convention("standard", ideal_zero=1)``.
-    """
-    if isinstance(name, Convention):
-        base = name
-    else:
-        key = str(name).strip().lower()
-        if key not in CONVENTIONS:
-            raise ValueError(f"unknown metric convention {name!r}; valid: {', '.join(CONVENTIONS)}")
-        base = CONVENTIONS[key]
-    if not overrides:
-        return base
-    fields = {f.name for f in dataclasses.fields(Convention)}
-    bad = sorted(set(overrides) - fields)
-    if bad:
-        raise ValueError(f"unknown Convention field(s) {', '.join(bad)}; valid: {', '.join(sorted(fields))}")
-    return dataclasses.replace(base, **overrides)
 
 
 @dataclass
@@ -421,24 +347,6 @@ def evaluate(y, scores, query_ptr, convention="letor4", max_k: int = 10,
     )
 
 
-_METRIC_FORMS = "ndcg@K, p@K (or precision@K), map, meanndcg (K an integer >= 1; case-insensitive)"
-_METRIC_RE = re.compile(r"^(ndcg|p|precision)@(\d+)$")
-
-
-def parse_metric(metric: str) -> tuple[str, int | None]:
-    """('ndcg', K), ('p', K), ('map', None) or ('meanndcg', None) from a metric name."""
-    text = str(metric).strip().lower().replace(" ", "")
-    if text in ("map", "ap"):
-        return "map", None
-    if text in ("meanndcg", "mean_ndcg", "mean-ndcg"):
-        return "meanndcg", None
-    match = _METRIC_RE.match(text)
-    if match and int(match.group(2)) >= 1:
-        kind = "ndcg" if match.group(1) == "ndcg" else "p"
-        return kind, int(match.group(2))
-    raise ValueError(f"unknown metric {metric!r}; valid forms: {_METRIC_FORMS}")
-
-
 def metric_per_query(y, scores, query_ptr, metric: str, convention="letor4",
                      ties: str = "file_order") -> np.ndarray:
     """One metric for every query, float64 (q,); metric is ``ndcg@K``, ``p@K``, ``map`` or
@@ -476,7 +384,7 @@ def paired_ttest(a, b) -> tuple[float, float]:
     of freedom (scipy.stats.ttest_rel). Identical vectors give (0.0, 1.0); a constant non-zero
     difference gives (+-inf, 0.0).
     """
-    from scipy import stats
+    from scipy import stats  # heavy (scipy.stats, ~1.4 s): imported on use
 
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
@@ -535,8 +443,6 @@ def format_eval_score(query_ids, qm: QueryMetrics, per_query: bool = False) -> s
 
 def _benchmark(n_queries: int = 10_000, rows: int = 1_200_000, repeat: int = 3, seed: int = 0):
     """Time ``evaluate`` on random data shaped like MSLR-WEB10K (labels 0..4)."""
-    import time
-
     rng = np.random.default_rng(seed)
     cuts = np.sort(rng.choice(np.arange(1, rows), n_queries - 1, replace=False))
     ptr = np.concatenate(([0], cuts, [rows])).astype(np.int64)

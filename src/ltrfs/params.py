@@ -26,6 +26,8 @@ import re
 
 import numpy as np
 
+from ltrfs import metric_spec
+
 __all__ = ["Constraint", "Integer", "Real", "Options", "Boolean", "Metric", "Convention", "ListOf", "Mapping",
            "Text", "accepts", "describe", "check_value", "check_params"]
 
@@ -34,9 +36,19 @@ _THREADS_HINT = " (ltrfs never uses all cores implicitly: give a thread count)"
 
 
 class Constraint:
-    """One kind of accepted value: ``accepts(value)`` and a description for messages."""
+    """One kind of accepted value: ``accepts(value)`` and a description for messages (``str``)."""
 
     def accepts(self, value) -> bool:  # pragma: no cover
+        """Whether ``value`` is of this kind.
+
+        Parameters
+        ----------
+        value : object
+
+        Returns
+        -------
+        bool
+        """
         raise NotImplementedError
 
     def __str__(self) -> str:  # pragma: no cover
@@ -51,8 +63,15 @@ def _is_bool(value) -> bool:
 
 
 class Real(Constraint):
-    """A finite number (int or float, not a bool) in an interval; ``closed`` says which ends
-    belong to it: "both" (default), "left", "right" or "neither"."""
+    """A finite number (int or float, not a bool) in an interval.
+
+    Parameters
+    ----------
+    low, high : float, optional
+        The bounds; None: unbounded on that side.
+    closed : {"both", "left", "right", "neither"}, default "both"
+        Which ends belong to the interval.
+    """
 
     noun = "a finite number"
 
@@ -86,7 +105,13 @@ class Real(Constraint):
 
 
 class Integer(Real):
-    """An integer (not a bool) in ``low..high`` (either bound None: unbounded)."""
+    """An integer (not a bool) in ``low..high``.
+
+    Parameters
+    ----------
+    low, high : int, optional
+        The bounds (inclusive); None: unbounded on that side.
+    """
 
     noun = "an integer"
 
@@ -101,8 +126,15 @@ class Integer(Real):
 
 
 class Options(Constraint):
-    """One of the given values (compared with ``==``; strings case-sensitively unless
-    ``ignore_case``)."""
+    """One of the given values.
+
+    Parameters
+    ----------
+    *values
+        The accepted values (compared with ``==``; a bool is never accepted).
+    ignore_case : bool, default False
+        Compare strings in lower case (give the values in lower case).
+    """
 
     def __init__(self, *values, ignore_case: bool = False):
         self.values, self.ignore_case = tuple(values), ignore_case
@@ -141,12 +173,10 @@ class Metric(Constraint):
     """A ranking metric name that ``ltrfs.metrics.parse_metric`` reads (ndcg@10, map, ...)."""
 
     def accepts(self, value) -> bool:
-        from ltrfs import metrics
-
         if not isinstance(value, str):
             return False
         try:
-            metrics.parse_metric(value)
+            metric_spec.parse_metric(value)
         except ValueError:
             return False
         return True
@@ -156,22 +186,28 @@ class Metric(Constraint):
 
 
 class Convention(Constraint):
-    """A metric convention: a built-in one's name in any case (letor3, letor4, mslr, standard)
-    or a ``ltrfs.metrics.Convention``; what ``metrics.get_convention`` reads."""
+    """A metric convention: a built-in one's name in any case (letor3, letor4, mslr, standard) or a
+    ``ltrfs.metrics.Convention``; what ``metrics.get_convention`` reads.
+    """
 
     def accepts(self, value) -> bool:
-        from ltrfs import metrics
-
-        return isinstance(value, metrics.Convention) or (
-            isinstance(value, str) and value.strip().lower() in metrics.CONVENTIONS)
+        return isinstance(value, metric_spec.Convention) or (
+            isinstance(value, str) and value.strip().lower() in metric_spec.CONVENTIONS)
 
     def __str__(self) -> str:
         return "a metric convention (letor3, letor4, mslr or standard)"
 
 
 class ListOf(Constraint):
-    """A list, tuple or 1-d array (not a set: its order is undefined) of at least ``min_len``
-    items, each accepted by ``item``."""
+    """A list, tuple or 1-d array (not a set: its order is undefined) of accepted items.
+
+    Parameters
+    ----------
+    item : Constraint
+        What each item must be.
+    min_len : int, default 1
+        The fewest items.
+    """
 
     def __init__(self, item: Constraint, min_len: int = 1):
         self.item, self.min_len = item, min_len
@@ -213,18 +249,61 @@ def _plural(description: str) -> str:
 
 
 def accepts(allowed, value) -> bool:
-    """True when one entry of ``allowed`` (constraints and/or None) accepts ``value``."""
+    """Whether one entry of a declaration accepts ``value``.
+
+    Parameters
+    ----------
+    allowed : list
+        Constraints and/or None (None accepts None).
+    value : object
+
+    Returns
+    -------
+    bool
+    """
     return any(value is None if c is None else c.accepts(value) for c in allowed)
 
 
 def describe(allowed) -> str:
-    """'an integer >= 1 or None': the allowed values of a declaration, for messages and docs."""
+    """The allowed values of a declaration, for messages and docs.
+
+    Parameters
+    ----------
+    allowed : list
+        Constraints and/or None.
+
+    Returns
+    -------
+    str
+        E.g. ``'an integer >= 1 or None'``.
+    """
     return " or ".join("None" if c is None else str(c) for c in allowed)
 
 
 def check_value(name: str, value, allowed, owner: str | None = None):
-    """Return ``value`` when ``allowed`` accepts it, else raise a one-line ValueError
-    ``"<owner>: <name> must be <description>; got <value>"``."""
+    """Check one value against a declaration.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name.
+    value : object
+        Its value.
+    allowed : list
+        Constraints and/or None.
+    owner : str, optional
+        The estimator or function, named first in the message.
+
+    Returns
+    -------
+    object
+        ``value``, when ``allowed`` accepts it.
+
+    Raises
+    ------
+    ValueError
+        ``"<owner>: <name> must be <description>; got <value>"`` (one line).
+    """
     if not accepts(allowed, value):
         hint = _THREADS_HINT if name in ("n_jobs", "n_threads") else ""
         prefix = f"{owner}: " if owner else ""
@@ -233,8 +312,18 @@ def check_value(name: str, value, allowed, owner: str | None = None):
 
 
 def check_params(estimator) -> None:
-    """Check every declared parameter of ``estimator`` (its class's ``parameters``) against
-    its current value; the message names the estimator (its ``name``) and the parameter."""
+    """Check every declared parameter of an estimator against its current value.
+
+    Parameters
+    ----------
+    estimator : Estimator
+        Its class's ``parameters`` are the declarations.
+
+    Raises
+    ------
+    ValueError
+        One line naming the estimator (its ``name``) and the parameter.
+    """
     owner = getattr(estimator, "name", "") or type(estimator).__name__
     for name, allowed in type(estimator).parameters.items():
         check_value(name, getattr(estimator, name), allowed, owner)

@@ -21,7 +21,7 @@ import pickle
 import secrets
 from pathlib import Path
 
-from ltrfs.data import DataError
+from ltrfs.ranking_data import DataError
 from ltrfs.util import atomic_path
 
 MAGIC = b"LTRFS-SIGNED-PICKLE 1\n"

@@ -10,14 +10,39 @@ import json
 import logging
 import os
 import secrets
+import sys
 import time
+import traceback
 from pathlib import Path
 
+import numpy as np
 import yaml
 
 
 def build_estimator(kind: str, registry: dict, name: str, params: dict):
-    """``registry[name](**params)`` with one-line errors naming an unknown name or parameter."""
+    """Build an estimator by name with one-line errors.
+
+    Parameters
+    ----------
+    kind : str
+        "ranker" or "method", for messages.
+    registry : dict
+        Name -> class.
+    name : str
+        The estimator's name.
+    params : dict
+        Constructor parameters.
+
+    Returns
+    -------
+    object
+        ``registry[name](**params)``.
+
+    Raises
+    ------
+    ValueError
+        Naming an unknown name or parameter.
+    """
     if name not in registry:
         raise ValueError(f"unknown {kind} {name!r}; valid: {', '.join(sorted(registry))}")
     cls = registry[name]
@@ -29,8 +54,17 @@ def build_estimator(kind: str, registry: dict, name: str, params: dict):
 
 
 def stable_seed(*parts) -> int:
-    """A 31-bit seed from any parts (config seed, dataset, fold, method, ...), equal on every
-    machine and Python run (unlike ``hash``)."""
+    """A 31-bit seed from any parts, equal on every machine and Python run (unlike ``hash``).
+
+    Parameters
+    ----------
+    *parts
+        Config seed, dataset, fold, method, ... (anything with a ``str``).
+
+    Returns
+    -------
+    int
+    """
     text = "\x1f".join(str(p) for p in parts)
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "little") & 0x7FFFFFFF
 
@@ -41,8 +75,15 @@ DISK_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
 
 @contextlib.contextmanager
 def full_disk_named(path, outcome: str):
-    """Re-raise a full-disk error of the block that names no file (a failed write) as one that
-    names ``path``, ``outcome`` added to its message (e.g. "; nothing was written")."""
+    """Re-raise a full-disk error of the block that names no file as one that names ``path``.
+
+    Parameters
+    ----------
+    path : path
+        The file or folder the block writes.
+    outcome : str
+        Added to the message (e.g. "; nothing was written").
+    """
     try:
         yield
     except OSError as exc:
@@ -53,10 +94,23 @@ def full_disk_named(path, outcome: str):
 
 @contextlib.contextmanager
 def atomic_path(path):
-    """Yield a temporary path beside ``path``; when the block succeeds, flush it to disk and
-    rename it onto ``path``; otherwise delete it (a write that fails without naming its file,
-    such as a full disk, is re-raised naming ``path``). The file gets the usual permissions
-    (0o666 minus the umask), unlike ``tempfile.mkstemp``'s 0o600."""
+    """A temporary path beside ``path``, renamed onto it when the block succeeds.
+
+    On success the file is flushed to disk and renamed onto ``path``; otherwise it is deleted (a
+    write that fails without naming its file, such as a full disk, is re-raised naming ``path``).
+    The file gets the usual permissions (0o666 minus the umask), unlike ``tempfile.mkstemp``'s
+    0o600.
+
+    Parameters
+    ----------
+    path : path
+        The file to write.
+
+    Yields
+    ------
+    Path
+        The temporary path to write.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     while True:
@@ -83,18 +137,50 @@ def atomic_path(path):
             raise
 
 
+@contextlib.contextmanager
+def atomic_open(path):
+    """A binary file open for writing on a temporary name beside ``path``, renamed onto
+    ``path`` when the block succeeds (:func:`atomic_path`).
+
+    Parameters
+    ----------
+    path : str or Path
+        The file to write.
+
+    Yields
+    ------
+    file object
+        Open in ``"wb"`` mode.
+    """
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+        yield f
+
+
 def write_text(path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (:func:`atomic_path`).
+
+    Parameters
+    ----------
+    path : path
+    text : str
+    """
     with atomic_path(path) as tmp:
         tmp.write_text(text)
 
 
 def write_json(path, obj) -> None:
+    """Write ``obj`` as indented JSON (numpy values converted) to ``path``, atomically.
+
+    Parameters
+    ----------
+    path : path
+    obj : object
+        JSON-serialisable, numpy scalars and arrays allowed.
+    """
     write_text(path, json.dumps(obj, indent=1, sort_keys=False, default=_json_default) + "\n")
 
 
 def _json_default(value):
-    import numpy as np
-
     if isinstance(value, np.integer):
         return int(value)
     if isinstance(value, np.floating):
@@ -105,7 +191,18 @@ def _json_default(value):
 
 
 def parse_assignments(items) -> dict:
-    """``["C=0.1", "metric=map", "grid.C=[1,2]"]`` -> dict; values are read as YAML scalars/lists."""
+    """Parse ``NAME=VALUE`` assignments of the command line.
+
+    Parameters
+    ----------
+    items : list of str
+        E.g. ``["C=0.1", "metric=map", "grid.C=[1,2]"]``.
+
+    Returns
+    -------
+    dict
+        Name -> value, values read as YAML scalars or lists.
+    """
     out = {}
     for item in items or ():
         key, sep, value = item.partition("=")
@@ -121,7 +218,19 @@ class Progress:
         RF elimination curve: 12 of 55 forests (22%), 41 s elapsed, about 2.5 min left
 
     Call ``step(note=...)`` after each step; a line is logged at most every ``every`` seconds,
-    and always for the last step. What is left is estimated linearly from the time so far."""
+    and always for the last step. What is left is estimated linearly from the time so far.
+
+    Parameters
+    ----------
+    what : str
+        The loop's name at the start of each line.
+    total : int
+        Number of steps.
+    unit : str, default "steps"
+        What a step is, in the lines.
+    every : float, default 10.0
+        Seconds between lines, at least.
+    """
 
     def __init__(self, what: str, total: int, unit: str = "steps", every: float = 10.0):
         self.what, self.total, self.unit, self.every = what, max(int(total), 1), unit, every
@@ -144,7 +253,16 @@ class Progress:
 
 
 def duration(seconds: float) -> str:
-    """``"41 s"``, ``"2.5 min"``, ``"1.2 h"``."""
+    """A duration for humans: ``"41 s"``, ``"2.5 min"``, ``"1.2 h"``.
+
+    Parameters
+    ----------
+    seconds : float
+
+    Returns
+    -------
+    str
+    """
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 5400:
@@ -157,30 +275,56 @@ _ENVIRONMENT_ERRNOS = {*DISK_FULL, errno.EACCES, errno.EROFS}
 
 
 def is_user_error(exc: BaseException) -> bool:
-    """Whether ``exc`` is a problem of the user's input or machine (an ``ltrfs`` error class:
-    DataError, ConfigError, FetchError, ...: all ValueErrors defined in this package; or a
-    file that could not be written for lack of space or permission), told in one line, rather
-    than a bug, told with its traceback."""
+    """Whether ``exc`` is a problem of the user's input or machine rather than a bug.
+
+    User errors are the package's own ValueError classes (DataError, ConfigError, FetchError,
+    ...) and files that could not be written for lack of space or permission: they are told in
+    one line; a bug is told with its traceback.
+
+    Parameters
+    ----------
+    exc : BaseException
+
+    Returns
+    -------
+    bool
+    """
     if isinstance(exc, OSError):
         return exc.errno in _ENVIRONMENT_ERRNOS and exc.filename is not None
     return isinstance(exc, ValueError) and type(exc).__module__.split(".")[0] == "ltrfs"
 
 
 def error_line(exc: BaseException) -> str:
-    """``ltrfs: error: ...`` for a user error: an OSError as "<file>: <what went wrong>"."""
+    """The one-line message of a user error: ``ltrfs: error: ...``.
+
+    Parameters
+    ----------
+    exc : BaseException
+        An OSError is told as "<file>: <what went wrong>".
+
+    Returns
+    -------
+    str
+    """
     if isinstance(exc, OSError) and exc.filename is not None:
         return f"ltrfs: error: {exc.filename}: {(exc.strerror or str(exc)).lower()}"
     return f"ltrfs: error: {exc}"
 
 
 def log_to(path=None, level: str = "INFO") -> None:
-    """Send the package's log records (logger ``ltrfs``) to ``path`` (a job's Snakemake log)
-    or to stderr, with timestamps; warnings from Python go there too. An exception that ends
-    the job is written there as well (one line ``ltrfs: error: ...`` for a user error, the full
-    traceback for a bug) and, as before, to stderr, so that ``logs/`` alone tells why a job
-    failed."""
-    import sys
+    """Send the package's log records (logger ``ltrfs``) to a file or to stderr, with timestamps.
 
+    Warnings from Python go there too. An exception that ends the job is written there as well
+    (one line ``ltrfs: error: ...`` for a user error, the full traceback for a bug) and, as
+    before, to stderr, so that ``logs/`` alone tells why a job failed.
+
+    Parameters
+    ----------
+    path : path, optional
+        A job's Snakemake log; None: stderr.
+    level : str, default "INFO"
+        The logging level.
+    """
     handler = logging.FileHandler(path, mode="w") if path else logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%H:%M:%S"))
     root = logging.getLogger()
@@ -194,9 +338,6 @@ def log_to(path=None, level: str = "INFO") -> None:
 
 
 def _log_uncaught(kind, exc, tb) -> None:
-    import sys
-    import traceback
-
     text = error_line(exc) if is_user_error(exc) else "".join(traceback.format_exception(kind, exc, tb))
     logging.getLogger().critical(text.rstrip())
     for handler in logging.getLogger().handlers:

@@ -33,18 +33,18 @@ import urllib.request
 import zipfile
 from pathlib import Path, PurePosixPath
 
-from ltrfs.data import DataError
+from ltrfs import __version__
+from ltrfs.datasets import synthetic
 from ltrfs.datasets.folds import expected_files, locate_data_root
-from ltrfs.datasets.registry import parse_checksum
+from ltrfs.datasets.archive_spec import format_of, parse_checksum
+from ltrfs.datasets.manifest import CHUNK, MANIFEST, MANIFEST_FORMAT, file_digests, fingerprint, manifest_ok
+from ltrfs.ranking_data import DataError
 from ltrfs.util import full_disk_named
 
 log = logging.getLogger("ltrfs.datasets")
 
-MANIFEST = "manifest.json"
 DATA_DIR = "data"
 MARKER = ".ltrfs-extracted"
-MANIFEST_FORMAT = 1
-CHUNK = 1 << 20
 RAR_TOOLS = ("bsdtar", "unrar", "unrar-free", "7z", "7zz", "unar")
 RAR_HINT = ("install one, e.g. on Debian/Ubuntu `apt-get install libarchive-tools` (bsdtar), "
             "`apt-get install unrar-free` or `apt-get install unar`; with conda "
@@ -52,42 +52,34 @@ RAR_HINT = ("install one, e.g. on Debian/Ubuntu `apt-get install libarchive-tool
 
 
 class FetchError(DataError):
-    """A dataset could not be fetched; the message is one line."""
+    """A dataset could not be fetched; the message is one line (a :class:`DataError`)."""
 
 
-# ----------------------------------------------------------------------------- hashing
-
-def file_digests(path, algos=("sha256",), newlines: str = "raw") -> dict[str, str]:
-    """Hex digests of a file for each algorithm in ``algos`` (``sha256``, ``md5``).
-
-    ``newlines="lf"`` hashes the content with every CRLF replaced by LF. One pass over the file.
-    """
-    hashers = {a: hashlib.new(a) for a in algos}
-    carry = b""
-    with open(path, "rb") as fh:
-        while True:
-            block = fh.read(CHUNK)
-            if newlines == "lf":
-                block = carry + block
-                carry = b""
-                if block.endswith(b"\r"):
-                    block, carry = block[:-1], b"\r"
-                block = block.replace(b"\r\n", b"\n")
-            if not block:
-                break
-            for h in hashers.values():
-                h.update(block)
-    if carry:
-        for h in hashers.values():
-            h.update(carry)
-    return {a: h.hexdigest() for a, h in hashers.items()}
-
+# ----------------------------------------------------------------------------- checksums
 
 def verify_checksum(path, checksum: str | None, what: str, digests: dict | None = None) -> dict:
-    """Check ``path`` against ``"sha256:<hex>"``/``"md5:<hex>"`` (None: nothing to check).
+    """Check a file against a registry checksum.
 
-    Returns the computed digests (always including sha256); raises FetchError naming the
-    expected and actual digest on mismatch.
+    Parameters
+    ----------
+    path : path
+        The file.
+    checksum : str or None
+        ``"sha256:<hex>"`` or ``"md5:<hex>"``; None: nothing to check.
+    what : str
+        Names the dataset in messages.
+    digests : dict, optional
+        Digests already computed (algorithm -> hex), not computed again.
+
+    Returns
+    -------
+    dict
+        The digests (always including sha256).
+
+    Raises
+    ------
+    FetchError
+        Naming the expected and the actual digest on a mismatch.
     """
     algos = {"sha256"}
     if checksum:
@@ -180,7 +172,13 @@ def _extract_tar(archive: Path, out: Path, members) -> None:
 
 
 def rar_tool() -> tuple[str, str] | None:
-    """(name, path) of the first RAR extractor on PATH among RAR_TOOLS, or None."""
+    """The first RAR extractor on PATH among ``RAR_TOOLS``.
+
+    Returns
+    -------
+    tuple of (str, str) or None
+        ``(name, path)``, or None when there is none.
+    """
     for name in RAR_TOOLS:
         path = shutil.which(name)
         if path:
@@ -239,11 +237,25 @@ def _prune(base: Path, members) -> None:
 
 
 def extract(archive, out_dir, fmt: str, members=None) -> None:
-    """Extract ``archive`` (format zip, tar, tar.gz, tar.bz2, tar.xz, rar, gz or file) into the
-    existing folder ``out_dir``. ``members``: path prefixes to keep (None: everything).
+    """Extract an archive into an existing folder.
 
-    ``gz`` is one gzip-compressed file (written without its .gz suffix); ``file`` is copied.
-    RAR needs an external tool (see ``RAR_TOOLS``). Raises FetchError on unsafe members.
+    Parameters
+    ----------
+    archive : path
+        The archive.
+    out_dir : path
+        The existing folder to extract into.
+    fmt : str
+        zip, tar, tar.gz, tar.bz2, tar.xz, rar, gz (one gzip-compressed file, written without its
+        .gz suffix) or file (copied). RAR needs an external tool (``RAR_TOOLS``).
+    members : list of str, optional
+        Path prefixes to keep (None: everything).
+
+    Raises
+    ------
+    FetchError
+        On unsafe members (absolute paths, ``..``, links leaving the tree, devices) or a missing
+        RAR tool.
     """
     archive, out = Path(archive), Path(out_dir)
     try:
@@ -269,16 +281,35 @@ def extract(archive, out_dir, fmt: str, members=None) -> None:
 # ----------------------------------------------------------------------------- download
 
 def download(url: str, target: Path, *, checksum: str | None, what: str, timeout: float = 60.0) -> dict:
-    """Download ``url`` to a temporary name beside ``target``, check ``checksum``, rename to
-    ``target``; return the digests. Nothing is left at ``target`` or beside it on failure."""
+    """Download ``url`` to ``target``, verified.
+
+    The download goes to a temporary name beside ``target`` and is renamed once ``checksum``
+    passed; nothing is left at ``target`` or beside it on failure.
+
+    Parameters
+    ----------
+    url : str
+        What to download.
+    target : Path
+        Where to put it.
+    checksum : str or None
+        ``"sha256:<hex>"`` or ``"md5:<hex>"``.
+    what : str
+        Names the dataset in messages.
+    timeout : float, default 60.0
+        Seconds a download may stall.
+
+    Returns
+    -------
+    dict
+        The digests of the file (algorithm -> hex).
+    """
     target.parent.mkdir(parents=True, exist_ok=True)
     algos = {"sha256"} | ({parse_checksum(checksum)[0]} if checksum else set())
     hashers = {a: hashlib.new(a) for a in algos}
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.part-", dir=target.parent)
     fh = os.fdopen(fd, "wb")
     try:
-        from ltrfs import __version__
-
         request = urllib.request.Request(url, headers={"User-Agent": f"ltrfs/{__version__}"})
         with fh, urllib.request.urlopen(request, timeout=timeout) as response:
             total = int(response.headers.get("Content-Length") or 0)
@@ -306,64 +337,6 @@ def download(url: str, target: Path, *, checksum: str | None, what: str, timeout
         fh.close()
         Path(tmp).unlink(missing_ok=True)
         raise
-
-
-# ----------------------------------------------------------------------------- manifest
-
-def read_manifest(dest) -> dict | None:
-    """The manifest of a fetched dataset, or None when absent or unreadable."""
-    try:
-        return json.loads((Path(dest) / MANIFEST).read_text())
-    except (OSError, ValueError):
-        return None
-
-
-def _fingerprint(entry: dict, seed) -> str:
-    keys = ("archive", "format", "checksum", "path", "files_sha256", "hash_newlines", "extract",
-            "layout", "pattern", "splits", "generator")
-    blob = {k: entry.get(k) for k in keys}
-    if entry.get("layout") == "synthetic":
-        blob["seed"] = seed
-    return hashlib.sha256(json.dumps(blob, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def manifest_ok(dest, entry: dict, seed=0) -> bool:
-    """True when ``dest`` holds a manifest for this entry whose files are all present with
-    their recorded sizes (a cheap check; no hashing)."""
-    dest = Path(dest)
-    m = read_manifest(dest)
-    if not m or m.get("format") != MANIFEST_FORMAT or m.get("fingerprint") != _fingerprint(entry, seed):
-        return False
-    for rel, info in m.get("files", {}).items():
-        p = dest / rel
-        if not p.is_file() or p.stat().st_size != info.get("size"):
-            return False
-    return True
-
-
-def verify_files(dest, paths) -> None:
-    """Check the data files ``paths`` (under ``dest``) against the sha256 and size that
-    ``dest``'s manifest recorded when they were fetched, extracted or generated: a file whose
-    size, or whose content when its modification time changed, differs is a DataError naming
-    it and saying how to get the original back. Files the manifest does not list, and folders
-    without a manifest (a local ``path:``), are not checked."""
-    dest = Path(dest)
-    m = read_manifest(dest)
-    if not m:
-        return
-    files = m.get("files", {})
-    for path in map(Path, paths):
-        rel = os.path.relpath(path, dest).replace(os.sep, "/")
-        info = files.get(rel)
-        if info is None:
-            continue
-        stat = path.stat()
-        if stat.st_size == info.get("size") and stat.st_mtime_ns == info.get("mtime_ns"):
-            continue  # untouched since the manifest was written
-        if stat.st_size != info.get("size") or file_digests(path)["sha256"] != info.get("sha256"):
-            raise DataError(f"{path}: changed since it was fetched (its sha256 and size are recorded in "
-                            f"{dest / MANIFEST}); to get the original data back, delete {dest} and run "
-                            "again, which fetches or extracts it afresh")
 
 
 def _write_json_atomic(path: Path, obj) -> None:
@@ -430,7 +403,7 @@ def _finish(name: str, entry: dict, dest: Path, seed, source: dict, archive_info
     manifest = {
         "format": MANIFEST_FORMAT,
         "dataset": name,
-        "fingerprint": _fingerprint(entry, seed),
+        "fingerprint": fingerprint(entry, seed),
         "source": source,
         "archive": archive_info,
         "data_root": os.path.relpath(data_root, dest).replace(os.sep, "/"),
@@ -470,16 +443,33 @@ def _by_hand_message(name: str, entry: dict, dest: Path, mirror=None) -> str:
 
 
 def available(name: str, entry: dict, dest, mirror=None, seed: int = 0) -> tuple[bool, str]:
-    """Can dataset ``name`` be had without the network? ``(True, how)`` or ``(False, why)``.
+    """Whether dataset ``name`` can be had without the network.
 
-    ``dest`` is the dataset's folder (``resources/{name}``, as for :func:`fetch`). Nothing is
-    downloaded, extracted or hashed: this looks, in :func:`fetch`'s order, for a complete
-    manifest in ``dest``, data extracted into ``dest`` by hand (manual and archive-only
+    Nothing is downloaded, extracted or hashed: this looks, in :func:`fetch`'s order, for a
+    complete manifest in ``dest``, data extracted into ``dest`` by hand (manual and archive-only
     entries), the archive in ``dest``, ``mirror/<archive>``, and the local ``path``; a synthetic
-    entry is always available. Otherwise the answer is False with one line: for an entry with
-    URLs, that it would be downloaded (and from where); for a manual or archive-only entry,
-    what to download by hand and where to put it (the message ``fetch`` would fail with).
-    A True answer does not promise that the checksums will pass.
+    entry is always available. A True answer does not promise that the checksums will pass.
+
+    Parameters
+    ----------
+    name : str
+        The dataset's registry name.
+    entry : dict
+        Its validated registry entry.
+    dest : path
+        The dataset folder (``resources/{name}``, as for :func:`fetch`).
+    mirror : path, optional
+        A mirror folder.
+    seed : int, default 0
+        The workflow seed.
+
+    Returns
+    -------
+    ok : bool
+    how : str
+        One line: where the data would come from, or, when not available, that an entry with
+        URLs would be downloaded (and from where), or what to download by hand and where to put
+        it (the message ``fetch`` would fail with).
     """
     dest = Path(dest)
     if entry.get("layout") == "synthetic":
@@ -517,8 +507,40 @@ def _no_path(name: str, local_path) -> str:
 
 def fetch(name: str, entry: dict, dest, mirror=None, seed: int = 0, *, force: bool = False,
           keep_archive: bool = True, timeout: float = 60.0) -> Path:
-    """``_fetch`` (below); a full disk or quota while extracting or generating, which names no
-    file, is re-raised naming ``dest`` (extraction and generation keep nothing half-written)."""
+    """Put dataset ``name`` under ``dest`` (see ``_fetch`` for the sources and checks).
+
+    A full disk or quota while extracting or generating, which names no file, is re-raised naming
+    ``dest`` (extraction and generation keep nothing half-written).
+
+    Parameters
+    ----------
+    name : str
+        The dataset's registry name (for messages).
+    entry : dict
+        Its validated registry entry.
+    dest : path
+        The dataset folder (``resources/{name}``).
+    mirror : path, optional
+        A folder that may hold the archive (taken instead of the network).
+    seed : int, default 0
+        Seed of a synthetic entry.
+    force : bool, default False
+        Fetch again even when a complete manifest for the same entry exists.
+    keep_archive : bool, default True
+        Keep a downloaded archive in ``dest`` (a rerun then does not download again).
+    timeout : float, default 60.0
+        Seconds a download may stall.
+
+    Returns
+    -------
+    Path
+        ``dest/manifest.json``, written last.
+
+    Raises
+    ------
+    FetchError
+        One line, when no source has the data or a check fails.
+    """
     with full_disk_named(dest, f" while fetching {name}; nothing was kept"):
         return _fetch(name, entry, dest, mirror, seed, force=force, keep_archive=keep_archive, timeout=timeout)
 
@@ -542,7 +564,51 @@ def _fetch(name: str, entry: dict, dest, mirror=None, seed: int = 0, *, force: b
     if not force and manifest_ok(dest, entry, seed):
         log.info("%s: already fetched (%s)", name, manifest)
         return manifest
-    manifest.unlink(missing_ok=True)
+    _clear_previous(name, dest)
+    if entry["layout"] == "synthetic":
+        return _generate(name, entry, dest, seed)
+
+    if mirror is not None and not Path(mirror).is_dir():
+        log.warning("%s: mirror folder %s does not exist; ignoring it", name, mirror)
+    fmt = entry.get("format")
+    checksum = entry.get("checksum")
+    local_path = Path(os.path.expandvars(os.path.expanduser(entry["path"]))) if entry.get("path") else None
+    by_hand = entry.get("manual") or (not entry.get("urls") and local_path is None)
+
+    # 1. data extracted into dest by hand
+    if by_hand:
+        found = _extracted_by_hand(name, entry, dest, seed)
+        if found is not None:
+            return found
+
+    # 2-4. an archive: in dest, in the mirror, or downloaded
+    archive_path, source, digests, downloaded = None, None, None, False
+    if entry.get("archive") and fmt != "dir":
+        archive_path, source, digests, downloaded = _find_archive(name, entry, dest, mirror, timeout)
+
+    # 5. a local path
+    if archive_path is None and local_path is not None:
+        if local_path.is_dir():
+            return _link_local_folder(name, entry, dest, seed, local_path)
+        if not local_path.is_file():
+            raise FetchError(_no_path(name, local_path))
+        archive_path = local_path
+        digests = verify_checksum(archive_path, checksum, name)
+        source = {"kind": "path", "location": str(local_path.resolve())}
+        if fmt in (None, "dir"):
+            fmt = format_of(local_path.name)
+
+    # 6. nothing found
+    if archive_path is None:
+        raise FetchError(_by_hand_message(name, entry, dest, mirror))
+    return _extract_and_finish(name, entry, dest, seed, archive_path, fmt, source, digests, downloaded,
+                               keep_archive)
+
+
+def _clear_previous(name: str, dest: Path) -> None:
+    """Remove what an earlier fetch into ``dest`` left (manifest first, then the data tree and
+    temporary files); FetchError when ``dest/data`` was not made by ltrfs."""
+    (dest / MANIFEST).unlink(missing_ok=True)
     data_dir = dest / DATA_DIR
     if data_dir.exists() and not data_dir.is_symlink() and not (data_dir / MARKER).exists():
         raise FetchError(f"{name}: {data_dir} was not made by ltrfs and would be replaced; move it away "
@@ -551,100 +617,94 @@ def _fetch(name: str, entry: dict, dest, mirror=None, seed: int = 0, *, force: b
         if leftover.exists() or leftover.is_symlink():
             _remove(leftover)
 
-    if entry["layout"] == "synthetic":
-        from ltrfs.datasets import synthetic
 
-        tmp = Path(tempfile.mkdtemp(prefix=".tmp-extract-", dir=dest))
+def _generate(name: str, entry: dict, dest: Path, seed) -> Path:
+    """Generate a synthetic entry with ``seed`` into ``dest/data``; the manifest's path."""
+    tmp = Path(tempfile.mkdtemp(prefix=".tmp-extract-", dir=dest))
+    try:
+        synthetic.generate(tmp, **(entry.get("generator") or {}), seed=seed)
+        root = _install_tree(name, entry, dest, tmp)
+    except BaseException:
+        _remove(tmp)
+        raise
+    return _finish(name, entry, dest, seed, {"kind": "synthetic", "seed": seed}, None, root,
+                   _data_files(dest / DATA_DIR))
+
+
+def _extracted_by_hand(name: str, entry: dict, dest: Path, seed) -> Path | None:
+    """The manifest's path when the data files were extracted into ``dest`` by hand, else None."""
+    try:
+        root = locate_data_root(entry, dest, what=name, skip=(DATA_DIR,))
+    except DataError:
+        root = None
+    if root is None:
+        return None
+    _check_files_sha256(name, entry, root)
+    files = [p for p in expected_files(entry, root)]
+    return _finish(name, entry, dest, seed, {"kind": "local files", "location": str(dest)}, None, root, files)
+
+
+def _find_archive(name: str, entry: dict, dest: Path, mirror, timeout: float):
+    """The entry's archive, verified: already in ``dest``, in the mirror, or downloaded from
+    the first of its urls that works. ``(path, source, digests, downloaded)``; path None when
+    none of these has it."""
+    archive_name, checksum = entry.get("archive"), entry.get("checksum")
+    cached = dest / archive_name
+    if cached.is_file():
         try:
-            synthetic.generate(tmp, **(entry.get("generator") or {}), seed=seed)
-            root = _install_tree(name, entry, dest, tmp)
-        except BaseException:
-            _remove(tmp)
+            digests = verify_checksum(cached, checksum, name)
+        except FetchError:
+            if entry.get("urls") and not entry.get("manual"):
+                cached.unlink()  # an earlier download gone bad: a rerun downloads again
             raise
-        return _finish(name, entry, dest, seed, {"kind": "synthetic", "seed": seed}, None, root,
-                       _data_files(dest / DATA_DIR))
+        return cached, {"kind": "cache", "location": str(cached)}, digests, False
+    if mirror is not None and (Path(mirror) / archive_name).is_file():
+        archive_path = Path(mirror) / archive_name
+        digests = verify_checksum(archive_path, checksum, f"{name} (mirror)")
+        return archive_path, {"kind": "mirror", "location": str(archive_path.resolve())}, digests, False
+    if entry.get("urls") and not entry.get("manual"):
+        url, digests = _download_first(name, entry["urls"], cached, checksum, timeout)
+        return cached, {"kind": "url", "location": url}, digests, True
+    return None, None, None, False
 
-    if mirror is not None and not Path(mirror).is_dir():
-        log.warning("%s: mirror folder %s does not exist; ignoring it", name, mirror)
-    archive_name = entry.get("archive")
-    fmt = entry.get("format")
-    checksum = entry.get("checksum")
-    local_path = Path(os.path.expandvars(os.path.expanduser(entry["path"]))) if entry.get("path") else None
-    by_hand = entry.get("manual") or (not entry.get("urls") and local_path is None)
 
-    # 1. data extracted into dest by hand
-    if by_hand:
+def _download_first(name: str, urls, target: Path, checksum, timeout: float) -> tuple[str, dict]:
+    """Download to ``target`` from the first of ``urls`` that works: ``(url, digests)``;
+    FetchError naming the last failure when none does."""
+    errors = []
+    for url in urls:
+        log.info("%s: downloading %s", name, url)
         try:
-            root = locate_data_root(entry, dest, what=name, skip=(DATA_DIR,))
-        except DataError:
-            root = None
-        if root is not None:
-            _check_files_sha256(name, entry, root)
-            files = [p for p in expected_files(entry, root)]
-            return _finish(name, entry, dest, seed, {"kind": "local files", "location": str(dest)}, None, root, files)
+            digests = download(url, target, checksum=checksum, what=name, timeout=timeout)
+        except FetchError as exc:
+            errors.append(str(exc))
+            log.warning("%s", exc)
+            continue
+        except (OSError, ValueError, http.client.HTTPException) as exc:
+            reason = getattr(exc, "reason", None) or exc
+            errors.append(f"{name}: cannot download {url}: {reason}")
+            log.warning("%s", errors[-1])
+            continue
+        return url, digests
+    more = f" (and {len(errors) - 1} more failed url(s))" if len(errors) > 1 else ""
+    raise FetchError(errors[-1] + more)
 
-    # 2-4. an archive: in dest, in the mirror, or downloaded
-    archive_path, source, digests, downloaded = None, None, None, False
-    if archive_name and fmt != "dir":
-        cached = dest / archive_name
-        if cached.is_file():
-            try:
-                digests = verify_checksum(cached, checksum, name)
-            except FetchError:
-                if entry.get("urls") and not entry.get("manual"):
-                    cached.unlink()  # an earlier download gone bad: a rerun downloads again
-                raise
-            archive_path, source = cached, {"kind": "cache", "location": str(cached)}
-        elif mirror is not None and (Path(mirror) / archive_name).is_file():
-            archive_path = Path(mirror) / archive_name
-            digests = verify_checksum(archive_path, checksum, f"{name} (mirror)")
-            source = {"kind": "mirror", "location": str(archive_path.resolve())}
-        elif entry.get("urls") and not entry.get("manual"):
-            errors = []
-            for url in entry["urls"]:
-                log.info("%s: downloading %s", name, url)
-                try:
-                    digests = download(url, cached, checksum=checksum, what=name, timeout=timeout)
-                except FetchError as exc:
-                    errors.append(str(exc))
-                    log.warning("%s", exc)
-                    continue
-                except (OSError, ValueError, http.client.HTTPException) as exc:
-                    reason = getattr(exc, "reason", None) or exc
-                    errors.append(f"{name}: cannot download {url}: {reason}")
-                    log.warning("%s", errors[-1])
-                    continue
-                archive_path, source, downloaded = cached, {"kind": "url", "location": url}, True
-                break
-            if archive_path is None:
-                more = f" (and {len(errors) - 1} more failed url(s))" if len(errors) > 1 else ""
-                raise FetchError(errors[-1] + more)
 
-    # 5. a local path
-    if archive_path is None and local_path is not None:
-        if local_path.is_dir():
-            root = locate_data_root(entry, local_path, what=name)
-            _check_files_sha256(name, entry, root)
-            link = dest / DATA_DIR
-            os.symlink(local_path.resolve(), link, target_is_directory=True)
-            root = link / root.relative_to(local_path)
-            return _finish(name, entry, dest, seed, {"kind": "path", "location": str(local_path.resolve())},
-                           None, root, expected_files(entry, root))
-        if not local_path.is_file():
-            raise FetchError(_no_path(name, local_path))
-        archive_path = local_path
-        digests = verify_checksum(archive_path, checksum, name)
-        source = {"kind": "path", "location": str(local_path.resolve())}
-        if fmt in (None, "dir"):
-            from ltrfs.datasets.registry import format_of
+def _link_local_folder(name: str, entry: dict, dest: Path, seed, local_path: Path) -> Path:
+    """Link ``dest/data`` to a local ``path:`` folder holding the data files; the manifest's path."""
+    root = locate_data_root(entry, local_path, what=name)
+    _check_files_sha256(name, entry, root)
+    link = dest / DATA_DIR
+    os.symlink(local_path.resolve(), link, target_is_directory=True)
+    root = link / root.relative_to(local_path)
+    return _finish(name, entry, dest, seed, {"kind": "path", "location": str(local_path.resolve())},
+                   None, root, expected_files(entry, root))
 
-            fmt = format_of(local_path.name)
 
-    # 6. nothing found
-    if archive_path is None:
-        raise FetchError(_by_hand_message(name, entry, dest, mirror))
-
-    # extract and verify
+def _extract_and_finish(name: str, entry: dict, dest: Path, seed, archive_path: Path, fmt, source: dict,
+                        digests: dict, downloaded: bool, keep_archive: bool) -> Path:
+    """Extract the verified archive into ``dest/data``, check its files and write the manifest;
+    its path. A download whose content is bad is removed (the next run downloads again)."""
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-extract-", dir=dest))
     try:
         log.info("%s: extracting %s", name, archive_path.name)

@@ -18,7 +18,9 @@ from pathlib import Path, PurePosixPath
 
 import numpy as np
 
-from ltrfs.data import DataError, RankingData
+from ltrfs import io
+from ltrfs.datasets.manifest import verify_files
+from ltrfs.ranking_data import DataError, RankingData
 
 MAX_DEPTH = 4
 
@@ -26,8 +28,19 @@ MAX_DEPTH = 4
 def rotation(fold: int, n: int = 5) -> dict[str, list[int]]:
     """The 1-based subsets of ``fold`` in the LETOR rotation of ``n`` subsets.
 
-    ``rotation(1)`` = {"train": [1, 2, 3], "vali": [4], "test": [5]};
-    ``rotation(2)`` = {"train": [2, 3, 4], "vali": [5], "test": [1]}.
+    Parameters
+    ----------
+    fold : int
+        1..n.
+    n : int, default 5
+        Number of subsets.
+
+    Returns
+    -------
+    dict
+        ``{"train": [...], "vali": [...], "test": [...]}``: ``rotation(1)`` =
+        {"train": [1, 2, 3], "vali": [4], "test": [5]}; ``rotation(2)`` =
+        {"train": [2, 3, 4], "vali": [5], "test": [1]}.
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 3:
         raise ValueError(f"rotation: n must be an integer >= 3, got {n!r}")
@@ -38,8 +51,22 @@ def rotation(fold: int, n: int = 5) -> dict[str, list[int]]:
 
 
 def query_subsets(n_queries: int, n: int = 5, seed: int = 0) -> list[np.ndarray]:
-    """Shuffle query positions 0..n_queries-1 with ``seed`` and cut them into ``n`` subsets
-    (sizes differ by at most one); each subset is returned sorted (file order)."""
+    """Cut the queries into ``n`` seeded subsets whose sizes differ by at most one.
+
+    Parameters
+    ----------
+    n_queries : int
+        Number of queries (positions 0..n_queries-1).
+    n : int, default 5
+        Number of subsets.
+    seed : int, default 0
+        Seed of the shuffle.
+
+    Returns
+    -------
+    list of ndarray
+        The query positions of each subset, sorted (file order).
+    """
     if n_queries < n:
         raise ValueError(f"cannot cut {n_queries} queries into {n} subsets")
     perm = np.random.default_rng(seed).permutation(n_queries)
@@ -47,8 +74,22 @@ def query_subsets(n_queries: int, n: int = 5, seed: int = 0) -> list[np.ndarray]
 
 
 def carve_validation(n_queries: int, fraction: float = 0.2, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """(train, vali) query positions: ``round(fraction * n_queries)`` queries (at least 1, at most
-    n_queries - 1) drawn with ``seed`` go to vali; both returned sorted (file order)."""
+    """Draw validation queries out of the training queries.
+
+    Parameters
+    ----------
+    n_queries : int
+        Number of training queries.
+    fraction : float, default 0.2
+        ``round(fraction * n_queries)`` queries (at least 1, at most n_queries - 1) go to vali.
+    seed : int, default 0
+        Seed of the draw.
+
+    Returns
+    -------
+    train, vali : ndarray
+        Query positions, each sorted (file order).
+    """
     if n_queries < 2:
         raise ValueError(f"cannot carve a validation split out of {n_queries} query")
     if not 0 < fraction < 1:
@@ -69,7 +110,19 @@ def _file_names(entry: dict, fold: int) -> dict[str, str]:
 
 
 def expected_files(entry: dict, root=None) -> list[Path]:
-    """Every data file the entry needs (all folds), relative to the data root or under ``root``."""
+    """Every data file the entry needs (all folds).
+
+    Parameters
+    ----------
+    entry : dict
+        A validated registry entry.
+    root : path, optional
+        The data root; None gives the paths relative to it.
+
+    Returns
+    -------
+    list of Path
+    """
     seen, out = set(), []
     for fold in entry["folds"]:
         for rel in _file_names(entry, fold).values():
@@ -80,10 +133,31 @@ def expected_files(entry: dict, root=None) -> list[Path]:
 
 
 def locate_data_root(entry: dict, base, *, what: str | None = None, skip=()) -> Path:
-    """The folder under ``base`` (``base`` itself or a subfolder up to 4 levels down) holding the
-    entry's data files: ``base`` when the first file is there, else the unique subfolder where it
-    is. All files of all folds must exist there. Hidden folders and ``skip`` names are ignored.
-    Raises DataError (one line) when nothing or more than one folder matches, or a file is missing.
+    """The folder under ``base`` that holds the entry's data files.
+
+    ``base`` itself when the first file is there, else the unique subfolder (up to 4 levels down)
+    where it is; all files of all folds must exist there. Hidden folders and ``skip`` names are
+    ignored.
+
+    Parameters
+    ----------
+    entry : dict
+        A validated registry entry.
+    base : path
+        Where to look.
+    what : str, optional
+        Names the dataset in messages.
+    skip : tuple of str
+        Folder names not to look in.
+
+    Returns
+    -------
+    Path
+
+    Raises
+    ------
+    DataError
+        One line, when nothing or more than one folder matches, or a file is missing.
     """
     base = Path(base)
     what = what or entry.get("name", "dataset")
@@ -116,8 +190,21 @@ def locate_data_root(entry: dict, base, *, what: str | None = None, skip=()) -> 
 
 
 def data_root(entry: dict, root) -> Path:
-    """Where the data files of a fetched dataset are: the manifest's ``data_root`` when
-    ``root/manifest.json`` exists, else found under ``root`` by :func:`locate_data_root`."""
+    """Where the data files of a fetched dataset are.
+
+    Parameters
+    ----------
+    entry : dict
+        A validated registry entry.
+    root : path
+        The dataset folder.
+
+    Returns
+    -------
+    Path
+        The manifest's ``data_root`` when ``root/manifest.json`` exists, else the folder that
+        :func:`locate_data_root` finds under ``root``.
+    """
     root = Path(root)
     manifest = root / "manifest.json"
     if manifest.is_file():
@@ -130,7 +217,22 @@ def data_root(entry: dict, root) -> Path:
 
 
 def fold_files(entry: dict, root, fold: int) -> dict[str, Path]:
-    """split -> path of the file(s) of ``fold`` (key ``all`` for single-file layouts)."""
+    """The data files of one fold.
+
+    Parameters
+    ----------
+    entry : dict
+        A validated registry entry.
+    root : path
+        The dataset folder.
+    fold : int
+        A fold number of ``entry["folds"]``.
+
+    Returns
+    -------
+    dict
+        Split -> path (key ``all`` for single-file layouts).
+    """
     _check_fold(entry, fold)
     base = data_root(entry, root)
     return {key: base / Path(*PurePosixPath(rel).parts) for key, rel in _file_names(entry, fold).items()}
@@ -160,8 +262,6 @@ def _line_of_row(path: Path, row: int) -> str:
 
 
 def _read(entry: dict, path: Path, n_features) -> RankingData:
-    from ltrfs import io
-
     data = io.read_letor(path, n_features=n_features, null_policy=entry.get("null_policy", "min"))
     levels = entry.get("label_levels")
     if levels is not None:
@@ -193,21 +293,35 @@ def _read_splits(entry: dict, paths: dict[str, Path]) -> dict[str, RankingData]:
 def load_fold(entry: dict, root, fold: int, seed: int = 0) -> dict[str, RankingData]:
     """The ``train``, ``vali`` and ``test`` splits of ``fold`` of a fetched dataset.
 
-    entry   a validated registry entry (``registry.load_registry``)
-    root    the dataset folder (``resources/{name}``, with its manifest.json) or any folder
-            holding the data files
-    fold    a fold number of ``entry["folds"]``
-    seed    shuffles the queries of single-file datasets (layouts single/synthetic) into
-            subsets, and draws the validation queries of train_test datasets; unused for
-            official folds. Use the same seed for every fold of a dataset.
-
     Features are read with the entry's ``n_features`` (an index above it is an error) and
-    ``null_policy``; labels outside 0..label_levels-1 raise DataError naming the file and line.
-    Files listed in ``root``'s manifest must still have the sha256 recorded there
-    (``download.verify_files``).
-    """
-    from ltrfs.datasets.download import verify_files
+    ``null_policy``. Files listed in ``root``'s manifest must still have the sha256 recorded there
+    (``manifest.verify_files``).
 
+    Parameters
+    ----------
+    entry : dict
+        A validated registry entry (``registry.load_registry``).
+    root : path
+        The dataset folder (``resources/{name}``, with its manifest.json) or any folder holding
+        the data files.
+    fold : int
+        A fold number of ``entry["folds"]``.
+    seed : int, default 0
+        Shuffles the queries of single-file datasets (layouts single/synthetic) into subsets, and
+        draws the validation queries of train_test datasets; unused for official folds. Use the
+        same seed for every fold of a dataset.
+
+    Returns
+    -------
+    dict
+        ``{"train": RankingData, "vali": RankingData, "test": RankingData}``.
+
+    Raises
+    ------
+    DataError
+        For labels outside 0..label_levels-1 (naming the file and line), a changed file, or a
+        file the reader refuses.
+    """
     _check_fold(entry, fold)
     paths = fold_files(entry, root, fold)
     verify_files(root, paths.values())

@@ -60,42 +60,16 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlparse
 
+import jsonschema
 import yaml
 
+from ltrfs.datasets import synthetic
+from ltrfs.datasets.archive_spec import format_of, parse_checksum
+
 SPLITS = ("train", "vali", "test")
-
-_SUFFIXES = (  # longest first
-    (".tar.gz", "tar.gz"), (".tgz", "tar.gz"), (".tar.bz2", "tar.bz2"), (".tbz2", "tar.bz2"),
-    (".tar.xz", "tar.xz"), (".txz", "tar.xz"), (".tar", "tar"), (".zip", "zip"), (".rar", "rar"),
-    (".gz", "gz"),
-)
-_HEX = re.compile(r"^[0-9a-f]+$")
-_DIGEST_LEN = {"sha256": 64, "md5": 32}
-
-
-def format_of(file_name: str) -> str:
-    """The archive format implied by a file name (``file`` when no archive suffix matches)."""
-    low = file_name.lower()
-    for suffix, fmt in _SUFFIXES:
-        if low.endswith(suffix):
-            return fmt
-    return "file"
-
-
-def parse_checksum(value: str) -> tuple[str, str]:
-    """``"sha256:<hex>"`` -> ``("sha256", "<hex>")``; raises ValueError when malformed."""
-    algo, sep, digest = str(value).partition(":")
-    algo, digest = algo.strip().lower(), digest.strip().lower()
-    if not sep or algo not in _DIGEST_LEN:
-        raise ValueError("must be 'sha256:<hex>' or 'md5:<hex>'")
-    if len(digest) != _DIGEST_LEN[algo] or not _HEX.match(digest):
-        raise ValueError(f"{algo} digest must be {_DIGEST_LEN[algo]} hex digits, got {digest!r}")
-    return algo, digest
-
 
 _SCHEMA_PATH = Path(__file__).with_name("registry.schema.yaml")
 _TYPE_WORDS = {"string": "text", "integer": "an integer", "number": "a number", "array": "a list",
@@ -104,8 +78,6 @@ _TYPE_WORDS = {"string": "text", "integer": "an integer", "number": "a number", 
 
 @functools.lru_cache(maxsize=1)
 def _validator():
-    import jsonschema
-
     schema = yaml.safe_load(_SCHEMA_PATH.read_text())
     # JSON's "integer" takes 5.0; fold numbers and counts must be written as integers
     types = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
@@ -170,11 +142,19 @@ def _message(error) -> str:
 
 
 def check_schema(raw: dict) -> None:
-    """Validate the registry mapping ``{name: entry}`` against ``registry.schema.yaml``;
-    ValueError with one line naming the dataset, the field and the allowed values. A wrong
-    ``layout`` is told first: the rules of the other fields depend on it."""
-    import jsonschema
+    """Validate the registry mapping against ``registry.schema.yaml``.
 
+    Parameters
+    ----------
+    raw : dict
+        ``{name: entry}`` as read from the YAML file.
+
+    Raises
+    ------
+    ValueError
+        One line naming the dataset, the field and the allowed values. A wrong ``layout`` is
+        told first: the rules of the other fields depend on it.
+    """
     errors = list(_validator().iter_errors(raw))
     layout = [e for e in errors if list(e.absolute_path)[1:] == ["layout"]]
     error = jsonschema.exceptions.best_match(layout or errors)
@@ -183,11 +163,29 @@ def check_schema(raw: dict) -> None:
 
 
 def validate_entry(name: str, raw, base_dir=None) -> dict:
-    """Check one registry entry (the schema, then what depends on files and on other fields)
-    and return a new dict with every default filled in.
+    """Check one registry entry and fill in its defaults.
 
-    ``base_dir`` is the registry file's folder (relative ``feature_names`` paths are resolved
-    against it and must exist). Raises ValueError("dataset NAME: field: problem").
+    The schema first, then what depends on files and on other fields.
+
+    Parameters
+    ----------
+    name : str
+        The dataset's name.
+    raw : dict
+        The entry as read from the YAML file.
+    base_dir : path, optional
+        The registry file's folder: relative ``feature_names`` paths are resolved against it and
+        must exist.
+
+    Returns
+    -------
+    dict
+        A new entry with every default filled in.
+
+    Raises
+    ------
+    ValueError
+        ``"dataset NAME: field: problem"``.
     """
     if isinstance(raw, dict):  # an empty field (`checksum:`) is an absent one
         raw = {key: value for key, value in raw.items() if value is not None}
@@ -268,8 +266,6 @@ def validate_entry(name: str, raw, base_dir=None) -> dict:
 def _generator(name: str, e: dict, out: dict) -> dict:
     """The synthetic entry's generator arguments, checked against ``synthetic.generate``; fills
     ``n_features`` and ``label_levels`` from them (or checks that the entry's agree)."""
-    from ltrfs.datasets import synthetic
-
     gen = dict(e.get("generator") or {})
     valid = synthetic.generator_parameters()
     extra = sorted(set(gen) - set(valid))
@@ -291,9 +287,22 @@ def _generator(name: str, e: dict, out: dict) -> dict:
 
 
 def load_registry(path) -> dict[str, dict]:
-    """Read and validate the registry YAML file; return ``{name: entry}`` with defaults filled.
+    """Read and validate the registry YAML file.
 
-    Any problem is a one-line ValueError naming the dataset and the field.
+    Parameters
+    ----------
+    path : path
+        ``config/datasets.yaml`` or another registry file.
+
+    Returns
+    -------
+    dict
+        ``{name: entry}`` with defaults filled.
+
+    Raises
+    ------
+    ValueError
+        One line naming the dataset and the field.
     """
     path = Path(path)
     try:
@@ -323,17 +332,45 @@ def load_registry(path) -> dict[str, dict]:
 
 
 def dataset_entry(registry: dict, name: str) -> dict:
-    """``registry[name]`` with a one-line error listing the known names."""
+    """One entry of a loaded registry.
+
+    Parameters
+    ----------
+    registry : dict
+        ``load_registry``'s result.
+    name : str
+        A dataset name.
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    ValueError
+        One line listing the known names, for an unknown one.
+    """
     if name not in registry:
         raise ValueError(f"unknown dataset {name!r}; known: {', '.join(sorted(registry))}")
     return registry[name]
 
 
 def feature_names(entry: dict, root=None) -> list[str] | None:
-    """The entry's feature names (one per line of its ``feature_names`` file) or None.
+    """The entry's feature names, one per line of its ``feature_names`` file.
 
-    A relative path is resolved against ``root`` (the registry's folder), else the working
-    directory. The number of names must equal ``n_features`` when that is declared.
+    Parameters
+    ----------
+    entry : dict
+        A validated registry entry.
+    root : path, optional
+        The registry's folder, against which a relative path is resolved (else the working
+        directory).
+
+    Returns
+    -------
+    list of str or None
+        None when the entry has no ``feature_names``; the number of names must equal
+        ``n_features`` when that is declared.
     """
     names = entry.get("feature_names")
     if not names:

@@ -34,16 +34,22 @@ data that cannot be downloaded. ``write_rar`` writes RAR 4 archives (stored) wit
 from __future__ import annotations
 
 import inspect
+import io as _io
 import json
 import os
 import struct
+import tarfile
 import tempfile
+import zipfile
+import zlib
 from pathlib import Path
 from statistics import NormalDist
 
 import numpy as np
 
-from ltrfs.data import RankingData
+from ltrfs.datasets.folds import rotation
+from ltrfs.datasets.archive_spec import format_of
+from ltrfs.ranking_data import RankingData
 
 DATA_FILE = "all.txt"
 TRUTH_FILE = "truth.json"
@@ -117,23 +123,13 @@ def _query_minmax(X: np.ndarray, ptr: np.ndarray) -> np.ndarray:
     return np.divide(X - lo, span, out=np.zeros_like(X), where=span > 0)
 
 
-def make(*, n_queries: int = 300, n_informative: int = 8, n_redundant: int = 8, n_noise: int = 14,
-         n_constant: int = 0, n_levels: int = 3, docs_median: float = 24.0, docs_sigma: float = 0.85,
-         docs_min: int = 2, docs_max: int = 300, relevant_fraction: float = 0.3, level_ratio: float = 0.35,
-         query_shift: float = 1.0, strength_max: float = 0.9, strength_min: float = 0.3,
-         redundant_noise: float = 0.3, max_sources: int = 2, query_norm: bool = True, shuffle: bool = True,
-         label_fractions: list | None = None, seed: int = 0) -> tuple[RankingData, dict]:
-    """Generate the dataset in memory: ``(RankingData, truth)``; see the module docstring.
+def _queries_and_labels(rng, n_queries, docs_median, docs_sigma, docs_min, docs_max, query_shift, n_levels,
+                        relevant_fraction, level_ratio, label_fractions):
+    """Query sizes and graded labels: ``(sizes, ptr, qrow, z, y, thresholds)``.
 
-    Query ids are 1..n_queries, docids ``S<qid>-<i>`` (i from 1). ``truth`` is what
-    ``generate`` writes to truth.json: every feature id (1-based) with its role and parameters.
-    Deterministic given the arguments.
+    ``z`` (m,) is the latent relevance every informative feature correlates with; a row's
+    label is the number of thresholds below ``b[query] + z``.
     """
-    params = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in locals().items()}
-    _check(params)
-    rng = np.random.default_rng(seed)
-
-    # -- queries and labels
     sizes = np.rint(rng.lognormal(np.log(docs_median), docs_sigma, size=n_queries)).astype(np.int64)
     sizes = np.clip(sizes, docs_min, docs_max)
     ptr = np.r_[0, np.cumsum(sizes)].astype(np.int64)
@@ -144,8 +140,14 @@ def make(*, n_queries: int = 300, n_informative: int = 8, n_redundant: int = 8, 
     u = b[qrow] + z
     t = _thresholds(n_levels, relevant_fraction, level_ratio, float(np.sqrt(1.0 + query_shift ** 2)), label_fractions)
     y = np.searchsorted(t, u, side="left").astype(np.int32)  # number of thresholds below u
+    return sizes, ptr, qrow, z, y, t
 
-    # -- latent feature values (before transform), in role order
+
+def _latent_columns(rng, z, n_informative, n_redundant, n_noise, strength_max, strength_min, max_sources,
+                    redundant_noise):
+    """Latent feature values before any transform, in role order (informative, redundant,
+    noise): ``(cols, specs)``, one (m,) array and one truth record per feature."""
+    m = len(z)
     strengths = np.linspace(strength_max, strength_min, n_informative) if n_informative else np.zeros(0)
     cols, specs = [], []
     informative_v = []
@@ -166,21 +168,33 @@ def make(*, n_queries: int = 300, n_informative: int = 8, n_redundant: int = 8, 
                       "noise": float(redundant_noise)})
     for i in range(n_noise):
         kind = NOISE_KINDS[i % len(NOISE_KINDS)]
-        if kind == "normal":
-            v = rng.standard_normal(m)
-        elif kind == "uniform":
-            v = rng.uniform(0.0, 1.0, m)
-        elif kind == "exponential":
-            v = rng.exponential(1.0, m)
-        elif kind == "zero_inflated":
-            v = rng.exponential(1.0, m) * (rng.uniform(size=m) < 0.3)
-        else:
-            v = rng.poisson(2.0, m).astype(np.float64)
-        cols.append(v)
+        cols.append(_noise(rng, kind, m))
         specs.append({"role": "noise", "distribution": kind})
-    n_var = len(cols)
+    return cols, specs
 
-    # -- monotone transforms and per-query affine maps (rank-preserving within a query)
+
+def _noise(rng, kind: str, m: int) -> np.ndarray:
+    """m draws of the noise distribution ``kind`` (``NOISE_KINDS``)."""
+    if kind == "normal":
+        return rng.standard_normal(m)
+    if kind == "uniform":
+        return rng.uniform(0.0, 1.0, m)
+    if kind == "exponential":
+        return rng.exponential(1.0, m)
+    if kind == "zero_inflated":
+        return rng.exponential(1.0, m) * (rng.uniform(size=m) < 0.3)
+    return rng.poisson(2.0, m).astype(np.float64)
+
+
+def _feature_matrix(rng, cols, specs, qrow, ptr, n_constant, query_norm, shuffle):
+    """X (m, d) float64 from the latent columns: monotone transforms and per-query affine maps
+    (rank-preserving within a query), the constant columns, per-query min-max scaling, the
+    column shuffle and the text precision. Returns ``(X, position)``: the feature id of
+    role-order column j is ``position[j] + 1``. Appends the constant features' records to
+    ``specs`` and records the transforms in them."""
+    n_queries = len(ptr) - 1
+    m = int(ptr[-1])
+    n_var = len(cols)
     X = np.zeros((m, n_var + n_constant), dtype=np.float64)
     for j, v in enumerate(cols):
         kind = TRANSFORMS[int(rng.integers(len(TRANSFORMS)))] if specs[j]["role"] != "noise" else "identity"
@@ -194,15 +208,17 @@ def make(*, n_queries: int = 300, n_informative: int = 8, n_redundant: int = 8, 
     if query_norm:
         X = _query_minmax(X, ptr)
     X[:, n_var:] = 0.0
-
-    # -- shuffle columns; feature id of role-order column j is position[j] + 1
     d = X.shape[1]
     order = rng.permutation(d) if shuffle else np.arange(d)  # new column c holds old column order[c]
     position = np.empty(d, np.int64)
     position[order] = np.arange(d)
     X = X[:, order]
     X = np.round(X, 6) + 0.0  # the text precision; + 0.0 removes negative zeros
+    return X, position
 
+
+def _feature_records(specs, position):
+    """The truth records by feature id, and the ids by role (informative ones strongest first)."""
     features = []
     for j, spec in enumerate(specs):
         spec = dict(spec)
@@ -216,6 +232,70 @@ def make(*, n_queries: int = 300, n_informative: int = 8, n_redundant: int = 8, 
     features.sort(key=lambda f: f["id"])
     by_role = {r: [f["id"] for f in features if f["role"] == r] for r in ("informative", "redundant", "noise", "constant")}
     by_role["informative"].sort(key=lambda i: -next(f["strength"] for f in features if f["id"] == i))
+    return features, by_role
+
+
+def make(*, n_queries: int = 300, n_informative: int = 8, n_redundant: int = 8, n_noise: int = 14,
+         n_constant: int = 0, n_levels: int = 3, docs_median: float = 24.0, docs_sigma: float = 0.85,
+         docs_min: int = 2, docs_max: int = 300, relevant_fraction: float = 0.3, level_ratio: float = 0.35,
+         query_shift: float = 1.0, strength_max: float = 0.9, strength_min: float = 0.3,
+         redundant_noise: float = 0.3, max_sources: int = 2, query_norm: bool = True, shuffle: bool = True,
+         label_fractions: list | None = None, seed: int = 0) -> tuple[RankingData, dict]:
+    """Generate the dataset in memory (the model is in the module docstring).
+
+    Deterministic given the arguments: every random draw comes from one generator seeded with
+    ``seed``.
+
+    Parameters
+    ----------
+    n_queries : int, default 300
+        Number of queries; ids 1..n_queries.
+    n_informative, n_redundant, n_noise, n_constant : int, default 8, 8, 14, 0
+        Number of features of each role.
+    n_levels : int, default 3
+        Label levels 0..n_levels-1.
+    docs_median, docs_sigma, docs_min, docs_max : float, float, int, int
+        Documents per query: round(LogNormal(log docs_median, docs_sigma)) clipped to
+        [docs_min, docs_max] (defaults 24, 0.85, 2, 300).
+    relevant_fraction, level_ratio : float, default 0.3, 0.35
+        P(y >= 1), and P(y = r) / P(y = r - 1) for r >= 2.
+    query_shift : float, default 1.0
+        Standard deviation of the per-query shift b_q of the latent relevance.
+    strength_max, strength_min : float, default 0.9, 0.3
+        Correlation with the latent relevance of the strongest and the weakest informative feature.
+    redundant_noise : float, default 0.3
+        Noise added to each redundant mixture.
+    max_sources : int, default 2
+        Informative sources of a redundant feature, at most.
+    query_norm : bool, default True
+        Min-max scale each feature within each query (LETOR QueryLevelNorm).
+    shuffle : bool, default True
+        Shuffle the columns so that position says nothing.
+    label_fractions : list of float, optional
+        The fraction of every label level, instead of ``relevant_fraction`` and ``level_ratio``.
+    seed : int, default 0
+        Seed of the generator.
+
+    Returns
+    -------
+    data : RankingData
+        Docids ``S<qid>-<i>`` (i from 1).
+    truth : dict
+        What ``generate`` writes to truth.json: every feature id (1-based) with its role and
+        parameters, the label counts and the thresholds.
+    """
+    params = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in locals().items()}
+    _check(params)
+    rng = np.random.default_rng(seed)  # one stream, drawn from in this order by the helpers below
+    sizes, ptr, qrow, z, y, t = _queries_and_labels(
+        rng, n_queries, docs_median, docs_sigma, docs_min, docs_max, query_shift, n_levels, relevant_fraction,
+        level_ratio, label_fractions)
+    m = int(ptr[-1])
+    cols, specs = _latent_columns(rng, z, n_informative, n_redundant, n_noise, strength_max, strength_min,
+                                  max_sources, redundant_noise)
+    X, position = _feature_matrix(rng, cols, specs, qrow, ptr, n_constant, query_norm, shuffle)
+    d = X.shape[1]
+    features, by_role = _feature_records(specs, position)
 
     qids = np.arange(1, n_queries + 1, dtype=np.int64)
     within = np.arange(m) - ptr[qrow] + 1
@@ -244,8 +324,20 @@ def make(*, n_queries: int = 300, n_informative: int = 8, n_redundant: int = 8, 
 
 
 def text_mb(**params) -> float:
-    """About how many MB of text ``generate`` writes for these parameters (expected rows, about
-    13 bytes per value, "12:-3.141593 "): what the workflow sizes a generating job's memory by."""
+    """About how many MB of text ``generate`` writes for these parameters.
+
+    Expected rows times about 13 bytes per value ("12:-3.141593 "): what the workflow sizes a
+    generating job's memory by.
+
+    Parameters
+    ----------
+    **params
+        Parameters of :func:`make`.
+
+    Returns
+    -------
+    float
+    """
     p = {**generator_parameters(), **params}
     docs = min(max(p["docs_median"] * np.exp(p["docs_sigma"] ** 2 / 2), p["docs_min"]), p["docs_max"])
     d = p["n_informative"] + p["n_redundant"] + p["n_noise"] + p["n_constant"]
@@ -253,13 +345,31 @@ def text_mb(**params) -> float:
 
 
 def generator_parameters() -> dict:
-    """Parameter name -> default of ``make``/``generate`` (the registry's ``generator:`` keys)."""
+    """The parameters of ``make``/``generate`` (the registry's ``generator:`` keys).
+
+    Returns
+    -------
+    dict
+        Parameter name -> default.
+    """
     return {k: p.default for k, p in inspect.signature(make).parameters.items()}
 
 
 def letor_chunks(data: RankingData, chunk_rows: int = 20000):
-    """The LETOR text of ``data`` (``label qid:Q 1:v ... d:v #docid = ...``, values with 6
-    decimals) in pieces of ``chunk_rows`` lines, so a large set is written in bounded memory."""
+    """The LETOR text of ``data`` in pieces, so that a large set is written in bounded memory.
+
+    Parameters
+    ----------
+    data : RankingData
+        The dataset.
+    chunk_rows : int, default 20000
+        Lines per piece.
+
+    Yields
+    ------
+    str
+        ``label qid:Q 1:v ... d:v #docid = ...`` lines, values with 6 decimals.
+    """
     d = data.n_features
     fmt = "%d qid:%d " + " ".join(f"{j}:%.6f" for j in range(1, d + 1))
     if data.docids is not None:
@@ -274,7 +384,16 @@ def letor_chunks(data: RankingData, chunk_rows: int = 20000):
 
 
 def format_letor(data: RankingData) -> str:
-    """The LETOR text of ``data`` as one string (``letor_chunks`` joined)."""
+    """The LETOR text of ``data`` as one string (``letor_chunks`` joined).
+
+    Parameters
+    ----------
+    data : RankingData
+
+    Returns
+    -------
+    str
+    """
     return "".join(letor_chunks(data))
 
 
@@ -293,10 +412,28 @@ def _write_atomic(path: Path, text) -> None:
 
 
 def generate(out_dir, **params) -> dict:
-    """Write ``out_dir/all.txt`` (LETOR text, comments ``docid = S<q>-<i>``) and
-    ``out_dir/truth.json``; return the truth dict. Parameters are those of ``make``
-    (defaults: 300 queries, 8 informative, 8 redundant, 14 noise features, 3 label levels,
-    seed 0). Byte-identical output for identical parameters. Files are written atomically.
+    """Write ``out_dir/all.txt`` and ``out_dir/truth.json``, atomically.
+
+    ``all.txt`` is LETOR text with comments ``docid = S<q>-<i>``. Identical parameters give
+    byte-identical files.
+
+    Parameters
+    ----------
+    out_dir : path
+        The folder (made when missing).
+    **params
+        Parameters of :func:`make` (defaults: 300 queries, 8 informative, 8 redundant, 14 noise
+        features, 3 label levels, seed 0).
+
+    Returns
+    -------
+    dict
+        The truth dict written to truth.json.
+
+    Raises
+    ------
+    ValueError
+        For an unknown parameter.
     """
     unknown = sorted(set(params) - set(generator_parameters()))
     if unknown:
@@ -363,8 +500,6 @@ BENCHMARK_DATASETS = {
 def _fold_texts(subsets: list[bytes], names=LETOR_SPLITS) -> dict[str, bytes]:
     """``Fold{i}/{name}.txt`` -> bytes in the official LETOR rotation of 5 subsets
     (Fold1: train S1,S2,S3, vali S4, test S5; Fold2: train S2,S3,S4, vali S5, test S1; ...)."""
-    from ltrfs.datasets.folds import rotation
-
     out = {}
     for fold in range(1, len(subsets) + 1):
         rot = rotation(fold, len(subsets))
@@ -486,8 +621,22 @@ def _yahoo_split(rng, ids: np.ndarray, n_queries: int, qid_start: int, levels: i
 
 
 def benchmark_files(key: str, *, seed: int = 0, queries_per_subset: int = 3) -> dict[str, bytes]:
-    """The files of a small archive laid out like the real benchmark archive ``key`` (a key of
-    ``BENCHMARKS``): archive member path -> bytes. Deterministic given the arguments."""
+    """The files of a small archive laid out like a real benchmark archive.
+
+    Parameters
+    ----------
+    key : str
+        A key of ``BENCHMARKS``.
+    seed : int, default 0
+        Seed of the feature values and labels.
+    queries_per_subset : int, default 3
+        Queries in each subset (fold part).
+
+    Returns
+    -------
+    dict
+        Archive member path -> bytes; deterministic given the arguments.
+    """
     if key not in BENCHMARKS:
         raise ValueError(f"unknown benchmark archive {key!r}; known: {', '.join(BENCHMARKS)}")
     spec = BENCHMARKS[key]
@@ -540,20 +689,29 @@ def benchmark_files(key: str, *, seed: int = 0, queries_per_subset: int = 3) -> 
 
 
 def _rar_block(head_type: int, flags: int, body: bytes) -> bytes:
-    import zlib
-
     head = struct.pack("<BHH", head_type, flags, 7 + len(body)) + body
     return struct.pack("<H", zlib.crc32(head) & 0xFFFF) + head
 
 
 def write_rar(path, files: dict[str, bytes]) -> Path:
-    """Write ``files`` (member path -> bytes) as a RAR 2.9/4.x archive with the "store" method
-    (no compression), names with backslashes and host OS Win32 as archives packed on Windows
-    (the LETOR ones were). Written from the published RAR 4 format description (marker block,
-    main header 0x73, file headers 0x74 with CRC32 of the data, end block 0x7B); readers such
-    as bsdtar (libarchive), unrar-free, unrar and 7-Zip extract it. No RAR tool is needed."""
-    import zlib
+    """Write ``files`` as a RAR 2.9/4.x archive with the "store" method (no compression).
 
+    Names use backslashes and the host OS is Win32, as archives packed on Windows (the LETOR
+    ones were). Written from the published RAR 4 format description (marker block, main header
+    0x73, file headers 0x74 with CRC32 of the data, end block 0x7B); readers such as bsdtar
+    (libarchive), unrar-free, unrar and 7-Zip extract it. No RAR tool is needed.
+
+    Parameters
+    ----------
+    path : path
+        The archive to write.
+    files : dict
+        Member path -> bytes.
+
+    Returns
+    -------
+    Path
+    """
     dos_time = (2009 - 1980) << 25 | 1 << 21 | 1 << 16
     dirs = set()
     for name in files:
@@ -576,14 +734,23 @@ def write_rar(path, files: dict[str, bytes]) -> Path:
 
 
 def write_archive(path, files: dict[str, bytes], fmt: str | None = None) -> Path:
-    """Write ``files`` (member path -> bytes) as an archive: zip, rar, tar, tar.gz, tar.bz2 or
-    tar.xz (default: from the file name). Entries in sorted order, fixed dates: the same files
-    give the same archive bytes."""
-    import tarfile
-    import zipfile
+    """Write ``files`` as an archive; the same files give the same archive bytes.
 
-    from ltrfs.datasets.registry import format_of
+    Entries are written in sorted order with fixed dates.
 
+    Parameters
+    ----------
+    path : path
+        The archive to write.
+    files : dict
+        Member path -> bytes.
+    fmt : str, optional
+        zip, rar, tar, tar.gz, tar.bz2 or tar.xz; default: from the file name.
+
+    Returns
+    -------
+    Path
+    """
     path = Path(path)
     fmt = fmt or format_of(path.name)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -598,8 +765,6 @@ def write_archive(path, files: dict[str, bytes], fmt: str | None = None) -> Path
                 zf.writestr(info, files[name])
         return path
     if fmt in ("tar", "tar.gz", "tar.bz2", "tar.xz"):
-        import io as _io
-
         mode = "w" if fmt == "tar" else "w:" + fmt.split(".")[1]
         with tarfile.open(path, mode) as tf:
             for name in sorted(files):
@@ -612,14 +777,30 @@ def write_archive(path, files: dict[str, bytes], fmt: str | None = None) -> Path
 
 def write_benchmark_archive(key: str, out_dir, *, seed: int = 0, fmt: str | None = None,
                             queries_per_subset: int = 3) -> Path:
-    """Write the stand-in of real archive ``key`` (``BENCHMARKS``) into ``out_dir`` under its
-    real name (e.g. ``Gov.rar``, ``ltrc_yahoo.tar.bz2``) and return its path. ``fmt`` writes
-    another format instead (the name's suffix changes accordingly, e.g. ``Gov.zip``)."""
+    """Write the stand-in of a real benchmark archive under its real name.
+
+    Parameters
+    ----------
+    key : str
+        A key of ``BENCHMARKS``.
+    out_dir : path
+        Where to write (e.g. ``Gov.rar``, ``ltrc_yahoo.tar.bz2``).
+    seed : int, default 0
+        Seed of the content.
+    fmt : str, optional
+        Another format instead of the real one (the name's suffix changes accordingly, e.g.
+        ``Gov.zip``).
+    queries_per_subset : int, default 3
+        Queries in each subset.
+
+    Returns
+    -------
+    Path
+        The archive's path.
+    """
     spec = BENCHMARKS[key]
     name = spec["archive"]
     if fmt is not None:
-        from ltrfs.datasets.registry import format_of
-
         real = format_of(name)
         name = name[: len(name) - len(real)] + fmt if real != fmt else name
     files = benchmark_files(key, seed=seed, queries_per_subset=queries_per_subset)

@@ -7,7 +7,7 @@ import logging
 
 from ltrfs import io, metrics
 from ltrfs.context import with_context
-from ltrfs.data import RankingData
+from ltrfs.ranking_data import RankingData
 from ltrfs.formats import load_scores, save_selector, selection_record
 from ltrfs.pipeline.score import ScorePlanning
 from ltrfs.selection import SELECTORS, make_selector

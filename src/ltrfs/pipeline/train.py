@@ -15,7 +15,7 @@ import numpy as np
 from ltrfs import io, metrics
 from ltrfs.config import OWN, k_grid, train_batches
 from ltrfs.context import accepts, with_context
-from ltrfs.data import RankingData
+from ltrfs.ranking_data import RankingData
 from ltrfs.formats import (REFERENCE_HEAD, RUN_HEAD, load_models, load_selector, n_views, predict, read_json,
                            run_lines, save_models, view_for_k)
 from ltrfs.pipeline.select import SelectPlanning

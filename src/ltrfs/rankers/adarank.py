@@ -157,10 +157,7 @@ class AdaRank(LinearScores, Ranker):
 
     def _fit(self, X, y, query_ptr, vali):
         start = time.perf_counter()
-        d = X.shape[1]
-        metric, conv = self.metric, self.convention
-        vmetric = self.vali_metric or metric
-        E_feat = feature_metric_matrix(X, y, query_ptr, metric, conv, self.ties)  # (q, d)
+        E_feat = feature_metric_matrix(X, y, query_ptr, self.metric, self.convention, self.ties)  # (q, d)
         q = E_feat.shape[0]
         st = {
             "P": np.full(q, 1.0 / q), "feats": [], "alphas": [], "last_train": -1.0,
@@ -168,101 +165,93 @@ class AdaRank(LinearScores, Ranker):
             "queue": [], "used": set(), "count": 0, "best": -np.inf,
             "train_scores": [], "vali_scores": [], "rollbacks": 0,
         }
-
-        def model_scores(A, feats, alphas):
-            coef = np.zeros(d)
-            np.add.at(coef, np.asarray(feats, dtype=np.int64), np.asarray(alphas, dtype=np.float64))
-            return A @ coef
-
-        def run(t: int, with_enqueue: bool) -> int:
-            while t <= self.n_rounds:
-                allowed = np.ones(d, dtype=bool)
-                for f in st["queue"]:
-                    allowed[f] = False
-                for f in st["used"]:
-                    allowed[f] = False
-                if not allowed.any():
-                    break
-                P = st["P"]
-                weighted = np.where(allowed, E_feat.T @ P, -np.inf)
-                f = int(np.argmax(weighted))  # first maximum, as RankLib's strict '<' scan
-                if with_enqueue:
-                    if f == st["last_feature"]:
-                        st["queue"].append(f)
-                        if st["feats"]:
-                            st["feats"].pop()
-                            st["alphas"].pop()
-                        st["P"] = st["backup_P"].copy()
-                        st["last_train"] = st["backup_train"]
-                        st["rollbacks"] += 1
-                        log.debug("AdaRank iter %d: feature %d chosen twice in a row: queued, "
-                                  "previous round rolled back", t, f)
-                        t += 1
-                        continue
-                    st["last_feature"] = f
-                    st["backup_P"] = P.copy()
-                    st["backup_train"] = st["last_train"]
-                Eh = E_feat[:, f]
-                num = float(P @ (1.0 + Eh))
-                den = max(float(P @ (1.0 - Eh)), _DEN_FLOOR * float(P.sum()))
-                alpha = 0.5 * math.log(num / den)
-                st["feats"].append(f)
-                st["alphas"].append(alpha)
-                Ef = metric_per_query(y, model_scores(X, st["feats"], st["alphas"]), query_ptr, metric, conv,
-                                      self.ties)
-                trained = float(Ef.mean())
-                delta = trained + self.tolerance - st["last_train"]
-                if not with_enqueue:
-                    if trained != st["last_train"]:
-                        st["count"] = 0
-                        st["used"].clear()
-                    elif st["last_feature"] == f:
-                        st["count"] += 1
-                        if st["count"] == self.max_consecutive:
-                            st["count"] = 0
-                            st["used"].add(f)
-                    else:
-                        st["count"] = 0
-                        st["used"].clear()
-                    st["last_feature"] = f
-                if delta <= 0:
-                    st["feats"].pop()
-                    st["alphas"].pop()
-                    log.debug("AdaRank iter %d: feature %d alpha %.6g: training %s %.6f fell from %.6f: stop",
-                              t, f, alpha, metric, trained, st["last_train"])
-                    break
-                st["last_train"] = trained
-                st["train_scores"].append(trained)
-                if self.weight_update == "ranklib":
-                    w = P * np.exp(-alpha * Ef)  # RankLib divides by sum(exp(-alpha E)), which
-                    st["P"] = w / w.sum()         # shrinks P ~1/q per round until it underflows
-                else:
-                    w = np.exp(-Ef)
-                    st["P"] = w / w.sum()
-                msg = ""
-                if vali is not None:
-                    Xv, yv, ptr_v = vali
-                    sv = model_scores(Xv, st["feats"], st["alphas"])
-                    score, degenerate = vali_score(yv, sv, ptr_v, vmetric, conv, self.ties)
-                    st["vali_scores"].append(score)
-                    if score > st["best"] and not degenerate:
-                        st["best"] = score
-                        st["best_model"] = (list(st["feats"]), list(st["alphas"]))
-                    msg = f" vali {vmetric} {score:.4f}"
-                log.debug("AdaRank iter %d: feature %d alpha %.6g training %s %.6f%s",
-                          t, f, alpha, metric, trained, msg)
-                t += 1
-            return t
-
+        data = (X, y, query_ptr, E_feat, vali)
         if self.enqueue:
-            t = run(1, True)
+            t = self._rounds(st, data, 1, True)
             while st["queue"]:
                 st["queue"].pop()
-                t = run(t, False)
+                t = self._rounds(st, data, t, False)
         else:
-            t = run(1, False)
+            t = self._rounds(st, data, 1, False)
+        self._keep(st, t, X.shape[1], vali is not None, start)
 
-        if vali is not None and "best_model" in st:
+    def _rounds(self, st: dict, data, t: int, with_enqueue: bool) -> int:
+        """Boosting rounds from round ``t`` until the training metric stops rising, every
+        feature is queued or used, or ``n_rounds``; updates the state ``st``; the next round."""
+        X, y, query_ptr, E_feat, vali = data
+        metric, conv = self.metric, self.convention
+        while t <= self.n_rounds:
+            f = _best_weak_ranker(st, E_feat)
+            if f is None:
+                break
+            if with_enqueue and _roll_back_repeat(st, f, t):
+                t += 1
+                continue
+            P = st["P"]
+            Eh = E_feat[:, f]
+            num = float(P @ (1.0 + Eh))
+            den = max(float(P @ (1.0 - Eh)), _DEN_FLOOR * float(P.sum()))
+            alpha = 0.5 * math.log(num / den)
+            st["feats"].append(f)
+            st["alphas"].append(alpha)
+            Ef = metric_per_query(y, _model_scores(X, st["feats"], st["alphas"]), query_ptr, metric, conv,
+                                  self.ties)
+            trained = float(Ef.mean())
+            delta = trained + self.tolerance - st["last_train"]
+            if not with_enqueue:
+                self._count_repeats(st, f, trained)
+            if delta <= 0:
+                st["feats"].pop()
+                st["alphas"].pop()
+                log.debug("AdaRank iter %d: feature %d alpha %.6g: training %s %.6f fell from %.6f: stop",
+                          t, f, alpha, metric, trained, st["last_train"])
+                break
+            st["last_train"] = trained
+            st["train_scores"].append(trained)
+            if self.weight_update == "ranklib":
+                w = P * np.exp(-alpha * Ef)  # RankLib divides by sum(exp(-alpha E)), which
+                st["P"] = w / w.sum()         # shrinks P ~1/q per round until it underflows
+            else:
+                w = np.exp(-Ef)
+                st["P"] = w / w.sum()
+            msg = "" if vali is None else self._track_vali(st, vali)
+            log.debug("AdaRank iter %d: feature %d alpha %.6g training %s %.6f%s",
+                      t, f, alpha, metric, trained, msg)
+            t += 1
+        return t
+
+    def _count_repeats(self, st: dict, f: int, trained: float) -> None:
+        """Without the queue (RankLib's second phase): a feature chosen ``max_consecutive`` times
+        in a row without changing the training metric is set aside until the metric changes."""
+        if trained != st["last_train"]:
+            st["count"] = 0
+            st["used"].clear()
+        elif st["last_feature"] == f:
+            st["count"] += 1
+            if st["count"] == self.max_consecutive:
+                st["count"] = 0
+                st["used"].add(f)
+        else:
+            st["count"] = 0
+            st["used"].clear()
+        st["last_feature"] = f
+
+    def _track_vali(self, st: dict, vali) -> str:
+        """Score the current model on the validation split, keep it when it is the best
+        non-degenerate one so far; the log text."""
+        vmetric = self.vali_metric or self.metric
+        Xv, yv, ptr_v = vali
+        sv = _model_scores(Xv, st["feats"], st["alphas"])
+        score, degenerate = vali_score(yv, sv, ptr_v, vmetric, self.convention, self.ties)
+        st["vali_scores"].append(score)
+        if score > st["best"] and not degenerate:
+            st["best"] = score
+            st["best_model"] = (list(st["feats"]), list(st["alphas"]))
+        return f" vali {vmetric} {score:.4f}"
+
+    def _keep(self, st: dict, t: int, d: int, has_vali: bool, start: float) -> None:
+        """Set the fitted attributes from the final state (the best vali model when there is one)."""
+        if has_vali and "best_model" in st:
             feats, alphas = st["best_model"]
             self.best_score_ = float(st["best"])
         else:
@@ -283,6 +272,46 @@ class AdaRank(LinearScores, Ranker):
         self.seconds_ = time.perf_counter() - start
         log.debug("AdaRank done: %d iterations, %d weak rankers kept, %.3f s",
                   self.n_iter_, len(feats), self.seconds_)
+
+
+def _model_scores(A, feats, alphas):
+    """Scores A @ coef of the weak rankers ``feats`` with weights ``alphas`` (a feature may repeat)."""
+    coef = np.zeros(A.shape[1])
+    np.add.at(coef, np.asarray(feats, dtype=np.int64), np.asarray(alphas, dtype=np.float64))
+    return A @ coef
+
+
+def _best_weak_ranker(st: dict, E_feat) -> int | None:
+    """The feature with the largest P-weighted metric among those neither queued nor set aside
+    (the first maximum, as RankLib's strict '<' scan); None when every feature is."""
+    allowed = np.ones(E_feat.shape[1], dtype=bool)
+    for f in st["queue"]:
+        allowed[f] = False
+    for f in st["used"]:
+        allowed[f] = False
+    if not allowed.any():
+        return None
+    weighted = np.where(allowed, E_feat.T @ st["P"], -np.inf)
+    return int(np.argmax(weighted))
+
+
+def _roll_back_repeat(st: dict, f: int, t: int) -> bool:
+    """With the queue (RankLib's first phase): a feature chosen twice in a row is queued and the
+    previous round rolled back (True); otherwise the round's backup is taken (False)."""
+    if f == st["last_feature"]:
+        st["queue"].append(f)
+        if st["feats"]:
+            st["feats"].pop()
+            st["alphas"].pop()
+        st["P"] = st["backup_P"].copy()
+        st["last_train"] = st["backup_train"]
+        st["rollbacks"] += 1
+        log.debug("AdaRank iter %d: feature %d chosen twice in a row: queued, previous round rolled back", t, f)
+        return True
+    st["last_feature"] = f
+    st["backup_P"] = st["P"].copy()
+    st["backup_train"] = st["last_train"]
+    return False
 
 
 class AdaRankNDCG(AdaRank):

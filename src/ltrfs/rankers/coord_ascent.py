@@ -63,8 +63,8 @@ import logging
 import time
 from dataclasses import dataclass, field
 
-import numpy as np
 import numba
+import numpy as np
 from numba import njit, prange
 
 from ltrfs.metrics import (TIES, _discount_table, _gain_table, _segmented_sort_desc, check_ties,
@@ -77,7 +77,7 @@ log = logging.getLogger(__name__)
 __all__ = ["MetricContext", "CAResult", "coordinate_ascent", "CoordinateAscent"]
 
 _KINDS = {"ndcg": 0, "p": 1, "map": 2, "meanndcg": 3}
-_RESTART_INITS = ("random", "uniform")
+RESTART_INITS = ("random", "uniform")
 #: RankLib's first step along a direction (before the small-weight rule)
 _FIRST_STEP = 0.001
 
@@ -149,6 +149,8 @@ def _query_values(kind, k, a, b, base, x, steps, gains, rel, disc, ideal, idcg_c
                 out[t, col] = acc / n
 
 
+# One compiled kernel per query, on purpose (about 100 lines): the tie-block walk and the
+# metric accumulation share their running sums; splitting them costs speed in the line search.
 @njit(cache=True)
 def _query_values_tied(kind, k, a, b, base, x, steps, gains, rel, disc, ideal, idcg_cum, out, col):  # pragma: no cover
     """As ``_query_values``, in expectation over the orders of equal scores (``ltrfs.metrics``):
@@ -478,6 +480,107 @@ def _varies_within_queries(XT, ptr):
     return (XT != first).any(axis=1)
 
 
+def _prepare_inputs(X, y, query_ptr, metric, convention, ties, context, X_val, y_val, query_ptr_val,
+                    context_val, restart_init):
+    """The shape checks of ``coordinate_ascent``: ``(context, XT (d, m), context_val, XvT (d, m'))``,
+    the features transposed to float64 rows (one contiguous row per feature); the validation
+    pair is ``(None, None)`` without X_val. Builds the metric contexts not given."""
+    if context is None:
+        if y is None or query_ptr is None:
+            raise ValueError("give y and query_ptr, or a MetricContext as context")
+        context = MetricContext(y, query_ptr, metric, convention, ties)
+    X = np.asarray(X)
+    if X.ndim != 2 or X.shape[0] != context.n_rows or X.shape[1] == 0:
+        raise ValueError(f"X must be ({context.n_rows}, d >= 1) to match the labels; got shape {X.shape}")
+    if restart_init not in RESTART_INITS:
+        raise ValueError(f"restart_init must be one of {', '.join(RESTART_INITS)}; got {restart_init!r}")
+    d = X.shape[1]
+    XT = np.ascontiguousarray(X.T, dtype=np.float64)  # (d, m): one contiguous row per feature
+    XvT = None
+    if X_val is not None:
+        if context_val is None:
+            if y_val is None or query_ptr_val is None:
+                raise ValueError("with X_val give y_val and query_ptr_val, or context_val")
+            context_val = MetricContext(y_val, query_ptr_val, context.metric, context.convention, context.ties)
+        X_val = np.asarray(X_val)
+        if X_val.ndim != 2 or X_val.shape != (context_val.n_rows, d):
+            raise ValueError(f"X_val must be ({context_val.n_rows}, {d}); got shape {X_val.shape}")
+        XvT = np.ascontiguousarray(X_val.T, dtype=np.float64)
+    return context, XT, context_val, XvT
+
+
+def _restart_weights(r: int, d: int, w_init, restart_init: str, uniform: np.ndarray, rng) -> np.ndarray:
+    """The L1-normalised start of restart ``r``: ``w_init`` or the uniform vector for the first,
+    then uniform or ``rng.random(d)`` (``restart_init``)."""
+    if r == 0 and w_init is not None:
+        w = np.array(w_init, dtype=np.float64).reshape(-1)
+        if w.shape != (d,) or not np.isfinite(w).all():
+            raise ValueError(f"w_init must be {d} finite numbers")
+    elif r == 0 or restart_init == "uniform":
+        w = uniform.copy()
+    else:
+        w = rng.random(d)
+    total_abs = np.abs(w).sum()
+    return w / total_abs if total_abs > 0 else uniform.copy()
+
+
+def _ascend(w, XT, context, movable, rng, r: int, *, n_iterations, step_base, step_scale, tolerance, regularized,
+            slack, max_passes, n_jobs):
+    """One restart from ``w``: passes over the features in random order until a pass gains less
+    than ``tolerance`` (or every feature failed, or ``max_passes``). Returns
+    ``(w, score, passes, evaluations, accepted moves)``."""
+    d = XT.shape[0]
+    uniform = np.full(d, 1.0 / d)
+    t_r = time.perf_counter()
+    s = w @ XT
+    score = context.mean(s, n_jobs)
+    if regularized:  # 0 at the uniform start (RankLib's only start); random starts pay it too
+        score -= float(_penalty(w, 0, np.zeros(1), slack)[0])
+    n_evals, n_accepted, passes = 1, 0, 0
+    start_score = score
+    fails = 0
+    while (d > 1 and fails < d - 1) or (d == 1 and fails == 0):
+        if max_passes is not None and passes >= max_passes:
+            break
+        passes += 1
+        order = rng.permutation(d)
+        accepted = 0
+        for f in order:
+            if not movable[f]:
+                fails += 1
+                continue
+            w0 = w[f]
+            success = False
+            for direction in (1, -1):
+                totals = _trial_totals(w0, direction, n_iterations, step_base, step_scale)
+                vals = context.trials(s, XT[f], totals, n_jobs)
+                n_evals += totals.size
+                if regularized:
+                    vals = vals - _penalty(w, f, totals, slack)
+                j = int(np.argmax(vals))
+                if vals[j] > score:
+                    success = True
+                    w[f] = w0 + totals[j]
+                    break
+            if not success:
+                fails += 1
+                continue
+            fails = 0
+            accepted += 1
+            total_abs = np.abs(w).sum()
+            w = w / total_abs if total_abs > 0 else uniform.copy()
+            s = w @ XT  # exact scores of the normalised weights (no drift)
+            score = context.mean(s, n_jobs) - (float(_penalty(w, 0, np.zeros(1), slack)[0]) if regularized else 0.0)
+            n_evals += 1
+        n_accepted += accepted
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("CoordinateAscent restart %d pass %d: %s %.6f (start %.6f), %d moves, %.3f s",
+                      r + 1, passes, context.metric, score, start_score, accepted, time.perf_counter() - t_r)
+        if score - start_score < tolerance:
+            break
+    return w, score, passes, n_evals, n_accepted
+
+
 def coordinate_ascent(X, y=None, query_ptr=None, *, metric: str = "ndcg@10", convention="letor4",
                       ties: str = "expected", context: MetricContext | None = None, n_restarts: int = 5,
                       n_iterations: int = 25, step_base: float = 0.05, step_scale: float = 2.0,
@@ -504,29 +607,11 @@ def coordinate_ascent(X, y=None, query_ptr=None, *, metric: str = "ndcg@10", con
     thousands of times).
     """
     t_start = time.perf_counter()
-    if context is None:
-        if y is None or query_ptr is None:
-            raise ValueError("give y and query_ptr, or a MetricContext as context")
-        context = MetricContext(y, query_ptr, metric, convention, ties)
-    X = np.asarray(X)
-    if X.ndim != 2 or X.shape[0] != context.n_rows or X.shape[1] == 0:
-        raise ValueError(f"X must be ({context.n_rows}, d >= 1) to match the labels; got shape {X.shape}")
-    if restart_init not in _RESTART_INITS:
-        raise ValueError(f"restart_init must be one of {', '.join(_RESTART_INITS)}; got {restart_init!r}")
+    context, XT, context_val, XvT = _prepare_inputs(X, y, query_ptr, metric, convention, ties, context, X_val,
+                                                    y_val, query_ptr_val, context_val, restart_init)
     rng = np.random.default_rng(rng)
-    d = X.shape[1]
-    XT = np.ascontiguousarray(X.T, dtype=np.float64)  # (d, m): one contiguous row per feature
+    d = XT.shape[0]
     movable = np.ones(d, bool) if regularized else _varies_within_queries(XT, context.ptr)
-    XvT = None
-    if X_val is not None:
-        if context_val is None:
-            if y_val is None or query_ptr_val is None:
-                raise ValueError("with X_val give y_val and query_ptr_val, or context_val")
-            context_val = MetricContext(y_val, query_ptr_val, context.metric, context.convention, context.ties)
-        X_val = np.asarray(X_val)
-        if X_val.ndim != 2 or X_val.shape != (context_val.n_rows, d):
-            raise ValueError(f"X_val must be ({context_val.n_rows}, {d}); got shape {X_val.shape}")
-        XvT = np.ascontiguousarray(X_val.T, dtype=np.float64)
     uniform = np.full(d, 1.0 / d)
 
     R = int(n_restarts)
@@ -540,63 +625,13 @@ def coordinate_ascent(X, y=None, query_ptr=None, *, metric: str = "ndcg@10", con
     best = -1
     for r in range(R):
         t_r = time.perf_counter()
-        if r == 0 and w_init is not None:
-            w = np.array(w_init, dtype=np.float64).reshape(-1)
-            if w.shape != (d,) or not np.isfinite(w).all():
-                raise ValueError(f"w_init must be {d} finite numbers")
-        elif r == 0 or restart_init == "uniform":
-            w = uniform.copy()
-        else:
-            w = rng.random(d)
-        total_abs = np.abs(w).sum()
-        w = w / total_abs if total_abs > 0 else uniform.copy()
-        s = w @ XT
-        score = context.mean(s, n_jobs)
-        if regularized:  # 0 at the uniform start (RankLib's only start); random starts pay it too
-            score -= float(_penalty(w, 0, np.zeros(1), slack)[0])
-        n_evals += 1
-        start_score = score
-        fails = 0
-        while (d > 1 and fails < d - 1) or (d == 1 and fails == 0):
-            if max_passes is not None and n_passes[r] >= max_passes:
-                break
-            n_passes[r] += 1
-            order = rng.permutation(d)
-            accepted = 0
-            for f in order:
-                if not movable[f]:
-                    fails += 1
-                    continue
-                w0 = w[f]
-                success = False
-                for direction in (1, -1):
-                    totals = _trial_totals(w0, direction, n_iterations, step_base, step_scale)
-                    vals = context.trials(s, XT[f], totals, n_jobs)
-                    n_evals += totals.size
-                    if regularized:
-                        vals = vals - _penalty(w, f, totals, slack)
-                    j = int(np.argmax(vals))
-                    if vals[j] > score:
-                        success = True
-                        w[f] = w0 + totals[j]
-                        break
-                if not success:
-                    fails += 1
-                    continue
-                fails = 0
-                accepted += 1
-                total_abs = np.abs(w).sum()
-                w = w / total_abs if total_abs > 0 else uniform.copy()
-                s = w @ XT  # exact scores of the normalised weights (no drift)
-                score = context.mean(s, n_jobs) - (float(_penalty(w, 0, np.zeros(1), slack)[0]) if regularized else 0.0)
-                n_evals += 1
-            n_accepted += accepted
-            if log.isEnabledFor(logging.DEBUG):
-                log.debug("CoordinateAscent restart %d pass %d: %s %.6f (start %.6f), %d moves, %.3f s",
-                          r + 1, n_passes[r], context.metric, score, start_score, accepted,
-                          time.perf_counter() - t_r)
-            if score - start_score < tolerance:
-                break
+        w = _restart_weights(r, d, w_init, restart_init, uniform, rng)
+        w, score, n_passes[r], evals, accepted = _ascend(
+            w, XT, context, movable, rng, r, n_iterations=n_iterations, step_base=step_base,
+            step_scale=step_scale, tolerance=tolerance, regularized=regularized, slack=slack,
+            max_passes=max_passes, n_jobs=n_jobs)
+        n_evals += evals
+        n_accepted += accepted
         restart_scores[r] = score
         restart_weights[r] = w
         if restart_vali is not None:
@@ -684,7 +719,7 @@ class CoordinateAscent(LinearScores, Ranker):
         "tolerance": [Real(0)],
         "regularized": [Boolean()],
         "slack": [Real(0)],
-        "restart_init": [Options(*_RESTART_INITS)],
+        "restart_init": [Options(*RESTART_INITS)],
         "max_passes": [Integer(1), None],
         "random_state": [Integer(0)],
         "n_jobs": [Integer(1)],

@@ -76,9 +76,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numba import njit
+from threadpoolctl import threadpool_limits
 
+from ltrfs.checks import check_fit_inputs, check_X
 from ltrfs.params import Integer, Options, Real, check_value
-from ltrfs.rankers.base import LinearScores, Ranker, check_fit_inputs, check_X
+from ltrfs.rankers.base import LinearScores, Ranker
 from ltrfs.rankers.ranksvm import count_pairs, label_levels
 from ltrfs.rankers.ranksvm_primal import squared_hinge_pairs
 from ltrfs.scoring.pearson import pearson_scores
@@ -437,8 +439,6 @@ PROBLEM_PARAMETERS = {
 
 
 def _blas_limit(n_jobs):
-    from threadpoolctl import threadpool_limits
-
     return threadpool_limits(limits=int(n_jobs), user_api="blas")
 
 

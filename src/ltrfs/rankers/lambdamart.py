@@ -30,8 +30,10 @@ import time
 
 import numpy as np
 
+from ltrfs.checks import check_fit_inputs, check_validation_split, check_X
 from ltrfs.params import Integer, Mapping, Options, Real
-from ltrfs.rankers.base import Ranker, check_X, check_fit_inputs, group_ids, check_validation_split
+from ltrfs.rankers.base import Ranker
+from ltrfs.ranking_data import group_ids
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +128,7 @@ class LambdaMART(Ranker):
 
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
         """Fit on (X (m, d), y (m,), qid (m,)); early stopping on (X_val, y_val, qid_val) if given."""
-        import xgboost as xgb
+        import xgboost as xgb  # heavy (XGBoost, ~1.2 s): imported on use
 
         self.validate_params()
         params = self._xgb_params()
@@ -207,7 +209,7 @@ class LambdaMART(Ranker):
 
 def _import_lightgbm():
     try:
-        import lightgbm
+        import lightgbm  # optional dependency (ltrfs[lightgbm])
     except ImportError:
         raise ValueError('backend "lightgbm" needs LightGBM: pip install -e ".[lightgbm]" '
                          '(or pip install lightgbm)') from None

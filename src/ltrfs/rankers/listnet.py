@@ -53,17 +53,13 @@ import numpy as np
 from numba import njit
 
 from ltrfs.params import Boolean, Integer, Options, Real
-from ltrfs.rankers.base import (
-    LinearScores,
-    Ranker,
-    group_ids,
-    standardise,
-)
+from ltrfs.rankers.base import LinearScores, Ranker, standardise
 from ltrfs.rankers.ranknet import (
     COMMON_PARAMETERS,
     ValidationTracker,
     finish_validation,
 )
+from ltrfs.ranking_data import group_ids
 
 log = logging.getLogger(__name__)
 
@@ -269,7 +265,7 @@ class ListNet(LinearScores, Ranker):
 
         train_loss: list[float] = []
         if self.solver == "lbfgs":
-            from scipy.optimize import minimize
+            from scipy.optimize import minimize  # heavy (scipy.optimize, ~0.7 s): imported on use
 
             state = {"it": 0, "x": None, "f": None}
 

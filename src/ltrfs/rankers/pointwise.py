@@ -58,7 +58,7 @@ class LinearRegressionRanker(LinearScores, Ranker):
 
     def _fit(self, X, y, query_ptr, vali):
         """Least squares of y on X; the queries and the validation split are not used (pointwise)."""
-        from sklearn.linear_model import LinearRegression, Ridge
+        from sklearn.linear_model import LinearRegression, Ridge  # heavy (scikit-learn, ~1-2 s): imported on use
 
         alpha = float(self.alpha)
         start = time.perf_counter()
@@ -122,7 +122,7 @@ class LogisticRanker(LinearScores, Ranker):
     def _fit(self, X, y, query_ptr, vali):
         """Logistic regression of y >= relevant_min; the queries and the validation split are
         not used (pointwise)."""
-        from sklearn.linear_model import LogisticRegression
+        from sklearn.linear_model import LogisticRegression  # heavy (scikit-learn, ~1-2 s): imported on use
 
         t = (y >= int(self.relevant_min)).astype(np.int64)
         n_pos = int(t.sum())

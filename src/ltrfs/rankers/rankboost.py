@@ -55,10 +55,12 @@ import time
 import numpy as np
 from numba import njit
 
+from ltrfs.checks import check_X
 from ltrfs.metrics import TIES
 from ltrfs.params import Convention, Integer, Metric, Options
+from ltrfs.rankers.base import Ranker
+from ltrfs.ranking_data import group_ids
 from ltrfs.tuning import DegenerateGridError, vali_score
-from ltrfs.rankers.base import Ranker, check_X, group_ids
 
 log = logging.getLogger(__name__)
 

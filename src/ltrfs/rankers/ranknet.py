@@ -47,14 +47,12 @@ import time
 import numpy as np
 from numba import njit
 
+from ltrfs.checks import check_X
 from ltrfs.metrics import TIES
 from ltrfs.params import Convention, Integer, Metric, Options, Real
-from ltrfs.rankers.base import (
-    Ranker,
-    check_X,
-    standardise,
-)
+from ltrfs.rankers.base import Ranker, standardise
 from ltrfs.rankers.ranksvm import count_pairs
+from ltrfs.tuning import DegenerateGridError, vali_score
 
 log = logging.getLogger(__name__)
 
@@ -97,8 +95,6 @@ class ValidationTracker:
     def score(self, scores) -> float:
         """Mean vali metric (``ltrfs.tuning.vali_score``, tie-aware by default); -inf for a
         degenerate model (constant scores within every query), which is never kept."""
-        from ltrfs.tuning import vali_score
-
         value, degenerate = vali_score(self.y, scores, self.query_ptr, self.metric, self.convention, self.ties)
         return -np.inf if degenerate else value
 
@@ -123,8 +119,6 @@ def finish_validation(estimator, tracker: ValidationTracker | None, params, n_it
         estimator.best_iteration_, estimator.best_score_, estimator.val_scores_ = n_iter, None, []
         return params
     if tracker.best_params is None:
-        from ltrfs.tuning import DegenerateGridError
-
         raise DegenerateGridError(f"{estimator.name}: every iteration gives the same score to all documents "
                                   "of every vali query (a degenerate model)")
     estimator.best_iteration_ = tracker.best_iteration

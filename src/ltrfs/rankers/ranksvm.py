@@ -42,10 +42,10 @@ import warnings
 
 import numpy as np
 from numba import njit
-from ltrfs.estimator import ConvergenceWarning
 
+from ltrfs.estimator import ConvergenceWarning
 from ltrfs.params import Boolean, Integer, Real
-from ltrfs.rankers.base import LinearScores, Ranker, check_fit_inputs
+from ltrfs.rankers.base import LinearScores, Ranker
 
 log = logging.getLogger(__name__)
 
@@ -462,6 +462,7 @@ class RankSVM(LinearScores, Ranker):
 
     name = "ranksvm"
     default_grid = {"C": [1e-5 * 2**i for i in range(20)]}
+    uses_validation = False  # the validation arguments of fit are accepted and unused
 
     parameters = {"C": [Real(0, None, closed="neither")], "epsilon": [Real(0, None, closed="neither")],
                   "max_iter": [Integer(1)], "warm_start": [Boolean()], "n_jobs": [Integer(1)]}
@@ -473,17 +474,8 @@ class RankSVM(LinearScores, Ranker):
         self.warm_start = warm_start
         self.n_jobs = n_jobs
 
-    def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
-        """Fit on (X (m, d), y (m,), qid (m,)); the validation arguments are accepted and unused."""
-        self.validate_params()
-        X, y, query_ptr = check_fit_inputs(X, y, qid)
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=int(self.n_jobs), user_api="blas"):
-            self._fit(X, y, query_ptr, float(self.C), float(self.epsilon), int(self.max_iter))
-        return self
-
-    def _fit(self, X, y, query_ptr, C, epsilon, max_iter):
+    def _fit(self, X, y, query_ptr, vali):
+        C, epsilon, max_iter = float(self.C), float(self.epsilon), int(self.max_iter)
         start = time.perf_counter()
         m, d = X.shape
         n = len(query_ptr) - 1

@@ -55,7 +55,7 @@ import numpy as np
 from numba import njit
 
 from ltrfs.params import Boolean, Integer, Real
-from ltrfs.rankers.base import LinearScores, Ranker, check_fit_inputs
+from ltrfs.rankers.base import LinearScores, Ranker
 from ltrfs.rankers.ranksvm import _fingerprint, one_slack_solve
 
 log = logging.getLogger(__name__)
@@ -275,6 +275,7 @@ class SVMMAP(LinearScores, Ranker):
     # RankSVM's grid shape (20 values, factors of 2) moved up by 2^10: Delta_AP <= 1 per query
     # and Psi is an average of differences, so the useful C are larger than svm_rank's
     default_grid = {"C": [1e-5 * 2**i for i in range(10, 30)]}
+    uses_validation = False  # the validation arguments of fit are accepted and unused
 
     parameters = {"C": [Real(0, None, closed="neither")], "epsilon": [Real(0, None, closed="neither")],
                   "relevant_min": [Integer(1)], "max_iter": [Integer(1)], "warm_start": [Boolean()],
@@ -288,17 +289,8 @@ class SVMMAP(LinearScores, Ranker):
         self.warm_start = warm_start
         self.n_jobs = n_jobs
 
-    def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
-        """Fit on (X (m, d), y (m,), qid (m,)); the validation arguments are accepted and unused."""
-        self.validate_params()
-        X, y, query_ptr = check_fit_inputs(X, y, qid)
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=int(self.n_jobs), user_api="blas"):
-            self._fit(X, y, query_ptr, float(self.C), float(self.epsilon), int(self.max_iter))
-        return self
-
-    def _fit(self, X, y, query_ptr, C, epsilon, max_iter):
+    def _fit(self, X, y, query_ptr, vali):
+        C, epsilon, max_iter = float(self.C), float(self.epsilon), int(self.max_iter)
         start = time.perf_counter()
         m, d = X.shape
         n = len(query_ptr) - 1

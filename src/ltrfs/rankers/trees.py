@@ -32,11 +32,12 @@ import time
 
 import numpy as np
 
+from ltrfs.checks import check_fit_inputs, check_validation_split, check_X
 from ltrfs.metrics import TIES
 from ltrfs.params import Boolean, Convention, Integer, Mapping, Metric, Options, Real
-from ltrfs.tuning import DegenerateGridError, vali_score
-from ltrfs.rankers.base import Ranker, check_X, check_fit_inputs, check_validation_split
+from ltrfs.rankers.base import Ranker
 from ltrfs.rankers.lambdamart import extra_xgb_params
+from ltrfs.tuning import DegenerateGridError, vali_score
 
 log = logging.getLogger(__name__)
 
@@ -136,7 +137,7 @@ class MART(Ranker):
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
         """Fit on (X (m, d), y (m,), qid (m,)); early stopping on (X_val, y_val, qid_val) if given.
         qid is validated but unused by the (pointwise) loss."""
-        import xgboost as xgb
+        import xgboost as xgb  # heavy (XGBoost, ~1.2 s): imported on use
 
         self.validate_params()
         params = self._xgb_params()
@@ -260,7 +261,7 @@ class RandomForest(Ranker):
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
         """Fit on (X (m, d), y (m,), qid (m,)); qid is validated but unused (pointwise);
         the validation arguments are accepted and unused (no early stopping in a forest)."""
-        from sklearn.ensemble import RandomForestRegressor
+        from sklearn.ensemble import RandomForestRegressor  # heavy (scikit-learn, ~1-2 s): imported on use
 
         kwargs = self.sklearn_params()
         X, y, _ = check_fit_inputs(X, y, qid, dtype=np.float32)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ltrfs.context import accepts
-from ltrfs.data import RankingData
+from ltrfs.ranking_data import RankingData
 from ltrfs.metrics import check_ties
 from ltrfs.scoring import discrete, divergence, kendall, pairwise, pearson
 from ltrfs.scoring.single_feature import METRIC_NAMES, single_feature_table  # compiled kernel

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ltrfs.data import RankingData
+from ltrfs.ranking_data import RankingData
 from ltrfs.params import Integer, check_value
 from ltrfs.scoring.kendall import check_finite
 

@@ -54,7 +54,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit
 
-from ltrfs.data import DataError, RankingData
+from ltrfs.ranking_data import DataError, RankingData
 from ltrfs.params import Integer, check_value
 
 #: kernel window in bandwidths (see the module docstring for the error bound)

@@ -50,7 +50,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from ltrfs.data import DataError, RankingData
+from ltrfs.ranking_data import DataError, RankingData
 from ltrfs.params import Integer, check_value
 
 #: the similarities: the paper's concordant-pair fraction (default) and Kendall's tau-b

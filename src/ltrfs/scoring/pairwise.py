@@ -33,7 +33,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from ltrfs.data import DataError, RankingData
+from ltrfs.ranking_data import DataError, RankingData
 from ltrfs.scoring.kendall import check_finite, check_query_ptr, check_threads
 
 

@@ -17,9 +17,10 @@ so memory is O(d^2 + chunk * d) whatever the number of rows.
 from __future__ import annotations
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
-from ltrfs.data import RankingData
 from ltrfs.params import Integer, check_value
+from ltrfs.ranking_data import RankingData
 from ltrfs.scoring.kendall import check_finite
 
 #: importance of a constant feature (and of every feature when y is constant)
@@ -83,8 +84,6 @@ def scorer(train: RankingData, vali: RankingData | None, convention: str, n_thre
     """SCORERS["pearson"]: ``{"importance": (d,), "similarity": (d, d)}`` on the training split.
 
     ``n_threads`` limits the BLAS threads of the Gram-matrix products."""
-    from threadpoolctl import threadpool_limits
-
     with threadpool_limits(limits=int(n_threads), user_api="blas"):
         importance, similarity = pearson_scores(train.X, train.y)
     return {"importance": importance, "similarity": similarity}

@@ -57,7 +57,7 @@ import numpy as np
 from numba import njit, prange
 
 from ltrfs import metrics
-from ltrfs.data import DataError
+from ltrfs.ranking_data import DataError
 from ltrfs.scoring.kendall import check_threads
 
 __all__ = ["METRIC_NAMES", "single_feature_table"]

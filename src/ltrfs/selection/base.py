@@ -25,9 +25,10 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from ltrfs.estimator import Estimator
 
-from ltrfs.data import query_ptr_from_qid
+from ltrfs import scoring
+from ltrfs.estimator import Estimator
+from ltrfs.ranking_data import query_ptr_from_qid
 
 
 def constant_within_queries(X, query_ptr) -> np.ndarray:
@@ -45,8 +46,6 @@ def single_feature_scores(X, y, query_ptr, precomputed: dict, convention: str, t
     workflow's cached one (``precomputed["single_feature"]``) when it was computed for d
     features in the same metric convention and tie policy (a table without a ``ties`` record is
     "file_order"), else computed here."""
-    from ltrfs import scoring
-
     def name(convention) -> str:  # "LETOR4" and "letor4" are one convention
         return str(convention).strip().lower()
 

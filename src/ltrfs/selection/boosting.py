@@ -38,6 +38,7 @@ multiclass models).
 from __future__ import annotations
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ltrfs.params import Integer, Options, Real
 from ltrfs.selection import statistical as st
@@ -90,14 +91,14 @@ class GBMImportance(Selector):
 
     def _model(self):
         if self.backend == "exact":
-            from sklearn.ensemble import GradientBoostingClassifier
+            from sklearn.ensemble import GradientBoostingClassifier  # heavy (scikit-learn, ~1-2 s): imported on use
 
             return GradientBoostingClassifier(
                 loss="log_loss", n_estimators=self.n_estimators, learning_rate=self.learning_rate,
                 max_depth=None, max_leaf_nodes=self.interaction_depth + 1, subsample=self.subsample,
                 min_samples_leaf=self.min_samples_leaf, random_state=self.random_state)
         if self.backend == "xgboost":
-            from xgboost import XGBClassifier
+            from xgboost import XGBClassifier  # heavy (XGBoost, ~1.2 s): imported on use
 
             k = len(self.classes_)
             hessian = 2.0 / k * (1.0 - 1.0 / k) if k > 2 else 0.25  # XGBoost's softmax doubles p(1 - p)
@@ -108,7 +109,7 @@ class GBMImportance(Selector):
                 min_child_weight=self.min_samples_leaf * hessian,
                 objective="multi:softprob" if k > 2 else "binary:logistic", random_state=self.random_state,
                 n_jobs=self.n_jobs)
-        from sklearn.ensemble import HistGradientBoostingClassifier
+        from sklearn.ensemble import HistGradientBoostingClassifier  # heavy (scikit-learn, ~1-2 s): imported on use
 
         return HistGradientBoostingClassifier(
             loss="log_loss", max_iter=self.n_estimators, learning_rate=self.learning_rate,
@@ -116,8 +117,6 @@ class GBMImportance(Selector):
             early_stopping=False, random_state=self.random_state)
 
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
-        from threadpoolctl import threadpool_limits
-
         X, y, _ = st.prepare_rows(X, y, query_ptr, self.sample_size, self.random_state)
         X = X.astype(np.float32)
         if len(np.unique(y)) < 2:
@@ -126,7 +125,7 @@ class GBMImportance(Selector):
         with threadpool_limits(self.n_jobs):
             progress = Progress(f"gbm_importance ({self.backend})", self.n_estimators, unit="iterations")
             if self.backend == "xgboost":  # labels as class indices 0..K-1
-                from xgboost.callback import TrainingCallback
+                from xgboost.callback import TrainingCallback  # heavy (XGBoost, ~1.2 s): imported on use
 
                 class Step(TrainingCallback):
                     def after_iteration(self, model, epoch, evals_log):
@@ -144,7 +143,7 @@ class GBMImportance(Selector):
                 self.scores_ = np.asarray(self.model_.feature_importances_, dtype=np.float64)
                 where = "impurity"
             else:  # hist
-                from sklearn.inspection import permutation_importance
+                from sklearn.inspection import permutation_importance  # heavy (scikit-learn, ~1-2 s): imported on use
 
                 self.model_ = self._model().fit(X, y)
                 on_vali = X_val is not None and y_val is not None

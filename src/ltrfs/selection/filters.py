@@ -12,6 +12,7 @@ import numpy as np
 
 from ltrfs.params import Integer
 from ltrfs.scoring import discrete
+from ltrfs.scoring.pearson import pearson_scores
 from ltrfs.selection.base import Selector
 
 
@@ -69,8 +70,6 @@ class PearsonTopK(Selector):
         if cached is not None and np.shape(cached.get("importance")) == (d,):
             scores = np.asarray(cached["importance"], dtype=np.float64)
         else:
-            from ltrfs.scoring.pearson import pearson_scores
-
             scores = pearson_scores(X, y)[0]
         self.scores_ = scores
         self.ranking_ = np.argsort(-scores, kind="stable").astype(np.int64)

@@ -136,7 +136,7 @@ class RFImportance(Selector):
 
     def _forest(self, n_rows: int):
         """The forest for ``n_rows`` training rows (a ``max_samples`` count is capped at them)."""
-        from sklearn.ensemble import RandomForestClassifier
+        from sklearn.ensemble import RandomForestClassifier  # heavy (scikit-learn, ~1-2 s): imported on use
 
         max_samples = self.max_samples
         if isinstance(max_samples, (int, np.integer)):

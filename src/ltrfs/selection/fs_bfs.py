@@ -60,10 +60,10 @@ from typing import Callable
 
 import numpy as np
 
+from ltrfs.checks import check_labels, check_X
 from ltrfs.metrics import TIES
 from ltrfs.params import Boolean, Convention, Integer, Metric, Options, Real
-from ltrfs.rankers.base import check_labels, check_X
-from ltrfs.rankers.coord_ascent import _RESTART_INITS, MetricContext, coordinate_ascent
+from ltrfs.rankers.coord_ascent import RESTART_INITS, MetricContext, coordinate_ascent
 from ltrfs.selection.base import Selector
 from ltrfs.util import Progress
 
@@ -237,7 +237,7 @@ class FSBFS(Selector):
         "step_base": [Real(0, None, closed="neither")],
         "step_scale": [Real(0, None, closed="neither")],
         "tolerance": [Real(0)],
-        "restart_init": [Options(*_RESTART_INITS)],
+        "restart_init": [Options(*RESTART_INITS)],
         "warm_start": [Boolean()],
         "random_state": [Integer(0)],
         "n_jobs": [Integer(1)],

@@ -20,11 +20,13 @@ import numbers
 import numpy as np
 
 from ltrfs import metrics
+from ltrfs.checks import check_validation_split, check_X
 from ltrfs.params import Convention, Integer, ListOf, Metric, Options, Real
-from ltrfs.rankers.base import check_validation_split, check_X, group_ids
 from ltrfs.rankers.fsmrank import (LAMBDA1_GRID, LAMBDA2_GRID, PROBLEM_PARAMETERS, FSMProblem, SolveResult,
                                    _as_data_matrix, _blas_limit, _matvec_any, feature_order, fsmrank_solve,
                                    raw_model, scaled_inputs, subgradient_solve)
+from ltrfs.rankers.ranksvm_primal import RankSVMPrimal
+from ltrfs.ranking_data import group_ids
 from ltrfs.scoring.pearson import pearson_scores
 from ltrfs.selection.base import Selector
 from ltrfs.tuning import ValiChoice
@@ -229,15 +231,11 @@ class FSMSVM(_FSMRankBase):
         self.C_grid = C_grid
 
     def _c_grid(self) -> list[float]:
-        from ltrfs.rankers import RankSVMPrimal
-
         if self.C is not None:
             return [float(self.C)]
         return [float(c) for c in (self.C_grid if self.C_grid is not None else RankSVMPrimal.default_grid["C"])]
 
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
-        from ltrfs.rankers import RankSVMPrimal
-
         d = np.asarray(X).shape[1]
         vali = self._solve(X, y, query_ptr, (X_val, y_val, qid_val), precomputed, need_vali=True)
         ts = sorted({int(t) for t in (self.t_grid if self.t_grid is not None else range(1, d + 1)) if t <= d})

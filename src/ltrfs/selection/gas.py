@@ -53,10 +53,12 @@ from __future__ import annotations
 import numpy as np
 
 from ltrfs import metrics, scoring
-from ltrfs.data import query_ptr_from_qid
 from ltrfs.params import Boolean, Convention, Integer, ListOf, Metric, Options, Real
-from ltrfs.scoring.kendall import SCORE_KEYS, SIMILARITIES
+from ltrfs.rankers.ranksvm import RankSVM
+from ltrfs.ranking_data import query_ptr_from_qid
+from ltrfs.scoring.kendall import SCORE_KEYS, SIMILARITIES, kendall_similarities
 from ltrfs.scoring.pairwise import IMPORTANCES as PAIRWISE_IMPORTANCES
+from ltrfs.scoring.pairwise import pairwise_importance, pairwise_loss
 from ltrfs.selection.base import Selector, single_feature_scores
 from ltrfs.tuning import ValiChoice
 
@@ -171,8 +173,6 @@ class GAS(Selector):
         best = self.orientation == "best"
         d = X.shape[1]
         if name == "pairwise":
-            from ltrfs.scoring.pairwise import pairwise_importance, pairwise_loss
-
             cached = precomputed.get("pairwise")
             if cached is not None and "loss" in cached and np.shape(cached["loss"]) == (d,):
                 loss = np.asarray(cached["loss"], dtype=np.float64)
@@ -205,8 +205,6 @@ class GAS(Selector):
         if all(np.shape(cached.get(SCORE_KEYS[n])) == (d, d) for n in names):
             sims = {n: np.asarray(cached[SCORE_KEYS[n]], dtype=np.float64) for n in names}
         else:
-            from ltrfs.scoring.kendall import kendall_similarities
-
             sims = kendall_similarities(X, query_ptr, n_threads=self.n_jobs)
         if self.similarity == "tau_b":
             return sims["tau_b"] * np.outer(sign, sign)
@@ -226,8 +224,6 @@ class GAS(Selector):
         """Scores (m_val,) of the vali model trained on ``features``."""
         cols = np.asarray(sorted(features), dtype=np.int64)
         if self.vali_model == "ranksvm":
-            from ltrfs.rankers.ranksvm import RankSVM
-
             qid = np.repeat(np.arange(len(query_ptr) - 1), np.diff(query_ptr))
             model = RankSVM(C=1.0, n_jobs=self.n_jobs).fit(X[:, cols], y, qid)
             scores = model.predict(X_val[:, cols])

@@ -56,12 +56,13 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 from numba import njit, prange
 
 from ltrfs import metrics
+from ltrfs.checks import check_validation_split, check_X
 from ltrfs.params import Convention, Integer, ListOf, Metric, Options, Real, check_value
-from ltrfs.rankers.base import check_validation_split, check_X
 from ltrfs.rankers.rankrls import PAIR_WEIGHTS, centered_products, query_center, row_weights, solve_rankrls
 from ltrfs.selection.base import Selector
 from ltrfs.tuning import ValiChoice
@@ -193,8 +194,6 @@ def _check_path_inputs(X, y, query_ptr, lam, k, pair_weight):
 
 
 def _set_threads(n_jobs: int):
-    import numba
-
     previous = numba.get_num_threads()
     numba.set_num_threads(max(1, min(int(n_jobs), numba.config.NUMBA_NUM_THREADS)))
     return previous
@@ -256,8 +255,6 @@ def greedy_path(X, y, query_ptr, lam: float = 1.0, k: int | None = None, *, pair
             if return_details:
                 coefs.append(Xt[order[:step + 1]] @ a)
     finally:
-        import numba
-
         numba.set_num_threads(previous)
     if return_details:
         return order, errors, {"coefs": coefs, "candidate_errors": cand_err}

@@ -33,7 +33,9 @@ penalty (standardised scale). ``predict_scores(X)`` = P(relevant) of the model a
 """
 from __future__ import annotations
 
+import inspect
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -49,9 +51,7 @@ def l1_logistic_regression(C: float, solver: str, *, tol: float = 1e-4, max_iter
                            random_state=0, warm_start: bool = False):
     """scikit-learn ``LogisticRegression`` with a pure L1 penalty in any supported version
     (``l1_ratio=1`` from 1.8 on, ``penalty="l1"`` before)."""
-    import inspect
-
-    from sklearn.linear_model import LogisticRegression
+    from sklearn.linear_model import LogisticRegression  # heavy (scikit-learn, ~1-2 s): imported on use
 
     kwargs = dict(C=C, solver=solver, tol=tol, max_iter=max_iter, random_state=random_state,
                   warm_start=warm_start)
@@ -64,7 +64,7 @@ def l1_logistic_regression(C: float, solver: str, *, tol: float = 1e-4, max_iter
 
 
 def _mean_log_loss(y: np.ndarray, p: np.ndarray) -> float:
-    from sklearn.metrics import log_loss
+    from sklearn.metrics import log_loss  # heavy (scikit-learn, ~1-2 s): imported on use
 
     return float(log_loss(y, p, labels=[0, 1]))
 
@@ -150,7 +150,7 @@ class L1Logistic(Selector):
         Cs = 1.0 / (n * lambdas)
         coef, intercept = sklearn_path(Xs, yb, Cs, self.solver, tol=self.tol or 1e-4,
                                        max_iter=self.max_iter or 1000, random_state=self.random_state)
-        from scipy.special import expit
+        from scipy.special import expit  # heavy (scipy.special, ~0.3 s): imported on use
 
         p = expit(Xs @ coef[-1] + intercept[-1])
         return coef, intercept, Xs.T @ (yb - p) / n, lambdas
@@ -168,13 +168,11 @@ class L1Logistic(Selector):
                 coef, intercept = sklearn_path(Xs[train], yb[train], 1.0 / (n * lambdas), self.solver,
                                                   tol=self.tol or 1e-4, max_iter=self.max_iter or 1000,
                                                   random_state=self.random_state)
-            from scipy.special import expit
+            from scipy.special import expit  # heavy (scipy.special, ~0.3 s): imported on use
 
             return [_mean_log_loss(yb[test], expit(Xs[test] @ coef[k] + intercept[k])) for k in range(len(lambdas))]
 
         if self.n_jobs > 1:
-            from concurrent.futures import ThreadPoolExecutor
-
             with ThreadPoolExecutor(self.n_jobs) as pool:
                 return np.array(list(pool.map(one, folds)))
         return np.array([one(f) for f in folds])
@@ -215,7 +213,7 @@ class L1Logistic(Selector):
 
     def predict_scores(self, X) -> np.ndarray:
         """(m,) P(relevant) of the ``predict_rule`` model for raw features X (m, d)."""
-        from scipy.special import expit
+        from scipy.special import expit  # heavy (scipy.special, ~0.3 s): imported on use
 
         coef, intercept = self._predict_coef
         Xs = (np.asarray(X, dtype=np.float64) - self.mean_) / self.scale_

@@ -30,10 +30,14 @@ O(m d) per feature that moves; a sweep then costs O(d) per moving coordinate).
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from numba import njit
 
+from ltrfs.estimator import ConvergenceWarning
 from ltrfs.rankers.base import standardise  # noqa: F401  (re-exported: st.standardise)
+from ltrfs.tuning import DegenerateGridError
 
 #: a probability weight p (1 - p) is kept at least this large (as glmnet does)
 _MIN_WEIGHT = 1e-5
@@ -83,7 +87,7 @@ def binarise(y: np.ndarray, relevant_min: int) -> np.ndarray:
 def grouped_folds(group: np.ndarray, n_splits: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """scikit-learn ``GroupKFold(n_splits)`` splits of the rows by query (a query never spans
     a training and a held-out part)."""
-    from sklearn.model_selection import GroupKFold
+    from sklearn.model_selection import GroupKFold  # heavy (scikit-learn, ~1-2 s): imported on use
 
     n_groups = len(np.unique(group))
     if n_groups < n_splits:
@@ -138,7 +142,7 @@ def cr_probabilities(eta: np.ndarray, alpha: np.ndarray) -> np.ndarray:
     and ``P(y = 0) = prod_{j >= 1} (1 - h_j)``."""
     eta = np.asarray(eta, dtype=np.float64)
     S = len(alpha)
-    from scipy.special import expit
+    from scipy.special import expit  # heavy (scipy.special, ~0.3 s): imported on use
 
     h = expit(eta[:, None] + np.asarray(alpha)[None, :])  # (m, S), column s = level s+1
     probs = np.empty((len(eta), S + 1))
@@ -205,6 +209,9 @@ def _gram_columns(XT32, W, cols, n_total, G, have_col):
         have_col[k] = True
 
 
+# One compiled kernel for the whole lambda path, on purpose (about 180 lines): the residuals,
+# active set and covariance updates are shared by every sweep; splitting it into jitted helpers
+# that hand those arrays back and forth costs speed.
 @njit(cache=True, nogil=True)
 def _cd_path(XT, XT32, XT2, mask, target, lambdas, tol, max_outer, max_sweeps, stop_early, alpha0):
     """glmnet-style path; see the module docstring. Coordinate descent uses glmnet's
@@ -448,10 +455,6 @@ def l1_path(Xs: np.ndarray, mask: np.ndarray, target: np.ndarray, lambdas: np.nd
         XT, XT32, XT * XT, mask, target, lambdas, float(tol), int(max_outer), int(max_sweeps), bool(stop_early),
         alpha0)
     if not np.all(converged[:n_fit]):
-        import warnings
-
-        from ltrfs.estimator import ConvergenceWarning
-
         bad = int(np.sum(~converged[:n_fit]))
         warnings.warn(f"L1 path: {bad} of {n_fit} lambdas stopped at max_outer={max_outer} Newton steps "
                       "before the tolerance", ConvergenceWarning, stacklevel=2)
@@ -467,8 +470,6 @@ def without_degenerate(values: np.ndarray, coef_path: np.ndarray, what: str) -> 
     model's coefficients (``coef_path`` (L, d)) are all zero: such a model gives every document
     the same score, ranks by file order alone, and is never chosen (``ltrfs.tuning``).
     Raises ``DegenerateGridError`` naming ``what`` when every model of the path is."""
-    from ltrfs.tuning import DegenerateGridError
-
     coef = np.asarray(coef_path).reshape(len(values), -1)
     zero = ~np.any(coef != 0, axis=1)
     if zero.all():

@@ -64,6 +64,8 @@ estimators: ``boot_coef_`` (B, d), ``boot_intercept_`` (B,), ``platt_`` (B, 2) =
 """
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from ltrfs.params import Integer, ListOf, Options, Real
@@ -74,7 +76,7 @@ from ltrfs.selection.base import Selector
 def linear_svc(C: float, *, loss: str = "squared_hinge", tol: float = 1e-4, max_iter: int = 10000, random_state=0):
     """scikit-learn ``LinearSVC`` as used here (the dual solver for the hinge loss, which
     needs it; scikit-learn's choice, "auto", for the squared hinge)."""
-    from sklearn.svm import LinearSVC
+    from sklearn.svm import LinearSVC  # heavy (scikit-learn, ~1-2 s): imported on use
 
     return LinearSVC(C=C, loss=loss, dual=True if loss == "hinge" else "auto", tol=tol, max_iter=max_iter,
                      random_state=random_state)
@@ -84,7 +86,7 @@ def _eliminate(estimator, X: np.ndarray, y: np.ndarray, step, on_fit=None) -> tu
     """The elimination of ``rfe_order``; ``on_fit(columns, fitted)`` is called after every fit
     (``columns`` the remaining column indices in index order, ``fitted`` the estimator fitted
     on ``X[:, columns]``); with ``on_fit``, the last survivor is fitted alone too."""
-    from sklearn.base import clone
+    from sklearn.base import clone  # heavy (scikit-learn, ~1-2 s): imported on use
 
     d = X.shape[1]
     n_step = int(max(1, step * d)) if 0 < step < 1 else int(step)
@@ -139,7 +141,7 @@ def platt_sigmoid(f: np.ndarray, y: np.ndarray, max_iter: int = 100, min_step: f
     smoothed targets ``(N+ + 1) / (N+ + 2)`` for positives and ``1 / (N- + 2)`` for negatives
     by Newton's method with backtracking (Lin, Lin & Weng 2007; libsvm's ``sigmoid_train``,
     which kernlab uses). A sample of one class gives A = 0 (a constant probability)."""
-    from scipy.special import expit
+    from scipy.special import expit  # heavy (scipy.special, ~0.3 s): imported on use
 
     f = np.asarray(f, dtype=np.float64)
     y = np.asarray(y)
@@ -260,8 +262,6 @@ class SVMRFE(Selector):
         """[fn(item)] in order, on ``n_jobs`` threads when n_jobs > 1 (liblinear releases the GIL)."""
         items = list(items)
         if self.n_jobs > 1 and len(items) > 1:
-            from concurrent.futures import ThreadPoolExecutor
-
             with ThreadPoolExecutor(min(self.n_jobs, len(items))) as pool:
                 return list(pool.map(fn, items))
         return [fn(item) for item in items]
@@ -369,7 +369,7 @@ class SVMRFE(Selector):
         needs ``n_bootstrap >= 1``. Rows in blocks, so memory is O(block_rows * B)."""
         if not hasattr(self, "platt_"):
             raise ValueError("svm_rfe: P(relevant) needs a model fitted with n_bootstrap >= 1")
-        from scipy.special import expit
+        from scipy.special import expit  # heavy (scipy.special, ~0.3 s): imported on use
 
         X = np.asarray(X, dtype=np.float64)
         out = np.empty(len(X))

@@ -1,4 +1,4 @@
-"""Read and write LETOR / SVMlight ranking files and the ``.npz`` cache.
+"""Read LETOR / SVMlight ranking files: one compiled pass over the raw bytes.
 
 Text format, one query-document pair per line::
 
@@ -12,7 +12,7 @@ other syntactically valid token is handed to ``float()``. Values are parsed as f
 rounded to float32 (the same two roundings as ``load_svmlight_file(...)`` followed by
 ``astype(np.float32)``).
 
-Rules the reader enforces (each violation raises :class:`~ltrfs.data.DataError` with the one-line
+Rules the reader enforces (each violation raises :class:`~ltrfs.ranking_data.DataError` with the one-line
 message ``"<file>:<line>: <what is wrong>"``):
 
 * the label is a relevance grade: an integer ``>= 0`` in the int32 range, written as digits with
@@ -49,18 +49,15 @@ import gzip
 import logging
 import lzma
 import math
-import re
-import zipfile
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 from numba import njit
 
-from ltrfs.data import DataError, RankingData
-from ltrfs.util import atomic_path
+from ltrfs.io.duplicates import duplicate_rows
+from ltrfs.ranking_data import DataError, RankingData
 
-__all__ = ["read_letor", "save_npz", "load_npz", "read_any", "write_letor", "duplicate_rows", "NULL_POLICIES"]
+__all__ = ["read_letor", "NULL_POLICIES", "DENSE_FLOOR", "DENSE_PER_BYTE"]
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +67,7 @@ NULL_POLICIES = ("min", "zero", "error")
 # Compiled scanner
 # ----------------------------------------------------------------------------------------------
 
-_POW10 = np.array([10.0 ** k for k in range(23)], dtype=np.float64)  # exact in float64
+POW10 = np.array([10.0 ** k for k in range(23)], dtype=np.float64)  # exact in float64 (the writer uses it too)
 _MAX_EXACT = 2 ** 53
 _MANT_LIMIT = 10 ** 17  # accumulate mantissa digits while w < this (keeps w*10+d < 2**63)
 # The dense matrix a file may fill: at most DENSE_FLOOR bytes or DENSE_PER_BYTE times the size
@@ -182,9 +179,9 @@ def _parse_number(buf, s, n):
         return 0.0, 1, i
     v = np.float64(w)
     if exp10 > 0:
-        v = v * _POW10[exp10]
+        v = v * POW10[exp10]
     elif exp10 < 0:
-        v = v / _POW10[-exp10]
+        v = v / POW10[-exp10]
     return (-v if neg else v), 0, i
 
 
@@ -298,6 +295,9 @@ def _grow2(a, n):
     return b
 
 
+# One compiled kernel over the whole buffer, on purpose (about 220 lines): the per-byte state
+# (position, row, column, error) stays in registers; splitting it into jitted helpers that pass
+# that state back and forth costs reader speed (bench/bench_reader.py).
 @njit(cache=True, error_model="numpy")
 def _scan(buf, start, n_upper, cap, fixed, null_error, max_cells):
     """One pass over the bytes of a LETOR file; the dense matrix never exceeds ``max_cells``.
@@ -689,20 +689,33 @@ def read_letor(path, *, n_features: int | None = None, null_policy: str = "min",
                max_dense_bytes: int | None = None) -> RankingData:
     """Read a LETOR / SVMlight ranking file into a :class:`RankingData`.
 
-    path         text file; ``.gz``/``.bz2``/``.xz`` (by suffix or magic bytes) is decompressed
-    n_features   width d of X; None (default) -> the largest feature index in the file; an index
-                 above a given ``n_features`` is an error
-    null_policy  LETOR 3.0 ``NULL`` values: ``"min"`` (default) -> the minimum of that feature over
-                 the query's non-NULL values (0 when the whole query is NULL for it), as LETOR's
-                 Feature-min files; ``"zero"`` -> 0; ``"error"`` -> DataError
-    max_dense_bytes  the largest X the file may fill; None (default) -> ``DENSE_PER_BYTE`` (16)
-                 times the size of the text, at least ``DENSE_FLOOR`` (64 MiB): a feature index or
-                 an ``n_features`` that needs more is a DataError, not an allocation
+    Parameters
+    ----------
+    path : str or Path
+        Text file; ``.gz``/``.bz2``/``.xz`` (by suffix or magic bytes) is decompressed.
+    n_features : int, optional
+        Width d of X; None (default) -> the largest feature index in the file; an index above a
+        given ``n_features`` is an error.
+    null_policy : {"min", "zero", "error"}, default "min"
+        LETOR 3.0 ``NULL`` values: "min" -> the minimum of that feature over the query's non-NULL
+        values (0 when the whole query is NULL for it), as LETOR's Feature-min files; "zero" -> 0;
+        "error" -> DataError.
+    max_dense_bytes : int, optional
+        The largest X the file may fill; None (default) -> ``DENSE_PER_BYTE`` (16) times the size
+        of the text, at least ``DENSE_FLOOR`` (64 MiB): a feature index or an ``n_features`` that
+        needs more is a DataError, not an allocation.
 
-    Returns X float32 (m, d) with column j = feature j + 1 (missing features 0), y int32 (m,),
-    query_ptr int64 (q + 1,), query_ids int64 (q,), docids str (m,) (text after ``#``, stripped;
-    "" on lines without a comment; None when no line has one). Errors raise DataError
-    ``"<file>:<line>: <what is wrong>"``; see the module docstring for the accepted syntax.
+    Returns
+    -------
+    RankingData
+        X float32 (m, d) with column j = feature j + 1 (missing features 0), y int32 (m,),
+        query_ptr int64 (q + 1,), query_ids int64 (q,), docids str (m,) (text after ``#``,
+        stripped; "" on lines without a comment; None when no line has one).
+
+    Raises
+    ------
+    DataError
+        ``"<file>:<line>: <what is wrong>"``; see the module docstring for the accepted syntax.
     """
     if null_policy not in NULL_POLICIES:
         raise ValueError(f"null_policy must be one of {NULL_POLICIES}, got {null_policy!r}")
@@ -770,426 +783,3 @@ def read_letor(path, *, n_features: int | None = None, null_policy: str = "min",
                     "same query, features and docid" if docids is not None else "same query and features",
                     pairs, ", ..." if len(repeats) > 3 else "")
     return RankingData(X=X, y=y, query_ptr=query_ptr, query_ids=query_ids, docids=docids)
-
-
-@njit(cache=True)
-def _row_hashes(bits, query_ptr):
-    """FNV-1a hash of each row's query number and float32 bit patterns: (m,) uint64."""
-    h = np.empty(bits.shape[0], np.uint64)
-    prime = np.uint64(1099511628211)
-    for q in range(query_ptr.shape[0] - 1):
-        for r in range(query_ptr[q], query_ptr[q + 1]):
-            v = np.uint64(14695981039346656037) ^ np.uint64(q)
-            for j in range(bits.shape[1]):
-                v = (v ^ np.uint64(bits[r, j])) * prime
-            h[r] = v
-    return h
-
-
-def duplicate_rows(X: np.ndarray, query_ptr: np.ndarray, docids=None) -> np.ndarray:
-    """Rows that repeat an earlier row of the same query (the same features bit for bit and,
-    with ``docids``, the same docid): (n, 2) int64 of (row, the first earlier such row), by row.
-    Rows are compared only within runs of equal hashes (``_row_hashes``)."""
-    if X.shape[0] < 2:
-        return np.empty((0, 2), np.int64)
-    bits = np.ascontiguousarray(X, dtype=np.float32).view(np.uint32)
-    h = _row_hashes(bits, np.asarray(query_ptr, np.int64))
-    order = np.lexsort((np.arange(len(h)), h))  # by hash, then by row
-    hs = h[order]
-    starts = np.flatnonzero(np.r_[True, hs[1:] != hs[:-1]])
-    ends = np.r_[starts[1:], len(hs)]
-    qrow = np.repeat(np.arange(len(query_ptr) - 1), np.diff(query_ptr))
-    pairs = []
-    for s, e in zip(starts[ends - starts > 1].tolist(), ends[ends - starts > 1].tolist()):
-        rows = order[s:e].tolist()
-        for i, r in enumerate(rows[1:], 1):
-            for earlier in rows[:i]:
-                if (qrow[earlier] == qrow[r] and np.array_equal(bits[earlier], bits[r])
-                        and (docids is None or docids[earlier] == docids[r])):
-                    pairs.append((r, earlier))
-                    break
-    return np.array(sorted(pairs), np.int64).reshape(-1, 2)
-
-
-# ----------------------------------------------------------------------------------------------
-# Atomic writes
-# ----------------------------------------------------------------------------------------------
-
-@contextmanager
-def _atomic_file(path: Path):
-    """Yield a binary file object on a temporary name next to ``path``; rename it on success."""
-    with atomic_path(path) as tmp, open(tmp, "wb") as f:
-        yield f
-
-
-# ----------------------------------------------------------------------------------------------
-# .npz cache
-# ----------------------------------------------------------------------------------------------
-
-_NPZ_FORMAT = 1
-_NPY_HEADER = re.compile(rb"\{'descr': '([<>|=]?[A-Za-z][0-9]*)', 'fortran_order': (True|False), "
-                         rb"'shape': \(((?:\d+, ?)*\d*)\), \}\s*")
-_NPZ_DTYPES = {"X": np.float32, "y": np.int32, "query_ptr": np.int64, "query_ids": np.int64}
-
-
-def save_npz(data: RankingData, path) -> None:
-    """Write ``data`` to ``path`` as an uncompressed ``.npz`` (atomically: temp name + os.replace).
-
-    Keys: X float32 (m, d), y int32 (m,), query_ptr int64 (q+1,), query_ids int64 (q,), docids
-    'U' (m,) when present, format int64 () = 1. Nothing needs pickle.
-    """
-    arrays = {
-        "format": np.array(_NPZ_FORMAT, dtype=np.int64),
-        "X": np.ascontiguousarray(data.X, dtype=np.float32),
-        "y": np.ascontiguousarray(data.y, dtype=np.int32),
-        "query_ptr": np.ascontiguousarray(data.query_ptr, dtype=np.int64),
-        "query_ids": np.ascontiguousarray(data.query_ids, dtype=np.int64),
-    }
-    if data.docids is not None:
-        docids = np.asarray(data.docids)
-        if docids.dtype.kind != "U":
-            docids = docids.astype(str)
-        arrays["docids"] = np.ascontiguousarray(docids)
-    with _atomic_file(Path(path)) as f:
-        np.savez(f, **arrays)
-
-
-def _read_member(f, zf: zipfile.ZipFile, info: zipfile.ZipInfo, path):
-    """A stored .npy member read straight into a fresh (aligned) array; None -> generic reader."""
-    if info.compress_type != zipfile.ZIP_STORED:
-        return None
-    f.seek(info.header_offset)
-    local = f.read(30)
-    if len(local) != 30 or local[:4] != b"PK\x03\x04":
-        raise DataError(f"{path}: corrupt .npz (bad local header for {info.filename})")
-    f.seek(info.header_offset + 30 + int.from_bytes(local[26:28], "little")
-           + int.from_bytes(local[28:30], "little"))
-    version = np.lib.format.read_magic(f)
-    if version not in ((1, 0), (2, 0)):
-        return None
-    pos = f.tell()
-    nlen = 2 if version == (1, 0) else 4
-    header = f.read(int.from_bytes(f.read(nlen), "little"))
-    match = _NPY_HEADER.fullmatch(header)
-    if match:  # the layout np.save writes: skip the generic literal_eval
-        dtype = np.dtype(match.group(1).decode("ascii"))
-        fortran = match.group(2) == b"True"
-        shape = tuple(int(t) for t in match.group(3).split(b",") if t.strip())
-    else:
-        f.seek(pos)
-        read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
-                       else np.lib.format.read_array_header_2_0)
-        shape, fortran, dtype = read_header(f)
-    if dtype.hasobject:
-        raise DataError(f"{path}: {info.filename} holds Python objects (pickle is not allowed)")
-    arr = np.empty(shape[::-1] if fortran else shape, dtype=dtype)
-    if arr.nbytes:
-        if f.readinto(memoryview(arr).cast("B")) != arr.nbytes:
-            raise DataError(f"{path}: corrupt .npz ({info.filename} is truncated)")
-    return arr.T if fortran else arr
-
-
-def load_npz(path) -> RankingData:
-    """Read a cache written by :func:`save_npz` (no pickle); returns a :class:`RankingData`."""
-    path = Path(path)
-    arrays = {}
-    try:
-        with open(path, "rb") as f, zipfile.ZipFile(f) as zf:
-            for info in zf.infolist():
-                name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
-                arr = _read_member(f, zf, info, path)
-                if arr is None:  # compressed member: the generic reader
-                    with zf.open(info) as member:
-                        arr = np.lib.format.read_array(member, allow_pickle=False)
-                arrays[name] = arr
-    except FileNotFoundError:
-        raise DataError(f"{path}: no such file") from None
-    except DataError:
-        raise
-    except (zipfile.BadZipFile, ValueError, EOFError, OSError) as exc:
-        raise DataError(f"{path}: not a readable .npz cache ({exc})") from None
-    missing = [k for k in ("X", "y", "query_ptr", "query_ids") if k not in arrays]
-    if missing:
-        raise DataError(f"{path}: not an ltrfs .npz cache (missing {', '.join(missing)})")
-    fmt = arrays.get("format")
-    if fmt is None or fmt.shape != () or int(fmt) != _NPZ_FORMAT:
-        raise DataError(f"{path}: unsupported ltrfs .npz cache format {fmt!r} "
-                        f"(expected {_NPZ_FORMAT}); delete it to rebuild")
-    for key, dt in _NPZ_DTYPES.items():
-        if arrays[key].dtype != dt:
-            raise DataError(f"{path}: {key} has dtype {arrays[key].dtype}, expected {np.dtype(dt)}")
-    docids = arrays.get("docids")
-    if docids is not None:
-        if docids.dtype.kind not in "US" or docids.shape != arrays["y"].shape:
-            raise DataError(f"{path}: docids must be a string array of shape {arrays['y'].shape}, "
-                            f"got {docids.dtype} {docids.shape}")
-        if docids.dtype.kind == "S":
-            docids = docids.astype(str)
-    try:
-        return RankingData(X=arrays["X"], y=arrays["y"], query_ptr=arrays["query_ptr"],
-                           query_ids=arrays["query_ids"], docids=docids)
-    except DataError as exc:
-        raise DataError(f"{path}: inconsistent cache: {exc}") from None
-
-
-def read_any(path, **kw) -> RankingData:
-    """``.npz`` -> :func:`load_npz`; anything else -> :func:`read_letor` (``kw`` passed on).
-
-    For a ``.npz``, ``n_features`` (if given) must equal the cached width; ``null_policy`` is
-    ignored (NULLs were resolved when the cache was built).
-    """
-    path = Path(path)
-    if path.suffix.lower() == ".npz":
-        unknown = set(kw) - {"n_features", "null_policy"}
-        if unknown:
-            raise TypeError(f"read_any got unexpected keyword arguments {sorted(unknown)}")
-        data = load_npz(path)
-        nf = kw.get("n_features")
-        if nf is not None and nf != data.n_features:
-            raise DataError(f"{path}: cache has {data.n_features} features, n_features={nf} asked")
-        return data
-    return read_letor(path, **kw)
-
-
-# ----------------------------------------------------------------------------------------------
-# Writing text
-# ----------------------------------------------------------------------------------------------
-
-@njit(cache=True)
-def _put_int(out, p, v):
-    """Decimal digits of the integer v at out[p:]; returns the new position."""
-    if v < 0:
-        out[p] = 45
-        p += 1
-        v = -v
-    if v == 0:
-        out[p] = 48
-        return p + 1
-    nd = 0
-    t = v
-    while t > 0:
-        nd += 1
-        t //= 10
-    for k in range(nd - 1, -1, -1):
-        out[p + k] = 48 + v % 10
-        v //= 10
-    return p + nd
-
-
-@njit(cache=True)
-def _exact_value(D, k):
-    """Correctly rounded float64 of D * 10**k for D <= 2**53, |k| <= 22."""
-    if k >= 0:
-        return np.float64(D) * _POW10[k]
-    return np.float64(D) / _POW10[-k]
-
-
-@njit(cache=True)
-def _shortest_digits(v):
-    """Shortest (D, k) with float32(D * 10**k read as float64) == v, for 1e-14 <= |v| < 1e22.
-
-    Tries 1..10 significant digits (D rounded from |v| / 10**k in float64; at 9 and 10 digits also
-    D - 1 and D + 1, which covers any rounding error there); D = -1 if nothing round-trips.
-    """
-    a = abs(np.float64(v))
-    e10 = int(np.floor(np.log10(a)))
-    if e10 >= 0:
-        if e10 <= 22 and _POW10[e10] > a:
-            e10 -= 1
-    elif -e10 <= 22 and a * _POW10[-e10] < 1.0:
-        e10 -= 1
-    target = np.float32(a)
-    for p in range(1, 11):
-        k = e10 - p + 1
-        if k > 22 or k < -22:
-            continue
-        if k >= 0:
-            q = a / _POW10[k]
-        else:
-            q = a * _POW10[-k]
-        D0 = np.int64(np.rint(q))
-        lo = D0 - 1 if p >= 9 else D0
-        hi = D0 + 1 if p >= 9 else D0
-        for D in range(lo, hi + 1):
-            if D > 0 and np.float32(_exact_value(D, k)) == target:
-                return D, k
-    return np.int64(-1), 0
-
-
-@njit(cache=True)
-def _put_float32(out, p, v):
-    """Shortest round-tripping decimal of float32 v (1e-14 <= |v| < 1e22 or 0) at out[p:].
-
-    Returns the new position, or -1 if no candidate round-trips (not expected to happen).
-    """
-    if v == 0:
-        if np.signbit(v):
-            out[p] = 45
-            p += 1
-        out[p] = 48
-        return p + 1
-    D, k = _shortest_digits(v)
-    if D < 0:
-        return -1
-    while D % 10 == 0:
-        D //= 10
-        k += 1
-    if v < 0:
-        out[p] = 45
-        p += 1
-    digits = np.empty(20, np.uint8)
-    nd = 0
-    t = D
-    while t > 0:
-        digits[nd] = 48 + t % 10
-        t //= 10
-        nd += 1
-    digits[:nd] = digits[:nd][::-1].copy()
-    lead = k + nd - 1  # decimal exponent of the leading digit
-    if -4 <= lead <= 8:  # positional like %g (at most 9 integer digits), else d.ddde+XX
-        if k >= 0:
-            for j in range(nd):
-                out[p] = digits[j]
-                p += 1
-            for j in range(k):
-                out[p] = 48
-                p += 1
-        elif lead >= 0:
-            for j in range(nd):
-                if j == lead + 1:
-                    out[p] = 46
-                    p += 1
-                out[p] = digits[j]
-                p += 1
-        else:
-            out[p] = 48
-            out[p + 1] = 46
-            p += 2
-            for j in range(-lead - 1):
-                out[p] = 48
-                p += 1
-            for j in range(nd):
-                out[p] = digits[j]
-                p += 1
-    else:
-        out[p] = digits[0]
-        p += 1
-        if nd > 1:
-            out[p] = 46
-            p += 1
-            for j in range(1, nd):
-                out[p] = digits[j]
-                p += 1
-        out[p] = 101
-        out[p + 1] = 45 if lead < 0 else 43
-        p += 2
-        if -10 < lead < 10:
-            out[p] = 48
-            p += 1
-        p = _put_int(out, p, abs(lead))
-    return p
-
-
-@njit(cache=True)
-def _format_rows(X, y, qid, r0, r1, spec_vals, spec_blob, spec_ptr, com_blob, com_ptr, has_com):
-    """LETOR text of rows r0:r1 as uint8; returns (bytes, failing row or -1)."""
-    d = X.shape[1]
-    size = 0
-    for r in range(r0, r1):
-        size += 48 + d * 40
-        if has_com:
-            size += 3 + com_ptr[r + 1] - com_ptr[r]
-    out = np.empty(size, np.uint8)
-    p = 0
-    for r in range(r0, r1):
-        p = _put_int(out, p, np.int64(y[r]))
-        out[p] = 32
-        out[p + 1] = 113
-        out[p + 2] = 105
-        out[p + 3] = 100
-        out[p + 4] = 58
-        p = _put_int(out, p + 5, qid[r])
-        for j in range(d):
-            out[p] = 32
-            p = _put_int(out, p + 1, j + 1)
-            out[p] = 58
-            p += 1
-            v = X[r, j]
-            a = abs(v)
-            if v != 0 and (a < 1e-14 or a >= 1e22):
-                t = np.searchsorted(spec_vals, v)
-                for b in range(spec_ptr[t], spec_ptr[t + 1]):
-                    out[p] = spec_blob[b]
-                    p += 1
-            else:
-                p2 = _put_float32(out, p, v)
-                if p2 < 0:
-                    return out[:0], r
-                p = p2
-        if has_com:
-            out[p] = 32
-            out[p + 1] = 35
-            p += 2
-            for b in range(com_ptr[r], com_ptr[r + 1]):
-                out[p] = com_blob[b]
-                p += 1
-        out[p] = 10
-        p += 1
-    return out[:p], -1
-
-
-def write_letor(data: RankingData, path, *, chunk_rows: int = 8192) -> None:
-    """Write ``data`` as dense LETOR text, atomically (temp name + os.replace).
-
-    Line r: ``<y> qid:<qid> 1:<X[r,0]> ... d:<X[r,d-1]>[ #<docid>]``; every value is the shortest
-    decimal that reads back to the same float32 (so write -> read round-trips bit for bit), ``-0``
-    kept. A ``.gz`` path is gzip-compressed (deterministic header). Docids are written after
-    ``#`` and must not contain line breaks; read_letor strips surrounding whitespace from them.
-    """
-    X = np.ascontiguousarray(data.X, dtype=np.float32)
-    m = X.shape[0]
-    if m == 0:
-        raise ValueError("write_letor: the dataset has no rows")
-    if not np.isfinite(X).all():
-        r, j = np.argwhere(~np.isfinite(X))[0]
-        raise ValueError(f"write_letor: X[{r}, {j}] = {X[r, j]} is not finite")
-    y = np.ascontiguousarray(data.y, dtype=np.int64)
-    qid = np.ascontiguousarray(data.qid, dtype=np.int64)
-    a = np.abs(X)
-    special = np.unique(X[(X != 0) & ((a < 1e-14) | (a >= 1e22))])
-    del a
-    # tiny / huge values (outside the compiled formatter's exact range): numpy's shortest repr
-    spec_strs = [np.format_float_scientific(v, unique=True, trim="-") for v in special]
-    for s, v in zip(spec_strs, special):
-        if np.float32(float(s)) != v:  # pragma: no cover - numpy's float32 repr round-trips
-            raise RuntimeError(f"write_letor: cannot format {v!r}")
-    spec_bytes = [s.encode() for s in spec_strs]
-    spec_ptr = np.zeros(len(spec_bytes) + 1, np.int64)
-    spec_ptr[1:] = np.cumsum([len(b) for b in spec_bytes])
-    spec_blob = np.frombuffer(b"".join(spec_bytes) or b"\0", np.uint8)
-    has_com = data.docids is not None
-    if has_com:
-        com = [str(s).encode("utf-8") for s in np.asarray(data.docids).tolist()]
-        for r, c in enumerate(com):
-            if b"\n" in c or b"\r" in c:
-                raise ValueError(f"write_letor: docid of row {r} contains a line break")
-        com_ptr = np.zeros(m + 1, np.int64)
-        com_ptr[1:] = np.cumsum([len(c) for c in com])
-        com_blob = np.frombuffer(b"".join(com) or b"\0", np.uint8)
-    else:
-        com_ptr = np.zeros(m + 1, np.int64)
-        com_blob = np.zeros(1, np.uint8)
-    path = Path(path)
-    with _atomic_file(path) as f:
-        sink = (gzip.GzipFile(filename="", mode="wb", fileobj=f, mtime=0)
-                if path.suffix.lower() == ".gz" else f)
-        special = special.astype(np.float32)
-        for r0 in range(0, m, chunk_rows):
-            r1 = min(m, r0 + chunk_rows)
-            text, bad = _format_rows(X, y, qid, r0, r1, special, spec_blob, spec_ptr, com_blob,
-                                     com_ptr, has_com)
-            if bad >= 0:  # pragma: no cover - a 9-digit candidate always round-trips
-                raise RuntimeError(f"write_letor: cannot format row {bad}")
-            sink.write(text.tobytes())
-        if sink is not f:
-            sink.close()

@@ -1,6 +1,8 @@
-"""The in-memory ranking dataset shared by every stage.
+"""The in-memory ranking dataset shared by every stage, and its query layout.
 
-Rows are query-document pairs; the rows of one query are contiguous, in file order.
+Rows are query-document pairs; the rows of one query are contiguous, in file order. A query
+layout is given by ``query_ptr`` (q + 1,) offsets: the rows of query i are
+``query_ptr[i]:query_ptr[i + 1]``.
 """
 from __future__ import annotations
 
@@ -10,18 +12,40 @@ import numpy as np
 
 
 class DataError(ValueError):
-    """Bad input data: the message names the file (and line) and what is wrong."""
+    """Bad input data: the message names the file (and line) and what is wrong.
+
+    A ``ValueError``, so that callers that catch bad values catch it too.
+    """
 
 
 @dataclass
 class RankingData:
-    """A ranking dataset.
+    """A ranking dataset: features, labels and the query layout of m rows.
 
-    X          float32 (m, d)   features; column j holds the data file's feature id j + 1
-    y          int32   (m,)     graded relevance labels
-    query_ptr  int64   (q + 1,) rows of query i are ``query_ptr[i]:query_ptr[i + 1]``
-    query_ids  int64   (q,)     the ``qid:`` value of every query, in file order
-    docids     str     (m,)     the text after ``#`` on each line (stripped), or None
+    Parameters
+    ----------
+    X : ndarray of float32, shape (m, d)
+        Features; column j holds the data file's feature id j + 1.
+    y : ndarray of int32, shape (m,)
+        Graded relevance labels.
+    query_ptr : ndarray of int64, shape (q + 1,)
+        The rows of query i are ``query_ptr[i]:query_ptr[i + 1]``; rises strictly from 0 to m.
+    query_ids : ndarray of int64, shape (q,)
+        The ``qid:`` value of every query, in file order.
+    docids : ndarray of str, shape (m,), or None
+        The text after ``#`` on each line (stripped), or None when no line has one.
+
+    Attributes
+    ----------
+    n_rows, n_features, n_queries : int
+        m, d and q.
+    qid : ndarray of int64, shape (m,)
+        The query id of every row.
+
+    Raises
+    ------
+    DataError
+        When the shapes or ``query_ptr`` are inconsistent.
     """
 
     X: np.ndarray
@@ -41,14 +65,17 @@ class RankingData:
 
     @property
     def n_rows(self) -> int:
+        """Number of rows m (query-document pairs)."""
         return int(self.X.shape[0])
 
     @property
     def n_features(self) -> int:
+        """Number of features d (columns of X)."""
         return int(self.X.shape[1])
 
     @property
     def n_queries(self) -> int:
+        """Number of queries q."""
         return int(len(self.query_ptr) - 1)
 
     @property
@@ -57,6 +84,7 @@ class RankingData:
         return np.repeat(self.query_ids, np.diff(self.query_ptr))
 
     def query_sizes(self) -> np.ndarray:
+        """Number of rows of every query, int64 (q,)."""
         return np.diff(self.query_ptr)
 
     def subset_queries(self, index) -> "RankingData":
@@ -87,9 +115,24 @@ class RankingData:
 
 
 def query_ptr_from_qid(qid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(query_ptr, query_ids) from a per-row query id array whose queries are contiguous.
+    """The query layout of a per-row query id array whose queries are contiguous.
 
-    Raises DataError when a query id appears in two separate runs of rows.
+    Parameters
+    ----------
+    qid : array_like, shape (m,)
+        The query id of every row.
+
+    Returns
+    -------
+    query_ptr : ndarray of int64, shape (q + 1,)
+        Row offsets of the queries, in row order.
+    query_ids : ndarray, shape (q,)
+        The id of every query (dtype of ``qid``).
+
+    Raises
+    ------
+    DataError
+        When a query id appears in two separate runs of rows.
     """
     qid = np.asarray(qid)
     if qid.size == 0:
@@ -99,3 +142,19 @@ def query_ptr_from_qid(qid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if len(np.unique(ids)) != len(ids):
         raise DataError("rows of one query are not contiguous")
     return np.r_[starts, qid.size].astype(np.int64), ids
+
+
+def group_ids(query_ptr: np.ndarray) -> np.ndarray:
+    """The position of each row's query: 0, 0, ..., 1, 1, ... (queries sorted, contiguous).
+
+    Parameters
+    ----------
+    query_ptr : ndarray of int64, shape (q + 1,)
+        Row offsets of the queries.
+
+    Returns
+    -------
+    ndarray of int64, shape (m,)
+        ``i`` on every row of query ``i``.
+    """
+    return np.repeat(np.arange(len(query_ptr) - 1, dtype=np.int64), np.diff(query_ptr))

@@ -1,0 +1,198 @@
+"""Input checks shared by rankers and selectors: one-line ``ValueError`` messages at the edge.
+
+Inputs of every estimator (``fit(X, y, qid, X_val=None, y_val=None, qid_val=None)``):
+
+    X    (m, d) finite numbers, one row per query-document pair
+    y    (m,) integer relevance labels (integer-valued floats are accepted)
+    qid  (m,) query id of every row; the rows of one query must be contiguous
+
+The checks depend only on NumPy and the dataset module, so that selectors and rankers both
+import them without importing each other.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ltrfs.ranking_data import query_ptr_from_qid
+
+
+def check_X(X, what: str = "X", *, n_features: int | None = None, dtype=np.float64) -> np.ndarray:
+    """X as a C-contiguous (m, d) array of ``dtype`` with finite values and at least one row.
+
+    Parameters
+    ----------
+    X : array_like or scipy sparse matrix, shape (m, d)
+        Features, one row per query-document pair; a sparse matrix is densified.
+    what : str, default "X"
+        The argument's name in error messages.
+    n_features : int, optional
+        When given, the number of columns X must have (the width seen in ``fit``).
+    dtype : numpy dtype, default float64
+        The dtype of the returned array.
+
+    Returns
+    -------
+    ndarray, shape (m, d)
+        C-contiguous, of ``dtype``, every value finite.
+
+    Raises
+    ------
+    ValueError
+        One line naming ``what`` and the problem (not 2-D, not numeric, empty, wrong width,
+        NaN or inf with its first position).
+    """
+    if hasattr(X, "toarray") and hasattr(X, "nnz"):  # scipy.sparse, e.g. from load_svmlight_file
+        X = X.toarray()
+    try:
+        X = np.asarray(X)
+    except Exception as exc:  # ragged lists and the like
+        raise ValueError(f"{what} is not a numeric array: {exc}") from None
+    if X.ndim != 2:
+        raise ValueError(f"{what} must be a 2-D array (rows x features); got shape {X.shape}")
+    if X.dtype.kind not in "biuf":
+        raise ValueError(f"{what} must hold numbers; got dtype {X.dtype}")
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"{what} is empty (shape {X.shape})")
+    if n_features is not None and X.shape[1] != n_features:
+        raise ValueError(f"{what} has {X.shape[1]} features but the model was fitted with {n_features}")
+    X = np.ascontiguousarray(X, dtype=dtype)
+    if X.dtype.kind == "f" and not np.isfinite(X).all():
+        row, col = np.argwhere(~np.isfinite(X))[0]
+        raise ValueError(f"{what} contains NaN or inf (first at row {row}, feature column {col}); "
+                         "clean the data first")
+    return X
+
+
+def check_labels(y, m: int, what: str = "y") -> np.ndarray:
+    """Relevance labels as int64, one per row.
+
+    Parameters
+    ----------
+    y : array_like, shape (m,)
+        Integer relevance labels; integer-valued floats are accepted.
+    m : int
+        The number of rows of X.
+    what : str, default "y"
+        The argument's name in error messages.
+
+    Returns
+    -------
+    ndarray of int64, shape (m,)
+
+    Raises
+    ------
+    ValueError
+        One line: not 1-D, not m labels, not numeric or a non-integer value (with its row).
+    """
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"{what} must be 1-D (one label per row); got shape {y.shape}")
+    if len(y) != m:
+        raise ValueError(f"{what} has {len(y)} labels but X has {m} rows")
+    if y.dtype.kind in "biu":
+        return y.astype(np.int64)
+    if y.dtype.kind != "f":
+        raise ValueError(f"{what} must hold integer relevance labels; got dtype {y.dtype}")
+    bad = ~np.isfinite(y) | (y != np.round(y))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{what} must hold integer relevance labels; row {i} has {y[i].item()!r}")
+    return y.astype(np.int64)
+
+
+def check_qid(qid, m: int, what: str = "qid") -> np.ndarray:
+    """The query layout of per-row query ids whose queries are contiguous.
+
+    Parameters
+    ----------
+    qid : array_like, shape (m,)
+        The query id of every row; the rows of a query must be contiguous.
+    m : int
+        The number of rows of X.
+    what : str, default "qid"
+        The argument's name in error messages.
+
+    Returns
+    -------
+    query_ptr : ndarray of int64, shape (q + 1,)
+        Row offsets of the queries.
+
+    Raises
+    ------
+    ValueError
+        One line: not 1-D, not m entries, or a query whose rows are not contiguous (with the
+        rows where its runs start).
+    """
+    qid = np.asarray(qid)
+    if qid.ndim != 1:
+        raise ValueError(f"{what} must be 1-D (one query id per row); got shape {qid.shape}")
+    if len(qid) != m:
+        raise ValueError(f"{what} has {len(qid)} entries but X has {m} rows")
+    starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
+    ids = qid[starts]
+    uniq, counts = np.unique(ids, return_counts=True)
+    if (counts > 1).any():
+        bad = uniq[counts > 1][0].item()
+        rows = starts[ids == bad][:2]
+        raise ValueError(f"{what}: the rows of query {bad!r} are not contiguous (runs start at rows "
+                         f"{rows[0]} and {rows[1]}); sort the rows by query first")
+    query_ptr, _ = query_ptr_from_qid(qid)
+    return query_ptr
+
+
+def check_fit_inputs(X, y, qid, *, prefix: str = "", dtype=np.float64):
+    """Validate one (X, y, qid) triple with :func:`check_X`, :func:`check_labels` and
+    :func:`check_qid`.
+
+    Parameters
+    ----------
+    X, y, qid : array_like
+        Features (m, d), labels (m,) and query ids (m,).
+    prefix : str, default ""
+        Names the split in messages (``"X_val"`` etc. when prefix is ``"_val"``).
+    dtype : numpy dtype, default float64
+        The dtype of the returned X.
+
+    Returns
+    -------
+    X : ndarray, shape (m, d)
+    y : ndarray of int64, shape (m,)
+    query_ptr : ndarray of int64, shape (q + 1,)
+    """
+    X = check_X(X, f"X{prefix}", dtype=dtype)
+    y = check_labels(y, X.shape[0], f"y{prefix}")
+    query_ptr = check_qid(qid, X.shape[0], f"qid{prefix}")
+    return X, y, query_ptr
+
+
+def check_validation_split(n_features: int, X_val, y_val, qid_val, *, dtype=np.float64):
+    """Validate an optional validation split.
+
+    Parameters
+    ----------
+    n_features : int
+        The width of the training X; X_val must have as many columns.
+    X_val, y_val, qid_val : array_like or None
+        The validation split: all three or none.
+    dtype : numpy dtype, default float64
+        The dtype of the returned X_val.
+
+    Returns
+    -------
+    tuple or None
+        None when no split is given, else ``(X_val, y_val int64, query_ptr_val int64)``.
+
+    Raises
+    ------
+    ValueError
+        One line, for a partial split or a width other than ``n_features``.
+    """
+    given = [v is not None for v in (X_val, y_val, qid_val)]
+    if any(given) and not all(given):
+        raise ValueError("give all of X_val, y_val and qid_val, or none of them")
+    if not any(given):
+        return None
+    Xv, yv, ptr_v = check_fit_inputs(X_val, y_val, qid_val, prefix="_val", dtype=dtype)
+    if Xv.shape[1] != n_features:
+        raise ValueError(f"X_val has {Xv.shape[1]} features but X has {n_features}")
+    return Xv, yv, ptr_v
