@@ -164,59 +164,100 @@ def best_first_subset(order, single, evaluate: Callable, *, max_candidates: int 
 
 
 class FSBFS(Selector):
-    """FS-BFS: k disjoint feature subsets by best-first search, each combined by Coordinate Ascent
-    into one new feature (module docstring). A projection d -> k, not a subset.
+    """FS-BFS: k disjoint feature subsets by best-first search, each combined into one new feature.
+
+    Each subset is combined by Coordinate Ascent into one new feature (module docstring), so the
+    output is a projection d -> k, not a subset: ``transform(X, k)`` is ``X @ projection_[:, :k]``
+    and ``support(k)`` gives the features the first k subsets use.
 
     Parameters
     ----------
-    k : int, default 10
-        number of subsets (new features) to build (the workflow passes its largest k).
+    k : int >= 1, default 10
+        Number of subsets (new features) to build (the workflow passes its largest k).
     metric : str, default "ndcg@10"
-        training metric of the search and of Coordinate Ascent (``ndcg@K``, ``p@K``, ``map``,
+        Training metric of the search and of Coordinate Ascent (``ndcg@K``, ``p@K``, ``map``,
         ``meanndcg``).
     convention : str, default "letor4"
-        metric convention (``ltrfs.metrics``).
-    ties : {"expected", "file_order"}, default "expected"
-        equal scores in the training metric (single features and Coordinate Ascent): the mean
-        over their orders, or row order.
-    max_candidates : int or None, default 50
-        candidates per expansion: the best remaining features by single-feature metric that are
+        Metric convention (``ltrfs.metrics``).
+    max_candidates : int >= 1 or None, default 50
+        Candidates per expansion: the best remaining features by single-feature metric that are
         not in the node (None: all; on MQ2008's 46 features 50 means all).
-    open_size : int or None, default 10
-        open-list size: after each expansion only the best ``open_size`` open nodes are kept.
-    max_stale : int, default 5
-        stop a subset after this many expansions without improving its best score (the paper's 5).
-    max_size : int or None, default None
-        most features per subset (None: no limit).
-    max_expansions : int or None, default None
-        most expansions per subset (None: no limit).
-    min_gain : float, default 0.0
-        an expansion improves when its best child beats the best score by more than this.
-    n_restarts, n_iterations, step_base, step_scale, tolerance : RankLib's Coordinate Ascent
-        settings, defaults 5, 25, 0.05, 2.0, 0.001 (``ltrfs.rankers.coord_ascent``).
+    open_size : int >= 1 or None, default 10
+        Open-list size: after each expansion only the best ``open_size`` open nodes are kept.
+    max_stale : int >= 1, default 5
+        Stop a subset after this many expansions without improving its best score (the paper's 5).
+    max_size : int >= 1 or None, default None
+        Most features per subset (None: no limit).
+    max_expansions : int >= 1 or None, default None
+        Most expansions per subset (None: no limit).
+    min_gain : float >= 0, default 0.0
+        An expansion improves when its best child beats the best score by more than this.
+    n_restarts, n_iterations, step_base, step_scale, tolerance : Coordinate Ascent settings
+        RankLib's defaults 5, 25, 0.05, 2.0, 0.001 (``ltrfs.rankers.coord_ascent``).
     restart_init : {"random", "uniform"}, default "random"
-        start of restarts 2..R (``coordinate_ascent``).
+        Start of restarts 2..R (``coordinate_ascent``).
     warm_start : bool, default False
-        start a child's first restart from its parent's weights (0 for the new feature).
-    random_state : int, default 0
-        seed of every Coordinate Ascent run (combined with the subset).
-    n_jobs : int, default 1
-        threads of the metric kernel.
+        Start a child's first restart from its parent's weights (0 for the new feature).
+    random_state : int >= 0, default 0
+        Seed of every Coordinate Ascent run (combined with the subset).
+    n_jobs : int >= 1, default 1
+        Threads of the metric kernel.
+    ties : {"expected", "file_order"}, default "expected"
+        Equal scores in the training metric (single features and Coordinate Ascent): the mean over
+        their orders, or row order.
 
     Attributes
     ----------
-    projection_ : float64 (d, k_built)   column j holds w_j on S_j, zeros elsewhere
-    subsets_ : list of int64 arrays      S_j, 0-based, in the order the features were added
-    weights_ : list of float64 arrays    w_j aligned with subsets_ (sum |w_j| = 1)
-    subset_scores_ : float64 (k_built,)  training metric of every subset's combination
-    single_ : float64 (d,)               single-feature training metric (the candidate order)
-    ranking_ : int64 (d,)                subset features (by subset, then |weight| descending,
-                                         ties lower id), then the unused features by ``single_``
+    projection_ : float64 (d, k_built)
+        Column j holds w_j on S_j, zeros elsewhere.
+    subsets_ : list of int64 arrays
+        S_j, 0-based, in the order the features were added.
+    weights_ : list of float64 arrays
+        w_j aligned with ``subsets_`` (sum |w_j| = 1).
+    subset_scores_ : float64 (k_built,)
+        Training metric of every subset's combination.
+    single_ : float64 (d,)
+        Single-feature training metric (the candidate order).
+    ranking_ : int64 (d,)
+        The subsets' features (by subset, then |weight| descending, ties lower index), then the
+        unused features by ``single_``.
     scores_ : None
-    chosen_ : dict                       every search bound, ``ties`` and the number of subsets built
-    details_ : dict (JSON-able)          ``subsets`` (1-based ids), ``weights``, ``scores``,
-                                         per-subset ``expansions``/``evaluations``/``seconds``,
-                                         ``seconds`` (total), ``params``
+    chosen_ : dict
+        Every search bound, ``ties`` and the number of subsets built (``k_built``).
+    details_ : dict (JSON-able)
+        ``subsets`` (1-based ids), ``weights``, ``scores``, per-subset
+        ``expansions``/``evaluations``/``seconds``, ``seconds`` (total), ``params``.
+    seconds_ : float
+        Wall-clock seconds of ``fit``.
+    constant_features_ : int64 (c,)
+        Features constant within every training query (``Selector``).
+    n_features_in_ : int
+        d, the number of features seen in ``fit``.
+
+    References
+    ----------
+    Dang and Croft. Feature selection and extraction for learning to rank. SIGIR 2010 workshop
+    on feature generation and selection for information retrieval (best-first search, subsets
+    combined by Coordinate Ascent); the baseline of Gupta and Rosso, COLING 2012, section 3.3.
+    See docs/methods.md, section 'FS-BFS'.
+
+    Examples
+    --------
+    >>> from ltrfs.selection.fs_bfs import FSBFS
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> sel = FSBFS(k=2).fit(X, y, qid)
+    >>> sel.ranking_[:2]                  # the two informative features first
+    array([2, 0])
+    >>> sel.transform(X, k=2).shape
+    (120, 2)
+    >>> len(sel.subsets_)                   # two new features
+    2
     """
 
     name = "fs_bfs"

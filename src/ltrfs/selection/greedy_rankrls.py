@@ -314,43 +314,92 @@ def naive_greedy_path(X, y, query_ptr, lam: float = 1.0, k: int | None = None, *
 
 
 class GreedyRankRLS(Selector):
-    """Greedy RankRLS feature selection (module docstring) with lambda and k chosen on vali.
+    """Greedy RankRLS: greedy forward selection by leave-query-out error, lambda and k on vali.
+
+    For every lambda of the grid, ``greedy_path`` runs the greedy to length k; on vali the
+    RankRLS model on the first t features is scored for t = 1..k (from the path's dual
+    coefficients, no refit); the best t per lambda wins (ties: smaller t), then the best lambda
+    (ties: earlier in the grid). Without vali data ``lam`` must be given and the model uses all k
+    features.
 
     Parameters
     ----------
-    k : int or None, default None
-        features selected by the greedy (the path length); None = all d (the full path). The
+    k : int >= 1 or None, default None
+        Features selected by the greedy (the path length); None = all d (the full path). The
         model's own k (``chosen_["k"]``) is chosen on vali among 1..k.
-    lam : float or None, default None
-        the RankRLS lambda; None chooses it on vali from ``lam_grid`` (the paper's protocol).
-    lam_grid : list of float, default (2^-7, 2^2, 2^6, 2^8)
-        the paper's grid, used when ``lam`` is None.
+    lam : float > 0 or None, default None
+        The RankRLS lambda; None chooses it on vali from ``lam_grid`` (the paper's protocol).
+    lam_grid : list of float > 0, default (2^-7, 2^2, 2^6, 2^8)
+        The paper's grid, used when ``lam`` is None.
     metric : str, default "map"
-        vali metric choosing lambda and k (``ltrfs.metrics.metric_per_query``).
+        Vali metric choosing lambda and k (``ltrfs.metrics.metric_per_query``).
     convention : str, default "letor4"
-        metric convention.
-    ties : {"expected", "file_order"}, default "expected"
-        how the vali metric ranks tied scores (``ltrfs.validation``: a degenerate model, constant
-        scores in every vali query, is never chosen).
+        Metric convention (``ltrfs.metrics.CONVENTIONS``).
     pair_weight : {"query", "pair"}, default "query"
-        "query": the paper's ``1/(2|Q|) sum_{i,j in Q}`` pair weights (ridge on query-centred
-        data); "pair": every within-query pair weight 1 (``ltrfs.rankers.RankRLS``).
-    n_jobs : int, default 1
-        numba threads over the candidate features.
+        "query": the paper's ``1/(2|Q|) sum_{i,j in Q}`` pair weights (ridge regression on
+        query-centred data), also in the LQO error; "pair": every within-query pair weighs 1
+        (``ltrfs.rankers.RankRLS``).
+    n_jobs : int >= 1, default 1
+        Numba threads over the candidate features.
+    ties : {"expected", "file_order"}, default "expected"
+        How the vali metric ranks tied scores (``ltrfs.validation``: a degenerate model, constant
+        scores in every vali query, is never chosen).
 
-    Procedure: for every lambda of the grid, run ``greedy_path`` to length k; on vali score
-    the RankRLS model on the first t features for t = 1..k (from the path's dual coefficients,
-    no refit); the best t per lambda (ties: smaller t), then the best lambda (ties: earlier in
-    the grid). Without vali data, ``lam`` must be given and the model uses all k features.
+    Attributes
+    ----------
+    ranking_ : int64 (d,)
+        The greedy order for the chosen lambda, then (when k < d) the unselected features by their
+        LQO error in the last round (ascending; lowest index on ties).
+    scores_ : None
+    lam_ : float
+        The chosen (or given) lambda.
+    k_ : int
+        The number of features of the model.
+    coef_ : float64 (k_,)
+        RankRLS weights on ``ranking_[:k_]`` (equal to RankRLS(lam_) trained on those features).
+    lqo_errors_ : float64 (k,)
+        The LQO error of the selected set after each round (module docstring).
+    chosen_ : dict
+        ``lam``, ``k``, ``vali_metric``, ``vali``.
+    details_ : dict
+        ``pair_weight``, the LQO definition in words, and per lambda (key ``repr(lambda)``): the
+        ``order``, ``lqo_error`` after each step, ``vali`` {metric: value for k = 1..} for the
+        chosen metric, MAP and MeanNDCG, and ``coef`` (the weights for each k), so the paper's
+        MAP / MeanNDCG-vs-k curves can be redrawn on any split.
+    seconds_ : float
+        Wall-clock seconds of ``fit``.
+    constant_features_ : int64 (c,)
+        Features constant within every training query (``Selector``).
+    n_features_in_ : int
+        d, the number of features seen in ``fit``.
 
-    Learned: ``ranking_`` (d,) the greedy order for the chosen lambda, then (when k < d) the
-    unselected features by their LQO error in the last round (ascending; lowest index on
-    ties); ``scores_`` None; ``lam_`` and ``k_``; ``coef_`` (k_,) RankRLS weights on
-    ``ranking_[:k_]`` (equal to RankRLS(lam_) trained on those features); ``lqo_errors_``
-    (k,); ``chosen_`` = {lam, k, vali_metric, vali}; ``details_`` per lambda (key ``repr``
-    of lambda): ``order``, ``lqo_error`` after each step, ``vali`` {metric name: value for
-    k = 1..} for the chosen metric, MAP and MeanNDCG, and ``coef`` (the weights for each k),
-    so the paper's MAP / MeanNDCG-vs-k curves can be redrawn on any split.
+    References
+    ----------
+    Pahikkala, Airola, Naula, Salakoski. Greedy RankRLS: a linear time algorithm for learning
+    sparse ranking models. SIGIR 2010 workshop on feature generation and selection for
+    information retrieval: the RankRLS objective, the LQO criterion (the paper averages over
+    queries; the sum used here has the same arg min), the greedy forward selection algorithm and
+    its O(kmn) rank-one updates. See docs/methods.md, section 'Greedy RankRLS', and
+    docs/papers/pahikkala2010.md.
+
+    Examples
+    --------
+    >>> from ltrfs.selection.greedy_rankrls import GreedyRankRLS
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> X_val, y_val, qid_val = toy(1)   # a validation split
+    >>> sel = GreedyRankRLS().fit(X, y, qid, X_val=X_val, y_val=y_val, qid_val=qid_val)
+    >>> sel.ranking_[:2]                  # the two informative features first
+    array([2, 0])
+    >>> sel.transform(X, k=2).shape
+    (120, 2)
+    >>> sel.chosen_["k"], sel.lam_                # k and lambda chosen on vali
+    (5, 0.0078125)
     """
 
     name = "greedy_rankrls"

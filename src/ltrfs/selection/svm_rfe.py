@@ -189,26 +189,97 @@ def _check_two_classes(yb: np.ndarray, what: str) -> None:
 
 
 class SVMRFE(Selector):
-    """Linear SVM classifier with recursive feature elimination on binarised labels.
+    """Linear SVM classifier on binarised labels with recursive feature elimination.
 
-    Parameters (defaults): C 0.001 (the report's tuned cost; a list -> chosen by grouped CV
-    accuracy), step 1, relevant_min 2 (use 1 on 3-level LETOR data), loss "squared_hinge"
-    ("squared_hinge" or "hinge"), cv 5 (folds to choose C from a list), tune_sample_size None
-    (rows for the C choice: all; the report used 500), n_bootstrap 0 (replicates for class
-    probabilities; 0 = rank by the decision value; the report used 50), rfe_cv 0 (folds of the
-    resampled elimination; 0 = none; the report used 20), tol 1e-4, max_iter 10000,
-    sample_size None (all rows; the report used 10,000), random_state 0 (row samples,
-    bootstrap and LinearSVC), n_jobs 1 (C candidates, bootstrap replicates and RFE folds on
-    threads).
+    ``ranking_`` is the reverse elimination order of the run on all rows (the last survivor
+    first; module docstring); C is given or chosen by grouped cross-validated accuracy.
 
-    Learned: ranking_, rounds_ (number of features in each elimination round), coef_ (d,)
-    and intercept_ of the all-feature SVM (standardised scale), mean_/scale_, cv_accuracy_
-    (C -> accuracy, when C is a list), tune_rows_ (indices of the rows used to choose C, into
-    the rows used, or None), with n_bootstrap: boot_coef_ (B, d), boot_intercept_ (B,),
-    platt_ (B, 2), bootstrap_accuracy_ (B,); with rfe_cv: rfe_curve_ {size: accuracy},
-    rfe_best_size_; chosen_ {"C", "n_rows", "cv_accuracy" and "n_tune_rows" (C from a list),
-    "bootstrap_accuracy" (mean out-of-bag accuracy), "rfe_best_size", "rfe_accuracy",
-    "rfe_curve" ([[size, accuracy], ...], for the selection file)}.
+    Parameters
+    ----------
+    C : float > 0 or list of float > 0, default 0.001
+        The SVM cost (the report's tuned value); a list is chosen from by ``cv``-fold accuracy.
+    step : int >= 1 or float in (0, 1), default 1
+        Features dropped per elimination round: a count, or a fraction of the initial count.
+    relevant_min : int >= 1, default 2
+        Labels ``>= relevant_min`` are relevant (use 1 on 3-level LETOR data).
+    loss : {"squared_hinge", "hinge"}, default "squared_hinge"
+        ``max(0, 1 - t)^2`` or the report's ``max(0, 1 - t)`` (module docstring on why the squared
+        hinge is the default).
+    cv : int >= 2, default 5
+        Folds to choose C from a list.
+    tune_sample_size : int or None, default None
+        Rows drawn for the C choice; None: all (the report used 500).
+    n_bootstrap : int >= 0, default 0
+        Bootstrap replicates for class probabilities; 0 ranks by the decision value (the report
+        used 50).
+    rfe_cv : int, 0 or >= 2, default 0
+        Folds of the resampled elimination curve; 0: none (the report used 20).
+    tol : float > 0, default 1e-4
+        liblinear's tolerance.
+    max_iter : int >= 1, default 10000
+        liblinear's iterations.
+    sample_size : int >= 2 or None, default None
+        Rows drawn (seeded) to fit on; None: all rows (the report used 10,000).
+    random_state : int >= 0 or None, default 0
+        Seed of the row samples, the bootstrap and LinearSVC.
+    n_jobs : int >= 1, default 1
+        Threads over C candidates, bootstrap replicates and RFE folds.
+
+    Attributes
+    ----------
+    ranking_ : int64 (d,)
+        Reverse elimination order.
+    scores_ : None
+    rounds_ : list of int
+        Number of features in each elimination round.
+    coef_ : float64 (d,)
+        Weights of the all-feature SVM (standardised scale).
+    intercept_ : float
+        Its bias.
+    mean_, scale_ : float64 (d,)
+        The standardisation.
+    cv_accuracy_ : dict
+        C -> accuracy (when C is a list).
+    tune_rows_ : int64 array or None
+        Rows used to choose C (into the rows used), or None.
+    boot_coef_, boot_intercept_, platt_, bootstrap_accuracy_
+        With ``n_bootstrap``: (B, d), (B,), (B, 2) and (B,) per replicate.
+    rfe_curve_ : dict
+        With ``rfe_cv``: subset size -> mean held-out accuracy.
+    rfe_best_size_ : int
+        With ``rfe_cv``: the size of best accuracy (ties: smaller).
+    chosen_ : dict
+        ``C``, ``n_rows``; ``cv_accuracy`` and ``n_tune_rows`` (C from a list);
+        ``bootstrap_accuracy``; ``rfe_best_size``, ``rfe_accuracy``, ``rfe_curve``.
+    seconds_ : float
+        Wall-clock seconds of ``fit``.
+    constant_features_ : int64 (c,)
+        Features constant within every training query (``Selector``).
+    n_features_in_ : int
+        d, the number of features seen in ``fit``.
+
+    References
+    ----------
+    Lei and Han. Feature selection and model comparison on Microsoft learning-to-rank data sets. UCSB report, 2017, section 2.2.2 (support vector machine on binary classification) and 3.2.2; Guyon,
+    Weston, Barnhill, Vapnik. Gene selection for cancer classification using support vector
+    machines. Machine Learning 2002 (SVM-RFE). See docs/methods.md, section 'Statistical selectors
+    (Lei & Han)'.
+
+    Examples
+    --------
+    >>> from ltrfs.selection.svm_rfe import SVMRFE
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> sel = SVMRFE(relevant_min=1).fit(X, y, qid)
+    >>> sel.ranking_[:2]                  # the two informative features first
+    array([2, 0])
+    >>> sel.transform(X, k=2).shape
+    (120, 2)
     """
 
     name = "svm_rfe"

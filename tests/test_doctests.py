@@ -1,0 +1,45 @@
+"""The Examples sections of the docstrings run as doctests (every selector and ranker class has
+one; its fit on a tiny NumPy-made data set takes well under a second).
+
+Each module's examples run in one test, so that a failing one names its module; the modules are
+those of the registered selectors and rankers plus ``EXTRA_MODULES``. Printed values are integers,
+shapes or floats rounded to two decimals, so that they are stable across BLAS builds.
+"""
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+from ltrfs.rankers import RANKERS
+from ltrfs.selection import SELECTORS
+
+ESTIMATORS = {**{f"selector {n}": c for n, c in SELECTORS.items()},
+              **{f"ranker {n}": c for n, c in RANKERS.items()}}
+#: modules with examples beside those of the registered classes
+EXTRA_MODULES = ("ltrfs.metrics",)
+MODULES = sorted({cls.__module__ for cls in ESTIMATORS.values()} | set(EXTRA_MODULES))
+FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_examples_run(module):
+    mod = importlib.import_module(module)
+    tests = [t for t in doctest.DocTestFinder().find(mod, module) if t.examples]
+    assert tests, f"{module} has no doctest examples"
+    report: list[str] = []
+    runner = doctest.DocTestRunner(optionflags=FLAGS)
+    for test in tests:
+        runner.run(test, out=report.append)
+    result = runner.summarize(verbose=False)
+    assert result.failed == 0, "".join(report)
+
+
+@pytest.mark.parametrize("what", sorted(ESTIMATORS))
+def test_every_selector_and_ranker_has_a_runnable_example(what):
+    doc = ESTIMATORS[what].__doc__ or ""
+    assert "Examples\n    --------" in doc and ">>> " in doc, f"{what}: no Examples section with a doctest"
+    sections = ("Parameters", "Attributes", "References") if ESTIMATORS[what].parameters else ("Attributes", "References")
+    for section in sections:
+        assert f"{section}\n    ---" in doc, f"{what}: no {section} section"
