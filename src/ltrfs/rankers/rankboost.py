@@ -231,16 +231,50 @@ class RankBoost(Ranker):
 
     Attributes
     ----------
-    features_ : int64 (T,)      column of each kept weak ranker
-    thresholds_ : float64 (T,)  its threshold theta (h = 1[x_f > theta])
-    alphas_ : float64 (T,)      its weight
-    r_ : float64 (T,)           its r on the training pairs when it was chosen
-    n_iter_ : int               rounds run
-    best_iteration_ : int       0-based index of the last kept weak ranker (T - 1)
+    features_ : int64 (T,)
+        column of each kept weak ranker
+    thresholds_ : float64 (T,)
+        its threshold theta (h = 1[x_f > theta])
+    alphas_ : float64 (T,)
+        its weight
+    r_ : float64 (T,)
+        its r on the training pairs when it was chosen
+    n_iter_ : int
+        rounds run
+    best_iteration_ : int
+        0-based index of the last kept weak ranker (T - 1)
     best_score_ : float or None validation metric of the kept model
-    vali_scores_ : float64 (n_iter_,)  validation metric after every round (empty without one)
+    vali_scores_ : float64 (n_iter_,)
+        validation metric after every round (empty without one)
     n_features_in_ : int
-    seconds_ : float            training time
+    seconds_ : float
+        training time
+
+    References
+    ----------
+    Freund, Iyer, Schapire, Singer. An efficient boosting algorithm for combining preferences.
+    JMLR 4, 2003 (RankBoost with threshold weak rankers); RankLib's RankBoost for the weak-ranker
+    search and update (module docstring).
+
+    Examples
+    --------
+    >>> from ltrfs.rankers.rankboost import RankBoost
+    >>> from ltrfs.metrics import metric_per_query
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> X_test, y_test, qid_test = toy(1)
+    >>> ranker = RankBoost().fit(X, y, qid)
+    >>> scores = ranker.predict(X_test)
+    >>> scores.shape
+    (120,)
+    >>> ndcg = metric_per_query(y_test, scores, np.arange(0, 121, 12), "ndcg@10")
+    >>> round(float(ndcg.mean()), 2)       # NDCG@10 over the 10 test queries
+    0.84
     """
 
     name = "rankboost"

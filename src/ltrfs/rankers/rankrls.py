@@ -116,11 +116,41 @@ class RankRLS(LinearScores, Ranker):
 
     Attributes
     ----------
-    coef_ : float64 (d,)       weights; ``predict(X) = X @ coef_``
-    objective_ : float         the pairwise objective at ``coef_`` on the training data
-    n_pairs_ : int             within-query pairs (all pairs, equal labels included)
+    coef_ : float64 (d,)
+        weights; ``predict(X) = X @ coef_``
+    objective_ : float
+        the pairwise objective at ``coef_`` on the training data
+    n_pairs_ : int
+        within-query pairs (all pairs, equal labels included)
     n_features_in_ : int
-    seconds_ : float           fit time
+    seconds_ : float
+        fit time
+
+    References
+    ----------
+    Pahikkala, Tsivtsivadze, Airola, Jarvinen, Boberg. An efficient algorithm for learning to
+    rank from preference graphs. Machine Learning 75, 2009; the linear, query-restricted form of
+    Pahikkala et al. 2010 (Greedy RankRLS). See docs/methods.md, section 'RankRLS'.
+
+    Examples
+    --------
+    >>> from ltrfs.rankers.rankrls import RankRLS
+    >>> from ltrfs.metrics import metric_per_query
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> X_test, y_test, qid_test = toy(1)
+    >>> ranker = RankRLS().fit(X, y, qid)
+    >>> scores = ranker.predict(X_test)
+    >>> scores.shape
+    (120,)
+    >>> ndcg = metric_per_query(y_test, scores, np.arange(0, 121, 12), "ndcg@10")
+    >>> round(float(ndcg.mean()), 2)       # NDCG@10 over the 10 test queries
+    0.89
     """
 
     name = "rankrls"

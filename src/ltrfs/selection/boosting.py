@@ -95,9 +95,10 @@ class GBMImportance(Selector):
 
     References
     ----------
-    Lei and Han. Feature selection and model comparison on Microsoft learning-to-rank data sets. UCSB report, 2017, section 2.3.3 (generalized boosted regression modeling) and 3.2.5; Friedman, Greedy
-    function approximation: a gradient boosting machine, Ann. Stat. 2001. See docs/methods.md,
-    section 'Statistical selectors (Lei & Han)'.
+    Lei and Han. Feature selection and model comparison on Microsoft learning-to-rank data
+    sets. UCSB report, 2017, section 2.3.3 (generalized boosted regression modeling) and 3.2.5;
+    Friedman, Greedy function approximation: a gradient boosting machine, Ann. Stat. 2001. See
+    docs/methods.md, section 'Statistical selectors (Lei & Han)'.
 
     Examples
     --------

@@ -143,8 +143,10 @@ class RFImportance(Selector):
 
     References
     ----------
-    Lei and Han. Feature selection and model comparison on Microsoft learning-to-rank data sets. UCSB report, 2017, section 2.3.2 (random forest), section 3.2.4 and Table 2.1; Breiman, Random forests,
-    Machine Learning 2001. See docs/methods.md, section 'Statistical selectors (Lei & Han)'.
+    Lei and Han. Feature selection and model comparison on Microsoft learning-to-rank data
+    sets. UCSB report, 2017, section 2.3.2 (random forest), section 3.2.4 and Table 2.1;
+    Breiman, Random forests, Machine Learning 2001. See docs/methods.md, section 'Statistical
+    selectors (Lei & Han)'.
 
     Examples
     --------

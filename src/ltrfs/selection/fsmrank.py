@@ -4,10 +4,13 @@ The problem, its solvers and the FSMRank ranker are in ``ltrfs.rankers.fsmrank``
 docstring for the objective and Algorithm 1).
 
 - ``FSMRankSelector`` (selector ``fsmrank``): lambdas given, or chosen on vali over the grid by
-  ``vali_metric`` of ``X_val @ w_hat``; ``ranking_`` = features by |w_hat| descending (ties, in
-  particular the zero weights: larger Pearson importance first, then lower index);
-  ``scores_ = |w_hat|``; ``predict_scores(X) = X @ w_hat``; ``predict_scores_k(X, k)`` keeps the
-  top k weights (the paper's k-feature FSMRank model) and zeroes the others.
+  ``vali_metric`` of ``X_val @ w_hat``; ``ranking_`` = features by ``max(w_i, w_{d+i})``
+  descending, the larger of the two non-negative weights of feature i on ``[X, -X]``
+  (``ltrfs.rankers.fsmrank.feature_order``; ties, in particular the zero weights: larger Pearson
+  importance first when ``importance="pearson"``, then lower index); ``scores_ = max(w_i,
+  w_{d+i})``; ``predict_scores(X) = X @ coef_ + intercept_`` (``w_hat = w[:d] - w[d:]`` on the
+  raw features); ``predict_scores_k(X, k)`` keeps the top k weights (the paper's k-feature
+  FSMRank model) and zeroes the others.
 - ``FSMSVM`` (selector ``fsmsvm``): the paper's two-stage baseline: FSMRank's ranking, then
   RankSVM-Primal on the top t features with t chosen on vali.
 """
@@ -45,10 +48,12 @@ class _FSMRankBase(Selector):
     Parameters
     ----------
     lambda1 : float >= 0 or None, default None
-        Weight of the importance term; None chooses it on vali from ``lambda1_grid``.
+        Weight of the similarity penalty ``lambda1/2 w'Aw``; None chooses it on vali from
+        ``lambda1_grid``.
     lambda2 : float >= 0 or None, default None
-        Weight of the similarity term; None chooses it on vali from ``lambda2_grid`` (when only
-        one of the two is None, only that one is searched).
+        Weight of the importance-weighted L1 term ``lambda2 sum_i w_i / s_i``; None chooses it
+        on vali from ``lambda2_grid`` (when only one of the two is None, only that one is
+        searched).
     lambda1_grid : list of float >= 0, default ``ltrfs.rankers.fsmrank.LAMBDA1_GRID``
         Candidates of lambda1.
     lambda2_grid : list of float >= 0, default ``ltrfs.rankers.fsmrank.LAMBDA2_GRID``
@@ -235,10 +240,12 @@ class FSMRankSelector(_FSMRankBase):
     Parameters
     ----------
     lambda1 : float >= 0 or None, default None
-        Weight of the importance term; None chooses it on vali from ``lambda1_grid``.
+        Weight of the similarity penalty ``lambda1/2 w'Aw``; None chooses it on vali from
+        ``lambda1_grid``.
     lambda2 : float >= 0 or None, default None
-        Weight of the similarity term; None chooses it on vali from ``lambda2_grid`` (when only
-        one of the two is None, only that one is searched).
+        Weight of the importance-weighted L1 term ``lambda2 sum_i w_i / s_i``; None chooses it
+        on vali from ``lambda2_grid`` (when only one of the two is None, only that one is
+        searched).
     lambda1_grid : list of float >= 0, default ``ltrfs.rankers.fsmrank.LAMBDA1_GRID``
         Candidates of lambda1.
     lambda2_grid : list of float >= 0, default ``ltrfs.rankers.fsmrank.LAMBDA2_GRID``
@@ -354,10 +361,12 @@ class FSMSVM(_FSMRankBase):
     Parameters
     ----------
     lambda1 : float >= 0 or None, default None
-        Weight of the importance term; None chooses it on vali from ``lambda1_grid``.
+        Weight of the similarity penalty ``lambda1/2 w'Aw``; None chooses it on vali from
+        ``lambda1_grid``.
     lambda2 : float >= 0 or None, default None
-        Weight of the similarity term; None chooses it on vali from ``lambda2_grid`` (when only
-        one of the two is None, only that one is searched).
+        Weight of the importance-weighted L1 term ``lambda2 sum_i w_i / s_i``; None chooses it
+        on vali from ``lambda2_grid`` (when only one of the two is None, only that one is
+        searched).
     lambda1_grid : list of float >= 0, default ``ltrfs.rankers.fsmrank.LAMBDA1_GRID``
         Candidates of lambda1.
     lambda2_grid : list of float >= 0, default ``ltrfs.rankers.fsmrank.LAMBDA2_GRID``

@@ -19,9 +19,12 @@ LQO error of a feature set S (the selection criterion; what ``lqo_errors`` repor
     LQO(S) = sum_Q  (1/(2|Q|)) sum_{i,j in Q} (e_i - e_j)^2  =  sum_Q ||L_Q e_Q||^2,
     e_Q = y_Q - X_{Q,S} w_{-Q},   w_{-Q} = RankRLS trained on all queries but Q (same lam),
 
-i.e. the pairwise squared error of each held-out query, in the same pair weighting as the
-training loss (``"pair"``: ``sum_Q sum_{i<j in Q} (e_i - e_j)^2``), summed over queries. The
-paper averages over queries (divides by the number of queries); the arg min is the same.
+i.e. for every held-out query Q its pairwise squared error ``sum_{i<j in Q} (e_i - e_j)^2``
+divided by its size |Q| (normalised per query, in the same pair weighting as the training
+loss: ``e_Q' L_Q e_Q``; SPEC, change 2026-11-25 (b)), and these per-query errors summed over
+the queries. With ``pair_weight="pair"`` no query is divided by its size: ``sum_Q sum_{i<j in
+Q} (e_i - e_j)^2``. The paper's LQO also divides the sum by the number of queries, a constant
+factor: the arg min, and so the selected features, are the same.
 Centring is per query, so leaving a query out changes nothing in the others' centred data.
 
 Greedy forward selection (the paper's wrapper): S = {}; while |S| < k: add

@@ -154,10 +154,11 @@ class L1Logistic(Selector):
 
     References
     ----------
-    Lei and Han. Feature selection and model comparison on Microsoft learning-to-rank data sets. UCSB report, 2017, section 2.2.1 (LASSO in binomial regression) and 3.2.1; Friedman, Hastie and
-    Tibshirani, Regularization paths for generalized linear models via coordinate descent, J.
-    Stat. Softw. 2010 (the solver). See docs/methods.md, section 'Statistical selectors (Lei &
-    Han)', and docs/papers/lei2017.md.
+    Lei and Han. Feature selection and model comparison on Microsoft learning-to-rank data
+    sets. UCSB report, 2017, section 2.2.1 (LASSO in binomial regression) and 3.2.1; Friedman,
+    Hastie and Tibshirani, Regularization paths for generalized linear models via coordinate
+    descent, J. Stat. Softw. 2010 (the solver). See docs/methods.md, section 'Statistical
+    selectors (Lei & Han)', and docs/papers/lei2017.md.
 
     Examples
     --------

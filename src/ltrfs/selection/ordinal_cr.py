@@ -140,7 +140,7 @@ class OrdinalCR(Selector):
         Unit of ``tolerance``: fraction of the criterion's span along the path, fraction of
         |minimum|, or criterion units.
     tol : float > 0, default 1e-9
-        Relative convergence tolerance of the solver.
+        Convergence tolerance of the solver (``statistical.l1_path``).
     max_iter : int >= 1, default 100
         Newton steps per lambda.
     sample_size : int >= 2 or None, default None
@@ -185,10 +185,11 @@ class OrdinalCR(Selector):
 
     References
     ----------
-    Lei and Han. Feature selection and model comparison on Microsoft learning-to-rank data sets. UCSB report, 2017, section 2.3.1 (continuation ratio model), section 3.2.3 and Fig. 2.1 (the parsimonious
-    choice); Archer and Williams, L1 penalized continuation ratio models for ordinal response
-    prediction using high-dimensional datasets, Stat. Med. 2012 (glmnetcr). See docs/methods.md,
-    section 'Statistical selectors (Lei & Han)'.
+    Lei and Han. Feature selection and model comparison on Microsoft learning-to-rank data
+    sets. UCSB report, 2017, section 2.3.1 (continuation ratio model), section 3.2.3 and Fig.
+    2.1 (the parsimonious choice); Archer and Williams, L1 penalized continuation ratio models
+    for ordinal response prediction using high-dimensional datasets, Stat. Med. 2012 (glmnetcr).
+    See docs/methods.md, section 'Statistical selectors (Lei & Han)'.
 
     Examples
     --------

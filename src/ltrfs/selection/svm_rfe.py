@@ -260,10 +260,11 @@ class SVMRFE(Selector):
 
     References
     ----------
-    Lei and Han. Feature selection and model comparison on Microsoft learning-to-rank data sets. UCSB report, 2017, section 2.2.2 (support vector machine on binary classification) and 3.2.2; Guyon,
-    Weston, Barnhill, Vapnik. Gene selection for cancer classification using support vector
-    machines. Machine Learning 2002 (SVM-RFE). See docs/methods.md, section 'Statistical selectors
-    (Lei & Han)'.
+    Lei and Han. Feature selection and model comparison on Microsoft learning-to-rank data
+    sets. UCSB report, 2017, section 2.2.2 (support vector machine on binary classification) and
+    3.2.2; Guyon, Weston, Barnhill, Vapnik. Gene selection for cancer classification using
+    support vector machines. Machine Learning 2002 (SVM-RFE). See docs/methods.md, section
+    'Statistical selectors (Lei & Han)'.
 
     Examples
     --------
