@@ -71,17 +71,29 @@ _SHORT_PRECISION = ("pad", "zero")
 
 @dataclass(frozen=True)
 class Convention:
-    """How a metric is computed.
+    """How a metric is computed: discount, gain, relevance threshold and the short-query rules.
 
-    name             label of the convention (free text for custom ones)
-    discount         "letor": D(i) = 1 for ranks 1-2, 1/log2(i) after; "log2": D(i) = 1/log2(i + 1)
-    gain             "exp2": G(r) = 2^r - 1 (all built-in conventions); "linear": G(r) = r
-    relevant_min     smallest label counted as relevant by P@k and MAP
-    short_ndcg       NDCG@k for a query with fewer than k documents: "zero" or "truncate"
-                     (computed on its n documents)
-    short_precision  P@k with fewer than k documents: "pad" (missing ranks irrelevant, divide by k)
-                     or "zero"
-    ideal_zero       NDCG value of a query whose ideal DCG is 0 (no document with positive gain)
+    Attributes
+    ----------
+    name : str
+        Label of the convention (free text for custom ones).
+    discount : {"letor", "log2"}
+        "letor": D(i) = 1 for ranks 1-2, 1/log2(i) after; "log2": D(i) = 1/log2(i + 1).
+    gain : {"exp2", "linear"}
+        "exp2": G(r) = 2^r - 1 (all built-in conventions); "linear": G(r) = r.
+    relevant_min : int
+        Smallest label counted as relevant by P@k and MAP.
+    short_ndcg : {"zero", "truncate"}
+        NDCG@k of a query with fewer than k documents: 0, or computed on its n documents.
+    short_precision : {"pad", "zero"}
+        P@k with fewer than k documents: missing ranks irrelevant (divide by k), or 0.
+    ideal_zero : float
+        NDCG of a query whose ideal DCG is 0 (no document with positive gain).
+
+    References
+    ----------
+    Qin, Liu. Introducing LETOR 4.0 datasets. arXiv:1306.2597, 2013 (the ``Eval-Score-4.0.pl``
+    conventions); docs/methods.md, section 'Conventions'.
     """
 
     name: str
@@ -121,16 +133,48 @@ TIES = ("file_order", "expected")
 
 
 def check_ties(ties) -> str:
-    """``ties`` if it is one of ``TIES``, else a one-line ValueError."""
+    """Check a tie rule.
+
+    Parameters
+    ----------
+    ties : str
+        "file_order" or "expected" (``TIES``).
+
+    Returns
+    -------
+    str
+        ``ties`` unchanged.
+
+    Raises
+    ------
+    ValueError
+        One line naming the valid values, for any other value.
+    """
     if ties not in TIES:
         raise ValueError(f"ties must be one of {', '.join(TIES)}; got {ties!r}")
     return ties
 
 
 def get_convention(name, **overrides) -> Convention:
-    """The built-in convention ``name`` (letor3, letor4, mslr, standard), with fields replaced.
+    """A built-in metric convention, optionally with some fields replaced.
 
-    ``name`` may already be a Convention. Example: ``get_convention("standard", ideal_zero=1)``.
+    Parameters
+    ----------
+    name : str or Convention
+        letor3, letor4, mslr or standard (any case), or a Convention (returned with the overrides).
+    **overrides
+        Fields of ``Convention`` to replace.
+
+    Returns
+    -------
+    Convention
+
+    Examples
+    --------
+    >>> get_convention("standard", ideal_zero=1).ideal_zero
+    1
+    >>> get_convention("letor4").discount
+    'letor'
     """
     if isinstance(name, Convention):
         base = name
@@ -150,14 +194,22 @@ def get_convention(name, **overrides) -> Convention:
 
 @dataclass
 class QueryMetrics:
-    """Per-query metrics of one ranking (all float64 except n_docs).
+    """Per-query metrics of one ranking (all float64 except ``n_docs``), as ``evaluate`` returns them.
 
-    precision  (q, max_k)  P@1 .. P@max_k
-    ndcg       (q, max_k)  NDCG@1 .. NDCG@max_k
-    map        (q,)        average precision
-    mean_ndcg  (q,)        mean of NDCG@1 .. NDCG@n over the query's n documents
-    n_docs     (q,) int64  documents per query
-    convention             name of the convention used
+    Attributes
+    ----------
+    precision : float64 (q, max_k)
+        P@1 .. P@max_k.
+    ndcg : float64 (q, max_k)
+        NDCG@1 .. NDCG@max_k.
+    map : float64 (q,)
+        Average precision.
+    mean_ndcg : float64 (q,)
+        Mean of NDCG@1 .. NDCG@n over the query's n documents.
+    n_docs : int64 (q,)
+        Documents per query.
+    convention : str
+        Name of the convention used.
     """
 
     precision: np.ndarray
@@ -169,10 +221,12 @@ class QueryMetrics:
 
     @property
     def n_queries(self) -> int:
+        """Number of queries, q."""
         return int(self.map.shape[0])
 
     @property
     def max_k(self) -> int:
+        """The largest cut-off k of ``precision`` and ``ndcg``."""
         return int(self.ndcg.shape[1])
 
 
@@ -401,12 +455,40 @@ class _Ranked:
 
 def evaluate(y, scores, query_ptr, convention="letor4", max_k: int = 10,
              ties: str = "file_order") -> QueryMetrics:
-    """P@1..P@max_k, NDCG@1..NDCG@max_k, AP and MeanNDCG of every query (see the module docstring).
+    """P@k, NDCG@k (k = 1..max_k), AP and MeanNDCG of every query (see the module docstring).
 
-    y (m,) int labels >= 0; scores (m,) real, no NaN; query_ptr (q + 1,) offsets, every query
-    non-empty; convention a name (letor3, letor4, mslr, standard) or a Convention; ties
-    "file_order" (official) or "expected" (mean over the orders of tied documents).
-    Returns QueryMetrics with float64 arrays of shape (q, max_k) and (q,).
+    Parameters
+    ----------
+    y : array-like of int, shape (m,)
+        Relevance labels >= 0.
+    scores : array-like of float, shape (m,)
+        Predicted scores (no NaN); documents are ranked by score, descending.
+    query_ptr : array-like of int, shape (q + 1,)
+        Query offsets: the rows of query i are ``query_ptr[i]:query_ptr[i + 1]`` (none empty).
+    convention : str or Convention, default "letor4"
+        A built-in convention (letor3, letor4, mslr, standard) or a ``Convention``.
+    max_k : int >= 1, default 10
+        The largest cut-off.
+    ties : {"file_order", "expected"}, default "file_order"
+        Equal scores in file order (the official scripts), or the expected value over all orders
+        of the tied documents (module docstring).
+
+    Returns
+    -------
+    QueryMetrics
+        float64 arrays of shape (q, max_k) and (q,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([2, 0, 1, 0, 1])                # two queries: rows 0-2 and 3-4
+    >>> scores = np.array([0.3, 0.9, 0.1, 0.5, 0.5])
+    >>> query_ptr = np.array([0, 3, 5])
+    >>> qm = evaluate(y, scores, query_ptr, max_k=3)
+    >>> qm.ndcg.shape
+    (2, 3)
+    >>> qm.map.round(3)
+    array([0.583, 0.5  ])
     """
     conv = get_convention(convention)
     max_k = int(check_value("max_k", max_k, [Integer(1)]))
@@ -426,7 +508,23 @@ _METRIC_RE = re.compile(r"^(ndcg|p|precision)@(\d+)$")
 
 
 def parse_metric(metric: str) -> tuple[str, int | None]:
-    """('ndcg', K), ('p', K), ('map', None) or ('meanndcg', None) from a metric name."""
+    """Split a metric name into its kind and cut-off.
+
+    Parameters
+    ----------
+    metric : str
+        ``ndcg@K``, ``p@K`` (any K >= 1), ``map`` or ``meanndcg``, any case.
+
+    Returns
+    -------
+    (str, int or None)
+        ``("ndcg", K)``, ``("p", K)``, ``("map", None)`` or ``("meanndcg", None)``.
+
+    Examples
+    --------
+    >>> parse_metric("NDCG@10")
+    ('ndcg', 10)
+    """
     text = str(metric).strip().lower().replace(" ", "")
     if text in ("map", "ap"):
         return "map", None
@@ -441,8 +539,39 @@ def parse_metric(metric: str) -> tuple[str, int | None]:
 
 def metric_per_query(y, scores, query_ptr, metric: str, convention="letor4",
                      ties: str = "file_order") -> np.ndarray:
-    """One metric for every query, float64 (q,); metric is ``ndcg@K``, ``p@K``, ``map`` or
-    ``meanndcg`` for any K >= 1; ties "file_order" or "expected" (see the module docstring)."""
+    """One metric for every query.
+
+    Parameters
+    ----------
+    y : array-like of int, shape (m,)
+        Relevance labels >= 0.
+    scores : array-like of float, shape (m,)
+        Predicted scores (no NaN); documents are ranked by score, descending.
+    query_ptr : array-like of int, shape (q + 1,)
+        Query offsets: the rows of query i are ``query_ptr[i]:query_ptr[i + 1]`` (none empty).
+    metric : str
+        ``ndcg@K``, ``p@K``, ``map`` or ``meanndcg`` for any K >= 1.
+    convention : str or Convention, default "letor4"
+        A built-in convention (letor3, letor4, mslr, standard) or a ``Convention``.
+    ties : {"file_order", "expected"}, default "file_order"
+        Equal scores in file order (the official scripts), or the expected value over all orders
+        of the tied documents (module docstring).
+
+    Returns
+    -------
+    float64 (q,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([2, 0, 1, 0, 1])                # two queries: rows 0-2 and 3-4
+    >>> scores = np.array([0.3, 0.9, 0.1, 0.5, 0.5])
+    >>> query_ptr = np.array([0, 3, 5])
+    >>> metric_per_query(y, scores, query_ptr, "map").round(3)
+    array([0.583, 0.5  ])
+    >>> metric_per_query(y, scores, query_ptr, "map", ties="expected").round(3)  # 0.5 and 0.5 tie
+    array([0.583, 0.75 ])
+    """
     kind, k = parse_metric(metric)
     conv = get_convention(convention)
     r = _Ranked(y, scores, query_ptr, conv, ties)
@@ -456,7 +585,29 @@ def metric_per_query(y, scores, query_ptr, metric: str, convention="letor4",
 
 
 def mean_metrics(qm: QueryMetrics) -> dict[str, float]:
-    """Macro averages over queries: keys P@1..P@max_k, MAP, NDCG@1..NDCG@max_k, MeanNDCG."""
+    """Macro averages over the queries of ``evaluate``'s per-query metrics.
+
+    Parameters
+    ----------
+    qm : QueryMetrics
+
+    Returns
+    -------
+    dict of str to float
+        Keys P@1..P@max_k, MAP, NDCG@1..NDCG@max_k, MeanNDCG (NaN without queries).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([2, 0, 1, 0, 1])                # two queries: rows 0-2 and 3-4
+    >>> scores = np.array([0.3, 0.9, 0.1, 0.5, 0.5])
+    >>> query_ptr = np.array([0, 3, 5])
+    >>> means = mean_metrics(evaluate(y, scores, query_ptr, max_k=3))
+    >>> list(means)
+    ['P@1', 'P@2', 'P@3', 'MAP', 'NDCG@1', 'NDCG@2', 'NDCG@3', 'MeanNDCG']
+    >>> round(means["MAP"], 3)
+    0.542
+    """
     out: dict[str, float] = {}
     prec = qm.precision.mean(axis=0) if qm.n_queries else np.full(qm.max_k, np.nan)
     ndcg = qm.ndcg.mean(axis=0) if qm.n_queries else np.full(qm.max_k, np.nan)
@@ -470,11 +621,26 @@ def mean_metrics(qm: QueryMetrics) -> dict[str, float]:
 
 
 def paired_ttest(a, b) -> tuple[float, float]:
-    """Two-sided paired t-test of per-query values a vs b (n,): returns (t, p).
+    """Two-sided paired t-test of per-query values a against b.
 
-    t = mean(d) / (std(d, ddof=1) / sqrt(n)) with d = a - b, p from Student's t with n - 1 degrees
-    of freedom (scipy.stats.ttest_rel). Identical vectors give (0.0, 1.0); a constant non-zero
-    difference gives (+-inf, 0.0).
+    ``t = mean(d) / (std(d, ddof=1) / sqrt(n))`` with ``d = a - b``; p from Student's t with
+    n - 1 degrees of freedom (as ``scipy.stats.ttest_rel``).
+
+    Parameters
+    ----------
+    a, b : array-like of float, shape (n,)
+        Per-query values of two rankings of the same queries.
+
+    Returns
+    -------
+    (float, float)
+        (t, p). Identical vectors give (0.0, 1.0); a constant non-zero difference (+-inf, 0.0).
+
+    Examples
+    --------
+    >>> t, p = paired_ttest([0.5, 0.6, 0.7], [0.4, 0.6, 0.5])
+    >>> round(t, 3), round(p, 3)
+    (1.732, 0.225)
     """
     from scipy import stats
 
@@ -509,10 +675,22 @@ def _query_order(query_ids) -> np.ndarray:
 def format_eval_score(query_ids, qm: QueryMetrics, per_query: bool = False) -> str:
     """The text the LETOR 4.0 ``Eval-Score-4.0.pl`` script writes (also the MSLR script's layout).
 
-    Two tab-separated blocks: ``qid  P@1 .. P@k  MAP`` and ``qid  NDCG@1 .. NDCG@k  MeanNDCG``;
+    Two tab-separated blocks, ``qid  P@1 .. P@k  MAP`` and ``qid  NDCG@1 .. NDCG@k  MeanNDCG``;
     each has one row per query when ``per_query`` (queries sorted by numeric id, as the script
     does) and an ``Average`` row, and ends with a blank line. Numbers use ``%.4f``; as in the
     script, every number is followed by a tab except the last of a row.
+
+    Parameters
+    ----------
+    query_ids : array-like, shape (q,)
+        The ``qid`` of every query, in the order of ``qm``.
+    qm : QueryMetrics
+    per_query : bool, default False
+        Also write one row per query.
+
+    Returns
+    -------
+    str
     """
     ids = np.asarray(query_ids)
     if ids.ndim != 1 or ids.size != qm.n_queries:
