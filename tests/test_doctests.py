@@ -19,7 +19,7 @@ ESTIMATORS = {**{f"selector {n}": c for n, c in SELECTORS.items()},
               **{f"ranker {n}": c for n, c in RANKERS.items()}}
 #: modules with examples beside those of the registered classes
 EXTRA_MODULES = ("ltrfs.metrics", "ltrfs.selection.base", "ltrfs.scoring.discrete", "ltrfs.scoring.pairwise",
-                 "ltrfs.scoring.kendall", "ltrfs.scoring.divergence")
+                 "ltrfs.scoring.kendall", "ltrfs.scoring.divergence", "ltrfs.selection.statistical")
 MODULES = sorted({cls.__module__ for cls in ESTIMATORS.values()} | set(EXTRA_MODULES))
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 

@@ -218,6 +218,15 @@ class GBMImportance(Selector):
         self.chosen_ = {"backend": self.backend, "importance": where, "n_rows": int(len(y))}
 
     def predict_scores(self, X) -> np.ndarray:
-        """(m,) expected label ``sum_r classes_[r] P(r | x)``."""
+        """The expected label ``sum_r classes_[r] P(r | x)`` of the booster.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+
+        Returns
+        -------
+        float64 (m,)
+        """
         proba = self.model_.predict_proba(np.asarray(X, dtype=np.float32))
         return st.expected_label(proba, self.classes_)

@@ -39,7 +39,23 @@ IMPORTANCES = ("impurity", "permutation")
 
 
 def rfcv_sizes(d: int, keep: float = 0.7) -> list[int]:
-    """Feature counts of the elimination curve (R's ``rfcv`` with ``scale="log"``)."""
+    """Feature counts of the elimination curve (R's ``rfcv`` with ``scale="log"``).
+
+    Parameters
+    ----------
+    d : int
+    keep : float in (0, 1), default 0.7
+
+    Returns
+    -------
+    list of int
+        ``round(d * keep^i)`` without duplicates, then 1.
+
+    Examples
+    --------
+    >>> rfcv_sizes(136)
+    [136, 95, 67, 47, 33, 23, 16, 11, 8, 5, 4, 3, 2, 1]
+    """
     k = int(np.floor(np.log(d) / np.log(1.0 / keep) + 1e-12)) if d > 1 else 0
     sizes = np.round(d * keep ** np.arange(k)).astype(int).tolist()  # round half to even, as R
     out: list[int] = []
@@ -53,8 +69,24 @@ def rfcv_sizes(d: int, keep: float = 0.7) -> list[int]:
 
 def oob_permutation_importance(forest, X: np.ndarray, y: np.ndarray, random_state=0,
                                max_block_bytes: int = 64 << 20) -> np.ndarray:
-    """(d,) mean over trees of (OOB accuracy - OOB accuracy with feature j permuted among the
-    tree's out-of-bag rows). ``forest`` a fitted ``RandomForestClassifier`` on (X, y)."""
+    """Out-of-bag permutation importance (R's MeanDecreaseAccuracy without scaling).
+
+    Parameters
+    ----------
+    forest : sklearn.ensemble.RandomForestClassifier
+        Fitted on (X, y).
+    X : ndarray, shape (m, d)
+    y : ndarray, shape (m,)
+    random_state : int or None, default 0
+    max_block_bytes : int, default 64 MiB
+        Memory of one block of permuted rows.
+
+    Returns
+    -------
+    float64 (d,)
+        Mean over trees of (OOB accuracy - OOB accuracy with feature j permuted among the tree's
+        out-of-bag rows).
+    """
     X = np.asarray(X, dtype=np.float32)
     n, d = X.shape
     code = np.searchsorted(forest.classes_, y)  # trees predict class indices
@@ -218,7 +250,20 @@ class RFImportance(Selector):
         return oob_permutation_importance(forest, X, y, self.random_state)
 
     def elimination_curve(self, X, y, group) -> list[tuple[int, float]]:
-        """[(n_features, cv misclassification rate)] over ``rfcv_sizes`` (see module doc)."""
+        """rfcv's cross-validated elimination curve (module docstring).
+
+        Parameters
+        ----------
+        X : ndarray, shape (m, d)
+        y : ndarray, shape (m,)
+        group : ndarray of int, shape (m,)
+            Query index of every row (the folds are grouped by it).
+
+        Returns
+        -------
+        list of (int, float)
+            (number of features, CV misclassification rate) over ``rfcv_sizes``.
+        """
         d = X.shape[1]
         sizes = rfcv_sizes(d, self.keep)
         wrong = np.zeros(len(sizes))
@@ -254,6 +299,15 @@ class RFImportance(Selector):
                                  "curve": [list(point) for point in self.curve_]})
 
     def predict_scores(self, X) -> np.ndarray:
-        """(m,) expected label ``sum_r classes_[r] P(r | x)`` of the forest on all features."""
+        """The expected label ``sum_r classes_[r] P(r | x)`` of the forest on all features.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+
+        Returns
+        -------
+        float64 (m,)
+        """
         proba = self.forest_.predict_proba(np.asarray(X, dtype=np.float32))
         return st.expected_label(proba, self.classes_)

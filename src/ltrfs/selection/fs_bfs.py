@@ -93,14 +93,43 @@ class SubsetSearch:
 
 
 def candidate_order(single: np.ndarray, remaining: np.ndarray) -> np.ndarray:
-    """The ``remaining`` feature ids (int64) sorted by single-feature metric descending, ties by
-    lower id."""
+    """Remaining features in candidate order: single-feature metric descending, ties lower id.
+
+    Parameters
+    ----------
+    single : ndarray, shape (d,)
+        Single-feature metric.
+    remaining : ndarray of int
+        Feature ids.
+
+    Returns
+    -------
+    int64 array
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> candidate_order(np.array([0.2, 0.5, 0.5, 0.9]), np.array([0, 1, 2]))
+    array([1, 2, 0])
+    """
     remaining = np.sort(np.asarray(remaining, dtype=np.int64))
     return remaining[np.argsort(-np.asarray(single, dtype=np.float64)[remaining], kind="stable")]
 
 
 def subset_seed(random_state: int, features) -> np.random.SeedSequence:
-    """Seed of the Coordinate Ascent run on the ordered subset ``features``."""
+    """Seed of the Coordinate Ascent run on an ordered subset.
+
+    Parameters
+    ----------
+    random_state : int
+    features : sequence of int
+        The ordered subset S.
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+        ``SeedSequence([random_state, |S|, *S])``: every evaluation is reproducible on its own.
+    """
     return np.random.SeedSequence([int(random_state), len(features), *(int(f) for f in features)])
 
 
@@ -422,12 +451,34 @@ class FSBFS(Selector):
         return int(k)
 
     def support(self, k: int | None = None) -> np.ndarray:
-        """0-based ids (sorted) of the original features used by the first k new features."""
+        """Ids of the original features used by the first k new features.
+
+        Parameters
+        ----------
+        k : int or None
+            Default: all subsets.
+
+        Returns
+        -------
+        int64 array
+            0-based, sorted.
+        """
         k = self._check_k(k)
         return np.sort(np.concatenate(self.subsets_[:k])).astype(np.int64)
 
     def transform(self, X, k: int | None = None) -> np.ndarray:
-        """The k new features: ``X @ projection_[:, :k]``, float64 (m, k) (all subsets when k is None)."""
+        """The k new features ``X @ projection_[:, :k]``.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+        k : int or None
+            Default: all subsets.
+
+        Returns
+        -------
+        float64 (m, k)
+        """
         k = self._check_k(k)
         X = np.asarray(X)
         if X.ndim != 2 or X.shape[1] != self.projection_.shape[0]:

@@ -225,7 +225,16 @@ class _FSMRankBase(Selector):
         self.ranking_, self.scores_ = feature_order(res.w, q if self.importance == "pearson" else None)
 
     def predict_scores(self, X) -> np.ndarray:
-        """float64 (m,) = X @ coef_ + intercept_ (the FSMRank model on all d features)."""
+        """The FSMRank model on all d features: ``X @ coef_ + intercept_``.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+
+        Returns
+        -------
+        float64 (m,)
+        """
         self._check_fitted("coef_")
         return _matvec_any(_as_data_matrix(X, n_features=len(self.coef_)), self.coef_) + self.intercept_
 
@@ -332,8 +341,18 @@ class FSMRankSelector(_FSMRankBase):
     name = "fsmrank"
 
     def predict_scores_k(self, X, k: int) -> np.ndarray:
-        """float64 (m,) = X @ w_k, w_k = w_hat with all but the top k weights (``ranking_[:k]``)
-        set to 0: the paper's k-feature FSMRank model."""
+        """The paper's k-feature FSMRank model: all but the top k weights (``ranking_[:k]``) set to 0.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+        k : int
+            1..d.
+
+        Returns
+        -------
+        float64 (m,)
+        """
         self._check_fitted("coef_")
         d = len(self.coef_)
         if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or not 1 <= k <= d:
@@ -518,7 +537,16 @@ class FSMSVM(_FSMRankBase):
         self.svm_ = model
 
     def predict_scores(self, X) -> np.ndarray:
-        """float64 (m,): the RankSVM-Primal of the chosen t on its t features."""
+        """The RankSVM-Primal of the chosen t on its t features (the paper's FSMSVM model).
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+
+        Returns
+        -------
+        float64 (m,)
+        """
         self._check_fitted("svm_")
         X = check_X(X, n_features=len(self.coef_))
         return self.svm_.predict(X[:, self.svm_features_])

@@ -67,11 +67,38 @@ ORIENTATIONS = ("descending", "best")
 
 
 def gas_greedy(weights, similarity, c: float, t: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The GAS greedy: (order int64 (t,), weight of each pick when it was picked float64 (t,)).
+    """The GAS greedy: pick the largest current weight, penalise the rest by similarity.
 
-    weights (d,) initial w; similarity (d, d) e (symmetric); c >= 0; t picks (default d).
-    Each step picks the remaining feature of largest current weight (lowest index on ties),
-    then subtracts 2 c e[k, j] from every remaining weight.
+    Each step picks the remaining feature k of largest current weight (lowest index on ties), then
+    subtracts ``2 c e[k, j]`` from every remaining weight j.
+
+    Parameters
+    ----------
+    weights : array-like, shape (d,)
+        Initial importances w.
+    similarity : array-like, shape (d, d)
+        Symmetric similarities e.
+    c : float >= 0
+    t : int or None
+        Number of picks (default d).
+
+    Returns
+    -------
+    order : int64 (t,)
+    gains : float64 (t,)
+        The weight of each pick when it was picked.
+
+    References
+    ----------
+    Geng et al., SIGIR 2007, section 2.5 (the greedy solution of eq. 2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> e = np.array([[1.0, 0.9, 0.0], [0.9, 1.0, 0.1], [0.0, 0.1, 1.0]])
+    >>> order, gains = gas_greedy([1.0, 0.9, 0.5], e, c=0.5)
+    >>> order, gains.round(2)       # feature 1 is too similar to feature 0
+    (array([0, 2, 1]), array([ 1. ,  0.5, -0.1]))
     """
     w = np.array(weights, dtype=np.float64)
     e = np.asarray(similarity, dtype=np.float64)
@@ -90,7 +117,24 @@ def gas_greedy(weights, similarity, c: float, t: int | None = None) -> tuple[np.
 
 
 def gas_objective(weights, similarity, c: float, subset) -> float:
-    """sum_{i in S} w_i - c * sum_{i != j in S} e_ij for the feature set S = ``subset``."""
+    """The GAS objective ``sum_{i in S} w_i - c sum_{i != j in S} e_ij`` of a feature set S.
+
+    Parameters
+    ----------
+    weights : array-like, shape (d,)
+    similarity : array-like, shape (d, d)
+    c : float >= 0
+    subset : sequence of int
+        S.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Geng et al., SIGIR 2007, section 2.4, eq. (2).
+    """
     s = np.asarray(subset, dtype=np.int64)
     w = np.asarray(weights, dtype=np.float64)
     e = np.asarray(similarity, dtype=np.float64)[np.ix_(s, s)]
@@ -482,6 +526,7 @@ class GASE(GAS):
                          similarity=similarity, ties=ties)
 
     def validate_params(self):
+        """Refuse ``importance="pairwise"`` (that is GAS-L), then check the declared parameters."""
         if str(self.importance).lower() == "pairwise":
             raise ValueError("gas_e: importance 'pairwise' is GAS-L; use method gas_l (or gas)")
         super().validate_params()

@@ -211,17 +211,52 @@ def greedy_path(X, y, query_ptr, lam: float = 1.0, k: int | None = None, *, pair
                 n_jobs: int = 1, return_details: bool = False):
     """Greedy RankRLS selection path by the fast algorithm (module docstring).
 
-    X (m, n), y (m,) relevance labels, query_ptr (q + 1,) query offsets; lam > 0 the ridge
-    weight; k features to select (default n, the whole path); pair_weight "query" (the paper's
-    ``1/(2|Q|)`` pair weights) or "pair" (weight 1, as ``ltrfs.rankers.RankRLS``); n_jobs
-    numba threads over the candidate features.
+    Parameters
+    ----------
+    X : array-like, shape (m, n)
+    y : array-like, shape (m,)
+        Relevance labels.
+    query_ptr : array-like of int, shape (q + 1,)
+    lam : float > 0, default 1.0
+        Ridge weight.
+    k : int or None
+        Features to select (default n, the whole path).
+    pair_weight : {"query", "pair"}, default "query"
+        The paper's ``1/(2|Q|)`` pair weights, or weight 1 (as ``ltrfs.rankers.RankRLS``).
+    n_jobs : int, default 1
+        Numba threads over the candidate features.
+    return_details : bool, default False
+        Also return the details below.
 
-    Returns ``(order int64 (k,), lqo_errors float64 (k,))``: the feature added in each round
-    and the LQO error of the selected set after that round. With ``return_details=True`` a
-    third item, a dict: ``coefs`` (list of k arrays, the RankRLS weights w (t,) on
-    ``order[:t]`` trained on all the data, t = 1..k) and ``candidate_errors`` (k x n float64,
-    the LQO error of every candidate in every round; NaN for features already selected).
+    Returns
+    -------
+    order : int64 (k,)
+        The feature added in each round.
+    lqo_errors : float64 (k,)
+        The LQO error of the selected set after each round.
+    details : dict
+        With ``return_details``: ``coefs`` (k arrays: the RankRLS weights (t,) on ``order[:t]``
+        trained on all the data) and ``candidate_errors`` (k x n: the LQO error of every
+        candidate in every round; NaN for features already selected).
+
+    Notes
+    -----
     Time O(k m n), memory O(m n).
+
+    References
+    ----------
+    Pahikkala, Airola, Naula, Salakoski, SIGIR 2010 workshop (greedy forward selection by LQO
+    with rank-one updates).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 4))
+    >>> y = X[:, 1] - 0.5 * X[:, 3] + 0.1 * rng.normal(size=40)
+    >>> order, errors = greedy_path(X, y, np.arange(0, 41, 10), lam=1.0, k=2)
+    >>> order
+    array([1, 3])
     """
     X, y, query_ptr, lam, k = _check_path_inputs(X, y, query_ptr, lam, k, pair_weight)
     m, n = X.shape
@@ -268,10 +303,29 @@ def greedy_path(X, y, query_ptr, lam: float = 1.0, k: int | None = None, *, pair
 
 
 def lqo_error(X, y, query_ptr, features, lam: float, *, pair_weight: str = "query") -> float:
-    """LQO error of one feature set by the definition (module docstring): for every query,
-    train RankRLS on the other queries' centred data with an explicit ridge solve, and sum the
-    held-out query's explicit pairwise squared errors ``w_Q sum_{i<j in Q} (e_i - e_j)^2``
-    (``w_Q = 1/|Q|`` for "query", 1 for "pair"). O(q (m s^2 + s^3 + |Q|^2)) for s features."""
+    """LQO error of one feature set by the definition (module docstring), the test oracle.
+
+    For every query, RankRLS is trained on the other queries' centred data with an explicit ridge
+    solve, and the held-out query's pairwise squared errors ``w_Q sum_{i<j in Q} (e_i - e_j)^2``
+    are summed (``w_Q = 1/|Q|`` for "query", 1 for "pair").
+
+    Parameters
+    ----------
+    X : array-like, shape (m, n)
+    y : array-like, shape (m,)
+    query_ptr : array-like of int, shape (q + 1,)
+    features : sequence of int
+    lam : float > 0
+    pair_weight : {"query", "pair"}, default "query"
+
+    Returns
+    -------
+    float
+
+    Notes
+    -----
+    O(q (m s^2 + s^3 + |Q|^2)) for s features.
+    """
     X = np.asarray(X, dtype=np.float64)[:, list(features)]
     y = np.asarray(y, dtype=np.float64)
     query_ptr = np.asarray(query_ptr, dtype=np.int64)
@@ -291,10 +345,25 @@ def lqo_error(X, y, query_ptr, features, lam: float, *, pair_weight: str = "quer
 
 
 def naive_greedy_path(X, y, query_ptr, lam: float = 1.0, k: int | None = None, *, pair_weight: str = "query"):
-    """The plain wrapper (the paper's "standard wrapper approach"): every round, every
-    candidate's ``lqo_error`` by retraining once per held-out query with explicit solves; add
-    the arg min (lowest index on ties). Returns ``(order (k,), lqo_errors (k,))`` like
-    ``greedy_path``. O(k n q (m k^2 + k^3)) time: a test oracle and speed reference only."""
+    """The plain wrapper (the paper's "standard wrapper approach"), the test oracle of ``greedy_path``.
+
+    Every round, every candidate's ``lqo_error`` by retraining once per held-out query with
+    explicit solves; the arg min is added (lowest index on ties).
+
+    Parameters
+    ----------
+    X, y, query_ptr, lam, k, pair_weight
+        As ``greedy_path``.
+
+    Returns
+    -------
+    (int64 (k,), float64 (k,))
+        (order, lqo_errors), as ``greedy_path``.
+
+    Notes
+    -----
+    O(k n q (m k^2 + k^3)) time: a test oracle and speed reference only.
+    """
     X, y, query_ptr, lam, k = _check_path_inputs(X, y, query_ptr, lam, k, pair_weight)
     n = X.shape[1]
     chosen: list[int] = []
@@ -487,15 +556,35 @@ class GreedyRankRLS(Selector):
                          "lambdas": details}
 
     def predict_scores(self, X) -> np.ndarray:
-        """(m,) scores of the RankRLS model on the chosen features: ``X[:, ranking_[:k_]] @ coef_``
-        for raw features X (m, d)."""
+        """Scores of the RankRLS model on the chosen features: ``X[:, ranking_[:k_]] @ coef_``.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+
+        Returns
+        -------
+        float64 (m,)
+        """
         self._check_fitted("coef_")
         X = check_X(X, n_features=self.n_features_in_)
         return X[:, self.ranking_[:self.k_]] @ self.coef_
 
     def predict_path(self, X, lam: float | None = None, k: int | None = None) -> np.ndarray:
-        """(m,) scores of the path model for ``lam`` (a grid value; default the chosen one)
-        on its first k greedy features (default the chosen k)."""
+        """Scores of a path model on its first k greedy features.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+        lam : float or None
+            A grid value (default the chosen one).
+        k : int or None
+            Default the chosen k.
+
+        Returns
+        -------
+        float64 (m,)
+        """
         lam = self.lam_ if lam is None else float(lam)
         entry = self.details_["lambdas"].get(repr(lam))
         if entry is None:

@@ -47,8 +47,22 @@ RULES = ("min", "1se")
 
 def l1_logistic_regression(C: float, solver: str, *, tol: float = 1e-4, max_iter: int = 1000,
                            random_state=0, warm_start: bool = False):
-    """scikit-learn ``LogisticRegression`` with a pure L1 penalty in any supported version
-    (``l1_ratio=1`` from 1.8 on, ``penalty="l1"`` before)."""
+    """scikit-learn's ``LogisticRegression`` with a pure L1 penalty, in any supported version.
+
+    Parameters
+    ----------
+    C : float
+    solver : {"liblinear", "saga"}
+    tol : float, default 1e-4
+    max_iter : int, default 1000
+    random_state : int or None, default 0
+    warm_start : bool, default False
+
+    Returns
+    -------
+    sklearn.linear_model.LogisticRegression
+        Not fitted (``l1_ratio=1`` from scikit-learn 1.8 on, ``penalty="l1"`` before).
+    """
     import inspect
 
     from sklearn.linear_model import LogisticRegression
@@ -70,9 +84,26 @@ def _mean_log_loss(y: np.ndarray, p: np.ndarray) -> float:
 
 
 def sklearn_path(Xs, yb, Cs, solver, *, tol, max_iter, random_state):
-    """Fit ``l1_logistic_regression`` along increasing ``Cs`` (saga warm-started from the
-    previous C, as ``LogisticRegressionCV`` does; liblinear cannot warm-start).
-    Returns (coef (L, d), intercept (L,))."""
+    """Fit ``l1_logistic_regression`` along increasing ``Cs``.
+
+    saga is warm-started from the previous C, as ``LogisticRegressionCV`` does; liblinear cannot
+    warm-start.
+
+    Parameters
+    ----------
+    Xs : ndarray, shape (m, d)
+        Standardised features.
+    yb : ndarray, shape (m,)
+        0/1 labels.
+    Cs : ndarray, shape (L,)
+    solver, tol, max_iter, random_state
+        As ``l1_logistic_regression``.
+
+    Returns
+    -------
+    (float64 (L, d), float64 (L,))
+        Coefficients and intercepts.
+    """
     clf = l1_logistic_regression(Cs[0], solver, tol=tol, max_iter=max_iter, random_state=random_state,
                                  warm_start=solver == "saga")
     coefs, intercepts = [], []
@@ -286,7 +317,17 @@ class L1Logistic(Selector):
         }
 
     def predict_scores(self, X) -> np.ndarray:
-        """(m,) P(relevant) of the ``predict_rule`` model for raw features X (m, d)."""
+        """P(relevant) of the ``predict_rule`` model.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+            Raw features (the scaling learned in ``fit`` is applied here).
+
+        Returns
+        -------
+        float64 (m,)
+        """
         from scipy.special import expit
 
         coef, intercept = self._predict_coef

@@ -74,7 +74,18 @@ from ltrfs.selection.base import Selector
 
 
 def information_criterion(loglik: np.ndarray, df: np.ndarray, n: int, criterion: str = "bic") -> np.ndarray:
-    """(L,) ``-2 loglik + df * log(n)`` (BIC) or ``-2 loglik + 2 df`` (AIC)."""
+    """BIC ``-2 loglik + df log(n)`` or AIC ``-2 loglik + 2 df`` along a path.
+
+    Parameters
+    ----------
+    loglik, df : ndarray, shape (L,)
+    n : int
+    criterion : {"bic", "aic"}, default "bic"
+
+    Returns
+    -------
+    float64 (L,)
+    """
     penalty = np.log(n) if criterion == "bic" else 2.0
     return -2.0 * np.asarray(loglik, dtype=np.float64) + np.asarray(df, dtype=np.float64) * penalty
 
@@ -85,18 +96,46 @@ TOLERANCE_UNITS = ("range", "relative", "absolute")
 
 def choose_on_path(values, n_nonzero, choice: str = "parsimonious", tolerance: float = 0.01,
                    tolerance_unit: str = "range", what: str = "ordinal_cr") -> tuple[int, int, float]:
-    """(chosen index, index of the minimum, bound) on a path ordered from the most to the
-    least penalised model.
+    """The chosen model on a path ordered from the most to the least penalised.
 
-    ``values`` (L,) the criterion (lower is better), ``n_nonzero`` (L,) the number of nonzero
-    coefficients of each model; models with ``n_nonzero == 0`` are never chosen and do not
-    count as the minimum (``statistical.without_degenerate``; a path of such models only is a
-    ``DegenerateGridError``). The minimum is the first index of the smallest value. ``"min"``
-    chooses it (bound = the minimum); ``"parsimonious"`` chooses, among the models with
-    ``value <= minimum + tolerance * scale`` (the bound), the one of fewest nonzero
-    coefficients, ties to the earliest. ``scale``: ``"range"`` ``max - min`` of the finite
-    values of the whole path (degenerate models included: they are drawn in the figure),
-    ``"relative"`` ``|min|``, ``"absolute"`` 1.
+    Models with ``n_nonzero == 0`` are never chosen and do not count as the minimum
+    (``statistical.without_degenerate``). The minimum is the first index of the smallest value.
+    "min" chooses it (bound = the minimum); "parsimonious" chooses, among the models with
+    ``value <= minimum + tolerance * scale`` (the bound), the one of fewest nonzero coefficients,
+    ties to the earliest.
+
+    Parameters
+    ----------
+    values : array-like, shape (L,)
+        The criterion (lower is better).
+    n_nonzero : array-like of int, shape (L,)
+        Nonzero coefficients of each model.
+    choice : {"parsimonious", "min"}, default "parsimonious"
+    tolerance : float >= 0, default 0.01
+    tolerance_unit : {"range", "relative", "absolute"}, default "range"
+        ``scale``: ``max - min`` of the finite values of the whole path (degenerate models
+        included: they are drawn in the figure), ``|min|``, or 1.
+    what : str, default "ordinal_cr"
+        Named in the error.
+
+    Returns
+    -------
+    (int, int, float)
+        (chosen index, index of the minimum, bound).
+
+    Raises
+    ------
+    DegenerateGridError
+        When every model of the path is degenerate.
+
+    References
+    ----------
+    Lei and Han, UCSB report 2017, section 3.2.3 and Fig. 2.1.
+
+    Examples
+    --------
+    >>> choose_on_path([10.0, 5.0, 4.0, 3.9, 3.95], [0, 1, 2, 3, 4], tolerance=0.05)
+    (2, 3, 4.205)
     """
     values = np.asarray(values, dtype=np.float64)
     n_nonzero = np.asarray(n_nonzero)
@@ -246,6 +285,7 @@ class OrdinalCR(Selector):
         self.n_jobs = n_jobs
 
     def validate_params(self):
+        """Check the declared parameters, and that an explicit ``lambdas`` path decreases."""
         super().validate_params()
         if self.lambdas is not None and np.any(np.diff(np.asarray(self.lambdas, dtype=np.float64)) > 0):
             raise ValueError(f"{self.name}: lambdas must be decreasing; got {self.lambdas!r}")
@@ -296,10 +336,30 @@ class OrdinalCR(Selector):
                                   "n_features": [int(v) for v in n_nonzero]}}
 
     def predict_proba(self, X) -> np.ndarray:
-        """(m, K) class probabilities at the chosen penalty for raw features X (m, d)."""
+        """Class probabilities at the chosen penalty.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+            Raw features (the scaling learned in ``fit`` is applied here).
+
+        Returns
+        -------
+        float64 (m, K)
+        """
         Xs = (np.asarray(X, dtype=np.float64) - self.mean_) / self.scale_
         return st.cr_probabilities(Xs @ self.coef_, self.intercept_)
 
     def predict_scores(self, X) -> np.ndarray:
-        """(m,) expected label ``sum_r classes_[r] P(y = classes_[r] | x)``."""
+        """The expected label ``sum_r classes_[r] P(y = classes_[r] | x)``.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+            Raw features (the scaling learned in ``fit`` is applied here).
+
+        Returns
+        -------
+        float64 (m,)
+        """
         return st.expected_label(self.predict_proba(X), self.classes_)

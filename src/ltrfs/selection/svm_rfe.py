@@ -72,8 +72,24 @@ from ltrfs.selection.base import Selector
 
 
 def linear_svc(C: float, *, loss: str = "squared_hinge", tol: float = 1e-4, max_iter: int = 10000, random_state=0):
-    """scikit-learn ``LinearSVC`` as used here (the dual solver for the hinge loss, which
-    needs it; scikit-learn's choice, "auto", for the squared hinge)."""
+    """scikit-learn's ``LinearSVC`` as used here.
+
+    The dual solver for the hinge loss, which needs it; scikit-learn's choice ("auto") for the
+    squared hinge.
+
+    Parameters
+    ----------
+    C : float
+    loss : {"squared_hinge", "hinge"}, default "squared_hinge"
+    tol : float, default 1e-4
+    max_iter : int, default 10000
+    random_state : int or None, default 0
+
+    Returns
+    -------
+    sklearn.svm.LinearSVC
+        Not fitted.
+    """
     from sklearn.svm import LinearSVC
 
     return LinearSVC(C=C, loss=loss, dual=True if loss == "hinge" else "auto", tol=tol, max_iter=max_iter,
@@ -110,19 +126,51 @@ def _eliminate(estimator, X: np.ndarray, y: np.ndarray, step, on_fit=None) -> tu
 def rfe_order(estimator, X: np.ndarray, y: np.ndarray, step=1) -> tuple[np.ndarray, list[int]]:
     """Recursive feature elimination down to one feature, as ``sklearn.feature_selection.RFE``.
 
-    Each round clones ``estimator``, fits it on the remaining columns (kept in index order),
-    and drops the ``min(step, remaining - 1)`` columns of smallest |coef_| (the order of
-    ``np.argsort``, as RFE). ``step``: int >= 1, or a float in (0, 1) = that fraction of the
-    initial number of features (at least 1). Returns (order, sizes): order (d,) best first
-    (reverse elimination order; within a round by |coef| descending); sizes the number of
-    features fitted in each round.
+    Each round clones ``estimator``, fits it on the remaining columns (kept in index order), and
+    drops the ``min(step, remaining - 1)`` columns of smallest |coef_| (in ``np.argsort`` order,
+    as RFE).
+
+    Parameters
+    ----------
+    estimator : scikit-learn linear classifier
+    X : ndarray, shape (m, d)
+    y : ndarray, shape (m,)
+    step : int >= 1 or float in (0, 1), default 1
+        Columns dropped per round, or that fraction of the initial number (at least 1).
+
+    Returns
+    -------
+    order : int64 (d,)
+        Best first (reverse elimination order; within a round by |coef| descending).
+    sizes : list of int
+        Features fitted in each round.
+
+    References
+    ----------
+    Guyon, Weston, Barnhill, Vapnik. Machine Learning 46, 2002.
     """
     return _eliminate(estimator, X, y, step)
 
 
 def rfe_heldout_accuracy(estimator, X_train, y_train, X_test, y_test, step=1) -> dict[int, float]:
-    """{subset size: accuracy on (X_test, y_test)} of the models of the elimination run on
-    (X_train, y_train) (every round's model and the last survivor's), sizes descending."""
+    """Held-out accuracy of every model of an elimination run.
+
+    Parameters
+    ----------
+    estimator : scikit-learn linear classifier
+    X_train, y_train : ndarray
+        The run's data.
+    X_test, y_test : ndarray
+        The held-out rows.
+    step : int or float, default 1
+        As ``rfe_order``.
+
+    Returns
+    -------
+    dict of int to float
+        Subset size -> accuracy of every round's model and of the last survivor's, sizes
+        descending.
+    """
     accuracy: dict[int, float] = {}
 
     def record(columns, fitted):
@@ -134,11 +182,34 @@ def rfe_heldout_accuracy(estimator, X_train, y_train, X_test, y_test, step=1) ->
 
 def platt_sigmoid(f: np.ndarray, y: np.ndarray, max_iter: int = 100, min_step: float = 1e-10,
                   sigma: float = 1e-12, eps: float = 1e-5) -> tuple[float, float]:
-    """(A, B) of Platt's sigmoid ``P(y = 1 | f) = 1 / (1 + exp(A f + B))`` fitted to decision
-    values ``f`` (n,) and 0/1 labels ``y`` (n,): minimises the cross-entropy against Platt's
-    smoothed targets ``(N+ + 1) / (N+ + 2)`` for positives and ``1 / (N- + 2)`` for negatives
-    by Newton's method with backtracking (Lin, Lin & Weng 2007; libsvm's ``sigmoid_train``,
-    which kernlab uses). A sample of one class gives A = 0 (a constant probability)."""
+    """Platt's sigmoid ``P(y = 1 | f) = 1 / (1 + exp(A f + B))`` fitted to decision values.
+
+    Minimises the cross-entropy against Platt's smoothed targets ``(N+ + 1) / (N+ + 2)`` for
+    positives and ``1 / (N- + 2)`` for negatives by Newton's method with backtracking.
+
+    Parameters
+    ----------
+    f : ndarray, shape (n,)
+        Decision values.
+    y : ndarray, shape (n,)
+        0/1 labels.
+    max_iter : int, default 100
+    min_step : float, default 1e-10
+    sigma : float, default 1e-12
+        Hessian regularisation.
+    eps : float, default 1e-5
+        Stopping tolerance on the gradient.
+
+    Returns
+    -------
+    (float, float)
+        (A, B); a sample of one class gives A = 0 (a constant probability).
+
+    References
+    ----------
+    Lin, Lin, Weng. A note on Platt's probabilistic outputs for support vector machines. Machine
+    Learning 68, 2007 (libsvm's ``sigmoid_train``, which kernlab uses).
+    """
     from scipy.special import expit
 
     f = np.asarray(f, dtype=np.float64)
@@ -432,13 +503,34 @@ class SVMRFE(Selector):
                                  "rfe_curve": [[s, a] for s, a in self.rfe_curve_.items()]})
 
     def decision_function(self, X) -> np.ndarray:
-        """(m,) decision value ``w.x + b`` of the all-feature SVM for raw features X (m, d)."""
+        """Decision value ``w.x + b`` of the all-feature SVM.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+            Raw features (the scaling learned in ``fit`` is applied here).
+
+        Returns
+        -------
+        float64 (m,)
+        """
         Xs = (np.asarray(X, dtype=np.float64) - self.mean_) / self.scale_
         return Xs @ self.coef_ + self.intercept_
 
     def predict_proba_relevant(self, X, block_rows: int = 65536) -> np.ndarray:
-        """(m,) bootstrap estimate of P(relevant | x) (module doc), for raw features X (m, d);
-        needs ``n_bootstrap >= 1``. Rows in blocks, so memory is O(block_rows * B)."""
+        """Bootstrap estimate of P(relevant | x) (module docstring); needs ``n_bootstrap >= 1``.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+            Raw features (the scaling learned in ``fit`` is applied here).
+        block_rows : int, default 65536
+            Rows per block (memory O(block_rows * B)).
+
+        Returns
+        -------
+        float64 (m,)
+        """
         if not hasattr(self, "platt_"):
             raise ValueError("svm_rfe: P(relevant) needs a model fitted with n_bootstrap >= 1")
         from scipy.special import expit
@@ -453,8 +545,17 @@ class SVMRFE(Selector):
         return out
 
     def predict_scores(self, X) -> np.ndarray:
-        """(m,) scores for ranking raw features X (m, d): the bootstrap P(relevant | x) when
-        fitted with ``n_bootstrap >= 1``, else the all-feature SVM's decision value."""
+        """Ranking scores: the bootstrap P(relevant | x) with ``n_bootstrap >= 1``, else the decision value.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+            Raw features (the scaling learned in ``fit`` is applied here).
+
+        Returns
+        -------
+        float64 (m,)
+        """
         if hasattr(self, "platt_"):
             return self.predict_proba_relevant(X)
         return self.decision_function(X)
