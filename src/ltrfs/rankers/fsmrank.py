@@ -128,12 +128,26 @@ def _rmatvec(X, c, out):  # pragma: no cover - compiled
 
 
 def extended_pearson(X, y, similarity: str = "pearson", importance: str = "pearson", pearson=None):
-    """(A (2d, 2d), s (2d,), P (d, d) or None) of the 2d-extended features [X, -X].
+    """FSMRank's similarity A and importance s of the 2d extended features [X, -X].
 
-    ``similarity``: "pearson" -> A = [[P, P], [P, P]] with P_ij = |corr(x_i, x_j)|, or
-    "identity" -> I_2d. ``importance``: "pearson" -> s = [q, q] with q_i = |corr(x_i, y)|
-    (at least ``pearson.EPS``), or "ones". ``pearson`` optional precomputed
-    ``(q (d,), P (d, d))`` from ``ltrfs.scoring.pearson.pearson_scores`` on the same rows.
+    Parameters
+    ----------
+    X : ndarray, shape (m, d)
+    y : ndarray, shape (m,)
+    similarity : {"pearson", "identity"}, default "pearson"
+        ``A = [[P, P], [P, P]]`` with ``P_ij = |corr(x_i, x_j)|``, or ``I_2d``.
+    importance : {"pearson", "ones"}, default "pearson"
+        ``s = [q, q]`` with ``q_i = |corr(x_i, y)|`` (at least ``pearson.EPS``), or ones.
+    pearson : (q (d,), P (d, d)) or None
+        Precomputed ``ltrfs.scoring.pearson.pearson_scores`` on the same rows.
+
+    Returns
+    -------
+    (A float64 (2d, 2d), s float64 (2d,), P float64 (d, d) or None)
+
+    References
+    ----------
+    Lai et al., IEEE TNNLS 2013, section III-B; Table III for the ablations.
     """
     d = np.asarray(X).shape[1]
     need = similarity == "pearson" or importance == "pearson"
@@ -148,11 +162,29 @@ def extended_pearson(X, y, similarity: str = "pearson", importance: str = "pears
 
 
 class FSMProblem:
-    """F(w) = lambda1/2 w'Aw + lambda2 sum w_i/s_i + f(w) on X (m, d) (module docstring).
+    """FSMRank's problem ``F(w) = lambda1/2 w'Aw + lambda2 sum_i w_i / s_i + f(w)`` over w >= 0.
 
-    X float32 or float64 (m, d) (used as it is, products accumulate in float64); y (m,) labels;
-    query_ptr int64 (q + 1,); A (2d, 2d) or (d, d) (tiled to [[A, A], [A, A]]); s (2d,) or (d,)
-    (tiled); lambda1, lambda2 >= 0. ``p`` = number of labelled pairs (f = 0 when there are none).
+    Parameters
+    ----------
+    X : float32 or float64 ndarray, shape (m, d)
+        Used as it is; products accumulate in float64.
+    y : ndarray, shape (m,)
+        Labels.
+    query_ptr : int64 ndarray, shape (q + 1,)
+    A : ndarray, shape (2d, 2d) or (d, d)
+        Similarity (a (d, d) matrix is tiled to [[A, A], [A, A]]).
+    s : ndarray, shape (2d,) or (d,)
+        Importance (tiled).
+    lambda1, lambda2 : float >= 0
+
+    Attributes
+    ----------
+    p : int
+        Number of labelled pairs (f = 0 when there are none).
+
+    References
+    ----------
+    Lai et al., IEEE TNNLS 2013, eq. (2) (module docstring).
     """
 
     def __init__(self, X, y, query_ptr, A, s, lambda1: float, lambda2: float):
@@ -186,27 +218,49 @@ class FSMProblem:
         self.n_evals = 0
 
     def L0(self) -> float:
-        """Theorem 1's bound (4 + 2 lambda1) d on the Lipschitz constant of grad phi."""
+        """Theorem 1's bound ``(4 + 2 lambda1) d`` on the Lipschitz constant of grad phi."""
         return (4.0 + 2.0 * self.lambda1) * self.d
 
     @staticmethod
     def w_hat(w) -> np.ndarray:
+        """The d-feature weights ``w[:d] - w[d:]`` of the 2d weights w."""
         d = len(w) // 2
         return w[:d] - w[d:]
 
     def scores(self, w_hat) -> np.ndarray:
+        """Scores ``X @ w_hat`` (m,), float64."""
         if self.X.dtype == np.float64:
             return self.X @ w_hat
         _matvec(self.X, np.ascontiguousarray(w_hat, dtype=np.float64), self._scores)
         return self._scores
 
     def pair_loss(self, w_hat) -> tuple[float, np.ndarray]:
-        """(f = L / p, c (m,)) with c half the score-space gradient of L."""
+        """The squared pairwise hinge part f and its score-space gradient.
+
+        Parameters
+        ----------
+        w_hat : ndarray, shape (d,)
+
+        Returns
+        -------
+        (float, float64 (m,))
+            ``f = L / p`` and c, half the score-space gradient of L.
+        """
         loss, coef = squared_hinge_pairs(self.scores(w_hat), self.levels, self.query_ptr)
         return loss / self._p, coef
 
     def smooth(self, w, grad: bool = True):
-        """(phi(w), grad phi(w) (2d,) or None); phi = lambda1/2 w'Aw + f(w)."""
+        """The smooth part ``phi = lambda1/2 w'Aw + f(w)`` and its gradient.
+
+        Parameters
+        ----------
+        w : ndarray, shape (2d,)
+        grad : bool, default True
+
+        Returns
+        -------
+        (float, float64 (2d,) or None)
+        """
         self.n_evals += 1
         f, coef = self.pair_loss(self.w_hat(w))
         Aw = self.A @ w
@@ -222,7 +276,7 @@ class FSMProblem:
         return phi, self.lambda1 * Aw + np.concatenate([gh, -gh])
 
     def objective(self, w) -> float:
-        """F(w) (w >= 0 assumed)."""
+        """F(w) for w >= 0."""
         return self.smooth(w, grad=False)[0] + float(self.r @ w)
 
     def gradient(self, w) -> np.ndarray:
@@ -230,21 +284,45 @@ class FSMProblem:
         return self.smooth(w)[1] + self.r
 
     def kkt_violation(self, w) -> float:
-        """max_i |min(w_i, G_i)| with G = grad F(w): 0 exactly at a solution of min F over w >= 0
-        (G_i >= 0 everywhere, G_i = 0 where w_i > 0)."""
+        """Distance from optimality: ``max_i |min(w_i, G_i)|`` with ``G = grad F(w)``.
+
+        0 exactly at a solution of min F over w >= 0 (G_i >= 0 everywhere, G_i = 0 where w_i > 0).
+
+        Parameters
+        ----------
+        w : ndarray, shape (2d,)
+
+        Returns
+        -------
+        float
+        """
         G = self.gradient(w)
         return float(np.max(np.abs(np.minimum(w, G))))
 
 
 @dataclass
 class SolveResult:
-    """Output of ``fsmrank_solve`` / ``subgradient_solve``.
+    """Output of ``fsmrank_solve`` and ``subgradient_solve``.
 
-    w (2d,) >= 0; w_hat (d,) = w[:d] - w[d:]; objective F(w); n_iter iterations done;
-    converged: stopped by the relative-change rule; objectives (n_iter + 1,) F(w_t) for
-    t = 0..n_iter (t = 0 the start); seconds (n_iter + 1,) cumulative wall time at each;
-    lipschitz (n_iter + 1,) L used by each iteration (FSMRank; the step 1/eta_t for the
-    subgradient); n_evals oracle calls (pair sweeps).
+    Attributes
+    ----------
+    w : float64 (2d,)
+        The solution, >= 0.
+    w_hat : float64 (d,)
+        ``w[:d] - w[d:]``.
+    objective : float
+        F(w).
+    n_iter : int
+        Iterations done.
+    converged : bool
+        Stopped by the relative-change rule.
+    objectives, seconds, lipschitz : float64 (n_iter + 1,)
+        F(w_t) for t = 0..n_iter (t = 0 the start), cumulative wall time at each, and the L used
+        by each iteration (FSMRank; the step 1/eta_t for the subgradient method).
+    n_evals : int
+        Oracle calls (pair sweeps).
+    extra : dict
+        Method-specific values (``best_objective`` for the subgradient method).
     """
 
     w: np.ndarray
@@ -260,7 +338,14 @@ class SolveResult:
     extra: dict = field(default_factory=dict)
 
     def trace(self) -> dict:
-        """JSON-able convergence trace (for ``details_`` and Fig. 5)."""
+        """JSON-able convergence trace (for ``details_`` and Fig. 5).
+
+        Returns
+        -------
+        dict
+            ``method``, ``n_iter``, ``converged``, ``objective``, ``seconds``, ``lipschitz``,
+            ``n_evals``.
+        """
         return {"method": self.method, "n_iter": int(self.n_iter), "converged": bool(self.converged),
                 "objective": [float(v) for v in self.objectives], "seconds": [round(float(v), 6) for v in self.seconds],
                 "lipschitz": [float(v) for v in self.lipschitz], "n_evals": int(self.n_evals)}
@@ -275,12 +360,31 @@ def _check_solver_args(max_iter, tol, max_seconds):
 
 def fsmrank_solve(problem: FSMProblem, *, max_iter: int = 400, tol: float = 1e-4, gamma: float = 2.0,
                   L0: float | None = None, max_seconds: float | None = None, w0=None) -> SolveResult:
-    """Algorithm 1 of Lai et al. (module docstring) on ``problem``.
+    """Algorithm 1 of Lai et al.: accelerated proximal gradient with a line search (module docstring).
 
-    max_iter T (400); tol the relative change of F that stops (1e-4; 0 runs T iterations);
-    gamma the line-search factor (2); L0 (default (4 + 2 lambda1) d), L starts at L0 / gamma^10;
-    max_seconds optional wall-time limit (checked after each iteration); w0 start (2d,) >= 0
-    (default 0, the paper's).
+    Parameters
+    ----------
+    problem : FSMProblem
+    max_iter : int, default 400
+        T.
+    tol : float, default 1e-4
+        Relative change of F that stops (0 runs T iterations).
+    gamma : float, default 2.0
+        Line-search factor.
+    L0 : float or None
+        Default ``(4 + 2 lambda1) d``; L starts at ``L0 / gamma^10``.
+    max_seconds : float or None
+        Wall-time limit, checked after each iteration.
+    w0 : ndarray (2d,) >= 0 or None
+        Start (default 0, the paper's).
+
+    Returns
+    -------
+    SolveResult
+
+    References
+    ----------
+    Lai et al., IEEE TNNLS 2013, Algorithm 1 and Theorem 2 (O(1/T^2) convergence).
     """
     _check_solver_args(max_iter, tol, max_seconds)
     if not (_is_number(gamma) and gamma > 1):
@@ -334,10 +438,26 @@ def fsmrank_solve(problem: FSMProblem, *, max_iter: int = 400, tol: float = 1e-4
 
 def subgradient_solve(problem: FSMProblem, *, max_iter: int = 400, tol: float = 0.0, step0: float | None = None,
                       max_seconds: float | None = None, w0=None) -> SolveResult:
-    """Projected subgradient baseline on the same F (module docstring): step eta_t = step0 / sqrt(t),
-    step0 default 1 / L0 = 1 / ((4 + 2 lambda1) d). Stops after max_iter, at max_seconds, or when
-    the relative change of F is <= tol (default 0: never). ``w`` is the last iterate; the
-    best objective seen is in ``extra["best_objective"]``."""
+    """Projected subgradient baseline on the same F (module docstring; the paper's Fig. 5).
+
+    Step ``eta_t = step0 / sqrt(t)``.
+
+    Parameters
+    ----------
+    problem : FSMProblem
+    max_iter : int, default 400
+    tol : float, default 0.0
+        Relative change of F that stops (0: never).
+    step0 : float or None
+        Default ``1 / L0 = 1 / ((4 + 2 lambda1) d)``.
+    max_seconds : float or None
+    w0 : ndarray (2d,) >= 0 or None
+
+    Returns
+    -------
+    SolveResult
+        ``w`` is the last iterate; the best objective seen is in ``extra["best_objective"]``.
+    """
     _check_solver_args(max_iter, tol, max_seconds)
     if step0 is None:
         step0 = 1.0 / problem.L0()
@@ -382,8 +502,25 @@ def _is_number(value) -> bool:
 
 
 def minmax_scaling(X, scale: str = "minmax") -> tuple[np.ndarray, np.ndarray]:
-    """(lo, span) float64 (d,) of X (m, d) so that (X - lo) / span lies in [0, 1] (span 1 for a
-    constant column); ``scale="none"`` gives (0, 1)."""
+    """Per-feature offsets and spans that map X to [0, 1].
+
+    Parameters
+    ----------
+    X : ndarray, shape (m, d)
+    scale : {"minmax", "none"}, default "minmax"
+        "none" gives (0, 1).
+
+    Returns
+    -------
+    (lo float64 (d,), span float64 (d,))
+        ``(X - lo) / span`` lies in [0, 1] (span 1 for a constant column).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> minmax_scaling(np.array([[1.0, 5.0], [3.0, 5.0]]))
+    (array([1., 5.]), array([2., 1.]))
+    """
     d = np.asarray(X).shape[1]
     if scale == "none":
         return np.zeros(d), np.ones(d)
@@ -394,30 +531,83 @@ def minmax_scaling(X, scale: str = "minmax") -> tuple[np.ndarray, np.ndarray]:
 
 
 def apply_scaling(X, lo, span) -> np.ndarray:
-    """(X - lo) / span in X's float dtype (a copy; X itself untouched)."""
+    """``(X - lo) / span`` in X's float dtype (a copy; X itself untouched).
+
+    Parameters
+    ----------
+    X : ndarray, shape (m, d)
+    lo, span : ndarray, shape (d,)
+
+    Returns
+    -------
+    ndarray, shape (m, d)
+    """
     dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.float64
     return ((X - lo.astype(dtype)) / span.astype(dtype)).astype(dtype, copy=False)
 
 
 def scaled_inputs(X, y, similarity: str = "pearson", importance: str = "pearson", scale: str = "minmax",
                   pearson=None):
-    """(Xs, A, s, lo, span): everything FSMProblem needs besides the queries and lambdas, as every
-    FSMRank fit builds it: A (2d, 2d) and s (2d,) from ``extended_pearson`` on X (correlation
-    does not change under the scaling), and X min-max scaled on its rows (``minmax_scaling``)."""
+    """Everything ``FSMProblem`` needs besides the queries and lambdas, as every FSMRank fit builds it.
+
+    A and s come from ``extended_pearson`` on X (correlation does not change under the scaling);
+    X is min-max scaled on its rows (``minmax_scaling``).
+
+    Parameters
+    ----------
+    X : ndarray, shape (m, d)
+    y : ndarray, shape (m,)
+    similarity, importance, pearson
+        As ``extended_pearson``.
+    scale : {"minmax", "none"}, default "minmax"
+
+    Returns
+    -------
+    (Xs, A, s, lo, span)
+    """
     A, s, _ = extended_pearson(X, y, similarity, importance, pearson=pearson)
     lo, span = minmax_scaling(X, scale)
     return apply_scaling(X, lo, span), A, s, lo, span
 
 
 def raw_model(w_hat, lo, span) -> tuple[np.ndarray, float]:
-    """(coef (d,), intercept) on raw features of the weights ``w_hat`` learned on scaled ones."""
+    """The model on raw features of weights learned on min-max scaled ones.
+
+    Parameters
+    ----------
+    w_hat : ndarray, shape (d,)
+    lo, span : ndarray, shape (d,)
+        From ``minmax_scaling``.
+
+    Returns
+    -------
+    (float64 (d,), float)
+        ``coef = w_hat / span`` and ``intercept = -lo @ coef``.
+    """
     coef = np.asarray(w_hat, dtype=np.float64) / span
     return coef, float(-(lo @ coef))
 
 
 def feature_order(w, tie=None) -> tuple[np.ndarray, np.ndarray]:
-    """(ranking int64 (d,), score float64 (d,)) from the 2d weights w: score_i = max(w_i, w_{d+i});
-    ties by ``tie`` (d,) descending, then lower index."""
+    """FSMRank's feature order from the 2d weights: by ``max(w_i, w_{d+i})``, descending.
+
+    Parameters
+    ----------
+    w : ndarray, shape (2d,)
+    tie : ndarray, shape (d,), or None
+        Ties by this descending, then lower index.
+
+    Returns
+    -------
+    (int64 (d,), float64 (d,))
+        (ranking, score).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> feature_order(np.array([0.0, 0.3, 0.0, 0.5, 0.0, 0.0]))  # d = 3: feature 0 by w_3
+    (array([0, 1, 2]), array([0.5, 0.3, 0. ]))
+    """
     w = np.asarray(w, dtype=np.float64)
     d = w.size // 2
     score = np.maximum(w[:d], w[d:])
@@ -542,7 +732,23 @@ class FSMRank(LinearScores, Ranker):
         self.scale = scale
 
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
-        """Fit on X (m, d), y (m,), qid (m,); the validation arguments are accepted and unused."""
+        """Solve eq. (2) at the given lambdas.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+            Training features.
+        y : array-like of int, shape (m,)
+            Relevance labels.
+        qid : array-like, shape (m,)
+            Query id of every row (the rows of a query contiguous).
+        X_val, y_val, qid_val
+            Accepted and unused.
+
+        Returns
+        -------
+        self
+        """
         self.validate_params()
         start = time.perf_counter()
         dtype = np.float32 if np.asarray(X).dtype == np.float32 else np.float64

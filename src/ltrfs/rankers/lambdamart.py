@@ -146,6 +146,7 @@ class LambdaMART(Ranker):
         self.backend = backend
 
     def validate_params(self):
+        """Check the declared parameters, LightGBM's presence for ``backend="lightgbm"``, and ``params``."""
         super().validate_params()
         if self.backend == "lightgbm":
             _import_lightgbm()
@@ -162,7 +163,23 @@ class LambdaMART(Ranker):
         return out
 
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
-        """Fit on (X (m, d), y (m,), qid (m,)); early stopping on (X_val, y_val, qid_val) if given."""
+        """Fit the trees, with early stopping on the validation split if given.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+            Training features.
+        y : array-like of int, shape (m,)
+            Relevance labels.
+        qid : array-like, shape (m,)
+            Query id of every row (the rows of a query contiguous).
+        X_val, y_val, qid_val : array-like or None
+            The validation split.
+
+        Returns
+        -------
+        self
+        """
         import xgboost as xgb
 
         self.validate_params()
@@ -234,7 +251,16 @@ class LambdaMART(Ranker):
         return self
 
     def predict(self, X) -> np.ndarray:
-        """Scores float64 (m,) from the trees 0..best_iteration_."""
+        """Scores from the trees 0..best_iteration_.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+
+        Returns
+        -------
+        float64 (m,)
+        """
         self._check_fitted("booster_")
         X = check_X(X, n_features=self.n_features_in_, dtype=np.float32)
         if getattr(self, "backend", "xgboost") == "lightgbm":
@@ -252,9 +278,27 @@ def _import_lightgbm():
 
 
 def extra_xgb_params(params, own, synonyms: dict, model: str) -> dict:
-    """The wrapper's ``params`` dict of further XGBoost parameters (a dict or None, as the
-    wrapper declares), refusing (one-line ValueError) keys the wrapper has its own argument for
-    (``own``) and XGBoost's synonyms of them (``synonyms``: XGBoost name -> wrapper name)."""
+    """A wrapper's dict of further XGBoost parameters, checked.
+
+    Parameters
+    ----------
+    params : dict or None
+    own : collection of str
+        Keys the wrapper has its own argument for (refused).
+    synonyms : dict
+        XGBoost name -> wrapper name (refused too).
+    model : str
+        Named in the error.
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    ValueError
+        One line, for a refused key.
+    """
     extra = dict(params or {})
     for key in extra:
         if key in own:

@@ -74,9 +74,28 @@ _SOLVERS = ("lbfgs", "sgd")
 
 
 def segment_softmax(values: np.ndarray, query_ptr: np.ndarray, gid: np.ndarray | None = None):
-    """(P, log P): the softmax of ``values`` (m,) within every query, and its logarithm.
+    """The softmax of values within every query, and its logarithm.
 
-    Stable (the query maximum is subtracted first); float64 (m,) each.
+    Stable: the query maximum is subtracted first.
+
+    Parameters
+    ----------
+    values : ndarray, shape (m,)
+    query_ptr : ndarray of int, shape (q + 1,)
+    gid : ndarray of int, shape (m,), or None
+        Query index of every row (computed when None).
+
+    Returns
+    -------
+    (float64 (m,), float64 (m,))
+        (P, log P).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P, logP = segment_softmax(np.array([0.0, 0.0, 5.0]), np.array([0, 2, 3]))
+    >>> P
+    array([0.5, 0.5, 1. ])
     """
     if gid is None:
         gid = group_ids(query_ptr)
@@ -89,10 +108,24 @@ def segment_softmax(values: np.ndarray, query_ptr: np.ndarray, gid: np.ndarray |
 
 
 def listnet_loss(scores, y, query_ptr):
-    """ListNet loss ``sum_q -sum_j P_y(j) log P_s(j)`` and its gradient w.r.t. the scores.
+    """ListNet's top-one cross entropy ``sum_q -sum_j P_y(j) log P_s(j)`` and its gradient.
 
-    scores (m,), y (m,) labels, query_ptr (q + 1,). Returns ``(loss float, grad float64 (m,))``
-    with ``grad = P_s - P_y`` (the derivative of the summed loss; each query's P_y sums to 1).
+    Parameters
+    ----------
+    scores : ndarray, shape (m,)
+    y : ndarray, shape (m,)
+        Labels.
+    query_ptr : ndarray of int, shape (q + 1,)
+
+    Returns
+    -------
+    (float, float64 (m,))
+        The loss and ``grad = P_s - P_y`` (the derivative of the summed loss with respect to the
+        scores; each query's P_y sums to 1).
+
+    References
+    ----------
+    Cao et al., ICML 2007 (the top-one probability and the cross entropy).
     """
     scores = np.asarray(scores, dtype=np.float64)
     query_ptr = np.asarray(query_ptr, dtype=np.int64)
@@ -111,10 +144,21 @@ def _objective(w, X, p_y, query_ptr, gid, alpha):
 
 
 def listnet_objective(w, X, y, query_ptr, alpha: float = 0.0):
-    """The training objective of ``ListNet`` for the linear scores ``X @ w``: ``(L(w), dL/dw)``.
+    """The training objective of ``ListNet`` for the linear scores ``X @ w`` and its gradient.
 
-    ``L(w) = (1/Q) sum_q -sum_j P_y(j) log P_s(j) + alpha/2 ||w||^2`` (Q queries); w (d,),
-    X (m, d), y (m,), query_ptr (q + 1,).
+    ``L(w) = (1/Q) sum_q -sum_j P_y(j) log P_s(j) + alpha/2 ||w||^2`` (Q queries).
+
+    Parameters
+    ----------
+    w : ndarray, shape (d,)
+    X : ndarray, shape (m, d)
+    y : ndarray, shape (m,)
+    query_ptr : ndarray of int, shape (q + 1,)
+    alpha : float, default 0.0
+
+    Returns
+    -------
+    (float, float64 (d,))
     """
     query_ptr = np.asarray(query_ptr, dtype=np.int64)
     gid = group_ids(query_ptr)

@@ -147,10 +147,20 @@ def _bin_potentials(codes, pi, out):  # pragma: no cover - compiled
 
 
 def ranklib_thresholds(X: np.ndarray, n_thresholds: int) -> np.ndarray:
-    """float64 (d, n_thresholds + 1): RankLib's candidate thresholds per feature, descending.
+    """RankLib's candidate thresholds per feature, descending.
 
-    ``[fmax, fmax - step, ..., fmax - (n - 1) step, fmin - 1e8]``, step = (fmax - fmin) / n,
-    each inner value obtained from the previous one by subtracting step (RankLib's arithmetic).
+    ``[fmax, fmax - step, ..., fmax - (n - 1) step, fmin - 1e8]`` with ``step = (fmax - fmin) /
+    n``, each inner value obtained from the previous one by subtracting step (RankLib's
+    arithmetic).
+
+    Parameters
+    ----------
+    X : ndarray, shape (m, d)
+    n_thresholds : int
+
+    Returns
+    -------
+    float64 (d, n_thresholds + 1)
     """
     X = np.asarray(X, dtype=np.float64)
     fmax = X.max(axis=0)
@@ -165,8 +175,20 @@ def ranklib_thresholds(X: np.ndarray, n_thresholds: int) -> np.ndarray:
 
 
 def threshold_codes(X: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
-    """int (m, d): for each value, the number of thresholds (descending) it does not exceed,
-    i.e. the index of the first threshold t_k with x > t_k (so h_k(x) = 1 iff code <= k)."""
+    """For each value, the index of the first (descending) threshold it exceeds.
+
+    So ``h_k(x) = 1[x > t_k]`` is 1 iff ``code <= k``.
+
+    Parameters
+    ----------
+    X : ndarray, shape (m, d)
+    thresholds : ndarray, shape (d, n + 1)
+        From ``ranklib_thresholds``.
+
+    Returns
+    -------
+    int (m, d)
+    """
     m, d = X.shape
     K = thresholds.shape[1]
     codes = np.empty((m, d), dtype=np.min_scalar_type(K))
@@ -176,15 +198,41 @@ def threshold_codes(X: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
 
 
 def label_sorted_order(y: np.ndarray, query_ptr: np.ndarray) -> np.ndarray:
-    """int64 (m,): rows sorted by (query, label ascending), stable."""
+    """Rows sorted by (query, label ascending), stable.
+
+    Parameters
+    ----------
+    y : ndarray, shape (m,)
+    query_ptr : ndarray of int, shape (q + 1,)
+
+    Returns
+    -------
+    int64 (m,)
+    """
     return np.lexsort((y, group_ids(query_ptr))).astype(np.int64)
 
 
 def pair_potentials(F, y, query_ptr, order=None) -> tuple[np.ndarray, float]:
-    """Potentials pi (m,) of the normalised pair weights D(i, j) ∝ exp(F_j - F_i), and log N.
+    """Potentials of the normalised pair weights ``D(i, j) ∝ exp(F_j - F_i)``, and log N.
 
-    ``N = sum over pairs (y_i > y_j, same query) of exp(F_j - F_i)``; pi sums to 0 per query.
-    With no pair at all, pi = 0 and log N = -inf.
+    Parameters
+    ----------
+    F : ndarray, shape (m,)
+        Current scores.
+    y : ndarray, shape (m,)
+    query_ptr : ndarray of int, shape (q + 1,)
+    order : ndarray or None
+        ``label_sorted_order(y, query_ptr)``, reused when given.
+
+    Returns
+    -------
+    (float64 (m,), float)
+        pi (sums to 0 per query) and ``log N``, ``N = sum over pairs (y_i > y_j, same query) of
+        exp(F_j - F_i)``; with no pair at all, pi = 0 and log N = -inf.
+
+    References
+    ----------
+    Freund et al., JMLR 2003 (the pair distribution D and its potential, section 3).
     """
     F = np.ascontiguousarray(F, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.int64)
@@ -373,7 +421,16 @@ class RankBoost(Ranker):
         log.debug("RankBoost done: %d rounds, %d weak rankers kept, %.3f s", n_iter, keep, self.seconds_)
 
     def predict(self, X) -> np.ndarray:
-        """Scores float64 (m,) = sum_t alpha_t 1[x_{f_t} > theta_t]."""
+        """Scores ``sum_t alpha_t 1[x_(f_t) > theta_t]``.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+
+        Returns
+        -------
+        float64 (m,)
+        """
         self._check_fitted("alphas_")
         X = check_X(X, n_features=self.n_features_in_)
         out = np.zeros(X.shape[0])

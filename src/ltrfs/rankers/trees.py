@@ -163,6 +163,7 @@ class MART(Ranker):
         self.params = params
 
     def validate_params(self):
+        """Check the declared parameters and the XGBoost ``params`` (``extra_xgb_params``)."""
         super().validate_params()
         extra_xgb_params(self.params, _MART_OWN, _MART_SYNONYMS, "MART")
 
@@ -177,8 +178,25 @@ class MART(Ranker):
         return out
 
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
-        """Fit on (X (m, d), y (m,), qid (m,)); early stopping on (X_val, y_val, qid_val) if given.
-        qid is validated but unused by the (pointwise) loss."""
+        """Fit the trees, with early stopping on the validation split if given.
+
+        ``qid`` is validated but unused by the (pointwise) loss.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+            Training features.
+        y : array-like of int, shape (m,)
+            Relevance labels.
+        qid : array-like, shape (m,)
+            Query id of every row (the rows of a query contiguous).
+        X_val, y_val, qid_val : array-like or None
+            The validation split.
+
+        Returns
+        -------
+        self
+        """
         import xgboost as xgb
 
         self.validate_params()
@@ -232,7 +250,16 @@ class MART(Ranker):
         return self
 
     def predict(self, X) -> np.ndarray:
-        """Scores float64 (m,) from trees 0..best_iteration_."""
+        """Scores from the trees 0..best_iteration_.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+
+        Returns
+        -------
+        float64 (m,)
+        """
         self._check_fitted("booster_")
         X = check_X(X, n_features=self.n_features_in_, dtype=np.float32)
         return np.asarray(self.booster_.inplace_predict(X), dtype=np.float64)
@@ -317,12 +344,18 @@ class RandomForest(Ranker):
         self.n_jobs = n_jobs
 
     def validate_params(self):
+        """Check the declared parameters, and that ``max_samples`` comes with ``bootstrap=True``."""
         super().validate_params()
         if self.max_samples is not None and not self.bootstrap:
             raise ValueError(f"{self.name}: max_samples needs bootstrap=True")
 
     def sklearn_params(self) -> dict:
-        """The RandomForestRegressor keyword arguments this ranker uses."""
+        """The ``RandomForestRegressor`` keyword arguments this ranker uses.
+
+        Returns
+        -------
+        dict
+        """
         self.validate_params()
         mf = self.max_features
         return {"n_estimators": int(self.n_estimators),
@@ -333,8 +366,25 @@ class RandomForest(Ranker):
                 "random_state": int(self.random_state), "n_jobs": int(self.n_jobs)}
 
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
-        """Fit on (X (m, d), y (m,), qid (m,)); qid is validated but unused (pointwise);
-        the validation arguments are accepted and unused (no early stopping in a forest)."""
+        """Fit the forest.
+
+        ``qid`` is validated but unused (pointwise); no early stopping in a forest.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+            Training features.
+        y : array-like of int, shape (m,)
+            Relevance labels.
+        qid : array-like, shape (m,)
+            Query id of every row (the rows of a query contiguous).
+        X_val, y_val, qid_val
+            Accepted and unused.
+
+        Returns
+        -------
+        self
+        """
         from sklearn.ensemble import RandomForestRegressor
 
         kwargs = self.sklearn_params()
@@ -347,7 +397,16 @@ class RandomForest(Ranker):
         return self
 
     def predict(self, X) -> np.ndarray:
-        """Scores float64 (m,): the mean of the trees' predictions."""
+        """Scores: the mean of the trees' predictions.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+
+        Returns
+        -------
+        float64 (m,)
+        """
         self._check_fitted("model_")
         X = check_X(X, n_features=self.n_features_in_, dtype=np.float32)
         return np.asarray(self.model_.predict(X), dtype=np.float64)
