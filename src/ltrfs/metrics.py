@@ -194,7 +194,7 @@ def get_convention(name, **overrides) -> Convention:
 
 @dataclass
 class QueryMetrics:
-    """Per-query metrics of one ranking (all float64 except ``n_docs``), as ``evaluate`` returns them.
+    """Per-query metrics of one ranking, as ``evaluate`` returns them (float64 but ``n_docs``).
 
     Attributes
     ----------

@@ -360,7 +360,7 @@ def _check_solver_args(max_iter, tol, max_seconds):
 
 def fsmrank_solve(problem: FSMProblem, *, max_iter: int = 400, tol: float = 1e-4, gamma: float = 2.0,
                   L0: float | None = None, max_seconds: float | None = None, w0=None) -> SolveResult:
-    """Algorithm 1 of Lai et al.: accelerated proximal gradient with a line search (module docstring).
+    """Algorithm 1 of Lai et al.: accelerated proximal gradient with a line search.
 
     Parameters
     ----------
@@ -548,7 +548,7 @@ def apply_scaling(X, lo, span) -> np.ndarray:
 
 def scaled_inputs(X, y, similarity: str = "pearson", importance: str = "pearson", scale: str = "minmax",
                   pearson=None):
-    """Everything ``FSMProblem`` needs besides the queries and lambdas, as every FSMRank fit builds it.
+    """What ``FSMProblem`` needs besides the queries and lambdas, as every FSMRank fit builds it.
 
     A and s come from ``extended_pearson`` on X (correlation does not change under the scaling);
     X is min-max scaled on its rows (``minmax_scaling``).

@@ -146,7 +146,7 @@ class LambdaMART(Ranker):
         self.backend = backend
 
     def validate_params(self):
-        """Check the declared parameters, LightGBM's presence for ``backend="lightgbm"``, and ``params``."""
+        """Check the parameters, LightGBM's presence for ``backend="lightgbm"``, and ``params``."""
         super().validate_params()
         if self.backend == "lightgbm":
             _import_lightgbm()

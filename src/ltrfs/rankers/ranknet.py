@@ -120,7 +120,7 @@ class ValidationTracker:
         return -np.inf if degenerate else value
 
     def update(self, iteration: int, value: float, params) -> bool:
-        """Record a vali value; keep a copy of the parameters when it beats the best so far (strictly).
+        """Record a vali value; copy the parameters when it beats the best so far (strictly).
 
         Parameters
         ----------
@@ -146,7 +146,7 @@ class ValidationTracker:
 
 
 def finish_validation(estimator, tracker: ValidationTracker | None, params, n_iter: int):
-    """Set ``best_iteration_``, ``best_score_`` and ``val_scores_`` and return the parameters to keep.
+    """Set ``best_iteration_``, ``best_score_``, ``val_scores_``; return the parameters to keep.
 
     Parameters
     ----------

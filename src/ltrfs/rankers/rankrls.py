@@ -139,7 +139,7 @@ def solve_rankrls(G: np.ndarray, c: np.ndarray, lam: float) -> np.ndarray:
 
 
 def pairwise_objective(w, X, y, query_ptr, lam: float, pair_weight: str = "query") -> float:
-    """RankRLS's objective ``sum_q v_q sum_{i<j in q} ((y_i - y_j) - w.(x_i - x_j))^2 + lam ||w||^2``.
+    """RankRLS's objective ``sum_q v_q sum_{i<j in q} (y_i - y_j - w.(x_i - x_j))^2 + lam ||w||^2``.
 
     Computed without forming the pairs.
 

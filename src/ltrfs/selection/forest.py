@@ -159,7 +159,7 @@ class RFImportance(Selector):
         (number of features, CV error) when ``curve``.
     chosen_ : dict
         ``n_rows``; with ``curve``: ``n_features`` (size of lowest error, larger on ties),
-        ``cv_error`` and ``curve`` (so the curve reaches the selection file: the report's Table 2.1).
+        ``cv_error`` and ``curve`` (so that the curve reaches the selection file: Table 2.1).
     seconds_ : float
         Wall-clock seconds of ``fit``.
     constant_features_ : int64 (c,)

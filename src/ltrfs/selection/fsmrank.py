@@ -86,8 +86,8 @@ class _FSMRankBase(Selector):
     ----------
     ranking_ : int64 (d,)
         Features by ``max(w_i, w_{d+i})`` descending, from the 2d non-negative weights of
-        [X, -X] (``ltrfs.rankers.fsmrank.feature_order``); ties (the zero weights among them): larger
-        Pearson importance first when ``importance="pearson"``, then lower index.
+        [X, -X] (``ltrfs.rankers.fsmrank.feature_order``); ties (the zero weights among
+        them): larger Pearson importance first when ``importance="pearson"``, then lower index.
     scores_ : float64 (d,)
         ``max(w_i, w_{d+i})``.
     w_ : float64 (2d,)
@@ -287,8 +287,8 @@ class FSMRankSelector(_FSMRankBase):
     ----------
     ranking_ : int64 (d,)
         Features by ``max(w_i, w_{d+i})`` descending, from the 2d non-negative weights of
-        [X, -X] (``ltrfs.rankers.fsmrank.feature_order``); ties (the zero weights among them): larger
-        Pearson importance first when ``importance="pearson"``, then lower index.
+        [X, -X] (``ltrfs.rankers.fsmrank.feature_order``); ties (the zero weights among
+        them): larger Pearson importance first when ``importance="pearson"``, then lower index.
     scores_ : float64 (d,)
         ``max(w_i, w_{d+i})``.
     w_ : float64 (2d,)
@@ -341,7 +341,7 @@ class FSMRankSelector(_FSMRankBase):
     name = "fsmrank"
 
     def predict_scores_k(self, X, k: int) -> np.ndarray:
-        """The paper's k-feature FSMRank model: all but the top k weights (``ranking_[:k]``) set to 0.
+        """The paper's k-feature FSMRank model: all weights but the top k (``ranking_[:k]``) zeroed.
 
         Parameters
         ----------
@@ -424,8 +424,8 @@ class FSMSVM(_FSMRankBase):
     ----------
     ranking_ : int64 (d,)
         Features by ``max(w_i, w_{d+i})`` descending, from the 2d non-negative weights of
-        [X, -X] (``ltrfs.rankers.fsmrank.feature_order``); ties (the zero weights among them): larger
-        Pearson importance first when ``importance="pearson"``, then lower index.
+        [X, -X] (``ltrfs.rankers.fsmrank.feature_order``); ties (the zero weights among
+        them): larger Pearson importance first when ``importance="pearson"``, then lower index.
     scores_ : float64 (d,)
         ``max(w_i, w_{d+i})``.
     w_ : float64 (2d,)
@@ -460,7 +460,8 @@ class FSMSVM(_FSMRankBase):
     Lai, Pan, Tang, Yu. FSMRank: feature selection algorithm for learning to rank. IEEE TNNLS
     2013: the objective eq. (1) and its non-negative form on [X, -X] eq. (2) (section III),
     importance and similarity (section III-B), the accelerated gradient solver (Algorithm 1).
-    See docs/methods.md, section 'FSMRank', and docs/papers/lai2013.md. FSMSVM is the baseline of section IV-D1.
+    See docs/methods.md, section 'FSMRank', and docs/papers/lai2013.md. FSMSVM is the
+    baseline of section IV-D1.
 
     Examples
     --------

@@ -345,7 +345,7 @@ def lqo_error(X, y, query_ptr, features, lam: float, *, pair_weight: str = "quer
 
 
 def naive_greedy_path(X, y, query_ptr, lam: float = 1.0, k: int | None = None, *, pair_weight: str = "query"):
-    """The plain wrapper (the paper's "standard wrapper approach"), the test oracle of ``greedy_path``.
+    """The plain wrapper (the paper's "standard wrapper approach"): ``greedy_path``'s oracle.
 
     Every round, every candidate's ``lqo_error`` by retraining once per held-out query with
     explicit solves; the arg min is added (lowest index on ties).

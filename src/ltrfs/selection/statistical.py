@@ -685,7 +685,7 @@ def without_degenerate(values: np.ndarray, coef_path: np.ndarray, what: str) -> 
 
 
 def one_se_index(cv_mean: np.ndarray, cv_se: np.ndarray) -> tuple[int, int]:
-    """cv.glmnet's ``lambda.min`` and ``lambda.1se`` on a path from the most to the least penalised model.
+    """cv.glmnet's ``lambda.min`` and ``lambda.1se`` on a path from the most penalised model.
 
     Parameters
     ----------

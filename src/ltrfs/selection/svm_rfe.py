@@ -545,7 +545,7 @@ class SVMRFE(Selector):
         return out
 
     def predict_scores(self, X) -> np.ndarray:
-        """Ranking scores: the bootstrap P(relevant | x) with ``n_bootstrap >= 1``, else the decision value.
+        """Ranking scores: bootstrap P(relevant | x) with ``n_bootstrap >= 1``, else the decision value.
 
         Parameters
         ----------
