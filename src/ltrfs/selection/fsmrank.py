@@ -115,7 +115,7 @@ class _FSMRankBase(Selector):
     Lai, Pan, Tang, Yu. FSMRank: feature selection algorithm for learning to rank. IEEE TNNLS
     2013: the objective eq. (1) and its non-negative form on [X, -X] eq. (2) (section III),
     importance and similarity (section III-B), the accelerated gradient solver (Algorithm 1).
-    See docs/methods.md, section 'FSMRank', and docs/papers/lai2013.md.
+    See docs/methods.md, section 'FSMRank'.
     """
 
     name = "fsmrank"
@@ -316,7 +316,7 @@ class FSMRankSelector(_FSMRankBase):
     Lai, Pan, Tang, Yu. FSMRank: feature selection algorithm for learning to rank. IEEE TNNLS
     2013: the objective eq. (1) and its non-negative form on [X, -X] eq. (2) (section III),
     importance and similarity (section III-B), the accelerated gradient solver (Algorithm 1).
-    See docs/methods.md, section 'FSMRank', and docs/papers/lai2013.md.
+    See docs/methods.md, section 'FSMRank'.
 
     Examples
     --------
@@ -460,8 +460,7 @@ class FSMSVM(_FSMRankBase):
     Lai, Pan, Tang, Yu. FSMRank: feature selection algorithm for learning to rank. IEEE TNNLS
     2013: the objective eq. (1) and its non-negative form on [X, -X] eq. (2) (section III),
     importance and similarity (section III-B), the accelerated gradient solver (Algorithm 1).
-    See docs/methods.md, section 'FSMRank', and docs/papers/lai2013.md. FSMSVM is the
-    baseline of section IV-D1.
+    See docs/methods.md, section 'FSMRank'. FSMSVM is the baseline of section IV-D1.
 
     Examples
     --------

@@ -21,7 +21,7 @@ LQO error of a feature set S (the selection criterion; what ``lqo_errors`` repor
 
 i.e. for every held-out query Q its pairwise squared error ``sum_{i<j in Q} (e_i - e_j)^2``
 divided by its size |Q| (normalised per query, in the same pair weighting as the training
-loss: ``e_Q' L_Q e_Q``; SPEC, change 2026-11-25 (b)), and these per-query errors summed over
+loss: ``e_Q' L_Q e_Q``), and these per-query errors summed over
 the queries. With ``pair_weight="pair"`` no query is divided by its size: ``sum_Q sum_{i<j in
 Q} (e_i - e_j)^2``. The paper's LQO also divides the sum by the number of queries, a constant
 factor: the arg min, and so the selected features, are the same.
@@ -451,8 +451,7 @@ class GreedyRankRLS(Selector):
     sparse ranking models. SIGIR 2010 workshop on feature generation and selection for
     information retrieval: the RankRLS objective, the LQO criterion (the paper averages over
     queries; the sum used here has the same arg min), the greedy forward selection algorithm and
-    its O(kmn) rank-one updates. See docs/methods.md, section 'Greedy RankRLS', and
-    docs/papers/pahikkala2010.md.
+    its O(kmn) rank-one updates. See docs/methods.md, section 'Greedy RankRLS'.
 
     Examples
     --------

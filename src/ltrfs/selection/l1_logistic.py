@@ -189,7 +189,7 @@ class L1Logistic(Selector):
     sets. UCSB report, 2017, section 2.2.1 (LASSO in binomial regression) and 3.2.1; Friedman,
     Hastie and Tibshirani, Regularization paths for generalized linear models via coordinate
     descent, J. Stat. Softw. 2010 (the solver). See docs/methods.md, section 'Statistical
-    selectors (Lei & Han)', and docs/papers/lei2017.md.
+    selectors (Lei & Han)'.
 
     Examples
     --------
