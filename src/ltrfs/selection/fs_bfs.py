@@ -76,12 +76,20 @@ __all__ = ["FSBFS", "SubsetSearch", "best_first_subset", "candidate_order", "sub
 class SubsetSearch:
     """Result of one best-first search (``best_first_subset``).
 
-    features     tuple of 0-based feature ids of the best node, in the order they were added
-    weights      float64 (len(features),) their weights
-    score        the best node's training metric
-    expansions   nodes expanded
-    evaluations  subsets whose weights were learnt (children evaluated)
-    seconds      wall-clock time of the search
+    Attributes
+    ----------
+    features : tuple of int
+        0-based feature ids of the best node, in the order they were added.
+    weights : float64 (len(features),)
+        Their weights.
+    score : float
+        The best node's training metric.
+    expansions : int
+        Nodes expanded.
+    evaluations : int
+        Subsets whose weights were learnt (children evaluated).
+    seconds : float
+        Wall-clock time of the search.
     """
 
     features: tuple
@@ -138,9 +146,30 @@ def best_first_subset(order, single, evaluate: Callable, *, max_candidates: int 
                       max_expansions: int | None = None, min_gain: float = 0.0) -> SubsetSearch:
     """Best-first search of one subset (the module docstring, steps 2-3).
 
-    order           int64 (r,) the remaining features in candidate order (``candidate_order``)
-    single          float64 (d,) single-feature metric (the root's score)
-    evaluate        ``evaluate(features: tuple, parent_weights: ndarray) -> (w (len,), score)``
+    Parameters
+    ----------
+    order : int64 (r,)
+        The remaining features in candidate order (``candidate_order``).
+    single : float64 (d,)
+        Single-feature metric (the root's score).
+    evaluate : callable
+        ``evaluate(features: tuple, parent_weights: ndarray) -> (w (len,), score)``.
+    max_candidates, open_size, max_stale, max_size, max_expansions, min_gain
+        The search bounds, as ``FSBFS``.
+
+    Returns
+    -------
+    SubsetSearch
+
+    Raises
+    ------
+    ValueError
+        When no feature is left to search.
+
+    References
+    ----------
+    Dang and Croft, SIGIR 2010 workshop on feature generation and selection for IR (best-first
+    search with a stale counter).
     """
     t0 = time.perf_counter()
     order = [int(f) for f in order]
