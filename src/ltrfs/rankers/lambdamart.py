@@ -93,7 +93,7 @@ class LambdaMART(Ranker):
     ----------
     Burges. From RankNet to LambdaRank to LambdaMART: an overview. Microsoft Research
     Technical Report MSR-TR-2010-82, 2010; the preset is Gupta and Rosso, COLING 2012, section
-    3.1.3 (1000 trees, learning rate 0.1, 10 leaves).
+    3.1.3 (eq. 5; 1000 trees, learning rate 0.1, 10 leaves).
 
     Examples
     --------

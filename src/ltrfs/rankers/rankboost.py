@@ -232,7 +232,7 @@ def pair_potentials(F, y, query_ptr, order=None) -> tuple[np.ndarray, float]:
 
     References
     ----------
-    Freund et al., JMLR 2003 (the pair distribution D and its potential, section 3).
+    Freund et al., JMLR 2003 (the distribution D over pairs and its potential).
     """
     F = np.ascontiguousarray(F, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.int64)

@@ -231,7 +231,7 @@ def pair_loss(scores, y, query_ptr, sigma: float = 1.0):
 
     References
     ----------
-    Burges et al., ICML 2005, section 3 (the pair cross entropy).
+    Burges et al., ICML 2005 (the pair cross entropy).
     """
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.int64)

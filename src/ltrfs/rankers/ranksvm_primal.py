@@ -250,7 +250,7 @@ def squared_hinge_pairs(scores, levels, query_ptr, order=None):
 
     References
     ----------
-    Chapelle and Keerthi, Information Retrieval 2010, section 3 (the pair-free computation).
+    Chapelle and Keerthi, Information Retrieval 2010 (the loss and gradient without forming pairs).
 
     Examples
     --------
