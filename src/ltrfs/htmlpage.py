@@ -33,9 +33,22 @@ _NUMBER_CELL = re.compile(r"<td(?: style=\"[^\"]*\")?>((?:<strong>)?[-+]?(?:\d*\
 
 
 def page(text: str, title: str | None = None) -> str:
-    """One HTML page (UTF-8, inline CSS) from Markdown ``text``: headings, paragraphs and pipe
-    tables; cells that hold decimal numbers are right-aligned whatever the Markdown's alignment. ``title``: the
-    page's title, by default its first heading."""
+    """One HTML page (UTF-8, inline CSS) from Markdown text.
+
+    Headings, paragraphs and pipe tables; cells that hold decimal numbers are right-aligned
+    whatever the Markdown's alignment.
+
+    Parameters
+    ----------
+    text : str
+        Markdown.
+    title : str or None
+        The page's title, by default its first heading.
+
+    Returns
+    -------
+    str
+    """
     body = markdown.markdown(text, extensions=["tables"], output_format="html")
     body = _NUMBER_CELL.sub(r'<td class="num">\1</td>', body)
     if title is None:
@@ -46,7 +59,16 @@ def page(text: str, title: str | None = None) -> str:
 
 
 def write_markdown(md_path, text: str, html_path=None, title: str | None = None) -> None:
-    """Write ``text`` to ``md_path`` and, given ``html_path``, the same as an HTML page."""
+    """Write Markdown text to a file and, optionally, the same as an HTML page.
+
+    Parameters
+    ----------
+    md_path : path
+    text : str
+    html_path : path or None
+    title : str or None
+        As ``page``.
+    """
     write_text(md_path, text)
     if html_path is not None:
         write_text(html_path, page(text, title))

@@ -68,7 +68,23 @@ TIES = ("file_order", "expected")
 
 
 def check_ties(ties) -> str:
-    """``ties`` if it is one of ``TIES``, else a one-line ValueError."""
+    """Check a tie rule.
+
+    Parameters
+    ----------
+    ties : str
+        "file_order" or "expected" (``TIES``).
+
+    Returns
+    -------
+    str
+        ``ties`` unchanged.
+
+    Raises
+    ------
+    ValueError
+        One line naming the valid values, for any other value.
+    """
     if ties not in TIES:
         raise ValueError(f"ties must be one of {', '.join(TIES)}; got {ties!r}")
     return ties
@@ -76,14 +92,22 @@ def check_ties(ties) -> str:
 
 @dataclass
 class QueryMetrics:
-    """Per-query metrics of one ranking (all float64 except n_docs).
+    """Per-query metrics of one ranking, as ``evaluate`` returns them (float64 but ``n_docs``).
 
-    precision  (q, max_k)  P@1 .. P@max_k
-    ndcg       (q, max_k)  NDCG@1 .. NDCG@max_k
-    map        (q,)        average precision
-    mean_ndcg  (q,)        mean of NDCG@1 .. NDCG@n over the query's n documents
-    n_docs     (q,) int64  documents per query
-    convention             name of the convention used
+    Attributes
+    ----------
+    precision : float64 (q, max_k)
+        P@1 .. P@max_k.
+    ndcg : float64 (q, max_k)
+        NDCG@1 .. NDCG@max_k.
+    map : float64 (q,)
+        Average precision.
+    mean_ndcg : float64 (q,)
+        Mean of NDCG@1 .. NDCG@n over the query's n documents.
+    n_docs : int64 (q,)
+        Documents per query.
+    convention : str
+        Name of the convention used.
     """
 
     precision: np.ndarray
@@ -95,10 +119,12 @@ class QueryMetrics:
 
     @property
     def n_queries(self) -> int:
+        """Number of queries, q."""
         return int(self.map.shape[0])
 
     @property
     def max_k(self) -> int:
+        """The largest cut-off k of ``precision`` and ``ndcg``."""
         return int(self.ndcg.shape[1])
 
 
@@ -327,12 +353,40 @@ class _Ranked:
 
 def evaluate(y, scores, query_ptr, convention="letor4", max_k: int = 10,
              ties: str = "file_order") -> QueryMetrics:
-    """P@1..P@max_k, NDCG@1..NDCG@max_k, AP and MeanNDCG of every query (see the module docstring).
+    """P@k, NDCG@k (k = 1..max_k), AP and MeanNDCG of every query (see the module docstring).
 
-    y (m,) int labels >= 0; scores (m,) real, no NaN; query_ptr (q + 1,) offsets, every query
-    non-empty; convention a name (letor3, letor4, mslr, standard) or a Convention; ties
-    "file_order" (official) or "expected" (mean over the orders of tied documents).
-    Returns QueryMetrics with float64 arrays of shape (q, max_k) and (q,).
+    Parameters
+    ----------
+    y : array-like of int, shape (m,)
+        Relevance labels >= 0.
+    scores : array-like of float, shape (m,)
+        Predicted scores (no NaN); documents are ranked by score, descending.
+    query_ptr : array-like of int, shape (q + 1,)
+        Query offsets: the rows of query i are ``query_ptr[i]:query_ptr[i + 1]`` (none empty).
+    convention : str or Convention, default "letor4"
+        A built-in convention (letor3, letor4, mslr, standard) or a ``Convention``.
+    max_k : int >= 1, default 10
+        The largest cut-off.
+    ties : {"file_order", "expected"}, default "file_order"
+        Equal scores in file order (the official scripts), or the expected value over all orders
+        of the tied documents (module docstring).
+
+    Returns
+    -------
+    QueryMetrics
+        float64 arrays of shape (q, max_k) and (q,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([2, 0, 1, 0, 1])                # two queries: rows 0-2 and 3-4
+    >>> scores = np.array([0.3, 0.9, 0.1, 0.5, 0.5])
+    >>> query_ptr = np.array([0, 3, 5])
+    >>> qm = evaluate(y, scores, query_ptr, max_k=3)
+    >>> qm.ndcg.shape
+    (2, 3)
+    >>> qm.map.round(3)
+    array([0.583, 0.5  ])
     """
     conv = get_convention(convention)
     max_k = int(check_value("max_k", max_k, [Integer(1)]))
@@ -349,8 +403,39 @@ def evaluate(y, scores, query_ptr, convention="letor4", max_k: int = 10,
 
 def metric_per_query(y, scores, query_ptr, metric: str, convention="letor4",
                      ties: str = "file_order") -> np.ndarray:
-    """One metric for every query, float64 (q,); metric is ``ndcg@K``, ``p@K``, ``map`` or
-    ``meanndcg`` for any K >= 1; ties "file_order" or "expected" (see the module docstring)."""
+    """One metric for every query.
+
+    Parameters
+    ----------
+    y : array-like of int, shape (m,)
+        Relevance labels >= 0.
+    scores : array-like of float, shape (m,)
+        Predicted scores (no NaN); documents are ranked by score, descending.
+    query_ptr : array-like of int, shape (q + 1,)
+        Query offsets: the rows of query i are ``query_ptr[i]:query_ptr[i + 1]`` (none empty).
+    metric : str
+        ``ndcg@K``, ``p@K``, ``map`` or ``meanndcg`` for any K >= 1.
+    convention : str or Convention, default "letor4"
+        A built-in convention (letor3, letor4, mslr, standard) or a ``Convention``.
+    ties : {"file_order", "expected"}, default "file_order"
+        Equal scores in file order (the official scripts), or the expected value over all orders
+        of the tied documents (module docstring).
+
+    Returns
+    -------
+    float64 (q,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([2, 0, 1, 0, 1])                # two queries: rows 0-2 and 3-4
+    >>> scores = np.array([0.3, 0.9, 0.1, 0.5, 0.5])
+    >>> query_ptr = np.array([0, 3, 5])
+    >>> metric_per_query(y, scores, query_ptr, "map").round(3)
+    array([0.583, 0.5  ])
+    >>> metric_per_query(y, scores, query_ptr, "map", ties="expected").round(3)  # 0.5 and 0.5 tie
+    array([0.583, 0.75 ])
+    """
     kind, k = parse_metric(metric)
     conv = get_convention(convention)
     r = _Ranked(y, scores, query_ptr, conv, ties)
@@ -364,7 +449,29 @@ def metric_per_query(y, scores, query_ptr, metric: str, convention="letor4",
 
 
 def mean_metrics(qm: QueryMetrics) -> dict[str, float]:
-    """Macro averages over queries: keys P@1..P@max_k, MAP, NDCG@1..NDCG@max_k, MeanNDCG."""
+    """Macro averages over the queries of ``evaluate``'s per-query metrics.
+
+    Parameters
+    ----------
+    qm : QueryMetrics
+
+    Returns
+    -------
+    dict of str to float
+        Keys P@1..P@max_k, MAP, NDCG@1..NDCG@max_k, MeanNDCG (NaN without queries).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([2, 0, 1, 0, 1])                # two queries: rows 0-2 and 3-4
+    >>> scores = np.array([0.3, 0.9, 0.1, 0.5, 0.5])
+    >>> query_ptr = np.array([0, 3, 5])
+    >>> means = mean_metrics(evaluate(y, scores, query_ptr, max_k=3))
+    >>> list(means)
+    ['P@1', 'P@2', 'P@3', 'MAP', 'NDCG@1', 'NDCG@2', 'NDCG@3', 'MeanNDCG']
+    >>> round(means["MAP"], 3)
+    0.542
+    """
     out: dict[str, float] = {}
     prec = qm.precision.mean(axis=0) if qm.n_queries else np.full(qm.max_k, np.nan)
     ndcg = qm.ndcg.mean(axis=0) if qm.n_queries else np.full(qm.max_k, np.nan)
@@ -378,11 +485,26 @@ def mean_metrics(qm: QueryMetrics) -> dict[str, float]:
 
 
 def paired_ttest(a, b) -> tuple[float, float]:
-    """Two-sided paired t-test of per-query values a vs b (n,): returns (t, p).
+    """Two-sided paired t-test of per-query values a against b.
 
-    t = mean(d) / (std(d, ddof=1) / sqrt(n)) with d = a - b, p from Student's t with n - 1 degrees
-    of freedom (scipy.stats.ttest_rel). Identical vectors give (0.0, 1.0); a constant non-zero
-    difference gives (+-inf, 0.0).
+    ``t = mean(d) / (std(d, ddof=1) / sqrt(n))`` with ``d = a - b``; p from Student's t with
+    n - 1 degrees of freedom (as ``scipy.stats.ttest_rel``).
+
+    Parameters
+    ----------
+    a, b : array-like of float, shape (n,)
+        Per-query values of two rankings of the same queries.
+
+    Returns
+    -------
+    (float, float)
+        (t, p). Identical vectors give (0.0, 1.0); a constant non-zero difference (+-inf, 0.0).
+
+    Examples
+    --------
+    >>> t, p = paired_ttest([0.5, 0.6, 0.7], [0.4, 0.6, 0.5])
+    >>> round(t, 3), round(p, 3)
+    (1.732, 0.225)
     """
     from scipy import stats  # heavy (scipy.stats, ~1.4 s): imported on use
 
@@ -417,10 +539,22 @@ def _query_order(query_ids) -> np.ndarray:
 def format_eval_score(query_ids, qm: QueryMetrics, per_query: bool = False) -> str:
     """The text the LETOR 4.0 ``Eval-Score-4.0.pl`` script writes (also the MSLR script's layout).
 
-    Two tab-separated blocks: ``qid  P@1 .. P@k  MAP`` and ``qid  NDCG@1 .. NDCG@k  MeanNDCG``;
+    Two tab-separated blocks, ``qid  P@1 .. P@k  MAP`` and ``qid  NDCG@1 .. NDCG@k  MeanNDCG``;
     each has one row per query when ``per_query`` (queries sorted by numeric id, as the script
     does) and an ``Average`` row, and ends with a blank line. Numbers use ``%.4f``; as in the
     script, every number is followed by a tab except the last of a row.
+
+    Parameters
+    ----------
+    query_ids : array-like, shape (q,)
+        The ``qid`` of every query, in the order of ``qm``.
+    qm : QueryMetrics
+    per_query : bool, default False
+        Also write one row per query.
+
+    Returns
+    -------
+    str
     """
     ids = np.asarray(query_ids)
     if ids.ndim != 1 or ids.size != qm.n_queries:

@@ -17,7 +17,14 @@ from ltrfs.util import atomic_path, write_text  # noqa: E402
 
 
 def save(fig, png, pdf=None) -> None:
-    """Save a figure atomically as PNG (and PDF), then close it."""
+    """Save a figure atomically as PNG (and PDF), then close it.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    png : path
+    pdf : path or None
+    """
     for path in filter(None, (png, pdf)):
         with atomic_path(path) as tmp:
             fig.savefig(tmp, format=Path(path).suffix[1:], dpi=150, bbox_inches="tight")
@@ -27,17 +34,41 @@ def save(fig, png, pdf=None) -> None:
 def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title: str = "",
                 baselines=("waf",), max_error_bars: int = 8, curves=None, comparison=None,
                 alpha: float = 0.05) -> None:
-    """Test ``metric`` (mean over folds) against k. By default one panel per ranker, one line
-    per method, each method in the same colour in every panel; with ``curves`` (a list of
-    "method/ranker") one panel holding those lines (a paper's figure, e.g. Lai et al. Figs.
-    1-3). One legend for the figure; points whose mean covers fewer folds than the others are
-    left out (the table marks them). The standard deviation over folds is drawn as error bars
-    when a panel has at most ``max_error_bars`` lines (beyond that they hide the lines; the CSV
-    keeps it); the lines' bars are drawn side by side, shifted a little in k. The all-features ``baselines`` are drawn as a horizontal dashed line with a std
-    band, and the reference rows of the table (``tables.REFERENCE_RANKER``: a constant score
-    in file order and in random order) as grey dotted and dash-dotted lines in every panel.
-    ``comparison`` (a ``tables.compare`` result, rows ``at == "k"``) marks with an open circle
-    each point of a pair's side b where side a differs from it at p < ``alpha``, in side a's colour."""
+    """Test ``metric`` (mean over folds) against k, the metric-vs-k figure of every paper.
+
+    By default one panel per ranker, one line per method, each method in the same colour in every
+    panel; with ``curves`` one panel holding those lines (a paper's figure, e.g. Lai et al. Figs.
+    1-3). One legend for the figure; points whose mean covers fewer folds than the others are left
+    out (the table marks them). The standard deviation over folds is drawn as error bars when a
+    panel has at most ``max_error_bars`` lines (beyond that they hide the lines; the CSV keeps it),
+    the lines' bars side by side, shifted a little in k. The all-features ``baselines`` are drawn
+    as a horizontal dashed line with a std band, and the reference rows of the table
+    (``tables.REFERENCE_RANKER``: a constant score in file order and in random order) as grey
+    dotted and dash-dotted lines in every panel.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The experiment's table (``ltrfs.tables``): one row per method, ranker and k.
+    metric : str
+        A metric column, e.g. "NDCG@10".
+    png : path
+        The figure as PNG.
+    pdf : path or None
+        The figure as PDF too.
+    csv : path or None
+        The numbers drawn, as CSV beside the figure.
+    title : str, default ''
+    baselines : tuple of str, default ("waf",)
+        Methods drawn as horizontal lines.
+    max_error_bars : int, default 8
+    curves : list of str or None
+        "method/ranker" lines of a single panel.
+    comparison : pandas.DataFrame or None
+        A ``tables.compare`` result (rows ``at == "k"``): each point of a pair's side b where side a
+        differs from it at p < ``alpha`` gets an open circle in side a's colour.
+    alpha : float, default 0.05
+    """
     references = table[table.ranker == REFERENCE_RANKER]
     table = table[table.ranker != REFERENCE_RANKER]
     rows = table[table.k != "vali"].copy()
@@ -131,8 +162,24 @@ def _feature_labels(n: int, names=None) -> list[str]:
 
 
 def feature_bars(values, label: str, png, pdf=None, csv=None, title: str = "", names=None) -> None:
-    """One bar per feature id (GAS Fig. 6: the MAP each feature reaches alone); ``values`` (d,)
-    is the fold mean, written beside the figure with the feature names when there are any."""
+    """One bar per feature id: what each feature reaches alone (GAS Fig. 6).
+
+    Parameters
+    ----------
+    values : array-like, shape (d,)
+        The fold mean, written to ``csv`` with the feature names when there are any.
+    label : str
+        The axis label.
+    png : path
+        The figure as PNG.
+    pdf : path or None
+        The figure as PDF too.
+    csv : path or None
+        The numbers drawn, as CSV beside the figure.
+    title : str, default ''
+    names : sequence of str or None
+        Feature names.
+    """
     values = np.asarray(values, dtype=float)
     d = len(values)
     fig, ax = plt.subplots(figsize=(max(6.0, 0.16 * d), 3.2))
@@ -153,8 +200,23 @@ def feature_bars(values, label: str, png, pdf=None, csv=None, title: str = "", n
 
 def similarity_heatmap(matrix, png, pdf=None, csv=None, title: str = "",
                        label: str = "Kendall similarity (fraction of concordant pairs)", vmin: float = 0.0) -> None:
-    """The feature-by-feature similarity matrix as a heat map (GAS Fig. 7); colour scale
-    ``vmin``..1 (0..1 for the concordance, -1..1 for tau-b)."""
+    """The feature-by-feature similarity matrix as a heat map (GAS Fig. 7).
+
+    Parameters
+    ----------
+    matrix : array-like, shape (d, d)
+    png : path
+        The figure as PNG.
+    pdf : path or None
+        The figure as PDF too.
+    csv : path or None
+        The numbers drawn, as CSV beside the figure.
+    title : str, default ''
+    label : str, default "Kendall similarity (fraction of concordant pairs)"
+        The colour bar's label.
+    vmin : float, default 0.0
+        Colour scale ``vmin``..1 (0..1 for the concordance, -1..1 for tau-b).
+    """
     matrix = np.asarray(matrix, dtype=float)
     d = len(matrix)
     fig, ax = plt.subplots(figsize=(5.2, 4.4))
@@ -173,8 +235,20 @@ def similarity_heatmap(matrix, png, pdf=None, csv=None, title: str = "",
 
 
 def class_densities(panels: list[dict], png, pdf=None, csv=None, title: str = "") -> None:
-    """FS-ED Fig. 3: per relevance class, the density of a feature; one panel per entry of
-    ``panels`` ({"feature": id, "caption": str, "points": (p,), "densities": {label: (p,)}})."""
+    """FS-ED Fig. 3: per relevance class, the density of a feature; a panel per ``panels`` entry.
+
+    Parameters
+    ----------
+    panels : list of dict
+        ``{"feature": id, "caption": str, "points": (p,), "densities": {label: (p,)}}``.
+    png : path
+        The figure as PNG.
+    pdf : path or None
+        The figure as PDF too.
+    csv : path or None
+        The numbers drawn, as CSV beside the figure.
+    title : str, default ''
+    """
     fig, axes = plt.subplots(1, len(panels), figsize=(4.4 * len(panels), 3.2), squeeze=False)
     rows = []
     for ax, panel in zip(axes[0], panels):
@@ -195,8 +269,22 @@ def class_densities(panels: list[dict], png, pdf=None, csv=None, title: str = ""
 
 
 def elimination_curve(curves: dict, png, pdf=None, csv=None, title: str = "") -> None:
-    """Lei & Han Table 2.1 as a figure: cross-validated error against the number of features
-    kept while the forest drops the least important 30% per step; one line per fold."""
+    """Lei & Han Table 2.1 as a figure: cross-validated error against the number of features kept.
+
+    The forest drops the least important 30% per step; one line per fold.
+
+    Parameters
+    ----------
+    curves : dict
+        Fold -> list of (number of features, CV error).
+    png : path
+        The figure as PNG.
+    pdf : path or None
+        The figure as PDF too.
+    csv : path or None
+        The numbers drawn, as CSV beside the figure.
+    title : str, default ''
+    """
     fig, ax = plt.subplots(figsize=(5.0, 3.4))
     rows = []
     for fold, curve in sorted(curves.items()):
@@ -215,9 +303,28 @@ def elimination_curve(curves: dict, png, pdf=None, csv=None, title: str = "") ->
 
 
 def top_scores(scores, label: str, png, pdf=None, csv=None, title: str = "", names=None, n_top: int = 20) -> None:
-    """Horizontal bars of the ``n_top`` largest ``scores`` (d,) by feature, largest on top, with
-    the feature names when there are any (Lei & Han Fig. 3.1, the forest's importance plot).
-    The CSV lists every feature, in score order."""
+    """Bars of the ``n_top`` largest scores by feature, largest on top (Lei & Han Fig. 3.1).
+
+    Parameters
+    ----------
+    scores : array-like, shape (d,)
+    label : str
+        The axis label.
+    png : path
+        The figure as PNG.
+    pdf : path or None
+        The figure as PDF too.
+    csv : path or None
+        The numbers drawn, as CSV beside the figure.
+    title : str, default ''
+    names : sequence of str or None
+        Feature names, shown when there are any.
+    n_top : int, default 20
+
+    Notes
+    -----
+    The CSV lists every feature, in score order.
+    """
     scores = np.asarray(scores, dtype=float)
     order = np.argsort(-scores, kind="stable")
     top = order[:n_top]
@@ -241,9 +348,26 @@ def top_scores(scores, label: str, png, pdf=None, csv=None, title: str = "", nam
 
 def criterion_path(path: dict, chosen_step: int, min_step: int, png, pdf=None, csv=None, title: str = "",
                    criterion: str = "BIC") -> None:
-    """An information criterion along a penalty path (Lei & Han Fig. 2.1): ``path`` has lists
-    ``step`` (1-based), ``criterion`` and ``n_features`` (nonzero coefficients); the chosen model
-    and the minimum are marked, the number of features is drawn on a second axis."""
+    """An information criterion along a penalty path (Lei & Han Fig. 2.1).
+
+    The chosen model and the minimum are marked; the number of features is drawn on a second axis.
+
+    Parameters
+    ----------
+    path : dict
+        Lists ``step`` (1-based), ``criterion`` and ``n_features`` (nonzero coefficients).
+    chosen_step, min_step : int
+        The chosen model's and the minimum's steps.
+    png : path
+        The figure as PNG.
+    pdf : path or None
+        The figure as PDF too.
+    csv : path or None
+        The numbers drawn, as CSV beside the figure.
+    title : str, default ''
+    criterion : str, default "BIC"
+        The axis label.
+    """
     steps = np.asarray(path["step"], dtype=int)
     values = np.asarray(path["criterion"], dtype=float)
     n_features = np.asarray(path["n_features"], dtype=int)
@@ -277,9 +401,32 @@ def criterion_path(path: dict, chosen_step: int, min_step: int, png, pdf=None, c
 def curves_by_group(frame: pd.DataFrame, x: str, metrics, group: str, png, pdf=None, csv=None, title: str = "",
                     baselines: dict | None = None, xlabel: str = "", logx: bool = False, ylabel: str = "{metric}",
                     legend_title: str | None = None) -> None:
-    """One panel per metric: ``metric`` against ``x``, one line per value of ``group``;
-    ``baselines`` {label: {metric: value}} are drawn as horizontal dashed lines; ``ylabel`` is a
-    template with ``{metric}``."""
+    """One panel per metric: the metric against ``x``, one line per value of ``group``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    x : str
+        The column on the x axis.
+    metrics : list of str
+        One panel each.
+    group : str
+        The column whose values make the lines.
+    png : path
+        The figure as PNG.
+    pdf : path or None
+        The figure as PDF too.
+    csv : path or None
+        The numbers drawn, as CSV beside the figure.
+    title : str, default ''
+    baselines : dict or None
+        {label: {metric: value}}, drawn as horizontal dashed lines.
+    xlabel : str, default ''
+    logx : bool, default False
+    ylabel : str, default "{metric}"
+        A template with ``{metric}``.
+    legend_title : str or None
+    """
     metrics = list(metrics)
     fig, axes = plt.subplots(1, len(metrics), figsize=(4.4 * len(metrics), 3.4), squeeze=False)
     fig.subplots_adjust(wspace=0.32)
@@ -307,9 +454,22 @@ def curves_by_group(frame: pd.DataFrame, x: str, metrics, group: str, png, pdf=N
 
 def grouped_bars(rows: pd.DataFrame, group: str, bar: str, value: str, png, pdf=None, *, title: str = "",
                  ylabel: str = "", marks: dict | None = None) -> None:
-    """Bars of ``value`` (error bar: ``value + "_std"``), one group per value of ``group``, one
-    bar per value of ``bar`` in the same colour in every group; ``marks`` {boolean column:
-    (text above the bar, legend line)} write their text above the bars where the column is true."""
+    """Bars of ``value`` with error bars ``value + "_std"``, grouped by ``group``.
+
+    One bar per value of ``bar`` in the same colour in every group.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+    group, bar, value : str
+        Column names.
+    png : path
+    pdf : path or None
+    title, ylabel : str, default ''
+    marks : dict or None
+        {boolean column: (text above the bar, legend line)}: the text is written above the bars
+        where the column is true.
+    """
     groups = list(dict.fromkeys(rows[group]))
     bars = list(dict.fromkeys(rows[bar]))
     width = 0.8 / max(len(bars), 1)
@@ -343,10 +503,22 @@ def grouped_bars(rows: pd.DataFrame, group: str, bar: str, value: str, png, pdf=
 
 
 def cd_diagrams(diagrams: list, png, *, alpha: float = 0.05) -> None:
-    """Critical-difference diagrams (Demsar 2006) in one PNG, one panel per (scope, metric,
-    statistics) of ``leaderboard.board``: each method at its mean rank (1 = best, on the left), a bar joining
-    the methods whose Nemenyi test does not separate them at ``alpha``
-    (``scikit_posthocs.critical_difference_diagram``)."""
+    """Critical-difference diagrams in one PNG, one panel per (scope, metric, statistics).
+
+    Each method at its mean rank (1 = best, on the left), a bar joining the methods whose Nemenyi
+    test does not separate them at ``alpha`` (``scikit_posthocs.critical_difference_diagram``).
+
+    Parameters
+    ----------
+    diagrams : list
+        The diagrams of ``leaderboard.board``.
+    png : path
+    alpha : float, default 0.05
+
+    References
+    ----------
+    Demsar. Statistical comparisons of classifiers over multiple data sets. JMLR 7, 2006.
+    """
     import scikit_posthocs as sp  # heavy (statsmodels): only for a critical-difference diagram
 
     n = max(len(diagrams), 1)
@@ -408,9 +580,21 @@ def _per_dataset_lines(frame: pd.DataFrame, lines, png, *, ylabel: str, title: s
 
 
 def stability_curves(stab: pd.DataFrame, png) -> None:
-    """Kuncheva's index of the selectors' top-k sets across folds against k, one panel per
-    dataset, one line per method (0 = the overlap of random k-sets, 1 = the same set in every
-    fold)."""
+    """Kuncheva's index of the selectors' top-k sets across folds against k.
+
+    One panel per dataset, one line per method (0 = the overlap of random k-sets, 1 = the same
+    set in every fold).
+
+    Parameters
+    ----------
+    stab : pandas.DataFrame
+        Columns dataset, method, k and kuncheva (mean over fold pairs).
+    png : path
+
+    References
+    ----------
+    Kuncheva. A stability index for feature selection. AIAP 2007.
+    """
     chance = Line2D([], [], color="grey", lw=0.8, ls=":")
     _per_dataset_lines(stab, [("kuncheva", "-", "o")], png, hline=0.0,
                        ylabel="Kuncheva index of top-k sets\n(mean over fold pairs)",
@@ -418,10 +602,23 @@ def stability_curves(stab: pd.DataFrame, png) -> None:
 
 
 def accuracy_vs_cost(chosen: pd.DataFrame, cost: pd.DataFrame, metric: str, png, csv=None, baselines=()) -> None:
-    """Test ``metric`` at the vali-chosen k (mean over the rankers) against the selection's CPU
-    seconds per fold (log scale), one marker per method, one panel per dataset; the Pareto front
-    (no other method both faster and better) as a step line; the all-features ``baselines`` as a
-    horizontal line."""
+    """Test metric at the vali-chosen k against the selection's CPU seconds, with the Pareto front.
+
+    The metric is the mean over the rankers; CPU seconds per fold on a log scale; one marker per
+    method, one panel per dataset; the Pareto front (no other method both faster and better) as a
+    step line; the all-features ``baselines`` as a horizontal line.
+
+    Parameters
+    ----------
+    chosen : pandas.DataFrame
+        Rows at the vali-chosen k (columns dataset, method, the metric).
+    cost : pandas.DataFrame
+        Columns dataset, method, cpu_s.
+    metric : str
+    png : path
+    csv : path or None
+    baselines : tuple of str, default ()
+    """
     levels = chosen[chosen.method.isin(list(baselines))].groupby("dataset")[metric].mean()
     points = (chosen.groupby(["dataset", "method"], sort=False)[metric].mean().reset_index()
               .merge(cost, on=["dataset", "method"], how="inner"))
@@ -471,9 +668,18 @@ def accuracy_vs_cost(chosen: pd.DataFrame, cost: pd.DataFrame, metric: str, png,
 
 
 def recovery_curves(recovery: pd.DataFrame, png) -> None:
-    """Precision of each selector's top k against the features that carry signal in the
-    generated data (solid) and recall of its informative features (dashed), against k (means
-    over folds), one panel per generated dataset, one colour per method."""
+    """How many planted features each selector finds on generated data, against k.
+
+    Precision of each selector's top k against the features that carry signal (solid) and recall
+    of its informative features (dashed), means over folds; one panel per generated dataset, one
+    colour per method.
+
+    Parameters
+    ----------
+    recovery : pandas.DataFrame
+        Columns dataset, method, k, precision and recall.
+    png : path
+    """
     styles = [(Line2D([], [], color="k", marker="o", ms=3, lw=1.2), "precision: top k with signal"),
               (Line2D([], [], color="k", marker="s", ms=3, ls="--"), "recall: informative found")]
     _per_dataset_lines(recovery, [("precision", "-", "o"), ("recall", "--", "s")], png, ylabel="share (mean over folds)",

@@ -29,7 +29,18 @@ COUNTS = ("k_best",)
 
 
 def load(paper: str, root="config/published") -> pd.DataFrame:
-    """The published values of ``paper`` (a file ``{root}/{paper}.csv``)."""
+    """The published values of a paper.
+
+    Parameters
+    ----------
+    paper : str
+    root : path, default "config/published"
+        The file is ``{root}/{paper}.csv`` (its README says how each value was read).
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     path = Path(root) / f"{paper}.csv"
     if not path.exists():
         raise ValueError(f"no published numbers for {paper!r}: {path} is missing")
@@ -48,11 +59,27 @@ def _our_row(ours: pd.DataFrame, method: str, ranker: str, k: str) -> pd.Series 
 
 
 def beside(ours: pd.DataFrame, published: pd.DataFrame, dataset: str, tables=None, rows=None) -> pd.DataFrame:
-    """One row per published cell of ``dataset`` (optionally only the paper ``tables``) whose
-    metric our table reports: table, method, ranker, k (ours: the k used, "vali (..)" when
-    chosen), metric, ours, published, difference (ours - published; NaN where we have no row).
-    ``rows`` maps a published "method/ranker" to ours when our run has another name (e.g.
-    {"fsmrank/own": "waf/fsmrank"}: FSMRank ranking on all features in Lai's Table II)."""
+    """Our values beside the published ones, one row per published cell our table reports.
+
+    Parameters
+    ----------
+    ours : pandas.DataFrame
+        Our experiment table.
+    published : pandas.DataFrame
+        From ``load``.
+    dataset : str
+    tables : list of str or None
+        Only these paper tables.
+    rows : dict or None
+        Published "method/ranker" -> ours, where our run has another name (e.g.
+        ``{"fsmrank/own": "waf/fsmrank"}``: FSMRank ranking on all features in Lai's Table II).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns table, method, ranker, k (ours: the k used, "vali (..)" when chosen), metric,
+        ours, published, difference (ours - published; NaN where we have no row).
+    """
     pub = published[published.dataset == dataset]
     if tables is not None:
         pub = pub[pub.table.isin(list(tables))]
@@ -76,9 +103,21 @@ def beside(ours: pd.DataFrame, published: pd.DataFrame, dataset: str, tables=Non
 
 
 def to_markdown(comparison: pd.DataFrame, title: str = "", tolerance: float | None = None) -> str:
-    """The comparison as one Markdown table per paper table: a row per (method, ranker), a
-    column per metric with "ours / published (difference)"; ``tolerance`` marks with † every
-    cell whose |difference| exceeds it."""
+    """The comparison as one Markdown table per paper table.
+
+    Parameters
+    ----------
+    comparison : pandas.DataFrame
+        From ``beside``.
+    title : str, default ''
+    tolerance : float or None
+        Marks with † every cell whose |difference| exceeds it.
+
+    Returns
+    -------
+    str
+        A row per (method, ranker), a column per metric with "ours / published (difference)".
+    """
     lines = [f"### {title}", ""] if title else []
     for table, part in comparison.groupby("table", sort=False):
         metrics = list(dict.fromkeys(part.metric))
@@ -119,10 +158,25 @@ def to_markdown(comparison: pd.DataFrame, title: str = "", tolerance: float | No
 
 def closest_convention(ours_by_convention: dict, published: pd.DataFrame, dataset: str, tables=None,
                        rows=None, metrics=None) -> pd.DataFrame:
-    """Which metric convention each published table is closest to: for every convention (key of
-    ``ours_by_convention``, our table of the same models evaluated in it) and paper table, the
-    mean |ours - published| over the cells both have (counts excluded). Columns: table,
-    convention, cells, mean_abs_difference."""
+    """Which metric convention each published table is closest to.
+
+    Parameters
+    ----------
+    ours_by_convention : dict
+        Convention -> our table of the same models evaluated in it.
+    published : pandas.DataFrame
+    dataset : str
+    tables, rows
+        As ``beside``.
+    metrics : list of str or None
+        Only these metrics.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns table, convention, cells, mean_abs_difference (the mean |ours - published| over
+        the cells both have; counts excluded).
+    """
     out = []
     for convention, ours in ours_by_convention.items():
         comparison = beside(ours, published, dataset, tables, rows)
@@ -136,8 +190,18 @@ def closest_convention(ours_by_convention: dict, published: pd.DataFrame, datase
 
 
 def closest_convention_markdown(frame: pd.DataFrame) -> str:
-    """``closest_convention`` as a Markdown table: a row per paper table, a column per
-    convention with the mean |ours - published|, and the closest convention."""
+    """``closest_convention`` as a Markdown table.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+
+    Returns
+    -------
+    str
+        A row per paper table, a column per convention with the mean |ours - published|, and the
+        closest convention.
+    """
     if frame.empty:
         return ""
     conventions = list(dict.fromkeys(frame.convention))

@@ -28,19 +28,48 @@ def _fold_mean(paths, key: str) -> np.ndarray:
 
 
 def importance_figure(score_paths, metric: str, png, pdf, csv, *, title: str = "", names=None) -> None:
-    """Bars of the single-feature ``metric`` (key of the single-feature table), fold mean."""
+    """Bars of a single-feature metric of every feature, fold mean (GAS Fig. 6).
+
+    Parameters
+    ----------
+    score_paths : list of path
+        The folds' ``single_feature`` score files.
+    metric : str
+        A key of the single-feature table.
+    png, pdf, csv : path
+        The figure (PNG, PDF) and the numbers drawn (CSV).
+    title : str, default ''
+    names : sequence of str or None
+    """
     plots.feature_bars(_fold_mean(score_paths, metric.lower()), f"{metric} of the feature alone (train)",
                        png, pdf, csv, title=title, names=names)
 
 
 def kendall_figure(score_paths, png, pdf, csv, *, title: str = "") -> None:
-    """Heat map of the paper's Kendall similarity (fraction of concordant pairs), fold mean."""
+    """Heat map of GAS's Kendall similarity (concordant-pair fraction), fold mean (GAS Fig. 7).
+
+    Parameters
+    ----------
+    score_paths : list of path
+        The folds' ``kendall`` score files.
+    png, pdf, csv : path
+        The figure (PNG, PDF) and the numbers drawn (CSV).
+    title : str, default ''
+    """
     plots.similarity_heatmap(_fold_mean(score_paths, "concordance"), png, pdf, csv, title=title)
 
 
 def fsed_figure(densities_path, png, pdf, csv, *, title: str = "") -> None:
-    """Densities per relevance class (train rows) of the top and the last feature by psi, from
-    the file ``ltrfs.selection.fs_ed.class_densities_table`` wrote."""
+    """FS-ED Fig. 3: class densities of the top and the last feature by psi.
+
+    Parameters
+    ----------
+    densities_path : path
+        The file of the FS-ED densities stage (train rows).
+    png, pdf, csv : path
+        The figure (PNG, PDF) and the numbers drawn (CSV).
+    title : str, default ''
+    """
     frame = read_csv(densities_path, sep="\t")
     panels = []
     for role, caption in (("top", "top feature by psi"), ("last", "last feature by psi")):
@@ -56,7 +85,16 @@ def fsed_figure(densities_path, png, pdf, csv, *, title: str = "") -> None:
 
 
 def rf_curve_figure(selection_paths: dict, png, pdf, csv, *, title: str = "") -> None:
-    """Cross-validated error against the number of features kept, one line per fold."""
+    """CV error against the number of features kept, one line per fold (Lei & Han Table 2.1).
+
+    Parameters
+    ----------
+    selection_paths : dict
+        Fold -> the ``rf_importance`` selection file.
+    png, pdf, csv : path
+        The figure (PNG, PDF) and the numbers drawn (CSV).
+    title : str, default ''
+    """
     curves = {}
     for fold, path in selection_paths.items():
         chosen = read_json(path).get("chosen") or {}
@@ -68,7 +106,19 @@ def rf_curve_figure(selection_paths: dict, png, pdf, csv, *, title: str = "") ->
 
 def score_bars_figure(selection_path, png, pdf, csv, *, label: str, title: str = "", names=None,
                       n_top: int = 20) -> None:
-    """The ``n_top`` features of a selection by the method's own scores (Lei & Han Fig. 3.1)."""
+    """The ``n_top`` features of a selection by the method's own scores (Lei & Han Fig. 3.1).
+
+    Parameters
+    ----------
+    selection_path : path
+    png, pdf, csv : path
+        The figure (PNG, PDF) and the numbers drawn (CSV).
+    title : str, default ''
+    label : str
+        The axis label.
+    names : sequence of str or None
+    n_top : int, default 20
+    """
     record = read_json(selection_path)
     if record.get("scores") is None:
         raise ValueError(f"{selection_path}: the method {record.get('method')!r} has no feature scores")
@@ -76,8 +126,18 @@ def score_bars_figure(selection_path, png, pdf, csv, *, label: str, title: str =
 
 
 def criterion_path_figure(selection_path, png, pdf, csv, *, title: str = "") -> None:
-    """BIC (or AIC) along the ordinal model's penalty path with the chosen and the minimal
-    model marked (Lei & Han Fig. 2.1), from the selection's ``details.path``."""
+    """BIC (or AIC) along the ordinal model's penalty path (Lei & Han Fig. 2.1).
+
+    The chosen and the minimal model are marked; the path is the selection's ``details.path``.
+
+    Parameters
+    ----------
+    selection_path : path
+        An ``ordinal_cr`` selection file.
+    png, pdf, csv : path
+        The figure (PNG, PDF) and the numbers drawn (CSV).
+    title : str, default ''
+    """
     record = read_json(selection_path)
     path = (record.get("details") or {}).get("path")
     chosen = record.get("chosen") or {}
@@ -89,12 +149,23 @@ def criterion_path_figure(selection_path, png, pdf, csv, *, title: str = "") -> 
 
 def greedy_path_figure(path_files: dict, png, pdf, csv, *, title: str = "", table_csv=None,
                        metric_names=("MAP", "MeanNDCG")) -> None:
-    """Pahikkala et al. 2010 Figs. 1-4: test MAP and MeanNDCG of the RankRLS model after each
-    greedy step (the path's own models) against the number of selected features, one line per
-    lambda, mean over folds of the per-fold query means. ``path_files`` (fold -> path) are the
-    per-query files of ``ltrfs.selection.greedy_rankrls.path_metrics``. With ``table_csv`` (the experiment's
-    table), its all-feature rows (method ``waf``, every ranker; the paper's RankRLS and RankSVM
-    baselines) are drawn as horizontal lines."""
+    """Pahikkala et al. 2010 Figs. 1-4: test MAP and MeanNDCG along the greedy path.
+
+    The RankRLS model after each greedy step (the path's own models) against the number of
+    selected features, one line per lambda, mean over folds of the per-fold query means.
+
+    Parameters
+    ----------
+    path_files : dict
+        Fold -> the per-query file of the Greedy RankRLS path metrics stage.
+    png, pdf, csv : path
+        The figure (PNG, PDF) and the numbers drawn (CSV).
+    title : str, default ''
+    table_csv : path or None
+        The experiment's table; its all-feature rows (method ``waf``, every ranker: the paper's
+        RankRLS and RankSVM baselines) are drawn as horizontal lines.
+    metric_names : tuple of str, default ("MAP", "MeanNDCG")
+    """
     rows = []
     for fold, path in path_files.items():
         per_query = read_csv(path, sep="\t", dtype={"lambda": str})
@@ -117,10 +188,22 @@ def greedy_path_figure(path_files: dict, png, pdf, csv, *, title: str = "", tabl
 
 def chosen_k_bars(table_csv, compare_csv, png, pdf, csv, *, metric: str = "NDCG@10", title: str = "",
                   alpha: float = 0.05) -> None:
-    """Gupta & Rosso 2012 Fig. 2: test ``metric`` of every method at its k chosen on vali (its
-    single k for WAF, its full model for an own model: ``tables.chosen_rows``), grouped by ranker, ± std over folds; ``+`` above a bar
-    where p_vs_waf < ``alpha``, ``*`` above side a of a ``compare`` pair (chosen k) where p <
-    ``alpha`` on ``metric``. Reads the experiment's table and comparison CSVs."""
+    """Gupta & Rosso 2012 Fig. 2: test metric of every method at its k chosen on vali, by ranker.
+
+    Its single k for WAF, its full model for an own model (``tables.chosen_rows``), ± std over
+    folds; ``+`` above a bar where p_vs_waf < ``alpha``, ``*`` above side a of a ``compare`` pair
+    (chosen k) where p < ``alpha`` on the metric.
+
+    Parameters
+    ----------
+    table_csv, compare_csv : path
+        The experiment's table and comparison CSVs.
+    png, pdf, csv : path
+        The figure (PNG, PDF) and the numbers drawn (CSV).
+    title : str, default ''
+    metric : str, default "NDCG@10"
+    alpha : float, default 0.05
+    """
     table = read_csv(table_csv, dtype={"k": str, "k_chosen": str})
     rows = chosen_rows(table[table.ranker != REFERENCE_RANKER])
     comparison = read_csv(compare_csv)
@@ -140,9 +223,19 @@ def chosen_k_bars(table_csv, compare_csv, png, pdf, csv, *, metric: str = "NDCG@
 
 
 def convergence_figure(trace_path, png, pdf, csv, *, title: str = "") -> None:
-    """Lai et al. 2013 Fig. 5: the FSMRank objective against seconds for the accelerated
-    proximal gradient (Algorithm 1) and the projected subgradient method on the same problem,
-    from the file ``ltrfs.selection.fsmrank.convergence_table`` wrote (one line per solver)."""
+    """Lai et al. 2013 Fig. 5: FSMRank's objective against seconds, for two solvers.
+
+    The accelerated proximal gradient (Algorithm 1) and the projected subgradient method on the
+    same problem, one line per solver.
+
+    Parameters
+    ----------
+    trace_path : path
+        The file of the FSMRank convergence stage.
+    png, pdf, csv : path
+        The figure (PNG, PDF) and the numbers drawn (CSV).
+    title : str, default ''
+    """
     frame = read_csv(trace_path, sep="\t")
     plots.curves_by_group(frame, "seconds", ["objective"], "solver", png, pdf, csv,
                           title=title, xlabel="seconds", logx=True)
@@ -150,9 +243,22 @@ def convergence_figure(trace_path, png, pdf, csv, *, title: str = "") -> None:
 
 def top_features(selection_paths: dict, out_md, out_csv, *, k: int = 10, names=None, title: str = "",
                  out_html=None) -> None:
-    """For each method, its top ``k`` features in the first fold given (the set a method chose
-    itself, when it chose one, in the order of its ranking) with their names and scores; as
-    Markdown (a name column only where ``names`` are known), CSV and (``out_html``) an HTML page."""
+    """Every method's top k features in the first fold given, with their names and scores.
+
+    The set a method chose itself, when it chose one, in the order of its ranking.
+
+    Parameters
+    ----------
+    selection_paths : dict
+        Method -> selection file.
+    out_md, out_csv : path
+        Markdown (a name column only where ``names`` are known) and CSV.
+    k : int, default 10
+    names : sequence of str or None
+    title : str, default ''
+    out_html : path or None
+        Also as an HTML page.
+    """
     rows, lines = [], [f"### {title}", ""] if title else []
     for method, path in selection_paths.items():
         selection = read_json(path)

@@ -53,7 +53,29 @@ RANKERS: dict[str, type[Ranker]] = {cls.name: cls for cls in (
 
 
 def make_ranker(name: str, **params) -> Ranker:
-    """``RANKERS[name](**params)``; one-line ValueError naming an unknown name or parameter."""
+    """A ranker from its name and parameters: ``RANKERS[name](**params)``.
+
+    Parameters
+    ----------
+    name : str
+        A key of ``RANKERS`` (``ltrfs params NAME`` lists its parameters).
+    **params
+        Constructor parameters.
+
+    Returns
+    -------
+    Ranker
+
+    Raises
+    ------
+    ValueError
+        One line, naming an unknown ranker or parameter.
+
+    Examples
+    --------
+    >>> make_ranker("rankrls", lam=2.0).lam
+    2.0
+    """
     return build_estimator("ranker", RANKERS, name, params)
 
 

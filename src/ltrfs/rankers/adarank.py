@@ -109,18 +109,27 @@ class AdaRank(LinearScores, Ranker):
 
     Attributes
     ----------
-    features_ : int64 (T,)      column of each weak ranker of the kept model, in order
-    alphas_ : float64 (T,)      their weights (a feature may appear several times)
-    coef_ : float64 (d,)        the equivalent linear model, predict(X) = X @ coef_
+    features_ : int64 (T,)
+        column of each weak ranker of the kept model, in order
+    alphas_ : float64 (T,)
+        their weights (a feature may appear several times)
+    coef_ : float64 (d,)
+        the equivalent linear model, predict(X) = X @ coef_
     query_weights_ : float64 (q,) the query weights P at the end of training (sum 1)
-    train_scores_ : float64 (A,)  training mean of E after each accepted round
-    vali_scores_ : float64 (A,)   validation metric after each accepted round (empty without)
-    n_iter_ : int               iterations used (including roll-backs)
-    n_rollbacks_ : int          phase-1 roll-backs (features queued)
-    best_iteration_ : int       0-based index of the last weak ranker kept (T - 1)
+    train_scores_ : float64 (A,)
+        training mean of E after each accepted round
+    vali_scores_ : float64 (A,)
+        validation metric after each accepted round (empty without)
+    n_iter_ : int
+        iterations used (including roll-backs)
+    n_rollbacks_ : int
+        phase-1 roll-backs (features queued)
+    best_iteration_ : int
+        0-based index of the last weak ranker kept (T - 1)
     best_score_ : float or None validation metric of the kept model
     n_features_in_ : int
-    seconds_ : float            training time
+    seconds_ : float
+        training time
     """
 
     name = "adarank"
@@ -315,13 +324,173 @@ def _roll_back_repeat(st: dict, f: int, t: int) -> bool:
 
 
 class AdaRankNDCG(AdaRank):
-    """AdaRank optimising NDCG@5 (``adarank_ndcg``); parameters and defaults as ``AdaRank``."""
+    """AdaRank optimising NDCG@5 (``adarank_ndcg``).
+
+    The parameters, defaults and learned attributes are those of ``AdaRank`` (``metric``
+    defaults to "ndcg@5").
+
+    Parameters
+    ----------
+    metric : str, default "ndcg@5"
+        the optimised measure E (``ndcg@K``, ``map``, ``p@K``, ``meanndcg``).
+    n_rounds : int, default 500
+        iteration budget (RankLib ``-round``; roll-backs count).
+    tolerance : float, default 0.002
+        stop when the training measure falls by this much or more (RankLib ``-tolerance``).
+    max_consecutive : int, default 5
+        phase-2 limit of consecutive selections of one feature at unchanged training measure
+        (RankLib ``-max``).
+    enqueue : bool, default True
+        RankLib's "train with enqueue" (phase 1 with roll-backs, then phase 2); False runs
+        phase 2 only (RankLib ``-noeq``).
+    weight_update : {"ranklib", "paper"}, default "ranklib"
+        query-weight update (see the module docstring).
+    vali_metric : str or None, default None
+        model-choice metric on the validation split; None uses ``metric``.
+    convention : str, default "letor4"
+        metric convention of ``ltrfs.metrics`` (for E and the validation metric).
+    ties : {"expected", "file_order"}, default "expected"
+        how E and the validation metric rank tied scores; a degenerate model (constant scores
+        within every vali query) is never kept.
+    n_jobs : int, default 1
+        BLAS threads.
+
+    Attributes
+    ----------
+    features_ : int64 (T,)
+        column of each weak ranker of the kept model, in order
+    alphas_ : float64 (T,)
+        their weights (a feature may appear several times)
+    coef_ : float64 (d,)
+        the equivalent linear model, predict(X) = X @ coef_
+    query_weights_ : float64 (q,) the query weights P at the end of training (sum 1)
+    train_scores_ : float64 (A,)
+        training mean of E after each accepted round
+    vali_scores_ : float64 (A,)
+        validation metric after each accepted round (empty without)
+    n_iter_ : int
+        iterations used (including roll-backs)
+    n_rollbacks_ : int
+        phase-1 roll-backs (features queued)
+    best_iteration_ : int
+        0-based index of the last weak ranker kept (T - 1)
+    best_score_ : float or None validation metric of the kept model
+    n_features_in_ : int
+    seconds_ : float
+        training time
+
+    References
+    ----------
+    Xu and Li. AdaRank: a boosting algorithm for information retrieval. SIGIR 2007 (the
+    algorithm with single-feature weak rankers), with RankLib's training loop (module
+    docstring).
+
+    Examples
+    --------
+    >>> from ltrfs.rankers.adarank import AdaRankNDCG
+    >>> from ltrfs.metrics import metric_per_query
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> X_test, y_test, qid_test = toy(1)
+    >>> ranker = AdaRankNDCG().fit(X, y, qid)
+    >>> scores = ranker.predict(X_test)
+    >>> scores.shape
+    (120,)
+    >>> ndcg = metric_per_query(y_test, scores, np.arange(0, 121, 12), "ndcg@10")
+    >>> round(float(ndcg.mean()), 2)       # NDCG@10 over the 10 test queries
+    0.86
+    """
 
     name = "adarank_ndcg"
 
 
 class AdaRankMAP(AdaRank):
-    """AdaRank optimising MAP (``adarank_map``); parameters as ``AdaRank``."""
+    """AdaRank optimising MAP (``adarank_map``).
+
+    The parameters and learned attributes are those of ``AdaRank``; only the default of
+    ``metric`` differs ("map").
+
+    Parameters
+    ----------
+    metric : str, default "map"
+        the optimised measure E (``ndcg@K``, ``map``, ``p@K``, ``meanndcg``).
+    n_rounds : int, default 500
+        iteration budget (RankLib ``-round``; roll-backs count).
+    tolerance : float, default 0.002
+        stop when the training measure falls by this much or more (RankLib ``-tolerance``).
+    max_consecutive : int, default 5
+        phase-2 limit of consecutive selections of one feature at unchanged training measure
+        (RankLib ``-max``).
+    enqueue : bool, default True
+        RankLib's "train with enqueue" (phase 1 with roll-backs, then phase 2); False runs
+        phase 2 only (RankLib ``-noeq``).
+    weight_update : {"ranklib", "paper"}, default "ranklib"
+        query-weight update (see the module docstring).
+    vali_metric : str or None, default None
+        model-choice metric on the validation split; None uses ``metric``.
+    convention : str, default "letor4"
+        metric convention of ``ltrfs.metrics`` (for E and the validation metric).
+    ties : {"expected", "file_order"}, default "expected"
+        how E and the validation metric rank tied scores; a degenerate model (constant scores
+        within every vali query) is never kept.
+    n_jobs : int, default 1
+        BLAS threads.
+
+    Attributes
+    ----------
+    features_ : int64 (T,)
+        column of each weak ranker of the kept model, in order
+    alphas_ : float64 (T,)
+        their weights (a feature may appear several times)
+    coef_ : float64 (d,)
+        the equivalent linear model, predict(X) = X @ coef_
+    query_weights_ : float64 (q,) the query weights P at the end of training (sum 1)
+    train_scores_ : float64 (A,)
+        training mean of E after each accepted round
+    vali_scores_ : float64 (A,)
+        validation metric after each accepted round (empty without)
+    n_iter_ : int
+        iterations used (including roll-backs)
+    n_rollbacks_ : int
+        phase-1 roll-backs (features queued)
+    best_iteration_ : int
+        0-based index of the last weak ranker kept (T - 1)
+    best_score_ : float or None validation metric of the kept model
+    n_features_in_ : int
+    seconds_ : float
+        training time
+
+    References
+    ----------
+    Xu and Li. AdaRank: a boosting algorithm for information retrieval. SIGIR 2007 (the
+    algorithm with single-feature weak rankers), with RankLib's training loop (module
+    docstring).
+
+    Examples
+    --------
+    >>> from ltrfs.rankers.adarank import AdaRankMAP
+    >>> from ltrfs.metrics import metric_per_query
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> X_test, y_test, qid_test = toy(1)
+    >>> ranker = AdaRankMAP().fit(X, y, qid)
+    >>> scores = ranker.predict(X_test)
+    >>> scores.shape
+    (120,)
+    >>> ndcg = metric_per_query(y_test, scores, np.arange(0, 121, 12), "ndcg@10")
+    >>> round(float(ndcg.mean()), 2)       # NDCG@10 over the 10 test queries
+    0.88
+    """
 
     name = "adarank_map"
 

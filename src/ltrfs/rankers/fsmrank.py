@@ -130,12 +130,26 @@ def _rmatvec(X, c, out):  # pragma: no cover - compiled
 
 
 def extended_pearson(X, y, similarity: str = "pearson", importance: str = "pearson", pearson=None):
-    """(A (2d, 2d), s (2d,), P (d, d) or None) of the 2d-extended features [X, -X].
+    """FSMRank's similarity A and importance s of the 2d extended features [X, -X].
 
-    ``similarity``: "pearson" -> A = [[P, P], [P, P]] with P_ij = |corr(x_i, x_j)|, or
-    "identity" -> I_2d. ``importance``: "pearson" -> s = [q, q] with q_i = |corr(x_i, y)|
-    (at least ``pearson.EPS``), or "ones". ``pearson`` optional precomputed
-    ``(q (d,), P (d, d))`` from ``ltrfs.scoring.pearson.pearson_scores`` on the same rows.
+    Parameters
+    ----------
+    X : ndarray, shape (m, d)
+    y : ndarray, shape (m,)
+    similarity : {"pearson", "identity"}, default "pearson"
+        ``A = [[P, P], [P, P]]`` with ``P_ij = |corr(x_i, x_j)|``, or ``I_2d``.
+    importance : {"pearson", "ones"}, default "pearson"
+        ``s = [q, q]`` with ``q_i = |corr(x_i, y)|`` (at least ``pearson.EPS``), or ones.
+    pearson : (q (d,), P (d, d)) or None
+        Precomputed ``ltrfs.scoring.pearson.pearson_scores`` on the same rows.
+
+    Returns
+    -------
+    (A float64 (2d, 2d), s float64 (2d,), P float64 (d, d) or None)
+
+    References
+    ----------
+    Lai et al., IEEE TNNLS 2013, section III-B; Table III for the ablations.
     """
     d = np.asarray(X).shape[1]
     need = similarity == "pearson" or importance == "pearson"
@@ -150,11 +164,29 @@ def extended_pearson(X, y, similarity: str = "pearson", importance: str = "pears
 
 
 class FSMProblem:
-    """F(w) = lambda1/2 w'Aw + lambda2 sum w_i/s_i + f(w) on X (m, d) (module docstring).
+    """FSMRank's problem ``F(w) = lambda1/2 w'Aw + lambda2 sum_i w_i / s_i + f(w)`` over w >= 0.
 
-    X float32 or float64 (m, d) (used as it is, products accumulate in float64); y (m,) labels;
-    query_ptr int64 (q + 1,); A (2d, 2d) or (d, d) (tiled to [[A, A], [A, A]]); s (2d,) or (d,)
-    (tiled); lambda1, lambda2 >= 0. ``p`` = number of labelled pairs (f = 0 when there are none).
+    Parameters
+    ----------
+    X : float32 or float64 ndarray, shape (m, d)
+        Used as it is; products accumulate in float64.
+    y : ndarray, shape (m,)
+        Labels.
+    query_ptr : int64 ndarray, shape (q + 1,)
+    A : ndarray, shape (2d, 2d) or (d, d)
+        Similarity (a (d, d) matrix is tiled to [[A, A], [A, A]]).
+    s : ndarray, shape (2d,) or (d,)
+        Importance (tiled).
+    lambda1, lambda2 : float >= 0
+
+    Attributes
+    ----------
+    p : int
+        Number of labelled pairs (f = 0 when there are none).
+
+    References
+    ----------
+    Lai et al., IEEE TNNLS 2013, eq. (2) (module docstring).
     """
 
     def __init__(self, X, y, query_ptr, A, s, lambda1: float, lambda2: float):
@@ -188,27 +220,49 @@ class FSMProblem:
         self.n_evals = 0
 
     def L0(self) -> float:
-        """Theorem 1's bound (4 + 2 lambda1) d on the Lipschitz constant of grad phi."""
+        """Theorem 1's bound ``(4 + 2 lambda1) d`` on the Lipschitz constant of grad phi."""
         return (4.0 + 2.0 * self.lambda1) * self.d
 
     @staticmethod
     def w_hat(w) -> np.ndarray:
+        """The d-feature weights ``w[:d] - w[d:]`` of the 2d weights w."""
         d = len(w) // 2
         return w[:d] - w[d:]
 
     def scores(self, w_hat) -> np.ndarray:
+        """Scores ``X @ w_hat`` (m,), float64."""
         if self.X.dtype == np.float64:
             return self.X @ w_hat
         _matvec(self.X, np.ascontiguousarray(w_hat, dtype=np.float64), self._scores)
         return self._scores
 
     def pair_loss(self, w_hat) -> tuple[float, np.ndarray]:
-        """(f = L / p, c (m,)) with c half the score-space gradient of L."""
+        """The squared pairwise hinge part f and its score-space gradient.
+
+        Parameters
+        ----------
+        w_hat : ndarray, shape (d,)
+
+        Returns
+        -------
+        (float, float64 (m,))
+            ``f = L / p`` and c, half the score-space gradient of L.
+        """
         loss, coef = squared_hinge_pairs(self.scores(w_hat), self.levels, self.query_ptr)
         return loss / self._p, coef
 
     def smooth(self, w, grad: bool = True):
-        """(phi(w), grad phi(w) (2d,) or None); phi = lambda1/2 w'Aw + f(w)."""
+        """The smooth part ``phi = lambda1/2 w'Aw + f(w)`` and its gradient.
+
+        Parameters
+        ----------
+        w : ndarray, shape (2d,)
+        grad : bool, default True
+
+        Returns
+        -------
+        (float, float64 (2d,) or None)
+        """
         self.n_evals += 1
         f, coef = self.pair_loss(self.w_hat(w))
         Aw = self.A @ w
@@ -224,7 +278,7 @@ class FSMProblem:
         return phi, self.lambda1 * Aw + np.concatenate([gh, -gh])
 
     def objective(self, w) -> float:
-        """F(w) (w >= 0 assumed)."""
+        """F(w) for w >= 0."""
         return self.smooth(w, grad=False)[0] + float(self.r @ w)
 
     def gradient(self, w) -> np.ndarray:
@@ -232,21 +286,45 @@ class FSMProblem:
         return self.smooth(w)[1] + self.r
 
     def kkt_violation(self, w) -> float:
-        """max_i |min(w_i, G_i)| with G = grad F(w): 0 exactly at a solution of min F over w >= 0
-        (G_i >= 0 everywhere, G_i = 0 where w_i > 0)."""
+        """Distance from optimality: ``max_i |min(w_i, G_i)|`` with ``G = grad F(w)``.
+
+        0 exactly at a solution of min F over w >= 0 (G_i >= 0 everywhere, G_i = 0 where w_i > 0).
+
+        Parameters
+        ----------
+        w : ndarray, shape (2d,)
+
+        Returns
+        -------
+        float
+        """
         G = self.gradient(w)
         return float(np.max(np.abs(np.minimum(w, G))))
 
 
 @dataclass
 class SolveResult:
-    """Output of ``fsmrank_solve`` / ``subgradient_solve``.
+    """Output of ``fsmrank_solve`` and ``subgradient_solve``.
 
-    w (2d,) >= 0; w_hat (d,) = w[:d] - w[d:]; objective F(w); n_iter iterations done;
-    converged: stopped by the relative-change rule; objectives (n_iter + 1,) F(w_t) for
-    t = 0..n_iter (t = 0 the start); seconds (n_iter + 1,) cumulative wall time at each;
-    lipschitz (n_iter + 1,) L used by each iteration (FSMRank; the step 1/eta_t for the
-    subgradient); n_evals oracle calls (pair sweeps).
+    Attributes
+    ----------
+    w : float64 (2d,)
+        The solution, >= 0.
+    w_hat : float64 (d,)
+        ``w[:d] - w[d:]``.
+    objective : float
+        F(w).
+    n_iter : int
+        Iterations done.
+    converged : bool
+        Stopped by the relative-change rule.
+    objectives, seconds, lipschitz : float64 (n_iter + 1,)
+        F(w_t) for t = 0..n_iter (t = 0 the start), cumulative wall time at each, and the L used
+        by each iteration (FSMRank; the step 1/eta_t for the subgradient method).
+    n_evals : int
+        Oracle calls (pair sweeps).
+    extra : dict
+        Method-specific values (``best_objective`` for the subgradient method).
     """
 
     w: np.ndarray
@@ -262,7 +340,14 @@ class SolveResult:
     extra: dict = field(default_factory=dict)
 
     def trace(self) -> dict:
-        """JSON-able convergence trace (for ``details_`` and Fig. 5)."""
+        """JSON-able convergence trace (for ``details_`` and Fig. 5).
+
+        Returns
+        -------
+        dict
+            ``method``, ``n_iter``, ``converged``, ``objective``, ``seconds``, ``lipschitz``,
+            ``n_evals``.
+        """
         return {"method": self.method, "n_iter": int(self.n_iter), "converged": bool(self.converged),
                 "objective": [float(v) for v in self.objectives], "seconds": [round(float(v), 6) for v in self.seconds],
                 "lipschitz": [float(v) for v in self.lipschitz], "n_evals": int(self.n_evals)}
@@ -277,12 +362,31 @@ def _check_solver_args(max_iter, tol, max_seconds):
 
 def fsmrank_solve(problem: FSMProblem, *, max_iter: int = 400, tol: float = 1e-4, gamma: float = 2.0,
                   L0: float | None = None, max_seconds: float | None = None, w0=None) -> SolveResult:
-    """Algorithm 1 of Lai et al. (module docstring) on ``problem``.
+    """Algorithm 1 of Lai et al.: accelerated proximal gradient with a line search.
 
-    max_iter T (400); tol the relative change of F that stops (1e-4; 0 runs T iterations);
-    gamma the line-search factor (2); L0 (default (4 + 2 lambda1) d), L starts at L0 / gamma^10;
-    max_seconds optional wall-time limit (checked after each iteration); w0 start (2d,) >= 0
-    (default 0, the paper's).
+    Parameters
+    ----------
+    problem : FSMProblem
+    max_iter : int, default 400
+        T.
+    tol : float, default 1e-4
+        Relative change of F that stops (0 runs T iterations).
+    gamma : float, default 2.0
+        Line-search factor.
+    L0 : float or None
+        Default ``(4 + 2 lambda1) d``; L starts at ``L0 / gamma^10``.
+    max_seconds : float or None
+        Wall-time limit, checked after each iteration.
+    w0 : ndarray (2d,) >= 0 or None
+        Start (default 0, the paper's).
+
+    Returns
+    -------
+    SolveResult
+
+    References
+    ----------
+    Lai et al., IEEE TNNLS 2013, Algorithm 1 and Theorem 2 (O(1/T^2) convergence).
     """
     _check_solver_args(max_iter, tol, max_seconds)
     if not (_is_number(gamma) and gamma > 1):
@@ -336,10 +440,26 @@ def fsmrank_solve(problem: FSMProblem, *, max_iter: int = 400, tol: float = 1e-4
 
 def subgradient_solve(problem: FSMProblem, *, max_iter: int = 400, tol: float = 0.0, step0: float | None = None,
                       max_seconds: float | None = None, w0=None) -> SolveResult:
-    """Projected subgradient baseline on the same F (module docstring): step eta_t = step0 / sqrt(t),
-    step0 default 1 / L0 = 1 / ((4 + 2 lambda1) d). Stops after max_iter, at max_seconds, or when
-    the relative change of F is <= tol (default 0: never). ``w`` is the last iterate; the
-    best objective seen is in ``extra["best_objective"]``."""
+    """Projected subgradient baseline on the same F (module docstring; the paper's Fig. 5).
+
+    Step ``eta_t = step0 / sqrt(t)``.
+
+    Parameters
+    ----------
+    problem : FSMProblem
+    max_iter : int, default 400
+    tol : float, default 0.0
+        Relative change of F that stops (0: never).
+    step0 : float or None
+        Default ``1 / L0 = 1 / ((4 + 2 lambda1) d)``.
+    max_seconds : float or None
+    w0 : ndarray (2d,) >= 0 or None
+
+    Returns
+    -------
+    SolveResult
+        ``w`` is the last iterate; the best objective seen is in ``extra["best_objective"]``.
+    """
     _check_solver_args(max_iter, tol, max_seconds)
     if step0 is None:
         step0 = 1.0 / problem.L0()
@@ -384,8 +504,25 @@ def _is_number(value) -> bool:
 
 
 def minmax_scaling(X, scale: str = "minmax") -> tuple[np.ndarray, np.ndarray]:
-    """(lo, span) float64 (d,) of X (m, d) so that (X - lo) / span lies in [0, 1] (span 1 for a
-    constant column); ``scale="none"`` gives (0, 1)."""
+    """Per-feature offsets and spans that map X to [0, 1].
+
+    Parameters
+    ----------
+    X : ndarray, shape (m, d)
+    scale : {"minmax", "none"}, default "minmax"
+        "none" gives (0, 1).
+
+    Returns
+    -------
+    (lo float64 (d,), span float64 (d,))
+        ``(X - lo) / span`` lies in [0, 1] (span 1 for a constant column).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> minmax_scaling(np.array([[1.0, 5.0], [3.0, 5.0]]))
+    (array([1., 5.]), array([2., 1.]))
+    """
     d = np.asarray(X).shape[1]
     if scale == "none":
         return np.zeros(d), np.ones(d)
@@ -396,30 +533,83 @@ def minmax_scaling(X, scale: str = "minmax") -> tuple[np.ndarray, np.ndarray]:
 
 
 def apply_scaling(X, lo, span) -> np.ndarray:
-    """(X - lo) / span in X's float dtype (a copy; X itself untouched)."""
+    """``(X - lo) / span`` in X's float dtype (a copy; X itself untouched).
+
+    Parameters
+    ----------
+    X : ndarray, shape (m, d)
+    lo, span : ndarray, shape (d,)
+
+    Returns
+    -------
+    ndarray, shape (m, d)
+    """
     dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.float64
     return ((X - lo.astype(dtype)) / span.astype(dtype)).astype(dtype, copy=False)
 
 
 def scaled_inputs(X, y, similarity: str = "pearson", importance: str = "pearson", scale: str = "minmax",
                   pearson=None):
-    """(Xs, A, s, lo, span): everything FSMProblem needs besides the queries and lambdas, as every
-    FSMRank fit builds it: A (2d, 2d) and s (2d,) from ``extended_pearson`` on X (correlation
-    does not change under the scaling), and X min-max scaled on its rows (``minmax_scaling``)."""
+    """What ``FSMProblem`` needs besides the queries and lambdas, as every FSMRank fit builds it.
+
+    A and s come from ``extended_pearson`` on X (correlation does not change under the scaling);
+    X is min-max scaled on its rows (``minmax_scaling``).
+
+    Parameters
+    ----------
+    X : ndarray, shape (m, d)
+    y : ndarray, shape (m,)
+    similarity, importance, pearson
+        As ``extended_pearson``.
+    scale : {"minmax", "none"}, default "minmax"
+
+    Returns
+    -------
+    (Xs, A, s, lo, span)
+    """
     A, s, _ = extended_pearson(X, y, similarity, importance, pearson=pearson)
     lo, span = minmax_scaling(X, scale)
     return apply_scaling(X, lo, span), A, s, lo, span
 
 
 def raw_model(w_hat, lo, span) -> tuple[np.ndarray, float]:
-    """(coef (d,), intercept) on raw features of the weights ``w_hat`` learned on scaled ones."""
+    """The model on raw features of weights learned on min-max scaled ones.
+
+    Parameters
+    ----------
+    w_hat : ndarray, shape (d,)
+    lo, span : ndarray, shape (d,)
+        From ``minmax_scaling``.
+
+    Returns
+    -------
+    (float64 (d,), float)
+        ``coef = w_hat / span`` and ``intercept = -lo @ coef``.
+    """
     coef = np.asarray(w_hat, dtype=np.float64) / span
     return coef, float(-(lo @ coef))
 
 
 def feature_order(w, tie=None) -> tuple[np.ndarray, np.ndarray]:
-    """(ranking int64 (d,), score float64 (d,)) from the 2d weights w: score_i = max(w_i, w_{d+i});
-    ties by ``tie`` (d,) descending, then lower index."""
+    """FSMRank's feature order from the 2d weights: by ``max(w_i, w_{d+i})``, descending.
+
+    Parameters
+    ----------
+    w : ndarray, shape (2d,)
+    tie : ndarray, shape (d,), or None
+        Ties by this descending, then lower index.
+
+    Returns
+    -------
+    (int64 (d,), float64 (d,))
+        (ranking, score).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> feature_order(np.array([0.0, 0.3, 0.0, 0.5, 0.0, 0.0]))  # d = 3: feature 0 by w_3
+    (array([0, 1, 2]), array([0.5, 0.3, 0. ]))
+    """
     w = np.asarray(w, dtype=np.float64)
     d = w.size // 2
     score = np.maximum(w[:d], w[d:])
@@ -452,23 +642,77 @@ def _as_data_matrix(X, what="X", n_features=None):
 
 
 class FSMRank(LinearScores, Ranker):
-    """FSMRank as a ranker: solve eq. (2) at the given lambdas; ``predict(X) = X @ coef_``.
+    """FSMRank as a ranker: eq. (2) solved at the given lambdas, scores ``X @ coef_ + intercept_``.
+
+    ``default_grid`` (lambda1 x lambda2, 25 points; the paper gives no grid) is chosen on vali
+    by the workflow.
 
     Parameters
     ----------
-    lambda1 : float >= 0, default 0.01     weight of the similarity penalty lambda1/2 w'Aw
-    lambda2 : float >= 0, default 0.001    weight of the importance-weighted L1 term
-    similarity : {"pearson", "identity"}   A (Table III ablation: "identity")
-    importance : {"pearson", "ones"}       s (Table III ablation: "ones")
-    max_iter : int, default 400            T
-    tol : float, default 1e-4              stop when |F_t - F_{t-1}| <= tol |F_{t-1}|
-    scale : {"minmax", "none"}             features scaled to [0, 1] on the training rows
-    n_jobs : int, default 1                BLAS threads (Pearson Gram matrix, float64 products)
+    lambda1 : float >= 0, default 0.01
+        Weight of the similarity penalty ``lambda1/2 w'Aw``.
+    lambda2 : float >= 0, default 0.001
+        Weight of the importance-weighted L1 term ``lambda2 sum_i w_i / s_i``.
+    similarity : {"pearson", "identity"}, default "pearson"
+        A: the Pearson similarity, or the identity (Table III ablation).
+    importance : {"pearson", "ones"}, default "pearson"
+        s: the Pearson importance, or ones (Table III ablation).
+    max_iter : int >= 1, default 400
+        T, the most iterations of Algorithm 1.
+    tol : float >= 0, default 1e-4
+        Stop when ``|F_t - F_{t-1}| <= tol |F_{t-1}|``.
+    scale : {"minmax", "none"}, default "minmax"
+        Features scaled to [0, 1] on the training rows (the paper's setting), or not.
+    n_jobs : int >= 1, default 1
+        BLAS threads (Pearson Gram matrix, float64 products).
 
-    ``default_grid`` (lambda1 x lambda2, 25 points; the paper gives no grid) is chosen on vali
-    by the workflow. Learned: ``coef_`` (d,), ``intercept_`` (the model on raw features),
-    ``w_`` (2d,) on the scaled features, ``scale_lo_``, ``scale_span_``, ``objective_``,
-    ``n_iter_``, ``converged_``, ``trace_`` (``SolveResult.trace()``), ``seconds_``.
+    Attributes
+    ----------
+    coef_ : float64 (d,)
+        The model on the raw features.
+    intercept_ : float
+        Its offset (``predict(X) = X @ coef_ + intercept_``; the same for every document, so it
+        does not change the ranking).
+    w_ : float64 (2d,)
+        The solution on the scaled features [X, -X].
+    scale_lo_, scale_span_ : float64 (d,)
+        The min-max scaling (minimum and range on the training rows).
+    objective_ : float
+        F at the solution.
+    n_iter_ : int
+        Iterations run.
+    converged_ : bool
+        Whether the tolerance was met within ``max_iter``.
+    trace_ : dict
+        ``SolveResult.trace()``: the objective, time and Lipschitz estimate of every iteration.
+    seconds_ : float
+        Training time.
+
+    References
+    ----------
+    Lai, Pan, Tang, Yu. FSMRank: feature selection algorithm for learning to rank. IEEE TNNLS
+    2013: the problem eq. (2) on [X, -X] (section III), solved by the accelerated gradient method
+    of Algorithm 1; Table III for the ablations. See docs/methods.md, section 'FSMRank'.
+
+    Examples
+    --------
+    >>> from ltrfs.rankers.fsmrank import FSMRank
+    >>> from ltrfs.metrics import metric_per_query
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> X_test, y_test, qid_test = toy(1)
+    >>> ranker = FSMRank().fit(X, y, qid)
+    >>> scores = ranker.predict(X_test)
+    >>> scores.shape
+    (120,)
+    >>> ndcg = metric_per_query(y_test, scores, np.arange(0, 121, 12), "ndcg@10")
+    >>> round(float(ndcg.mean()), 2)       # NDCG@10 over the 10 test queries
+    0.9
     """
 
     name = "fsmrank"
@@ -488,7 +732,23 @@ class FSMRank(LinearScores, Ranker):
         self.scale = scale
 
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
-        """Fit on X (m, d), y (m,), qid (m,); the validation arguments are accepted and unused."""
+        """Solve eq. (2) at the given lambdas.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+            Training features.
+        y : array-like of int, shape (m,)
+            Relevance labels.
+        qid : array-like, shape (m,)
+            Query id of every row (the rows of a query contiguous).
+        X_val, y_val, qid_val
+            Accepted and unused.
+
+        Returns
+        -------
+        self
+        """
         self.validate_params()
         start = time.perf_counter()
         dtype = np.float32 if np.asarray(X).dtype == np.float32 else np.float64

@@ -52,9 +52,12 @@ class LambdaMART(Ranker):
 
     Parameters
     ----------
-    n_estimators : int, default 1000        boosting rounds (trees)
-    learning_rate : float, default 0.1      shrinkage
-    max_leaves : int, default 10            leaves per tree (leaf-wise growth, no depth limit)
+    n_estimators : int, default 1000
+        boosting rounds (trees)
+    learning_rate : float, default 0.1
+        shrinkage
+    max_leaves : int, default 10
+        leaves per tree (leaf-wise growth, no depth limit)
     early_stopping_rounds : int or None, default 100
         with a validation split, stop when vali ndcg@10 has not improved for this many rounds;
         None disables early stopping.
@@ -63,22 +66,56 @@ class LambdaMART(Ranker):
         sigma'(.) terms: about 0.07 per row on MQ2008 Fold 1), so XGBoost's default of 1
         means roughly 14 rows per leaf; 0.1 (about 1-2 rows) is close to RankLib's
         "minimum leaf support 1". On MQ2008 Fold 1 the values 0, 0.1 and 1 give the same model.
-    subsample : float, default 1.0          row subsampling per tree (randomness -> random_state)
-    random_state : int, default 0           seed
-    n_jobs : int, default 1                 XGBoost threads (``nthread``)
-    params : dict or None                   any other XGBoost parameter (e.g. ``reg_lambda``,
-                                            ``lambdarank_pair_method``, ``objective``), or
-                                            LightGBM parameter with backend "lightgbm"
+    subsample : float, default 1.0
+        row subsampling per tree (randomness -> random_state)
+    random_state : int, default 0
+        seed
+    n_jobs : int, default 1
+        XGBoost threads (``nthread``)
+    params : dict or None
+        any other XGBoost parameter (e.g. ``reg_lambda``,
+        ``lambdarank_pair_method``, ``objective``), or
+        LightGBM parameter with backend "lightgbm"
     backend : {"xgboost", "lightgbm"}, default "xgboost"
 
     Attributes
     ----------
-    booster_ : xgboost.Booster   the model, sliced to the trees 0..best_iteration_ (a
-                                 lightgbm.Booster with backend "lightgbm", used up to it)
-    best_iteration_ : int        0-based index of the last tree used
-    best_score_ : float or None  vali ndcg@10 (XGBoost's convention) at best_iteration_
-    evals_result_ : dict         per-round vali metric (empty without a validation split)
+    booster_ : xgboost.Booster
+        the model, sliced to the trees 0..best_iteration_ (a
+        lightgbm.Booster with backend "lightgbm", used up to it)
+    best_iteration_ : int
+        0-based index of the last tree used
+    best_score_ : float or None
+        vali ndcg@10 (XGBoost's convention) at best_iteration_
+    evals_result_ : dict
+        per-round vali metric (empty without a validation split)
     n_features_in_ : int
+
+    References
+    ----------
+    Burges. From RankNet to LambdaRank to LambdaMART: an overview. Microsoft Research
+    Technical Report MSR-TR-2010-82, 2010; the preset is Gupta and Rosso, COLING 2012, section
+    3.1.3 (eq. 5; 1000 trees, learning rate 0.1, 10 leaves).
+
+    Examples
+    --------
+    >>> from ltrfs.rankers.lambdamart import LambdaMART
+    >>> from ltrfs.metrics import metric_per_query
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> X_test, y_test, qid_test = toy(1)
+    >>> ranker = LambdaMART().fit(X, y, qid)
+    >>> scores = ranker.predict(X_test)
+    >>> scores.shape
+    (120,)
+    >>> ndcg = metric_per_query(y_test, scores, np.arange(0, 121, 12), "ndcg@10")
+    >>> round(float(ndcg.mean()), 2)       # NDCG@10 over the 10 test queries
+    0.87
     """
 
     name = "lambdamart"
@@ -111,6 +148,7 @@ class LambdaMART(Ranker):
         self.backend = backend
 
     def validate_params(self):
+        """Check the parameters, LightGBM's presence for ``backend="lightgbm"``, and ``params``."""
         super().validate_params()
         if self.backend == "lightgbm":
             _import_lightgbm()
@@ -127,7 +165,23 @@ class LambdaMART(Ranker):
         return out
 
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
-        """Fit on (X (m, d), y (m,), qid (m,)); early stopping on (X_val, y_val, qid_val) if given."""
+        """Fit the trees, with early stopping on the validation split if given.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+            Training features.
+        y : array-like of int, shape (m,)
+            Relevance labels.
+        qid : array-like, shape (m,)
+            Query id of every row (the rows of a query contiguous).
+        X_val, y_val, qid_val : array-like or None
+            The validation split.
+
+        Returns
+        -------
+        self
+        """
         import xgboost as xgb  # heavy (XGBoost, ~1.2 s): imported on use
 
         self.validate_params()
@@ -199,7 +253,16 @@ class LambdaMART(Ranker):
         return self
 
     def predict(self, X) -> np.ndarray:
-        """Scores float64 (m,) from the trees 0..best_iteration_."""
+        """Scores from the trees 0..best_iteration_.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+
+        Returns
+        -------
+        float64 (m,)
+        """
         self._check_fitted("booster_")
         X = check_X(X, n_features=self.n_features_in_, dtype=np.float32)
         if getattr(self, "backend", "xgboost") == "lightgbm":
@@ -217,9 +280,27 @@ def _import_lightgbm():
 
 
 def extra_xgb_params(params, own, synonyms: dict, model: str) -> dict:
-    """The wrapper's ``params`` dict of further XGBoost parameters (a dict or None, as the
-    wrapper declares), refusing (one-line ValueError) keys the wrapper has its own argument for
-    (``own``) and XGBoost's synonyms of them (``synonyms``: XGBoost name -> wrapper name)."""
+    """A wrapper's dict of further XGBoost parameters, checked.
+
+    Parameters
+    ----------
+    params : dict or None
+    own : collection of str
+        Keys the wrapper has its own argument for (refused).
+    synonyms : dict
+        XGBoost name -> wrapper name (refused too).
+    model : str
+        Named in the error.
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    ValueError
+        One line, for a refused key.
+    """
     extra = dict(params or {})
     for key in extra:
         if key in own:

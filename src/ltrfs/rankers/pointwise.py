@@ -34,16 +34,46 @@ class LinearRegressionRanker(LinearScores, Ranker):
 
     Parameters
     ----------
-    alpha : float, default 0.0        ridge weight; 0 = ordinary least squares (lstsq)
+    alpha : float, default 0.0
+        ridge weight; 0 = ordinary least squares (lstsq)
     fit_intercept : bool, default True
-    n_jobs : int, default 1           BLAS threads (threadpoolctl)
+    n_jobs : int, default 1
+        BLAS threads (threadpoolctl)
 
     Attributes
     ----------
-    coef_ : float64 (d,)              weights
-    intercept_ : float                intercept (does not change the ranking)
+    coef_ : float64 (d,)
+        weights
+    intercept_ : float
+        intercept (does not change the ranking)
     n_features_in_ : int
-    seconds_ : float                  fit time
+    seconds_ : float
+        fit time
+
+    References
+    ----------
+    A pointwise baseline (least squares, or ridge regression, of the label); see the module
+    docstring and docs/methods.md.
+
+    Examples
+    --------
+    >>> from ltrfs.rankers.pointwise import LinearRegressionRanker
+    >>> from ltrfs.metrics import metric_per_query
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> X_test, y_test, qid_test = toy(1)
+    >>> ranker = LinearRegressionRanker().fit(X, y, qid)
+    >>> scores = ranker.predict(X_test)
+    >>> scores.shape
+    (120,)
+    >>> ndcg = metric_per_query(y_test, scores, np.arange(0, 121, 12), "ndcg@10")
+    >>> round(float(ndcg.mean()), 2)       # NDCG@10 over the 10 test queries
+    0.89
     """
 
     name = "linear_regression"
@@ -79,21 +109,55 @@ class LogisticRanker(LinearScores, Ranker):
 
     Parameters
     ----------
-    C : float, default 1.0            inverse L2 regularisation strength (scikit-learn's C)
-    relevant_min : int, default 1     labels >= this are the positive class
+    C : float, default 1.0
+        inverse L2 regularisation strength (scikit-learn's C)
+    relevant_min : int, default 1
+        labels >= this are the positive class
     class_weight : None or "balanced", default None
-    max_iter : int, default 1000      lbfgs iterations
-    tol : float, default 1e-4         lbfgs tolerance
-    random_state : int, default 0     passed to scikit-learn (lbfgs itself is deterministic)
-    n_jobs : int, default 1           BLAS threads (threadpoolctl)
+    max_iter : int, default 1000
+        lbfgs iterations
+    tol : float, default 1e-4
+        lbfgs tolerance
+    random_state : int, default 0
+        passed to scikit-learn (lbfgs itself is deterministic)
+    n_jobs : int, default 1
+        BLAS threads (threadpoolctl)
 
     Attributes
     ----------
-    coef_ : float64 (d,)              weights
+    coef_ : float64 (d,)
+        weights
     intercept_ : float
-    n_iter_ : int                     lbfgs iterations used
+    n_iter_ : int
+        lbfgs iterations used
     n_features_in_ : int
-    seconds_ : float                  fit time
+    seconds_ : float
+        fit time
+
+    References
+    ----------
+    A pointwise baseline (logistic regression of binarised relevance, scikit-learn's
+    ``LogisticRegression``); see the module docstring and docs/methods.md.
+
+    Examples
+    --------
+    >>> from ltrfs.rankers.pointwise import LogisticRanker
+    >>> from ltrfs.metrics import metric_per_query
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> X_test, y_test, qid_test = toy(1)
+    >>> ranker = LogisticRanker().fit(X, y, qid)
+    >>> scores = ranker.predict(X_test)
+    >>> scores.shape
+    (120,)
+    >>> ndcg = metric_per_query(y_test, scores, np.arange(0, 121, 12), "ndcg@10")
+    >>> round(float(ndcg.mean()), 2)       # NDCG@10 over the 10 test queries
+    0.9
     """
 
     name = "logistic"

@@ -149,10 +149,20 @@ def _bin_potentials(codes, pi, out):  # pragma: no cover - compiled
 
 
 def ranklib_thresholds(X: np.ndarray, n_thresholds: int) -> np.ndarray:
-    """float64 (d, n_thresholds + 1): RankLib's candidate thresholds per feature, descending.
+    """RankLib's candidate thresholds per feature, descending.
 
-    ``[fmax, fmax - step, ..., fmax - (n - 1) step, fmin - 1e8]``, step = (fmax - fmin) / n,
-    each inner value obtained from the previous one by subtracting step (RankLib's arithmetic).
+    ``[fmax, fmax - step, ..., fmax - (n - 1) step, fmin - 1e8]`` with ``step = (fmax - fmin) /
+    n``, each inner value obtained from the previous one by subtracting step (RankLib's
+    arithmetic).
+
+    Parameters
+    ----------
+    X : ndarray, shape (m, d)
+    n_thresholds : int
+
+    Returns
+    -------
+    float64 (d, n_thresholds + 1)
     """
     X = np.asarray(X, dtype=np.float64)
     fmax = X.max(axis=0)
@@ -167,8 +177,20 @@ def ranklib_thresholds(X: np.ndarray, n_thresholds: int) -> np.ndarray:
 
 
 def threshold_codes(X: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
-    """int (m, d): for each value, the number of thresholds (descending) it does not exceed,
-    i.e. the index of the first threshold t_k with x > t_k (so h_k(x) = 1 iff code <= k)."""
+    """For each value, the index of the first (descending) threshold it exceeds.
+
+    So ``h_k(x) = 1[x > t_k]`` is 1 iff ``code <= k``.
+
+    Parameters
+    ----------
+    X : ndarray, shape (m, d)
+    thresholds : ndarray, shape (d, n + 1)
+        From ``ranklib_thresholds``.
+
+    Returns
+    -------
+    int (m, d)
+    """
     m, d = X.shape
     K = thresholds.shape[1]
     codes = np.empty((m, d), dtype=np.min_scalar_type(K))
@@ -178,15 +200,41 @@ def threshold_codes(X: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
 
 
 def label_sorted_order(y: np.ndarray, query_ptr: np.ndarray) -> np.ndarray:
-    """int64 (m,): rows sorted by (query, label ascending), stable."""
+    """Rows sorted by (query, label ascending), stable.
+
+    Parameters
+    ----------
+    y : ndarray, shape (m,)
+    query_ptr : ndarray of int, shape (q + 1,)
+
+    Returns
+    -------
+    int64 (m,)
+    """
     return np.lexsort((y, group_ids(query_ptr))).astype(np.int64)
 
 
 def pair_potentials(F, y, query_ptr, order=None) -> tuple[np.ndarray, float]:
-    """Potentials pi (m,) of the normalised pair weights D(i, j) ∝ exp(F_j - F_i), and log N.
+    """Potentials of the normalised pair weights ``D(i, j) ∝ exp(F_j - F_i)``, and log N.
 
-    ``N = sum over pairs (y_i > y_j, same query) of exp(F_j - F_i)``; pi sums to 0 per query.
-    With no pair at all, pi = 0 and log N = -inf.
+    Parameters
+    ----------
+    F : ndarray, shape (m,)
+        Current scores.
+    y : ndarray, shape (m,)
+    query_ptr : ndarray of int, shape (q + 1,)
+    order : ndarray or None
+        ``label_sorted_order(y, query_ptr)``, reused when given.
+
+    Returns
+    -------
+    (float64 (m,), float)
+        pi (sums to 0 per query) and ``log N``, ``N = sum over pairs (y_i > y_j, same query) of
+        exp(F_j - F_i)``; with no pair at all, pi = 0 and log N = -inf.
+
+    References
+    ----------
+    Freund et al., JMLR 2003 (the distribution D over pairs and its potential).
     """
     F = np.ascontiguousarray(F, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.int64)
@@ -233,16 +281,50 @@ class RankBoost(Ranker):
 
     Attributes
     ----------
-    features_ : int64 (T,)      column of each kept weak ranker
-    thresholds_ : float64 (T,)  its threshold theta (h = 1[x_f > theta])
-    alphas_ : float64 (T,)      its weight
-    r_ : float64 (T,)           its r on the training pairs when it was chosen
-    n_iter_ : int               rounds run
-    best_iteration_ : int       0-based index of the last kept weak ranker (T - 1)
+    features_ : int64 (T,)
+        column of each kept weak ranker
+    thresholds_ : float64 (T,)
+        its threshold theta (h = 1[x_f > theta])
+    alphas_ : float64 (T,)
+        its weight
+    r_ : float64 (T,)
+        its r on the training pairs when it was chosen
+    n_iter_ : int
+        rounds run
+    best_iteration_ : int
+        0-based index of the last kept weak ranker (T - 1)
     best_score_ : float or None validation metric of the kept model
-    vali_scores_ : float64 (n_iter_,)  validation metric after every round (empty without one)
+    vali_scores_ : float64 (n_iter_,)
+        validation metric after every round (empty without one)
     n_features_in_ : int
-    seconds_ : float            training time
+    seconds_ : float
+        training time
+
+    References
+    ----------
+    Freund, Iyer, Schapire, Singer. An efficient boosting algorithm for combining preferences.
+    JMLR 4, 2003 (RankBoost with threshold weak rankers); RankLib's RankBoost for the weak-ranker
+    search and update (module docstring).
+
+    Examples
+    --------
+    >>> from ltrfs.rankers.rankboost import RankBoost
+    >>> from ltrfs.metrics import metric_per_query
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> X_test, y_test, qid_test = toy(1)
+    >>> ranker = RankBoost().fit(X, y, qid)
+    >>> scores = ranker.predict(X_test)
+    >>> scores.shape
+    (120,)
+    >>> ndcg = metric_per_query(y_test, scores, np.arange(0, 121, 12), "ndcg@10")
+    >>> round(float(ndcg.mean()), 2)       # NDCG@10 over the 10 test queries
+    0.84
     """
 
     name = "rankboost"
@@ -341,7 +423,16 @@ class RankBoost(Ranker):
         log.debug("RankBoost done: %d rounds, %d weak rankers kept, %.3f s", n_iter, keep, self.seconds_)
 
     def predict(self, X) -> np.ndarray:
-        """Scores float64 (m,) = sum_t alpha_t 1[x_{f_t} > theta_t]."""
+        """Scores ``sum_t alpha_t 1[x_(f_t) > theta_t]``.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+
+        Returns
+        -------
+        float64 (m,)
+        """
         self._check_fitted("alphas_")
         X = check_X(X, n_features=self.n_features_in_)
         out = np.zeros(X.shape[0])

@@ -77,10 +77,18 @@ COMMON_PARAMETERS = {
 class ValidationTracker:
     """Scores models on a validation split and remembers the best one.
 
-    ``X`` (already transformed as the model needs), ``y``, ``query_ptr``; ``score(scores)`` is the
-    mean of ``metric`` over the queries; ``update(iteration, value, params)`` records the value,
-    copies ``params`` (an array or a tuple of arrays) when it beats the best so far (strictly),
-    and returns True when ``patience`` updates in a row brought no improvement.
+    Parameters
+    ----------
+    X : ndarray, shape (m, d)
+        Validation features, already transformed as the model needs.
+    y : ndarray, shape (m,)
+    query_ptr : ndarray of int, shape (q + 1,)
+    metric : str
+        The vali metric.
+    convention : str
+    patience : int or None
+        Updates in a row without improvement that stop training.
+    ties : {"expected", "file_order"}, default "expected"
     """
 
     def __init__(self, X, y, query_ptr, metric, convention, patience, ties="expected"):
@@ -93,12 +101,34 @@ class ValidationTracker:
         self._since_best = 0
 
     def score(self, scores) -> float:
-        """Mean vali metric (``ltrfs.tuning.vali_score``, tie-aware by default); -inf for a
-        degenerate model (constant scores within every query), which is never kept."""
+        """Mean vali metric of some scores (``ltrfs.tuning.vali_score``, tie-aware by default).
+
+        Parameters
+        ----------
+        scores : ndarray, shape (m,)
+
+        Returns
+        -------
+        float
+            -inf for a degenerate model (constant scores within every query), which is never kept.
+        """
         value, degenerate = vali_score(self.y, scores, self.query_ptr, self.metric, self.convention, self.ties)
         return -np.inf if degenerate else value
 
     def update(self, iteration: int, value: float, params) -> bool:
+        """Record a vali value; copy the parameters when it beats the best so far (strictly).
+
+        Parameters
+        ----------
+        iteration : int
+        value : float
+        params : ndarray or tuple of ndarray
+
+        Returns
+        -------
+        bool
+            True when ``patience`` updates in a row brought no improvement (stop).
+        """
         self.history.append(float(value))
         if value > self.best_score:
             self.best_score = float(value)
@@ -112,9 +142,22 @@ class ValidationTracker:
 
 
 def finish_validation(estimator, tracker: ValidationTracker | None, params, n_iter: int):
-    """Set ``best_iteration_``, ``best_score_`` and ``val_scores_`` on ``estimator`` and return
-    the parameters to keep: the tracker's best, or ``params`` (after ``n_iter`` iterations)
-    when there was no validation split."""
+    """Set ``best_iteration_``, ``best_score_``, ``val_scores_``; return the parameters to keep.
+
+    Parameters
+    ----------
+    estimator : Ranker
+    tracker : ValidationTracker or None
+    params : ndarray or tuple of ndarray
+        The last parameters.
+    n_iter : int
+        Iterations done.
+
+    Returns
+    -------
+    ndarray or tuple of ndarray
+        The tracker's best, or ``params`` when there was no validation split.
+    """
     if tracker is None:
         estimator.best_iteration_, estimator.best_score_, estimator.val_scores_ = n_iter, None, []
         return params
@@ -164,9 +207,25 @@ def _pair_lambdas(scores, y, query_ptr, sigma, lam):  # pragma: no cover - compi
 
 
 def pair_loss(scores, y, query_ptr, sigma: float = 1.0):
-    """RankNet pair loss of given scores: ``(sum_q sum_{y_i > y_j} C_ij, n_pairs, lambdas (m,))``.
+    """RankNet's pair cross-entropy of given scores, and its gradient.
 
-    ``lambdas`` is the gradient of the summed loss with respect to the scores.
+    Parameters
+    ----------
+    scores : ndarray, shape (m,)
+    y : ndarray, shape (m,)
+    query_ptr : ndarray of int, shape (q + 1,)
+    sigma : float, default 1.0
+        The sigmoid's slope.
+
+    Returns
+    -------
+    (float, int, float64 (m,))
+        ``sum_q sum_{y_i > y_j} C_ij``, the number of pairs, and the lambdas (the gradient of the
+        summed loss with respect to the scores).
+
+    References
+    ----------
+    Burges et al., ICML 2005 (the pair cross entropy).
     """
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.int64)
@@ -181,19 +240,41 @@ def _sigmoid(z):
 
 
 def forward(params, Z):
-    """Hidden activations (m, H) and scores (m,) of the network ``params = (W1, b1, w2)`` on
-    standardised features Z (m, d)."""
+    """Hidden activations and scores of the network.
+
+    Parameters
+    ----------
+    params : (W1 (d, H), b1 (H,), w2 (H,))
+    Z : ndarray, shape (m, d)
+        Standardised features.
+
+    Returns
+    -------
+    (float64 (m, H), float64 (m,))
+    """
     W1, b1, w2 = params
     H = _sigmoid(Z @ W1 + b1)
     return H, H @ w2
 
 
 def loss_and_grad(params, Z, y, query_ptr, sigma: float = 1.0, alpha: float = 0.0):
-    """Mean pair loss plus L2 penalty on (W1, w2), and its gradient, for one batch of queries.
+    """Mean pair loss plus the L2 penalty on (W1, w2), and its gradient, for one batch of queries.
 
-    ``params = (W1 (d, H), b1 (H,), w2 (H,))``, Z (m, d) standardised features, y (m,),
-    query_ptr (q + 1,). Returns ``(loss, (dW1, db1, dw2), n_pairs)``; with no pair the data
-    term is 0.
+    Parameters
+    ----------
+    params : (W1 (d, H), b1 (H,), w2 (H,))
+    Z : ndarray, shape (m, d)
+        Standardised features.
+    y : ndarray, shape (m,)
+    query_ptr : ndarray of int, shape (q + 1,)
+    sigma : float, default 1.0
+    alpha : float, default 0.0
+        L2 weight.
+
+    Returns
+    -------
+    (float, (dW1, db1, dw2), int)
+        Loss, gradient and number of pairs; with no pair the data term is 0.
     """
     W1, b1, w2 = params
     Hh, s = forward(params, Z)
@@ -252,19 +333,56 @@ class RankNet(Ranker):
 
     Attributes
     ----------
-    W1_ : float64 (d, H)          input -> hidden weights (on standardised features)
-    b1_ : float64 (H,)            hidden biases
-    w2_ : float64 (H,)            hidden -> output weights
-    mean_, scale_ : float64 (d,)  the standardisation (training mean, std; 1 for constant columns)
-    n_iter_ : int                 epochs run
-    best_iteration_ : int         epoch whose weights were kept (0: the initial weights)
-    best_score_ : float or None   validation metric at best_iteration_ (None without vali)
-    train_loss_ : list[float]     mean pair loss (+ penalty) over each epoch's batches
-    val_scores_ : list[float]     validation metric after every epoch
-    n_pairs_ : int                training pairs (y_i > y_j within a query)
-    epoch_seconds_ : list[float]  seconds of every epoch (including the validation scoring)
+    W1_ : float64 (d, H)
+        input -> hidden weights (on standardised features)
+    b1_ : float64 (H,)
+        hidden biases
+    w2_ : float64 (H,)
+        hidden -> output weights
+    mean_, scale_ : float64 (d,)
+        the standardisation (training mean, std; 1 for constant columns)
+    n_iter_ : int
+        epochs run
+    best_iteration_ : int
+        epoch whose weights were kept (0: the initial weights)
+    best_score_ : float or None
+        validation metric at best_iteration_ (None without vali)
+    train_loss_ : list[float]
+        mean pair loss (+ penalty) over each epoch's batches
+    val_scores_ : list[float]
+        validation metric after every epoch
+    n_pairs_ : int
+        training pairs (y_i > y_j within a query)
+    epoch_seconds_ : list[float]
+        seconds of every epoch (including the validation scoring)
     n_features_in_ : int
-    seconds_ : float              training time
+    seconds_ : float
+        training time
+
+    References
+    ----------
+    Burges, Shaked, Renshaw, Lazier, Deeds, Hamilton, Hullender. Learning to rank using
+    gradient descent. ICML 2005 (the pairwise cross-entropy of a one-hidden-layer network).
+
+    Examples
+    --------
+    >>> from ltrfs.rankers.ranknet import RankNet
+    >>> from ltrfs.metrics import metric_per_query
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> X_test, y_test, qid_test = toy(1)
+    >>> ranker = RankNet().fit(X, y, qid)
+    >>> scores = ranker.predict(X_test)
+    >>> scores.shape
+    (120,)
+    >>> ndcg = metric_per_query(y_test, scores, np.arange(0, 121, 12), "ndcg@10")
+    >>> round(float(ndcg.mean()), 2)       # NDCG@10 over the 10 test queries
+    0.84
     """
 
     name = "ranknet"
@@ -385,7 +503,16 @@ class RankNet(Ranker):
                   self.best_score_, self.seconds_)
 
     def predict(self, X) -> np.ndarray:
-        """Scores float64 (m,) of the network on the standardised rows of X."""
+        """Scores of the network on the standardised rows of X.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+
+        Returns
+        -------
+        float64 (m,)
+        """
         self._check_fitted("W1_")
         X = check_X(X, n_features=self.n_features_in_)
         return forward((self.W1_, self.b1_, self.w2_), (X - self.mean_) / self.scale_)[1]

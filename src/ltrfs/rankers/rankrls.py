@@ -42,7 +42,23 @@ log = logging.getLogger(__name__)
 
 
 def query_center(A: np.ndarray, query_ptr: np.ndarray) -> np.ndarray:
-    """float64 copy of A (m,) or (m, d) with each query's mean (over its rows) subtracted."""
+    """A copy with each query's mean (over its rows) subtracted.
+
+    Parameters
+    ----------
+    A : ndarray, shape (m,) or (m, d)
+    query_ptr : ndarray of int, shape (q + 1,)
+
+    Returns
+    -------
+    float64, the shape of A
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> query_center(np.array([1.0, 3.0, 10.0]), np.array([0, 2, 3]))
+    array([-1.,  1.,  0.])
+    """
     A = np.asarray(A, dtype=np.float64)
     query_ptr = np.asarray(query_ptr, dtype=np.int64)
     sizes = np.diff(query_ptr)
@@ -55,7 +71,17 @@ PAIR_WEIGHTS = ("query", "pair")
 
 
 def row_weights(query_ptr: np.ndarray, pair_weight: str = "query") -> np.ndarray:
-    """float64 (m,): v_q n_q for every row (1 for ``"query"``, the query size for ``"pair"``)."""
+    """``v_q n_q`` for every row: 1 for ``"query"``, the query size for ``"pair"``.
+
+    Parameters
+    ----------
+    query_ptr : ndarray of int, shape (q + 1,)
+    pair_weight : {"query", "pair"}, default "query"
+
+    Returns
+    -------
+    float64 (m,)
+    """
     check_value("pair_weight", pair_weight, [Options(*PAIR_WEIGHTS)])
     sizes = np.diff(np.asarray(query_ptr, dtype=np.int64))
     if pair_weight == "query":
@@ -66,10 +92,20 @@ def row_weights(query_ptr: np.ndarray, pair_weight: str = "query") -> np.ndarray
 def centered_products(X: np.ndarray, y: np.ndarray, query_ptr: np.ndarray, pair_weight: str = "query"):
     """The pairwise normal-equation pieces ``(X^T L X, X^T L y, y^T L y)``.
 
-    X (m, d), y (m,), query_ptr (q + 1,); L = blockdiag_q(v_q (n_q I - 1 1^T)). Returns float64
-    (d, d), (d,) and a float: ``G = sum_q v_q n_q Xc_q^T Xc_q``, ``c = sum_q v_q n_q Xc_q^T yc_q``
-    and ``yLy = sum_q v_q n_q ||yc_q||^2`` (= the weighted sum over within-query pairs of
-    (y_i - y_j)^2).
+    ``L = blockdiag_q(v_q (n_q I - 1 1^T))``; so ``G = sum_q v_q n_q Xc_q^T Xc_q``, ``c = sum_q
+    v_q n_q Xc_q^T yc_q`` and ``yLy = sum_q v_q n_q ||yc_q||^2`` (the weighted sum over
+    within-query pairs of (y_i - y_j)^2).
+
+    Parameters
+    ----------
+    X : ndarray, shape (m, d)
+    y : ndarray, shape (m,)
+    query_ptr : ndarray of int, shape (q + 1,)
+    pair_weight : {"query", "pair"}, default "query"
+
+    Returns
+    -------
+    (float64 (d, d), float64 (d,), float)
     """
     query_ptr = np.asarray(query_ptr, dtype=np.int64)
     Xc = query_center(X, query_ptr)
@@ -84,7 +120,18 @@ def centered_products(X: np.ndarray, y: np.ndarray, query_ptr: np.ndarray, pair_
 
 
 def solve_rankrls(G: np.ndarray, c: np.ndarray, lam: float) -> np.ndarray:
-    """w (d,) = (G + lam I)^{-1} c, by Cholesky (G symmetric PSD, lam > 0)."""
+    """``w = (G + lam I)^{-1} c`` by Cholesky (G symmetric PSD, lam > 0).
+
+    Parameters
+    ----------
+    G : ndarray, shape (d, d)
+    c : ndarray, shape (d,)
+    lam : float > 0
+
+    Returns
+    -------
+    float64 (d,)
+    """
     from scipy.linalg import solve  # heavy (scipy.linalg, ~0.4 s): imported on use
 
     A = G + lam * np.eye(G.shape[0])
@@ -92,7 +139,23 @@ def solve_rankrls(G: np.ndarray, c: np.ndarray, lam: float) -> np.ndarray:
 
 
 def pairwise_objective(w, X, y, query_ptr, lam: float, pair_weight: str = "query") -> float:
-    """``sum_q v_q sum_{i<j in q} ((y_i - y_j) - w.(x_i - x_j))^2 + lam ||w||^2`` without pairs."""
+    """RankRLS's objective ``sum_q v_q sum_{i<j in q} (y_i - y_j - w.(x_i - x_j))^2 + lam ||w||^2``.
+
+    Computed without forming the pairs.
+
+    Parameters
+    ----------
+    w : ndarray, shape (d,)
+    X : ndarray, shape (m, d)
+    y : ndarray, shape (m,)
+    query_ptr : ndarray of int, shape (q + 1,)
+    lam : float
+    pair_weight : {"query", "pair"}, default "query"
+
+    Returns
+    -------
+    float
+    """
     w = np.asarray(w, dtype=np.float64)
     query_ptr = np.asarray(query_ptr, dtype=np.int64)
     r = query_center(np.asarray(y, dtype=np.float64) - np.asarray(X, dtype=np.float64) @ w, query_ptr)
@@ -116,11 +179,41 @@ class RankRLS(LinearScores, Ranker):
 
     Attributes
     ----------
-    coef_ : float64 (d,)       weights; ``predict(X) = X @ coef_``
-    objective_ : float         the pairwise objective at ``coef_`` on the training data
-    n_pairs_ : int             within-query pairs (all pairs, equal labels included)
+    coef_ : float64 (d,)
+        weights; ``predict(X) = X @ coef_``
+    objective_ : float
+        the pairwise objective at ``coef_`` on the training data
+    n_pairs_ : int
+        within-query pairs (all pairs, equal labels included)
     n_features_in_ : int
-    seconds_ : float           fit time
+    seconds_ : float
+        fit time
+
+    References
+    ----------
+    Pahikkala, Tsivtsivadze, Airola, Jarvinen, Boberg. An efficient algorithm for learning to
+    rank from preference graphs. Machine Learning 75, 2009; the linear, query-restricted form of
+    Pahikkala et al. 2010 (Greedy RankRLS). See docs/methods.md, section 'RankRLS'.
+
+    Examples
+    --------
+    >>> from ltrfs.rankers.rankrls import RankRLS
+    >>> from ltrfs.metrics import metric_per_query
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> X_test, y_test, qid_test = toy(1)
+    >>> ranker = RankRLS().fit(X, y, qid)
+    >>> scores = ranker.predict(X_test)
+    >>> scores.shape
+    (120,)
+    >>> ndcg = metric_per_query(y_test, scores, np.arange(0, 121, 12), "ndcg@10")
+    >>> round(float(ndcg.mean()), 2)       # NDCG@10 over the 10 test queries
+    0.89
     """
 
     name = "rankrls"

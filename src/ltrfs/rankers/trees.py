@@ -54,34 +54,77 @@ class MART(Ranker):
 
     Parameters
     ----------
-    n_estimators : int, default 1000        boosting rounds (trees)
-    learning_rate : float, default 0.1      shrinkage
-    max_leaves : int, default 10            leaves per tree (leaf-wise growth, no depth limit)
-    min_child_weight : float, default 1.0   minimum hessian sum per leaf = minimum rows per leaf
-    reg_lambda : float, default 0.0         L2 penalty on leaf values (RankLib has none)
-    subsample : float, default 1.0          row subsampling per tree (randomness -> random_state)
+    n_estimators : int, default 1000
+        boosting rounds (trees)
+    learning_rate : float, default 0.1
+        shrinkage
+    max_leaves : int, default 10
+        leaves per tree (leaf-wise growth, no depth limit)
+    min_child_weight : float, default 1.0
+        minimum hessian sum per leaf = minimum rows per leaf
+    reg_lambda : float, default 0.0
+        L2 penalty on leaf values (RankLib has none)
+    subsample : float, default 1.0
+        row subsampling per tree (randomness -> random_state)
     early_stopping_rounds : int or None, default 100
         with a validation split, stop when the vali metric has not improved for this many
         rounds. With a validation split the trees up to the best round are always kept;
         None grows all ``n_estimators`` trees first.
-    metric : str, default "ndcg@10"         validation metric (ltrfs.metrics name)
-    convention : str, default "letor4"      metric convention
-    ties : str, default "expected"          tied scores in the vali metric: expected over their
-                                            orders, or "file_order"; a degenerate round (constant
-                                            scores in every vali query) is never kept
-    random_state : int, default 0           seed
-    n_jobs : int, default 1                 XGBoost threads
-    params : dict or None                   other XGBoost parameters (e.g. ``max_bin``, ``base_score``)
+    metric : str, default "ndcg@10"
+        validation metric (ltrfs.metrics name)
+    convention : str, default "letor4"
+        metric convention
+    ties : str, default "expected"
+        tied scores in the vali metric: expected over their
+        orders, or "file_order"; a degenerate round (constant
+        scores in every vali query) is never kept
+    random_state : int, default 0
+        seed
+    n_jobs : int, default 1
+        XGBoost threads
+    params : dict or None
+        other XGBoost parameters (e.g. ``max_bin``, ``base_score``)
 
     Attributes
     ----------
-    booster_ : xgboost.Booster   the model, sliced to trees 0..best_iteration_
-    best_iteration_ : int        0-based index of the last tree kept
-    best_score_ : float or None  vali metric at best_iteration_
-    n_iter_ : int                trees grown before stopping
-    evals_result_ : list[float]  vali metric after every round (empty without a validation split)
+    booster_ : xgboost.Booster
+        the model, sliced to trees 0..best_iteration_
+    best_iteration_ : int
+        0-based index of the last tree kept
+    best_score_ : float or None
+        vali metric at best_iteration_
+    n_iter_ : int
+        trees grown before stopping
+    evals_result_ : list[float]
+        vali metric after every round (empty without a validation split)
     n_features_in_ : int
-    seconds_ : float             fit time
+    seconds_ : float
+        fit time
+
+    References
+    ----------
+    Friedman. Greedy function approximation: a gradient boosting machine. Annals of
+    Statistics 29(5), 2001 (regression trees on the squared error of the label; RankLib's MART).
+
+    Examples
+    --------
+    >>> from ltrfs.rankers.trees import MART
+    >>> from ltrfs.metrics import metric_per_query
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> X_test, y_test, qid_test = toy(1)
+    >>> ranker = MART().fit(X, y, qid)
+    >>> scores = ranker.predict(X_test)
+    >>> scores.shape
+    (120,)
+    >>> ndcg = metric_per_query(y_test, scores, np.arange(0, 121, 12), "ndcg@10")
+    >>> round(float(ndcg.mean()), 2)       # NDCG@10 over the 10 test queries
+    0.85
     """
 
     name = "mart"
@@ -121,6 +164,7 @@ class MART(Ranker):
         self.params = params
 
     def validate_params(self):
+        """Check the declared parameters and the XGBoost ``params`` (``extra_xgb_params``)."""
         super().validate_params()
         extra_xgb_params(self.params, _MART_OWN, _MART_SYNONYMS, "MART")
 
@@ -135,8 +179,25 @@ class MART(Ranker):
         return out
 
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
-        """Fit on (X (m, d), y (m,), qid (m,)); early stopping on (X_val, y_val, qid_val) if given.
-        qid is validated but unused by the (pointwise) loss."""
+        """Fit the trees, with early stopping on the validation split if given.
+
+        ``qid`` is validated but unused by the (pointwise) loss.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+            Training features.
+        y : array-like of int, shape (m,)
+            Relevance labels.
+        qid : array-like, shape (m,)
+            Query id of every row (the rows of a query contiguous).
+        X_val, y_val, qid_val : array-like or None
+            The validation split.
+
+        Returns
+        -------
+        self
+        """
         import xgboost as xgb  # heavy (XGBoost, ~1.2 s): imported on use
 
         self.validate_params()
@@ -190,7 +251,16 @@ class MART(Ranker):
         return self
 
     def predict(self, X) -> np.ndarray:
-        """Scores float64 (m,) from trees 0..best_iteration_."""
+        """Scores from the trees 0..best_iteration_.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+
+        Returns
+        -------
+        float64 (m,)
+        """
         self._check_fitted("booster_")
         X = check_X(X, n_features=self.n_features_in_, dtype=np.float32)
         return np.asarray(self.booster_.inplace_predict(X), dtype=np.float64)
@@ -201,20 +271,52 @@ class RandomForest(Ranker):
 
     Parameters
     ----------
-    n_estimators : int, default 300          trees (RankLib's bags)
+    n_estimators : int, default 300
+        trees (RankLib's bags)
     max_features : float or int, default 0.3 features tried per split (fraction or count)
-    max_leaf_nodes : int or None, default 100  leaves per tree (RankLib's RF ``-leaf``)
-    min_samples_leaf : int, default 1        minimum rows per leaf (RankLib's ``-mls``)
-    bootstrap : bool, default True           sample rows with replacement for every tree
-    max_samples : float or None, default None  bootstrap size (None = training size, RankLib's srate 1.0)
+    max_leaf_nodes : int or None, default 100
+        leaves per tree (RankLib's RF ``-leaf``)
+    min_samples_leaf : int, default 1
+        minimum rows per leaf (RankLib's ``-mls``)
+    bootstrap : bool, default True
+        sample rows with replacement for every tree
+    max_samples : float or None, default None
+        bootstrap size (None = training size, RankLib's srate 1.0)
     random_state : int, default 0
-    n_jobs : int, default 1                  threads (scikit-learn/joblib)
+    n_jobs : int, default 1
+        threads (scikit-learn/joblib)
 
     Attributes
     ----------
     model_ : sklearn.ensemble.RandomForestRegressor
     n_features_in_ : int
-    seconds_ : float                         fit time
+    seconds_ : float
+        fit time
+
+    References
+    ----------
+    Breiman. Random forests. Machine Learning 45, 2001 (regression forests of the label, as
+    RankLib's RFRanker).
+
+    Examples
+    --------
+    >>> from ltrfs.rankers.trees import RandomForest
+    >>> from ltrfs.metrics import metric_per_query
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> X_test, y_test, qid_test = toy(1)
+    >>> ranker = RandomForest(n_estimators=50).fit(X, y, qid)
+    >>> scores = ranker.predict(X_test)
+    >>> scores.shape
+    (120,)
+    >>> ndcg = metric_per_query(y_test, scores, np.arange(0, 121, 12), "ndcg@10")
+    >>> round(float(ndcg.mean()), 2)       # NDCG@10 over the 10 test queries
+    0.88
     """
 
     name = "random_forest"
@@ -243,12 +345,18 @@ class RandomForest(Ranker):
         self.n_jobs = n_jobs
 
     def validate_params(self):
+        """Check the declared parameters, and that ``max_samples`` comes with ``bootstrap=True``."""
         super().validate_params()
         if self.max_samples is not None and not self.bootstrap:
             raise ValueError(f"{self.name}: max_samples needs bootstrap=True")
 
     def sklearn_params(self) -> dict:
-        """The RandomForestRegressor keyword arguments this ranker uses."""
+        """The ``RandomForestRegressor`` keyword arguments this ranker uses.
+
+        Returns
+        -------
+        dict
+        """
         self.validate_params()
         mf = self.max_features
         return {"n_estimators": int(self.n_estimators),
@@ -259,8 +367,25 @@ class RandomForest(Ranker):
                 "random_state": int(self.random_state), "n_jobs": int(self.n_jobs)}
 
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
-        """Fit on (X (m, d), y (m,), qid (m,)); qid is validated but unused (pointwise);
-        the validation arguments are accepted and unused (no early stopping in a forest)."""
+        """Fit the forest.
+
+        ``qid`` is validated but unused (pointwise); no early stopping in a forest.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+            Training features.
+        y : array-like of int, shape (m,)
+            Relevance labels.
+        qid : array-like, shape (m,)
+            Query id of every row (the rows of a query contiguous).
+        X_val, y_val, qid_val
+            Accepted and unused.
+
+        Returns
+        -------
+        self
+        """
         from sklearn.ensemble import RandomForestRegressor  # heavy (scikit-learn, ~1-2 s): imported on use
 
         kwargs = self.sklearn_params()
@@ -273,7 +398,16 @@ class RandomForest(Ranker):
         return self
 
     def predict(self, X) -> np.ndarray:
-        """Scores float64 (m,): the mean of the trees' predictions."""
+        """Scores: the mean of the trees' predictions.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+
+        Returns
+        -------
+        float64 (m,)
+        """
         self._check_fitted("model_")
         X = check_X(X, n_features=self.n_features_in_, dtype=np.float32)
         return np.asarray(self.model_.predict(X), dtype=np.float64)

@@ -23,11 +23,23 @@ SINGLE_FEATURE_METRICS = METRIC_NAMES
 
 def importance(table: dict[str, np.ndarray], metric: str = "ndcg@10",
                orientation: str = "descending") -> tuple[np.ndarray, np.ndarray]:
-    """(importance (d,), sign (d,)) of every feature from a single-feature table.
+    """Importance and sign of every feature from a single-feature table.
 
-    ``orientation="descending"`` (the papers' reading): importance of ranking by the feature
-    as it is, sign +1. ``"best"``: the better of descending and ascending, with sign -1 where
-    ascending wins (the feature should be negated).
+    Parameters
+    ----------
+    table : dict of str to float64 (d,)
+        ``single_feature_table``'s output.
+    metric : str, default "ndcg@10"
+        One of ``SINGLE_FEATURE_METRICS`` (any case).
+    orientation : {"descending", "best"}, default "descending"
+        "descending" (the papers' reading): the metric of ranking by the feature as it is, sign
+        +1. "best": the better of descending and ascending, sign -1 where ascending wins (the
+        feature should be negated).
+
+    Returns
+    -------
+    (float64 (d,), float64 (d,))
+        (importance, sign).
     """
     metric = metric.lower()
     if metric not in SINGLE_FEATURE_METRICS:
@@ -59,7 +71,17 @@ CHUNKED = {"divergence": (divergence.scorer_chunk, divergence.merge_chunks),
 
 
 def uses_threads(scorer: str) -> bool:
-    """Whether the scorer's computation runs on several threads (takes ``n_threads``)."""
+    """Whether a scorer runs on several threads (its function takes ``n_threads``).
+
+    Parameters
+    ----------
+    scorer : str
+        A key of ``SCORERS``.
+
+    Returns
+    -------
+    bool
+    """
     return accepts(SCORERS[scorer], "n_threads")
 
 
@@ -72,11 +94,27 @@ def _call(function, *args, n_threads: int = 1):
 def compute(scorer: str, train: RankingData, convention: str, vali: RankingData | None = None, *,
             n_threads: int = 1, chunk: tuple[int, int] | None = None,
             ties: str = "expected") -> dict[str, np.ndarray]:
-    """Run the named scorer on a fold's training (and validation) split, or on the slice
-    ``chunk = (i, n)`` of its features; the result records the metric convention.
+    """Run a scorer on a fold's training (and validation) split, or on a slice of its features.
 
-    ``ties`` ("expected" or "file_order", ``ltrfs.metrics``) reaches the single-feature table,
-    which then also records it as a 0-d string array under ``"ties"``; other scorers ignore it."""
+    Parameters
+    ----------
+    scorer : str
+        A key of ``SCORERS``.
+    train : RankingData
+    convention : str
+        Metric convention; the result records it under ``"convention"``.
+    vali : RankingData or None
+    n_threads : int, default 1
+    chunk : (int, int) or None
+        ``(i, n)``: slice i of n of the features (only the scorers of ``CHUNKED``).
+    ties : {"expected", "file_order"}, default "expected"
+        Reaches the single-feature table, which then records it as a 0-d string array under
+        ``"ties"``; other scorers ignore it.
+
+    Returns
+    -------
+    dict of str to ndarray
+    """
     if scorer not in SCORERS:
         raise ValueError(f"unknown scorer {scorer!r}; valid: {', '.join(SCORERS)}")
     check_ties(ties)
@@ -94,7 +132,20 @@ def compute(scorer: str, train: RankingData, convention: str, vali: RankingData 
 
 
 def merge(scorer: str, tables: list[dict]) -> dict[str, np.ndarray]:
-    """Merge the chunks of a chunked scorer (every feature covered exactly once)."""
+    """Merge the chunks of a chunked scorer.
+
+    Parameters
+    ----------
+    scorer : str
+        A key of ``CHUNKED``.
+    tables : list of dict
+        ``compute(..., chunk=...)`` outputs covering every feature exactly once, in one metric
+        convention.
+
+    Returns
+    -------
+    dict of str to ndarray
+    """
     conventions = {str(t["convention"]) for t in tables}
     if len(conventions) != 1:
         raise ValueError(f"chunks of {scorer!r} disagree on the metric convention: {sorted(conventions)}")

@@ -401,15 +401,35 @@ def _resolve_approx(approx, m_train: int, n_points: int) -> bool:
 
 def expected_divergence(X_train, y_train, X_vali=None, features=None, *, points: str = "vali",
                         grid_size: int = 512, approx=False, n_threads: int = 1) -> np.ndarray:
-    """FS-ED's expected divergence d(f) of each feature in ``features`` (module docstring).
+    """FS-ED's expected divergence d(f) of each feature over the relevance classes.
 
-    X_train (m, d) and y_train (m,) integer labels: the rows the class densities are learnt
-    from; X_vali (mv, d): the rows whose feature values are the evaluation points
-    (``points="vali"``, required) or that widen the grid's range (``points="grid"``, optional).
-    ``features``: a slice or integer array of column indices (default all). ``approx``: False
-    (exact), True (binned) or "auto" (binned when m x evaluation points > AUTO_EXACT_MAX).
-    ``n_threads`` threads share the features. Returns float64 (len(features),), each >= 0 and
-    at most the sum of label distances over class pairs.
+    Parameters
+    ----------
+    X_train : ndarray, shape (m, d)
+    y_train : ndarray of int, shape (m,)
+        The rows the class densities are learnt from.
+    X_vali : ndarray, shape (mv, d), or None
+        The rows whose values are the evaluation points (``points="vali"``, required), or that
+        widen the grid's range (``points="grid"``, optional).
+    features : slice or int array or None
+        Column indices (default all).
+    points : {"vali", "grid"}, default "vali"
+    grid_size : int, default 512
+        Points of the grid (``points="grid"``).
+    approx : bool or "auto", default False
+        Exact, binned, or binned when m x evaluation points > ``AUTO_EXACT_MAX``.
+    n_threads : int, default 1
+        Threads sharing the features.
+
+    Returns
+    -------
+    float64 (len(features),)
+        Each >= 0 and at most the sum of label distances over class pairs.
+
+    References
+    ----------
+    Gupta and Rosso, COLING 2012, section 2: d(f) is eq. (2), the divergence of two class
+    densities eq. (3), the kernel density estimate eq. (4).
     """
     X_train = np.asarray(X_train)
     if X_train.ndim != 2:
@@ -471,8 +491,17 @@ def expected_divergence(X_train, y_train, X_vali=None, features=None, *, points:
 
 
 def silverman_bandwidth(x) -> float:
-    """Silverman's rule of thumb ``0.9 * min(std, IQR/1.34) * M^(-1/5)`` of a sample x (M,);
-    std with ddof=1; ``min`` replaced by std when the IQR is 0; 0.0 for a constant sample."""
+    """Silverman's rule of thumb ``0.9 * min(std, IQR/1.34) * M^(-1/5)``.
+
+    Parameters
+    ----------
+    x : array-like, shape (M,)
+
+    Returns
+    -------
+    float
+        std with ddof=1; ``min`` replaced by std when the IQR is 0; 0.0 for a constant sample.
+    """
     v = np.sort(np.asarray(x, dtype=np.float64).ravel())
     if v.size == 0:
         raise ValueError("silverman_bandwidth of an empty sample")
@@ -480,9 +509,20 @@ def silverman_bandwidth(x) -> float:
 
 
 def class_bandwidths(x_train, y_train) -> dict[int, float]:
-    """Bandwidth h_r of every label r of y_train for feature values x_train (M,), with the
-    module's fallback: a class without spread uses the spread of all rows. A constant
-    feature gives 0 for every class."""
+    """The KDE bandwidth h_r of every label r, with the module's fallback.
+
+    Parameters
+    ----------
+    x_train : array-like, shape (M,)
+        Values of one feature.
+    y_train : array-like of int, shape (M,)
+
+    Returns
+    -------
+    dict of int to float
+        A class without spread uses the spread of all rows; a constant feature gives 0 for every
+        class.
+    """
     x = np.asarray(x_train, dtype=np.float64).ravel()
     order, class_ptr, labels = _labels(y_train)
     if order.size != x.size:
@@ -494,8 +534,25 @@ def class_bandwidths(x_train, y_train) -> dict[int, float]:
 
 
 def kde(x_train, points, h: float) -> np.ndarray:
-    """Gaussian KDE ``1/(M h) sum_j phi((x - x_j)/h)`` of sample x_train (M,) at points (P,),
-    evaluated exactly up to the window error bound of the module docstring. Returns (P,)."""
+    """Gaussian KDE ``1/(M h) sum_j phi((x - x_j)/h)`` of a sample, at some points.
+
+    Evaluated exactly up to the window error bound of the module docstring.
+
+    Parameters
+    ----------
+    x_train : array-like, shape (M,)
+    points : array-like, shape (P,)
+    h : float
+        Bandwidth.
+
+    Returns
+    -------
+    float64 (P,)
+
+    References
+    ----------
+    Gupta and Rosso, COLING 2012, eq. (4).
+    """
     x = np.sort(np.asarray(x_train, dtype=np.float64).ravel())
     pts = np.asarray(points, dtype=np.float64).ravel()
     if x.size == 0:
@@ -511,8 +568,29 @@ def kde(x_train, points, h: float) -> np.ndarray:
 
 
 def js_divergence(p, q) -> float:
-    """Jensen-Shannon divergence in bits of two discrete distributions (each normalised to sum
-    1 first): ``1/2 KL(p||a) + 1/2 KL(q||a)``, ``a = (p + q)/2``, 0 log 0 = 0; in [0, 1]."""
+    """Jensen-Shannon divergence in bits of two discrete distributions.
+
+    ``1/2 KL(p||a) + 1/2 KL(q||a)`` with ``a = (p + q)/2`` and 0 log 0 = 0, after normalising each
+    to sum 1.
+
+    Parameters
+    ----------
+    p, q : array-like, shape (P,)
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
+    References
+    ----------
+    Gupta and Rosso, COLING 2012, eq. (3).
+
+    Examples
+    --------
+    >>> js_divergence([1, 0], [0, 1]), js_divergence([1, 1], [2, 2])
+    (1.0, 0.0)
+    """
     p = np.asarray(p, dtype=np.float64).ravel()
     q = np.asarray(q, dtype=np.float64).ravel()
     if p.shape != q.shape or p.size == 0:
@@ -523,15 +601,23 @@ def js_divergence(p, q) -> float:
 
 
 def class_densities(x_train, y_train, points=512) -> dict[int, np.ndarray]:
-    """Per relevance label r of y_train, the KDE of feature values x_train (M,) over the rows
-    of class r (bandwidths of ``class_bandwidths``), evaluated at ``points`` and normalised to
-    integrate to 1 over them (trapezoid rule) -- the curves of FS-ED's Fig. 3.
+    """The KDE of one feature per relevance label, normalised over the evaluation points.
 
-    ``points``: sorted ascending array (P,), or an int P for P equally spaced points over the
-    data range widened by 3 times the largest bandwidth (``density_points``; pass its output
-    to know the abscissae). Returns {label: float64 (P,)}; a density that is 0
-    at every point (class far from all points) stays 0; a constant feature has no density and
-    gives zeros.
+    The curves of FS-ED's Fig. 3: per label r, the KDE over the rows of class r (bandwidths of
+    ``class_bandwidths``), normalised to integrate to 1 over the points (trapezoid rule).
+
+    Parameters
+    ----------
+    x_train : array-like, shape (M,)
+    y_train : array-like of int, shape (M,)
+    points : sorted ndarray (P,) or int, default 512
+        The abscissae, or P equally spaced points over the data range widened by 3 times the
+        largest bandwidth (``density_points``; call it to know the abscissae).
+
+    Returns
+    -------
+    dict of int to float64 (P,)
+        A density that is 0 at every point stays 0; a constant feature gives zeros.
     """
     x = np.asarray(x_train, dtype=np.float64).ravel()
     hs = class_bandwidths(x, y_train)
@@ -554,8 +640,19 @@ def class_densities(x_train, y_train, points=512) -> dict[int, np.ndarray]:
 
 
 def density_points(x_train, y_train, n: int = 512) -> np.ndarray:
-    """n equally spaced points over the range of x_train widened by 3 times the largest class
-    bandwidth: the plotting grid ``class_densities`` uses when given an int."""
+    """The plotting grid ``class_densities`` uses when given an int.
+
+    Parameters
+    ----------
+    x_train : array-like, shape (M,)
+    y_train : array-like of int, shape (M,)
+    n : int, default 512
+
+    Returns
+    -------
+    float64 (n,)
+        Equally spaced over the range of x_train widened by 3 times the largest class bandwidth.
+    """
     if n < 2:
         raise ValueError(f"the number of points must be >= 2; got {n}")
     x = np.asarray(x_train, dtype=np.float64).ravel()
@@ -579,18 +676,40 @@ def _check_splits(train: RankingData, vali: RankingData | None) -> None:
 
 def scorer(train: RankingData, vali: RankingData | None, convention: str, *, approx="auto",
            n_threads: int = 1) -> dict[str, np.ndarray]:
-    """SCORERS adapter: ``{"divergence": (d,) float64, "points": "vali"}`` for a fold.
+    """``SCORERS["divergence"]``: the expected divergence of every feature for a fold.
 
-    ``convention`` is unused (the divergence involves no ranking metric). ``approx="auto"``
-    uses the exact mode up to AUTO_EXACT_MAX train rows x vali rows (MQ2008-sized folds) and
-    the binned mode beyond."""
+    Parameters
+    ----------
+    train, vali : RankingData
+        The class densities come from train, the evaluation points from vali.
+    convention : str
+        Unused (the divergence involves no ranking metric).
+    approx : bool or "auto", default "auto"
+        "auto" is exact up to ``AUTO_EXACT_MAX`` train rows x vali rows (MQ2008-sized folds) and
+        binned beyond.
+    n_threads : int, default 1
+
+    Returns
+    -------
+    dict
+        ``{"divergence": float64 (d,), "points": "vali"}``.
+    """
     _check_splits(train, vali)
     div = expected_divergence(train.X, train.y, vali.X, approx=approx, n_threads=n_threads)
     return {"divergence": div, "points": np.array("vali")}
 
 
 def chunk_features(d: int, chunk: int, n_chunks: int) -> np.ndarray:
-    """Column indices of chunk ``chunk`` of ``n_chunks``: ``np.array_split(range(d), n_chunks)[chunk]``."""
+    """Column indices of one chunk: ``np.array_split(range(d), n_chunks)[chunk]``.
+
+    Parameters
+    ----------
+    d, chunk, n_chunks : int
+
+    Returns
+    -------
+    int64 array
+    """
     check_value("n_chunks", n_chunks, [Integer(1)])
     check_value("chunk", chunk, [Integer(0)])
     if chunk >= n_chunks:
@@ -600,9 +719,21 @@ def chunk_features(d: int, chunk: int, n_chunks: int) -> np.ndarray:
 
 def scorer_chunk(train: RankingData, vali: RankingData | None, convention: str, chunk: int,
                  n_chunks: int, *, approx="auto", n_threads: int = 1) -> dict[str, np.ndarray]:
-    """The divergence of the columns ``np.array_split(range(d), n_chunks)[chunk]`` only:
-    ``{"divergence": (d,) with NaN outside the chunk, "features": int64 indices, "points": "vali"}``.
-    ``approx="auto"`` decides from the whole split's size, so every chunk uses the same mode."""
+    """The divergence of the columns of one chunk only (``chunk_features``).
+
+    Parameters
+    ----------
+    train, vali, convention, approx, n_threads
+        As ``scorer``; ``approx="auto"`` decides from the whole split's size, so every chunk uses
+        the same mode.
+    chunk, n_chunks : int
+
+    Returns
+    -------
+    dict
+        ``{"divergence": (d,) with NaN outside the chunk, "features": int64 indices,
+        "points": "vali"}``.
+    """
     _check_splits(train, vali)
     idx = chunk_features(train.n_features, chunk, n_chunks)
     div = np.full(train.n_features, np.nan)
@@ -612,8 +743,22 @@ def scorer_chunk(train: RankingData, vali: RankingData | None, convention: str, 
 
 
 def merge_chunks(chunks) -> dict[str, np.ndarray]:
-    """Combine ``scorer_chunk`` outputs into ``{"divergence": (d,), "points": ...}``; every
-    feature must be covered by exactly one chunk (ValueError naming the first that is not)."""
+    """Combine ``scorer_chunk`` outputs.
+
+    Parameters
+    ----------
+    chunks : list of dict
+
+    Returns
+    -------
+    dict
+        ``{"divergence": (d,), "points": ...}``.
+
+    Raises
+    ------
+    ValueError
+        Naming the first feature not covered by exactly one chunk.
+    """
     chunks = list(chunks)
     if not chunks:
         raise ValueError("merge_chunks: no chunks given")

@@ -212,7 +212,14 @@ def _chunk_bounds(sizes: np.ndarray, n_chunks: int) -> np.ndarray:
 
 
 def check_finite(X: np.ndarray, what: str = "X") -> None:
-    """One-line DataError naming the first feature (1-based id) holding NaN or inf."""
+    """Raise a one-line DataError naming the first feature (1-based id) that holds NaN or inf.
+
+    Parameters
+    ----------
+    X : ndarray, shape (m, d)
+    what : str, default "X"
+        The name in the message.
+    """
     bad = ~np.isfinite(X).all(axis=0)
     if bad.any():
         raise DataError(f"{what}: feature {int(np.argmax(bad)) + 1} holds NaN or inf values; "
@@ -220,12 +227,33 @@ def check_finite(X: np.ndarray, what: str = "X") -> None:
 
 
 def check_threads(n_threads) -> int:
-    """``n_threads`` as an int >= 1, capped at Numba's thread pool size."""
+    """A thread count as an int >= 1, capped at Numba's thread pool size.
+
+    Parameters
+    ----------
+    n_threads : int
+
+    Returns
+    -------
+    int
+    """
     check_value("n_threads", n_threads, [Integer(1)])
     return int(min(n_threads, numba.config.NUMBA_NUM_THREADS))
 
 
 def check_query_ptr(query_ptr, m: int) -> np.ndarray:
+    """Query offsets as int64, checked against the number of rows.
+
+    Parameters
+    ----------
+    query_ptr : array-like of int, shape (q + 1,)
+    m : int
+        Number of rows.
+
+    Returns
+    -------
+    int64 (q + 1,)
+    """
     query_ptr = np.asarray(query_ptr, dtype=np.int64)
     if query_ptr.ndim != 1 or len(query_ptr) < 1 or query_ptr[0] != 0 or query_ptr[-1] != m \
             or np.any(np.diff(query_ptr) < 0):
@@ -234,7 +262,18 @@ def check_query_ptr(query_ptr, m: int) -> np.ndarray:
 
 
 def check_similarity(similarity) -> str:
-    """``similarity`` if it is one of ``SIMILARITIES``, else a one-line ValueError."""
+    """Check a similarity name.
+
+    Parameters
+    ----------
+    similarity : str
+        One of ``SIMILARITIES``.
+
+    Returns
+    -------
+    str
+        ``similarity`` unchanged (a one-line ValueError otherwise).
+    """
     if similarity not in SIMILARITIES:
         raise ValueError(f"unknown similarity {similarity!r}; valid: {', '.join(SIMILARITIES)}")
     return similarity
@@ -242,15 +281,32 @@ def check_similarity(similarity) -> str:
 
 def kendall_similarities(X: np.ndarray, query_ptr: np.ndarray, n_threads: int = 1,
                          pairs: np.ndarray | None = None) -> dict[str, np.ndarray]:
-    """Both similarities from one pass, float64 (d, d) each: ``{"concordance", "tau_b",
-    "discordance"}``; ``discordance`` (mean of D / n0, diagonal 1) is the concordance of i with
-    feature j negated, which GAS's ``orientation="best"`` needs.
+    """GAS's Kendall similarities of every pair of features, from one pass over the queries.
 
-    X (m, d) real (float32 is used as is, no copy); query_ptr (q + 1,) int offsets of the
-    contiguous queries; n_threads Numba threads (default 1). See the module docstring for the
-    equations and what contributes. ``pairs`` (d, d) bool, optional: compute only the pairs
-    i < j with ``pairs[i, j]`` (the other off-diagonal entries are 0); used to split the
-    matrices across jobs.
+    See the module docstring for the equations and what contributes.
+
+    Parameters
+    ----------
+    X : ndarray, shape (m, d)
+        Feature values (float32 is used as is, no copy).
+    query_ptr : ndarray of int, shape (q + 1,)
+        Offsets of the contiguous queries.
+    n_threads : int, default 1
+        Numba threads.
+    pairs : bool ndarray (d, d) or None
+        Compute only the pairs i < j with ``pairs[i, j]`` (the other off-diagonal entries are 0);
+        used to split the matrices across jobs.
+
+    Returns
+    -------
+    dict of str to float64 (d, d)
+        ``"concordance"`` (the paper's C / n0), ``"tau_b"``, and ``"discordance"`` (mean of D /
+        n0, diagonal 1: the concordance of i with feature j negated, which GAS's
+        ``orientation="best"`` needs).
+
+    References
+    ----------
+    Geng et al., SIGIR 2007, section 2.3 (similarity by Kendall's tau).
     """
     X = np.asarray(X)
     if X.ndim != 2:
@@ -299,15 +355,47 @@ def kendall_similarities(X: np.ndarray, query_ptr: np.ndarray, n_threads: int = 
 
 def kendall_similarity(X: np.ndarray, query_ptr: np.ndarray, n_threads: int = 1,
                        pairs: np.ndarray | None = None, similarity: str = "concordance") -> np.ndarray:
-    """One similarity of ``kendall_similarities``, float64 (d, d): ``similarity="concordance"``
-    (default, the paper's C / n0) or ``"tau_b"``; the other arguments as there."""
+    """One similarity of ``kendall_similarities``.
+
+    Parameters
+    ----------
+    X, query_ptr, n_threads, pairs
+        As ``kendall_similarities``.
+    similarity : {"concordance", "tau_b"}, default "concordance"
+        The paper's C / n0, or the mean per-query tau-b.
+
+    Returns
+    -------
+    float64 (d, d)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 2.0, 3.0], [2.0, 1.0, 2.0], [3.0, 0.0, 1.0]])
+    >>> kendall_similarity(X, np.array([0, 3]))      # features 1 and 2 reverse feature 0
+    array([[1., 0., 0.],
+           [0., 1., 1.],
+           [0., 1., 1.]])
+    """
     check_similarity(similarity)
     return kendall_similarities(X, query_ptr, n_threads=n_threads, pairs=pairs)[similarity]
 
 
 def chunk_pairs(d: int, chunk: int, n_chunks: int) -> np.ndarray:
-    """bool (d, d): the pairs i < j of chunk ``chunk`` of ``n_chunks`` (contiguous runs of the
-    row-major upper triangle, equal in number of pairs)."""
+    """The pairs i < j of one chunk of the upper triangle.
+
+    Parameters
+    ----------
+    d : int
+    chunk : int
+        0-based chunk index.
+    n_chunks : int
+
+    Returns
+    -------
+    bool (d, d)
+        Contiguous runs of the row-major upper triangle, equal in number of pairs.
+    """
     check_value("n_chunks", n_chunks, [Integer(1)])
     check_value("chunk", chunk, [Integer(0, n_chunks - 1)])
     rows, cols = np.triu_indices(d, k=1)
@@ -322,16 +410,48 @@ def _scores(sims: dict) -> dict:
 
 
 def scorer(train: RankingData, vali: RankingData | None, convention: str, n_threads: int = 1) -> dict:
-    """SCORERS["kendall"]: ``{"concordance": (d, d), "similarity": (d, d) tau-b, "discordance":
-    (d, d)}`` on the training split (one pass; ``SCORE_KEYS`` maps a similarity to its key)."""
+    """``SCORERS["kendall"]``: the Kendall similarities of the training split, one pass.
+
+    Parameters
+    ----------
+    train : RankingData
+        The fold's training split.
+    vali : RankingData or None
+        The validation split (unused here).
+    convention : str
+        Metric convention (unused: no ranking metric is involved).
+    n_threads : int, default 1
+
+    Returns
+    -------
+    dict
+        ``{"concordance": (d, d), "similarity": (d, d) tau-b, "discordance": (d, d)}``
+        (``SCORE_KEYS`` maps a similarity to its key).
+    """
     return _scores(kendall_similarities(train.X, train.query_ptr, n_threads=n_threads))
 
 
 def scorer_chunk(train: RankingData, vali: RankingData | None, convention: str, chunk: int, n_chunks: int,
                  n_threads: int = 1) -> dict:
-    """The pairs of ``chunk_pairs(d, chunk, n_chunks)`` only: the keys of ``scorer`` holding the
-    upper triangle of those pairs (0 elsewhere), and ``"pairs": bool (d, d)``; ``merge_chunks``
-    adds them up."""
+    """The Kendall similarities of the pairs of one chunk only (``chunk_pairs``).
+
+    Parameters
+    ----------
+    train : RankingData
+        The fold's training split.
+    vali : RankingData or None
+        The validation split (unused here).
+    convention : str
+        Metric convention (unused: no ranking metric is involved).
+    chunk, n_chunks : int
+    n_threads : int, default 1
+
+    Returns
+    -------
+    dict
+        The keys of ``scorer`` holding the upper triangle of those pairs (0 elsewhere), and
+        ``"pairs": bool (d, d)``; ``merge_chunks`` adds them up.
+    """
     mask = chunk_pairs(train.n_features, chunk, n_chunks)
     sims = _scores(kendall_similarities(train.X, train.query_ptr, n_threads=n_threads, pairs=mask))
     out = {key: np.where(mask, sim, 0.0) for key, sim in sims.items()}
@@ -340,8 +460,22 @@ def scorer_chunk(train: RankingData, vali: RankingData | None, convention: str, 
 
 
 def merge_chunks(chunks) -> dict:
-    """The keys of ``scorer`` from ``scorer_chunk`` outputs that cover every pair i < j exactly
-    once (ValueError naming the first pair that is missing or covered twice)."""
+    """The keys of ``scorer`` from ``scorer_chunk`` outputs.
+
+    Parameters
+    ----------
+    chunks : list of dict
+        Together covering every pair i < j exactly once.
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    ValueError
+        Naming the first pair that is missing or covered twice.
+    """
     chunks = list(chunks)
     if not chunks:
         raise ValueError("merge_chunks: no chunks given")

@@ -92,13 +92,33 @@ def _misordered_twice(X, levels, query_ptr, n_levels, nmax):  # pragma: no cover
 
 
 def label_levels(y: np.ndarray) -> tuple[np.ndarray, int]:
-    """(levels int64 (m,) in 0..L-1 preserving the label order, L)."""
+    """Labels as consecutive levels.
+
+    Parameters
+    ----------
+    y : ndarray, shape (m,)
+
+    Returns
+    -------
+    (int64 (m,), int)
+        Levels in 0..L-1 preserving the label order, and L.
+    """
     values, levels = np.unique(np.asarray(y), return_inverse=True)
     return levels.astype(np.int64).reshape(-1), int(len(values))
 
 
 def labelled_pairs(y: np.ndarray, query_ptr: np.ndarray) -> int:
-    """Number of pairs of documents of one query with different labels."""
+    """Number of pairs of documents of one query with different labels.
+
+    Parameters
+    ----------
+    y : ndarray, shape (m,)
+    query_ptr : ndarray of int, shape (q + 1,)
+
+    Returns
+    -------
+    int
+    """
     levels, n_levels = label_levels(y)
     sizes = np.diff(query_ptr)
     qrow = np.repeat(np.arange(len(sizes)), sizes)
@@ -107,11 +127,39 @@ def labelled_pairs(y: np.ndarray, query_ptr: np.ndarray) -> int:
 
 
 def pairwise_loss(X: np.ndarray, y: np.ndarray, query_ptr: np.ndarray, n_threads: int = 1) -> np.ndarray:
-    """Fraction of mis-ordered labelled pairs when ranking by each feature; float64 (d,).
+    """Fraction of mis-ordered labelled pairs when each query is ranked by each feature alone.
 
-    X (m, d) real, y (m,) labels, query_ptr (q + 1,) offsets of the contiguous queries,
-    n_threads Numba threads (default 1). Ties in the feature count as half mis-ordered (module
-    docstring). Raises DataError when no query has two documents with different labels.
+    A pair tied in the feature counts as half mis-ordered (module docstring).
+
+    Parameters
+    ----------
+    X : ndarray, shape (m, d)
+    y : ndarray, shape (m,)
+        Labels.
+    query_ptr : ndarray of int, shape (q + 1,)
+        Offsets of the contiguous queries.
+    n_threads : int, default 1
+        Numba threads.
+
+    Returns
+    -------
+    float64 (d,)
+
+    Raises
+    ------
+    DataError
+        When no query has two documents with different labels.
+
+    References
+    ----------
+    Geng et al., SIGIR 2007, section 2.2 (GAS-L's importance from the pairwise loss).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[3.0, 1.0], [2.0, 1.0], [1.0, 1.0]])
+    >>> pairwise_loss(X, np.array([2, 1, 0]), np.array([0, 3]))   # perfect, then all tied
+    array([0. , 0.5])
     """
     X = np.asarray(X)
     if X.ndim != 2:
@@ -144,10 +192,22 @@ IMPORTANCES = ("inverse", "one_minus")
 
 
 def pairwise_importance(loss, kind: str = "inverse", among=None) -> np.ndarray:
-    """float64 (d,) importance from losses (d,) in [0, 1]: ``"inverse"`` 1 / loss (a loss of 0
-    gets the largest finite value of the set: the max of 1 / loss over the losses > 0 of ``loss``
-    and of ``among`` (optional further losses sharing the set, e.g. the ascending ones), 1 if
-    none) or ``"one_minus"`` 1 - loss."""
+    """Importance from pairwise losses.
+
+    Parameters
+    ----------
+    loss : array-like, shape (d,)
+        Losses in [0, 1].
+    kind : {"inverse", "one_minus"}, default "inverse"
+        ``1 / loss`` (a loss of 0 gets the largest finite value of the set: the max of 1 / loss
+        over the losses > 0 of ``loss`` and ``among``, 1 if none) or ``1 - loss``.
+    among : array-like or None
+        Further losses sharing the set (e.g. the ascending ones).
+
+    Returns
+    -------
+    float64 (d,)
+    """
     loss = np.asarray(loss, dtype=np.float64)
     if kind == "one_minus":
         return 1.0 - loss
@@ -160,7 +220,25 @@ def pairwise_importance(loss, kind: str = "inverse", among=None) -> np.ndarray:
 
 
 def scorer(train: RankingData, vali: RankingData | None, convention: str, n_threads: int = 1) -> dict:
-    """SCORERS["pairwise"]: ``{"loss": (d,), "importance": 1 / loss}`` on the training split
-    (``pairwise_importance``; GAS-L reads the loss and applies its own ``pairwise_importance``)."""
+    """``SCORERS["pairwise"]``: pairwise loss of every feature on the training split.
+
+    GAS-L reads the loss and applies its own ``pairwise_importance``.
+
+    Parameters
+    ----------
+    train : RankingData
+        The fold's training split.
+    vali : RankingData or None
+        The validation split (unused here).
+    convention : str
+        Metric convention (unused: no ranking metric is involved).
+    n_threads : int, default 1
+        Numba threads.
+
+    Returns
+    -------
+    dict
+        ``{"loss": (d,), "importance": 1 / loss}``.
+    """
     loss = pairwise_loss(train.X, train.y, train.query_ptr, n_threads=n_threads)
     return {"loss": loss, "importance": pairwise_importance(loss)}

@@ -30,10 +30,28 @@ CHUNK_ROWS = 65536
 
 
 def pearson_scores(X: np.ndarray, y: np.ndarray, chunk_rows: int = CHUNK_ROWS) -> tuple[np.ndarray, np.ndarray]:
-    """(importance float64 (d,), similarity float64 (d, d)) of X (m, d) against labels y (m,).
+    """Pearson importance and similarity of the features (FSMRank's measures).
 
-    See the module docstring for the equations and the constant-feature rule. Importances lie
-    in [EPS, 1]; the similarity lies in [0, 1], symmetric with diagonal 1.
+    See the module docstring for the equations and the constant-feature rule.
+
+    Parameters
+    ----------
+    X : ndarray, shape (m, d)
+    y : ndarray, shape (m,)
+        Labels.
+    chunk_rows : int, default ``CHUNK_ROWS``
+        Rows per block of the Gram-matrix products.
+
+    Returns
+    -------
+    importance : float64 (d,)
+        ``|corr(x_i, y)|``, in [EPS, 1].
+    similarity : float64 (d, d)
+        ``|corr(x_i, x_j)|``, in [0, 1], symmetric with diagonal 1.
+
+    References
+    ----------
+    Lai et al., FSMRank, IEEE TNNLS 2013, section III-B.
     """
     X = np.asarray(X)
     y = np.asarray(y)
@@ -81,9 +99,24 @@ def pearson_scores(X: np.ndarray, y: np.ndarray, chunk_rows: int = CHUNK_ROWS) -
 
 
 def scorer(train: RankingData, vali: RankingData | None, convention: str, n_threads: int = 1) -> dict:
-    """SCORERS["pearson"]: ``{"importance": (d,), "similarity": (d, d)}`` on the training split.
+    """``SCORERS["pearson"]``: Pearson importance and similarity on the training split.
 
-    ``n_threads`` limits the BLAS threads of the Gram-matrix products."""
+    Parameters
+    ----------
+    train : RankingData
+        The fold's training split.
+    vali : RankingData or None
+        The validation split (unused here).
+    convention : str
+        Metric convention (unused: no ranking metric is involved).
+    n_threads : int, default 1
+        BLAS threads of the Gram-matrix products.
+
+    Returns
+    -------
+    dict
+        ``{"importance": (d,), "similarity": (d, d)}``.
+    """
     with threadpool_limits(limits=int(n_threads), user_api="blas"):
         importance, similarity = pearson_scores(train.X, train.y)
     return {"importance": importance, "similarity": similarity}

@@ -527,21 +527,44 @@ def _block_size(d: int, itemsize: int, threads: int) -> int:
 def single_feature_table(X: np.ndarray, y: np.ndarray, query_ptr: np.ndarray,
                          convention="letor4", n_threads: int = 1,
                          ties: str = "expected") -> dict[str, np.ndarray]:
-    """Evaluate the ranking of every query by each feature alone; float64 (d,) per metric.
+    """The metrics of ranking every query by each feature alone (descending and ascending).
 
-    X (m, d) real (C-contiguous float32 or float64 used without copy, other numeric dtypes as
-    float64; NaN raises DataError naming the feature; +-inf allowed); y (m,) integer labels 0..1000;
-    query_ptr (q + 1,) offsets of the contiguous, non-empty queries; convention a name
-    (letor3, letor4, mslr, standard) or a ``metrics.Convention`` (e.g. from
-    ``metrics.get_convention("standard", ideal_zero=1)``); n_threads Numba threads (capped at
-    Numba's pool size); ties ``"expected"`` (default: mean over the orders of equal values, as
-    selection needs) or ``"file_order"`` (the official scripts' rule).
+    Each metric is the macro average over queries of the per-query metric (module docstring);
+    equal (to rounding of the mean) to looping ``metrics.evaluate(..., ties=ties)`` over the
+    features.
 
-    Returns keys ``"p@1".."p@10", "map", "ndcg@1".."ndcg@10", "meanndcg"`` for the descending
-    ranking (larger value first) and the same with suffix ``":asc"`` for the ascending one
-    (smaller first), each the macro average over queries of the per-query metric (module
-    docstring); NaN everywhere when there are no queries. Equal (to rounding of the mean) to
-    looping ``metrics.evaluate(..., ties=ties)`` over the features.
+    Parameters
+    ----------
+    X : array-like, shape (m, d)
+        Real values (C-contiguous float32 or float64 used without copy, other numeric dtypes as
+        float64); NaN raises DataError naming the feature; +-inf allowed.
+    y : array-like of int, shape (m,)
+        Labels 0..1000.
+    query_ptr : array-like of int, shape (q + 1,)
+        Offsets of the contiguous, non-empty queries.
+    convention : str or Convention, default "letor4"
+        letor3, letor4, mslr, standard, or a ``metrics.Convention`` (e.g. from
+        ``metrics.get_convention("standard", ideal_zero=1)``).
+    n_threads : int, default 1
+        Numba threads (capped at Numba's pool size).
+    ties : {"expected", "file_order"}, default "expected"
+        Equal values in expectation over their orders (as selection needs), or in file order (the
+        official scripts' rule).
+
+    Returns
+    -------
+    dict of str to float64 (d,)
+        Keys ``"p@1".."p@10", "map", "ndcg@1".."ndcg@10", "meanndcg"`` for the descending ranking
+        (larger value first) and the same with suffix ``":asc"`` for the ascending one; NaN
+        everywhere when there are no queries.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[3.0, 1.0], [2.0, 1.0], [1.0, 1.0]])
+    >>> table = single_feature_table(X, np.array([2, 1, 0]), np.array([0, 3]))
+    >>> table["map"].round(3), table["map:asc"].round(3)   # feature 1 ties all: expected MAP
+    (array([1.   , 0.806]), array([0.583, 0.806]))
     """
     conv = metrics.get_convention(convention)
     metrics.check_ties(ties)

@@ -24,7 +24,33 @@ SELECTORS: dict[str, type[Selector]] = {cls.name: cls for cls in (
 
 
 def make_selector(name: str, **params) -> Selector:
-    """A selector from its method name and parameters (one-line ValueError if either is unknown)."""
+    """A selector from its method name and parameters.
+
+    Parameters
+    ----------
+    name : str
+        A key of ``SELECTORS`` (``ltrfs params NAME`` lists its parameters).
+    **params
+        Constructor parameters.
+
+    Returns
+    -------
+    Selector
+
+    Raises
+    ------
+    ValueError
+        One line, naming an unknown method or parameter.
+
+    Examples
+    --------
+    >>> make_selector("gas_e", c=0.1).c
+    0.1
+    >>> make_selector("gas_x")
+    Traceback (most recent call last):
+    ...
+    ValueError: ...
+    """
     return build_estimator("method", SELECTORS, name, params)
 
 

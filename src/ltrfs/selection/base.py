@@ -32,8 +32,30 @@ from ltrfs.ranking_data import query_ptr_from_qid
 
 
 def constant_within_queries(X, query_ptr) -> np.ndarray:
-    """bool (d,): True for the features of X (m, d) whose value is the same for every document
-    of each query (``query_ptr`` (q + 1,) offsets); such a feature cannot order any query."""
+    """Which features are constant within every query.
+
+    Such a feature orders no query (its single-feature metric is that of a random order).
+
+    Parameters
+    ----------
+    X : array-like, shape (m, d)
+        Feature values, the rows of a query contiguous.
+    query_ptr : array-like of int, shape (q + 1,)
+        Query offsets.
+
+    Returns
+    -------
+    bool (d,)
+        True for the features whose value is the same for every document of each query (all
+        features when X has no rows).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 5.0], [2.0, 5.0], [3.0, 7.0]])
+    >>> constant_within_queries(X, np.array([0, 2, 3]))
+    array([False,  True])
+    """
     X = np.asarray(X)
     if X.shape[0] == 0:
         return np.ones(X.shape[1], dtype=bool)
@@ -42,10 +64,27 @@ def constant_within_queries(X, query_ptr) -> np.ndarray:
 
 
 def single_feature_scores(X, y, query_ptr, precomputed: dict, convention: str, ties: str) -> dict:
-    """The single-feature table (``ltrfs.scoring.single_feature_table``) of X (m, d): the
-    workflow's cached one (``precomputed["single_feature"]``) when it was computed for d
-    features in the same metric convention and tie policy (a table without a ``ties`` record is
-    "file_order"), else computed here."""
+    """The single-feature table of X: the workflow's cached one when it fits, else computed here.
+
+    Parameters
+    ----------
+    X : array-like, shape (m, d)
+    y : array-like of int, shape (m,)
+    query_ptr : array-like of int, shape (q + 1,)
+    precomputed : dict
+        Scorer name -> table; ``precomputed["single_feature"]`` is used when it was computed for
+        d features in the same metric convention (any spelling) and tie rule (a table without a
+        ``ties`` record counts as "file_order").
+    convention : str
+        Metric convention (``ltrfs.metrics``).
+    ties : {"expected", "file_order"}
+        Tie rule of the single-feature metrics.
+
+    Returns
+    -------
+    dict of str to float64 (d,)
+        ``ltrfs.scoring.single_feature_table``'s keys.
+    """
     def name(convention) -> str:  # "LETOR4" and "letor4" are one convention
         return str(convention).strip().lower()
 
@@ -60,6 +99,34 @@ def single_feature_scores(X, y, query_ptr, precomputed: dict, convention: str, t
 
 
 class Selector(Estimator):
+    """Base class of the feature selectors (the module docstring states the contract).
+
+    A subclass sets ``name`` (its configuration name), ``parameters`` (the declaration of its
+    constructor parameters, ``ltrfs.params``), optionally ``requires`` (scorers it reads from the
+    workflow's cache), ``uses_k`` and ``prefix_consistent``, and implements ``_fit(X, y,
+    query_ptr, X_val, y_val, qid_val, precomputed)`` setting ``ranking_`` (and ``scores_``,
+    ``chosen_`` as it has them).
+
+    Attributes
+    ----------
+    ranking_ : int64 (d,)
+        0-based feature indices, most useful first (constant features last, module docstring).
+    scores_ : float64 (d,) or None
+        The method's score of every feature, by feature index.
+    chosen_ : dict
+        Hyperparameters the method chose itself (e.g. on vali).
+    seconds_ : float
+        Wall-clock seconds of ``fit``.
+    constant_features_ : int64 (c,)
+        Features constant within every training query.
+    n_features_in_ : int
+        d.
+
+    See Also
+    --------
+    ltrfs.selection.SELECTORS : every registered selector by name.
+    ltrfs.selection.make_selector : a selector from its name and parameters.
+    """
     #: name used in configs and on the command line
     name: str = ""
     #: per-fold scorers (``ltrfs.scoring.SCORERS``) the method reads when the workflow has them
@@ -70,7 +137,25 @@ class Selector(Estimator):
     prefix_consistent: bool = True
 
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None, precomputed=None):
-        """Learn the feature order. ``precomputed`` maps scorer name -> dict of arrays."""
+        """Learn the feature order.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+            Training features, one row per query-document pair.
+        y : array-like of int, shape (m,)
+            Relevance labels.
+        qid : array-like, shape (m,)
+            Query id of every row; the rows of a query are contiguous.
+        X_val, y_val, qid_val : array-like or None
+            The validation split, for the methods that choose hyperparameters on it.
+        precomputed : dict or None
+            Scorer name -> dict of arrays (the workflow's ``score`` stage), used when it fits.
+
+        Returns
+        -------
+        self
+        """
         self.validate_params()
         X = np.asarray(X)
         y = np.asarray(y)
@@ -94,7 +179,18 @@ class Selector(Estimator):
         raise NotImplementedError
 
     def support(self, k: int | None = None) -> np.ndarray:
-        """0-based indices of the k selected features (all features when k is None)."""
+        """The 0-based indices of the k selected features.
+
+        Parameters
+        ----------
+        k : int or None
+            Subset size, 1..d; None (or a method with ``uses_k = False``): all features, sorted.
+
+        Returns
+        -------
+        int64 (k,)
+            ``ranking_[:k]``.
+        """
         if not self.uses_k or k is None:
             return np.sort(self.ranking_)
         if not 1 <= k <= len(self.ranking_):
@@ -102,4 +198,17 @@ class Selector(Estimator):
         return np.asarray(self.ranking_[:k], dtype=np.int64)
 
     def transform(self, X, k: int | None = None) -> np.ndarray:
+        """The k-feature view of X.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+        k : int or None
+            As ``support``.
+
+        Returns
+        -------
+        ndarray, shape (m, k)
+            ``X[:, support(k)]``.
+        """
         return np.asarray(X)[:, self.support(k)]

@@ -49,16 +49,73 @@ BACKENDS = ("exact", "xgboost", "hist")
 
 
 class GBMImportance(Selector):
-    """Multinomial gradient boosting, features ranked by importance.
+    """Multinomial gradient boosting of the labels, features ranked by importance.
 
-    Parameters (defaults): n_estimators 1250, learning_rate 0.001, interaction_depth 4
-    (gbm's: splits per tree), subsample 0.5, min_samples_leaf 10, backend "exact" ("exact",
-    "xgboost" or "hist"), n_repeats 5 (permutations per feature, hist only), sample_size None (all rows;
-    the report used 10,000), random_state 0 (row sample, boosting, permutations), n_jobs 1
-    (threads of the xgboost and hist backends and of the permutation importance).
+    Parameters
+    ----------
+    n_estimators : int >= 1, default 1250
+        Boosting iterations.
+    learning_rate : float > 0, default 0.001
+        Shrinkage.
+    interaction_depth : int >= 1, default 4
+        gbm's splits per tree (``max_leaf_nodes = interaction_depth + 1``).
+    subsample : float in (0, 1], default 0.5
+        Row fraction per iteration (gbm's ``bag.fraction``).
+    min_samples_leaf : int >= 1, default 10
+        gbm's ``n.minobsinnode``.
+    backend : {"exact", "xgboost", "hist"}, default "exact"
+        scikit-learn's ``GradientBoostingClassifier``, XGBoost's histogram trees, or
+        ``HistGradientBoostingClassifier`` with permutation importance (module docstring).
+    n_repeats : int >= 1, default 5
+        Permutations per feature ("hist" only).
+    sample_size : int >= 2 or None, default None
+        Rows drawn (seeded) to fit on; None: all rows (the report used 10,000).
+    random_state : int >= 0 or None, default 0
+        Seed of the row sample, the boosting and the permutations.
+    n_jobs : int >= 1, default 1
+        Threads of the xgboost and hist backends and of the permutation importance.
 
-    Learned: ranking_, scores_ (d,) importance, classes_, model_, chosen_ {"backend",
-    "importance", "n_rows"}.
+    Attributes
+    ----------
+    ranking_ : int64 (d,)
+        Features by importance, descending.
+    scores_ : float64 (d,)
+        The importance (normalised to sum 1 for "exact" and "xgboost").
+    classes_ : (K,)
+        The labels.
+    model_ : object
+        The fitted booster.
+    chosen_ : dict
+        ``backend``, ``importance`` (its kind) and ``n_rows``.
+    seconds_ : float
+        Wall-clock seconds of ``fit``.
+    constant_features_ : int64 (c,)
+        Features constant within every training query (``Selector``).
+    n_features_in_ : int
+        d, the number of features seen in ``fit``.
+
+    References
+    ----------
+    Lei and Han. Feature selection and model comparison on Microsoft learning-to-rank data
+    sets. UCSB report, 2017, section 2.3.3 (generalized boosted regression modeling) and 3.2.5;
+    Friedman, Greedy function approximation: a gradient boosting machine, Ann. Stat. 2001. See
+    docs/methods.md, section 'Statistical selectors (Lei & Han)'.
+
+    Examples
+    --------
+    >>> from ltrfs.selection.boosting import GBMImportance
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> sel = GBMImportance(n_estimators=100, learning_rate=0.1).fit(X, y, qid)
+    >>> sel.ranking_[:2]                  # the two informative features first
+    array([2, 0])
+    >>> sel.transform(X, k=2).shape
+    (120, 2)
     """
 
     name = "gbm_importance"
@@ -160,6 +217,15 @@ class GBMImportance(Selector):
         self.chosen_ = {"backend": self.backend, "importance": where, "n_rows": int(len(y))}
 
     def predict_scores(self, X) -> np.ndarray:
-        """(m,) expected label ``sum_r classes_[r] P(r | x)``."""
+        """The expected label ``sum_r classes_[r] P(r | x)`` of the booster.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+
+        Returns
+        -------
+        float64 (m,)
+        """
         proba = self.model_.predict_proba(np.asarray(X, dtype=np.float32))
         return st.expected_label(proba, self.classes_)

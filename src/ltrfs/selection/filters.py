@@ -39,24 +39,152 @@ class _DiscreteTopK(Selector):
 
 
 class InformationGain(_DiscreteTopK):
-    """Top-k by IG = H(Y) - H(Y | bin) (bits) of the feature cut into ``bins`` (default 10)
-    equal-frequency bins. ``scores_`` (d,) holds the IG."""
+    """Top k features by information gain of the feature, cut into bins, about the label.
+
+    ``IG = H(Y) - H(Y | bin)`` in bits, with the relevance labels as classes and the feature cut
+    into ``bins`` equal-frequency bins (``ltrfs.scoring.discrete``); queries are ignored. Ties keep
+    the lower feature index first.
+
+    Parameters
+    ----------
+    bins : int >= 2, default 10
+        Number of equal-frequency bins per feature.
+
+    Attributes
+    ----------
+    ranking_ : int64 (d,)
+        Features by IG, descending.
+    scores_ : float64 (d,)
+        The information gain.
+    chosen_ : dict
+        Empty.
+    seconds_ : float
+        Wall-clock seconds of ``fit``.
+    constant_features_ : int64 (c,)
+        Features constant within every training query (put last in ``ranking_``; ``Selector``).
+    n_features_in_ : int
+        d, the number of features seen in ``fit``.
+
+    References
+    ----------
+    Geng et al., SIGIR 2007, section 3.4 (IG as a baseline of GAS). See docs/methods.md.
+
+    Examples
+    --------
+    >>> from ltrfs.selection.filters import InformationGain
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> sel = InformationGain(bins=10).fit(X, y, qid)
+    >>> sel.ranking_[:2]                  # the two informative features first
+    array([2, 0])
+    >>> sel.transform(X, k=2).shape
+    (120, 2)
+    """
 
     name = "ig"
     _key = "ig"
 
 
 class ChiSquare(_DiscreteTopK):
-    """Top-k by the chi-square statistic of the bin x label table, ``bins`` (default 10)
-    equal-frequency bins. ``scores_`` (d,) holds the statistic."""
+    """Top k features by the chi-square statistic of the (bin x label) contingency table.
+
+    The feature is cut into ``bins`` equal-frequency bins and the relevance labels are the classes
+    (``ltrfs.scoring.discrete``); queries are ignored. Ties keep the lower feature index first.
+
+    Parameters
+    ----------
+    bins : int >= 2, default 10
+        Number of equal-frequency bins per feature.
+
+    Attributes
+    ----------
+    ranking_ : int64 (d,)
+        Features by the statistic, descending.
+    scores_ : float64 (d,)
+        The chi-square statistic.
+    chosen_ : dict
+        Empty.
+    seconds_ : float
+        Wall-clock seconds of ``fit``.
+    constant_features_ : int64 (c,)
+        Features constant within every training query (put last in ``ranking_``; ``Selector``).
+    n_features_in_ : int
+        d, the number of features seen in ``fit``.
+
+    References
+    ----------
+    Geng et al., SIGIR 2007, section 3.4 (CHI as a baseline of GAS). See docs/methods.md.
+
+    Examples
+    --------
+    >>> from ltrfs.selection.filters import ChiSquare
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> sel = ChiSquare(bins=10).fit(X, y, qid)
+    >>> sel.ranking_[:2]                  # the two informative features first
+    array([2, 0])
+    >>> sel.transform(X, k=2).shape
+    (120, 2)
+    """
 
     name = "chi"
     _key = "chi"
 
 
 class PearsonTopK(Selector):
-    """Top-k by |corr(feature, label)| over the training rows (constant features get 1e-6).
-    ``scores_`` (d,) holds the absolute correlation."""
+    """Top k features by the absolute Pearson correlation of feature and label.
+
+    ``|corr(X[:, f], y)|`` over all training rows (``ltrfs.scoring.pearson``; a constant feature
+    gets 1e-6); queries are ignored. Ties keep the lower feature index first. No
+    hyperparameters.
+
+    Attributes
+    ----------
+    ranking_ : int64 (d,)
+        Features by absolute correlation, descending.
+    scores_ : float64 (d,)
+        The absolute correlation.
+    chosen_ : dict
+        Empty.
+    seconds_ : float
+        Wall-clock seconds of ``fit``.
+    constant_features_ : int64 (c,)
+        Features constant within every training query (put last in ``ranking_``; ``Selector``).
+    n_features_in_ : int
+        d, the number of features seen in ``fit``.
+
+    References
+    ----------
+    A baseline of this package. The Pearson correlation coefficient is FSMRank's importance and
+    similarity measure (Lai, Pan, Tang, Yu. FSMRank: feature selection algorithm for learning
+    to rank. IEEE TNNLS 2013, section III-B); ``ltrfs.scoring.pearson`` computes both.
+
+    Examples
+    --------
+    >>> from ltrfs.selection.filters import PearsonTopK
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> sel = PearsonTopK().fit(X, y, qid)
+    >>> sel.ranking_[:2]                  # the two informative features first
+    array([2, 0])
+    >>> sel.transform(X, k=2).shape
+    (120, 2)
+    """
 
     name = "pearson"
     requires = ("pearson",)

@@ -39,7 +39,23 @@ IMPORTANCES = ("impurity", "permutation")
 
 
 def rfcv_sizes(d: int, keep: float = 0.7) -> list[int]:
-    """Feature counts of the elimination curve (R's ``rfcv`` with ``scale="log"``)."""
+    """Feature counts of the elimination curve (R's ``rfcv`` with ``scale="log"``).
+
+    Parameters
+    ----------
+    d : int
+    keep : float in (0, 1), default 0.7
+
+    Returns
+    -------
+    list of int
+        ``round(d * keep^i)`` without duplicates, then 1.
+
+    Examples
+    --------
+    >>> rfcv_sizes(136)
+    [136, 95, 67, 47, 33, 23, 16, 11, 8, 5, 4, 3, 2, 1]
+    """
     k = int(np.floor(np.log(d) / np.log(1.0 / keep) + 1e-12)) if d > 1 else 0
     sizes = np.round(d * keep ** np.arange(k)).astype(int).tolist()  # round half to even, as R
     out: list[int] = []
@@ -53,8 +69,24 @@ def rfcv_sizes(d: int, keep: float = 0.7) -> list[int]:
 
 def oob_permutation_importance(forest, X: np.ndarray, y: np.ndarray, random_state=0,
                                max_block_bytes: int = 64 << 20) -> np.ndarray:
-    """(d,) mean over trees of (OOB accuracy - OOB accuracy with feature j permuted among the
-    tree's out-of-bag rows). ``forest`` a fitted ``RandomForestClassifier`` on (X, y)."""
+    """Out-of-bag permutation importance (R's MeanDecreaseAccuracy without scaling).
+
+    Parameters
+    ----------
+    forest : sklearn.ensemble.RandomForestClassifier
+        Fitted on (X, y).
+    X : ndarray, shape (m, d)
+    y : ndarray, shape (m,)
+    random_state : int or None, default 0
+    max_block_bytes : int, default 64 MiB
+        Memory of one block of permuted rows.
+
+    Returns
+    -------
+    float64 (d,)
+        Mean over trees of (OOB accuracy - OOB accuracy with feature j permuted among the tree's
+        out-of-bag rows).
+    """
     X = np.asarray(X, dtype=np.float32)
     n, d = X.shape
     code = np.searchsorted(forest.classes_, y)  # trees predict class indices
@@ -82,22 +114,89 @@ def oob_permutation_importance(forest, X: np.ndarray, y: np.ndarray, random_stat
 
 
 class RFImportance(Selector):
-    """Random-forest classifier importance, with rfcv's elimination curve.
+    """Random-forest classifier importance, with rfcv's cross-validated elimination curve.
 
-    Parameters (defaults): n_estimators 501, max_features "sqrt", importance "impurity"
-    ("impurity" or "permutation" = OOB mean decrease in accuracy), curve True, keep 0.7
-    (fraction of features kept per elimination step), cv 5, recursive False, sample_size None
-    (all rows; the report used 10,000), max_samples None (rows drawn for each tree: None = as
-    many as the training rows, R's default; a fraction or a count = R's ``sampsize``),
-    min_samples_leaf 1 (R's ``nodesize`` for classification), random_state 0 (row sample,
-    forests, permutations), n_jobs 1 (scikit-learn's). On all of MSLR-WEB10K's Fold 1 (723k
-    rows) the defaults grow trees of about 10^5 nodes: 501 of them take hours and several GB;
-    ``max_samples=0.1, min_samples_leaf=5`` (config/papers/lei2017.yaml) keeps minutes and a
-    model of a few hundred MB.
+    Parameters
+    ----------
+    n_estimators : int >= 1, default 501
+        Trees.
+    max_features : "sqrt", "log2", float in (0, 1], int >= 1 or None, default "sqrt"
+        Features per split (a float is a fraction, an int a count).
+    importance : {"impurity", "permutation"}, default "impurity"
+        Mean decrease in Gini impurity, or the out-of-bag permutation importance (R's
+        MeanDecreaseAccuracy without scaling).
+    curve : bool, default True
+        Compute the elimination curve.
+    keep : float in (0, 1), default 0.7
+        Fraction of features kept per elimination step (rfcv's ``step``).
+    cv : int >= 2, default 5
+        Folds of the curve, grouped by query.
+    recursive : bool, default False
+        Re-rank with each smaller forest (rfcv's option).
+    sample_size : int >= 2 or None, default None
+        Rows drawn (seeded) to fit on; None: all rows (the report used 10,000).
+    max_samples : float in (0, 1], int >= 1 or None, default None
+        Rows drawn for each tree: None = as many as the training rows (R's default); a fraction
+        or a count = R's ``sampsize``.
+    min_samples_leaf : int >= 1, default 1
+        R's ``nodesize`` for classification.
+    random_state : int >= 0 or None, default 0
+        Seed of the row sample, the forests and the permutations.
+    n_jobs : int >= 1, default 1
+        scikit-learn's threads.
 
-    Learned: ranking_, scores_ (d,) importance, classes_, forest_ (the fitted forest),
-    curve_ [(n_features, cv_error)] when curve, chosen_ {"n_features", "cv_error", "curve"}
-    when curve (the curve is in chosen_ so that it reaches the selection JSON: Table 2.1).
+    Attributes
+    ----------
+    ranking_ : int64 (d,)
+        Features by importance, descending.
+    scores_ : float64 (d,)
+        The importance.
+    classes_ : (K,)
+        The labels.
+    forest_ : sklearn.ensemble.RandomForestClassifier
+        The forest on all features and rows.
+    curve_ : list of (int, float)
+        (number of features, CV error) when ``curve``.
+    chosen_ : dict
+        ``n_rows``; with ``curve``: ``n_features`` (size of lowest error, larger on ties),
+        ``cv_error`` and ``curve`` (so that the curve reaches the selection file: Table 2.1).
+    seconds_ : float
+        Wall-clock seconds of ``fit``.
+    constant_features_ : int64 (c,)
+        Features constant within every training query (``Selector``).
+    n_features_in_ : int
+        d, the number of features seen in ``fit``.
+
+    Notes
+    -----
+    On all of MSLR-WEB10K's Fold 1 (723k rows) the defaults grow trees of about 10^5 nodes: 501
+    of them take hours and several GB; ``max_samples=0.1, min_samples_leaf=5``
+    (config/papers/lei2017.yaml) keeps minutes and a model of a few hundred MB.
+
+    References
+    ----------
+    Lei and Han. Feature selection and model comparison on Microsoft learning-to-rank data
+    sets. UCSB report, 2017, section 2.3.2 (random forest), section 3.2.4 and Table 2.1;
+    Breiman, Random forests, Machine Learning 2001. See docs/methods.md, section 'Statistical
+    selectors (Lei & Han)'.
+
+    Examples
+    --------
+    >>> from ltrfs.selection.forest import RFImportance
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> sel = RFImportance(n_estimators=50, cv=2).fit(X, y, qid)
+    >>> sel.ranking_[:2]                  # the two informative features first
+    array([2, 0])
+    >>> sel.transform(X, k=2).shape
+    (120, 2)
+    >>> sel.chosen_["n_features"]           # the size of lowest CV error
+    2
     """
 
     name = "rf_importance"
@@ -151,7 +250,20 @@ class RFImportance(Selector):
         return oob_permutation_importance(forest, X, y, self.random_state)
 
     def elimination_curve(self, X, y, group) -> list[tuple[int, float]]:
-        """[(n_features, cv misclassification rate)] over ``rfcv_sizes`` (see module doc)."""
+        """rfcv's cross-validated elimination curve (module docstring).
+
+        Parameters
+        ----------
+        X : ndarray, shape (m, d)
+        y : ndarray, shape (m,)
+        group : ndarray of int, shape (m,)
+            Query index of every row (the folds are grouped by it).
+
+        Returns
+        -------
+        list of (int, float)
+            (number of features, CV misclassification rate) over ``rfcv_sizes``.
+        """
         d = X.shape[1]
         sizes = rfcv_sizes(d, self.keep)
         wrong = np.zeros(len(sizes))
@@ -187,6 +299,15 @@ class RFImportance(Selector):
                                  "curve": [list(point) for point in self.curve_]})
 
     def predict_scores(self, X) -> np.ndarray:
-        """(m,) expected label ``sum_r classes_[r] P(r | x)`` of the forest on all features."""
+        """The expected label ``sum_r classes_[r] P(r | x)`` of the forest on all features.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+
+        Returns
+        -------
+        float64 (m,)
+        """
         proba = self.forest_.predict_proba(np.asarray(X, dtype=np.float32))
         return st.expected_label(proba, self.classes_)

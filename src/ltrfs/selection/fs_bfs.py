@@ -76,12 +76,20 @@ __all__ = ["FSBFS", "SubsetSearch", "best_first_subset", "candidate_order", "sub
 class SubsetSearch:
     """Result of one best-first search (``best_first_subset``).
 
-    features     tuple of 0-based feature ids of the best node, in the order they were added
-    weights      float64 (len(features),) their weights
-    score        the best node's training metric
-    expansions   nodes expanded
-    evaluations  subsets whose weights were learnt (children evaluated)
-    seconds      wall-clock time of the search
+    Attributes
+    ----------
+    features : tuple of int
+        0-based feature ids of the best node, in the order they were added.
+    weights : float64 (len(features),)
+        Their weights.
+    score : float
+        The best node's training metric.
+    expansions : int
+        Nodes expanded.
+    evaluations : int
+        Subsets whose weights were learnt (children evaluated).
+    seconds : float
+        Wall-clock time of the search.
     """
 
     features: tuple
@@ -93,14 +101,43 @@ class SubsetSearch:
 
 
 def candidate_order(single: np.ndarray, remaining: np.ndarray) -> np.ndarray:
-    """The ``remaining`` feature ids (int64) sorted by single-feature metric descending, ties by
-    lower id."""
+    """Remaining features in candidate order: single-feature metric descending, ties lower id.
+
+    Parameters
+    ----------
+    single : ndarray, shape (d,)
+        Single-feature metric.
+    remaining : ndarray of int
+        Feature ids.
+
+    Returns
+    -------
+    int64 array
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> candidate_order(np.array([0.2, 0.5, 0.5, 0.9]), np.array([0, 1, 2]))
+    array([1, 2, 0])
+    """
     remaining = np.sort(np.asarray(remaining, dtype=np.int64))
     return remaining[np.argsort(-np.asarray(single, dtype=np.float64)[remaining], kind="stable")]
 
 
 def subset_seed(random_state: int, features) -> np.random.SeedSequence:
-    """Seed of the Coordinate Ascent run on the ordered subset ``features``."""
+    """Seed of the Coordinate Ascent run on an ordered subset.
+
+    Parameters
+    ----------
+    random_state : int
+    features : sequence of int
+        The ordered subset S.
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+        ``SeedSequence([random_state, |S|, *S])``: every evaluation is reproducible on its own.
+    """
     return np.random.SeedSequence([int(random_state), len(features), *(int(f) for f in features)])
 
 
@@ -109,9 +146,30 @@ def best_first_subset(order, single, evaluate: Callable, *, max_candidates: int 
                       max_expansions: int | None = None, min_gain: float = 0.0) -> SubsetSearch:
     """Best-first search of one subset (the module docstring, steps 2-3).
 
-    order           int64 (r,) the remaining features in candidate order (``candidate_order``)
-    single          float64 (d,) single-feature metric (the root's score)
-    evaluate        ``evaluate(features: tuple, parent_weights: ndarray) -> (w (len,), score)``
+    Parameters
+    ----------
+    order : int64 (r,)
+        The remaining features in candidate order (``candidate_order``).
+    single : float64 (d,)
+        Single-feature metric (the root's score).
+    evaluate : callable
+        ``evaluate(features: tuple, parent_weights: ndarray) -> (w (len,), score)``.
+    max_candidates, open_size, max_stale, max_size, max_expansions, min_gain
+        The search bounds, as ``FSBFS``.
+
+    Returns
+    -------
+    SubsetSearch
+
+    Raises
+    ------
+    ValueError
+        When no feature is left to search.
+
+    References
+    ----------
+    Dang and Croft, SIGIR 2010 workshop on feature generation and selection for IR (best-first
+    search with a stale counter).
     """
     t0 = time.perf_counter()
     order = [int(f) for f in order]
@@ -164,59 +222,100 @@ def best_first_subset(order, single, evaluate: Callable, *, max_candidates: int 
 
 
 class FSBFS(Selector):
-    """FS-BFS: k disjoint feature subsets by best-first search, each combined by Coordinate Ascent
-    into one new feature (module docstring). A projection d -> k, not a subset.
+    """FS-BFS: k disjoint feature subsets by best-first search, each combined into one new feature.
+
+    Each subset is combined by Coordinate Ascent into one new feature (module docstring), so the
+    output is a projection d -> k, not a subset: ``transform(X, k)`` is ``X @ projection_[:, :k]``
+    and ``support(k)`` gives the features the first k subsets use.
 
     Parameters
     ----------
-    k : int, default 10
-        number of subsets (new features) to build (the workflow passes its largest k).
+    k : int >= 1, default 10
+        Number of subsets (new features) to build (the workflow passes its largest k).
     metric : str, default "ndcg@10"
-        training metric of the search and of Coordinate Ascent (``ndcg@K``, ``p@K``, ``map``,
+        Training metric of the search and of Coordinate Ascent (``ndcg@K``, ``p@K``, ``map``,
         ``meanndcg``).
     convention : str, default "letor4"
-        metric convention (``ltrfs.metrics``).
-    ties : {"expected", "file_order"}, default "expected"
-        equal scores in the training metric (single features and Coordinate Ascent): the mean
-        over their orders, or row order.
-    max_candidates : int or None, default 50
-        candidates per expansion: the best remaining features by single-feature metric that are
+        Metric convention (``ltrfs.metrics``).
+    max_candidates : int >= 1 or None, default 50
+        Candidates per expansion: the best remaining features by single-feature metric that are
         not in the node (None: all; on MQ2008's 46 features 50 means all).
-    open_size : int or None, default 10
-        open-list size: after each expansion only the best ``open_size`` open nodes are kept.
-    max_stale : int, default 5
-        stop a subset after this many expansions without improving its best score (the paper's 5).
-    max_size : int or None, default None
-        most features per subset (None: no limit).
-    max_expansions : int or None, default None
-        most expansions per subset (None: no limit).
-    min_gain : float, default 0.0
-        an expansion improves when its best child beats the best score by more than this.
-    n_restarts, n_iterations, step_base, step_scale, tolerance : RankLib's Coordinate Ascent
-        settings, defaults 5, 25, 0.05, 2.0, 0.001 (``ltrfs.rankers.coord_ascent``).
+    open_size : int >= 1 or None, default 10
+        Open-list size: after each expansion only the best ``open_size`` open nodes are kept.
+    max_stale : int >= 1, default 5
+        Stop a subset after this many expansions without improving its best score (the paper's 5).
+    max_size : int >= 1 or None, default None
+        Most features per subset (None: no limit).
+    max_expansions : int >= 1 or None, default None
+        Most expansions per subset (None: no limit).
+    min_gain : float >= 0, default 0.0
+        An expansion improves when its best child beats the best score by more than this.
+    n_restarts, n_iterations, step_base, step_scale, tolerance : Coordinate Ascent settings
+        RankLib's defaults 5, 25, 0.05, 2.0, 0.001 (``ltrfs.rankers.coord_ascent``).
     restart_init : {"random", "uniform"}, default "random"
-        start of restarts 2..R (``coordinate_ascent``).
+        Start of restarts 2..R (``coordinate_ascent``).
     warm_start : bool, default False
-        start a child's first restart from its parent's weights (0 for the new feature).
-    random_state : int, default 0
-        seed of every Coordinate Ascent run (combined with the subset).
-    n_jobs : int, default 1
-        threads of the metric kernel.
+        Start a child's first restart from its parent's weights (0 for the new feature).
+    random_state : int >= 0, default 0
+        Seed of every Coordinate Ascent run (combined with the subset).
+    n_jobs : int >= 1, default 1
+        Threads of the metric kernel.
+    ties : {"expected", "file_order"}, default "expected"
+        Equal scores in the training metric (single features and Coordinate Ascent): the mean over
+        their orders, or row order.
 
     Attributes
     ----------
-    projection_ : float64 (d, k_built)   column j holds w_j on S_j, zeros elsewhere
-    subsets_ : list of int64 arrays      S_j, 0-based, in the order the features were added
-    weights_ : list of float64 arrays    w_j aligned with subsets_ (sum |w_j| = 1)
-    subset_scores_ : float64 (k_built,)  training metric of every subset's combination
-    single_ : float64 (d,)               single-feature training metric (the candidate order)
-    ranking_ : int64 (d,)                subset features (by subset, then |weight| descending,
-                                         ties lower id), then the unused features by ``single_``
+    projection_ : float64 (d, k_built)
+        Column j holds w_j on S_j, zeros elsewhere.
+    subsets_ : list of int64 arrays
+        S_j, 0-based, in the order the features were added.
+    weights_ : list of float64 arrays
+        w_j aligned with ``subsets_`` (sum |w_j| = 1).
+    subset_scores_ : float64 (k_built,)
+        Training metric of every subset's combination.
+    single_ : float64 (d,)
+        Single-feature training metric (the candidate order).
+    ranking_ : int64 (d,)
+        The subsets' features (by subset, then |weight| descending, ties lower index), then the
+        unused features by ``single_``.
     scores_ : None
-    chosen_ : dict                       every search bound, ``ties`` and the number of subsets built
-    details_ : dict (JSON-able)          ``subsets`` (1-based ids), ``weights``, ``scores``,
-                                         per-subset ``expansions``/``evaluations``/``seconds``,
-                                         ``seconds`` (total), ``params``
+    chosen_ : dict
+        Every search bound, ``ties`` and the number of subsets built (``k_built``).
+    details_ : dict (JSON-able)
+        ``subsets`` (1-based ids), ``weights``, ``scores``, per-subset
+        ``expansions``/``evaluations``/``seconds``, ``seconds`` (total), ``params``.
+    seconds_ : float
+        Wall-clock seconds of ``fit``.
+    constant_features_ : int64 (c,)
+        Features constant within every training query (``Selector``).
+    n_features_in_ : int
+        d, the number of features seen in ``fit``.
+
+    References
+    ----------
+    Dang and Croft. Feature selection and extraction for learning to rank. SIGIR 2010 workshop
+    on feature generation and selection for information retrieval (best-first search, subsets
+    combined by Coordinate Ascent); the baseline of Gupta and Rosso, COLING 2012, section 3.3.
+    See docs/methods.md, section 'FS-BFS'.
+
+    Examples
+    --------
+    >>> from ltrfs.selection.fs_bfs import FSBFS
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> sel = FSBFS(k=2).fit(X, y, qid)
+    >>> sel.ranking_[:2]                  # the two informative features first
+    array([2, 0])
+    >>> sel.transform(X, k=2).shape
+    (120, 2)
+    >>> len(sel.subsets_)                   # two new features
+    2
     """
 
     name = "fs_bfs"
@@ -381,12 +480,34 @@ class FSBFS(Selector):
         return int(k)
 
     def support(self, k: int | None = None) -> np.ndarray:
-        """0-based ids (sorted) of the original features used by the first k new features."""
+        """Ids of the original features used by the first k new features.
+
+        Parameters
+        ----------
+        k : int or None
+            Default: all subsets.
+
+        Returns
+        -------
+        int64 array
+            0-based, sorted.
+        """
         k = self._check_k(k)
         return np.sort(np.concatenate(self.subsets_[:k])).astype(np.int64)
 
     def transform(self, X, k: int | None = None) -> np.ndarray:
-        """The k new features: ``X @ projection_[:, :k]``, float64 (m, k) (all subsets when k is None)."""
+        """The k new features ``X @ projection_[:, :k]``.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+        k : int or None
+            Default: all subsets.
+
+        Returns
+        -------
+        float64 (m, k)
+        """
         k = self._check_k(k)
         X = np.asarray(X)
         if X.ndim != 2 or X.shape[1] != self.projection_.shape[0]:

@@ -24,31 +24,81 @@ def _minmax(v: np.ndarray) -> np.ndarray:
 
 
 class FSED(Selector):
-    """FS-ED: rank features by ``psi = s + d`` (ties: lower feature index first).
+    """FS-ED: features ranked by ``psi(f) = s(f) + d(f)``, importance plus expected divergence.
+
+    ``s(f)`` is the single-feature importance on the training queries (``metric`` of ranking
+    every query by f alone, descending) and ``d(f)`` the expected divergence of f over the
+    relevance classes (``ltrfs.scoring.divergence``: class densities estimated on train, compared
+    at the validation rows' feature values). The k features of highest psi are the k-subset (ties:
+    lower feature index first), so the subsets are prefixes of ``ranking_``.
 
     Parameters
     ----------
     metric : str, default "ndcg@10"
-        single-feature importance metric of s (a key of ``scoring.SINGLE_FEATURE_METRICS``).
+        Single-feature importance metric of s (a key of ``ltrfs.scoring.SINGLE_FEATURE_METRICS``).
     points : {"vali", "grid"}, default "vali"
-        where the class densities are compared (the validation rows' values; docs/methods.md,
-        section 'FS-ED').
+        Where the class densities are compared: at the validation rows' values, or on a grid
+        (docs/methods.md, section 'FS-ED').
     scale : {"none", "minmax"}, default "none"
         "none" adds s and d as they are (the paper); "minmax" maps each to [0, 1] first.
     convention : str, default "letor4"
-        metric convention of s (``ltrfs.metrics.CONVENTIONS``).
-    ties : str, default "expected"
-        how s ranks documents with equal values: in expectation over their orders, or
-        "file_order" (the data file's order; gives constant features the file's credit).
+        Metric convention of s (``ltrfs.metrics.CONVENTIONS``).
     approx : bool or "auto", default "auto"
-        divergence evaluation when it is not precomputed (``divergence.expected_divergence``).
-    n_jobs : int, default 1
-        threads for the divergence when it is not precomputed.
+        Divergence evaluation when it is not precomputed (``divergence.expected_divergence``).
+    n_jobs : int >= 1, default 1
+        Threads of the divergence when it is not precomputed.
+    ties : {"expected", "file_order"}, default "expected"
+        How s ranks documents with equal values: in expectation over their orders, or in file
+        order (which gives constant features the file's credit).
 
-    Attributes: ``ranking_`` (d,), ``scores_`` = psi (d,), ``s_`` (d,), ``d_`` (d,) unscaled.
-    Precomputed inputs: ``precomputed["single_feature"]`` (used when its convention and ties match)
-    and ``precomputed["divergence"]`` (used when its ``points`` match; an unmerged chunk with
-    NaN is an error); otherwise both are computed here.
+    Attributes
+    ----------
+    ranking_ : int64 (d,)
+        Features by psi, descending.
+    scores_ : float64 (d,)
+        psi (after ``scale``).
+    s_ : float64 (d,)
+        The importance s, unscaled.
+    d_ : float64 (d,)
+        The expected divergence d, unscaled.
+    chosen_ : dict
+        Empty.
+    seconds_ : float
+        Wall-clock seconds of ``fit``.
+    constant_features_ : int64 (c,)
+        Features constant within every training query (put last in ``ranking_``; ``Selector``).
+    n_features_in_ : int
+        d, the number of features seen in ``fit``.
+
+    Notes
+    -----
+    ``precomputed["single_feature"]`` is used when its convention and tie rule match, and
+    ``precomputed["divergence"]`` when its ``points`` match (an unmerged chunk with NaN is an
+    error); otherwise both are computed here, and ``points="vali"`` then needs ``X_val``.
+
+    References
+    ----------
+    Gupta and Rosso. Expected divergence based feature selection for learning to rank. COLING
+    2012, section 2: psi is eq. (1), d(f) eq. (2), the divergence of two class densities eq. (3)
+    (Jensen-Shannon through the KL divergence to their average) and the kernel density estimate
+    eq. (4). See docs/methods.md, section 'FS-ED'.
+
+    Examples
+    --------
+    >>> from ltrfs.selection.fs_ed import FSED
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> X_val, y_val, qid_val = toy(1)   # a validation split
+    >>> sel = FSED().fit(X, y, qid, X_val=X_val, y_val=y_val, qid_val=qid_val)
+    >>> sel.ranking_[:2]                  # the two informative features first
+    array([2, 0])
+    >>> sel.transform(X, k=2).shape
+    (120, 2)
     """
 
     name = "fs_ed"

@@ -4,10 +4,13 @@ The problem, its solvers and the FSMRank ranker are in ``ltrfs.rankers.fsmrank``
 docstring for the objective and Algorithm 1).
 
 - ``FSMRankSelector`` (selector ``fsmrank``): lambdas given, or chosen on vali over the grid by
-  ``vali_metric`` of ``X_val @ w_hat``; ``ranking_`` = features by |w_hat| descending (ties, in
-  particular the zero weights: larger Pearson importance first, then lower index);
-  ``scores_ = |w_hat|``; ``predict_scores(X) = X @ w_hat``; ``predict_scores_k(X, k)`` keeps the
-  top k weights (the paper's k-feature FSMRank model) and zeroes the others.
+  ``vali_metric`` of ``X_val @ w_hat``; ``ranking_`` = features by ``max(w_i, w_{d+i})``
+  descending, the larger of the two non-negative weights of feature i on ``[X, -X]``
+  (``ltrfs.rankers.fsmrank.feature_order``; ties, in particular the zero weights: larger Pearson
+  importance first when ``importance="pearson"``, then lower index); ``scores_ = max(w_i,
+  w_{d+i})``; ``predict_scores(X) = X @ coef_ + intercept_`` (``w_hat = w[:d] - w[d:]`` on the
+  raw features); ``predict_scores_k(X, k)`` keeps the top k weights (the paper's k-feature
+  FSMRank model) and zeroes the others.
 - ``FSMSVM`` (selector ``fsmsvm``): the paper's two-stage baseline: FSMRank's ranking, then
   RankSVM-Primal on the top t features with t chosen on vali.
 """
@@ -38,29 +41,83 @@ log = logging.getLogger(__name__)
 
 
 class _FSMRankBase(Selector):
-    """FSMRank as a feature selector (module docstring); ``FSMRankSelector`` adds the k-feature
-    model, ``FSMSVM`` the second stage.
+    """FSMRank as a feature selector: the shared fit of ``FSMRankSelector`` and ``FSMSVM``.
 
-    Parameters (defaults): ``lambda1=None``, ``lambda2=None`` (None: chosen on vali from
-    ``lambda1_grid`` x ``lambda2_grid``, defaults ``LAMBDA1_GRID`` x ``LAMBDA2_GRID``; if only
-    one is None only that one is searched); ``similarity="pearson"``, ``importance="pearson"``
-    (ablations "identity", "ones"); ``max_iter=400``, ``tol=1e-4``; ``vali_metric="map"`` and
-    ``convention="letor4"``, ``ties="expected"`` (the criterion on vali: the metric of ranking
-    vali by X_val @ w_hat, tied scores in expectation over their orders, a degenerate model with
-    constant scores in every vali query never chosen (``ltrfs.tuning``);
-    ties go to the earlier grid point, lambda1 outer); ``scale="minmax"`` (features scaled to
-    [0, 1] on the training rows, the paper's setting; "none"); ``n_jobs=1`` (BLAS threads).
+    Each grid point is solved from w = 0 (the paper's start), so the result does not depend on the
+    grid order; deterministic. Precomputed ``pearson`` scores (``{"importance": (d,),
+    "similarity": (d, d)}`` of the training split) are used when given.
 
-    Precomputed ``pearson`` scores (``{"importance": (d,), "similarity": (d, d)}`` of the
-    training split) are used when given. Each grid point is solved from w = 0 (the paper's
-    start), so the result does not depend on the grid order. Deterministic (no randomness).
+    Parameters
+    ----------
+    lambda1 : float >= 0 or None, default None
+        Weight of the similarity penalty ``lambda1/2 w'Aw``; None chooses it on vali from
+        ``lambda1_grid``.
+    lambda2 : float >= 0 or None, default None
+        Weight of the importance-weighted L1 term ``lambda2 sum_i w_i / s_i``; None chooses it
+        on vali from ``lambda2_grid`` (when only one of the two is None, only that one is
+        searched).
+    lambda1_grid : list of float >= 0, default ``ltrfs.rankers.fsmrank.LAMBDA1_GRID``
+        Candidates of lambda1.
+    lambda2_grid : list of float >= 0, default ``ltrfs.rankers.fsmrank.LAMBDA2_GRID``
+        Candidates of lambda2.
+    similarity : {"pearson", "identity"}, default "pearson"
+        The feature similarity matrix: the paper's Pearson correlation, or the identity (an
+        ablation).
+    importance : {"pearson", "ones"}, default "pearson"
+        The feature importance vector: the paper's |Pearson correlation| with the label, or all
+        ones (an ablation).
+    max_iter : int >= 1, default 400
+        Iterations of the accelerated proximal gradient (Algorithm 1).
+    tol : float >= 0, default 1e-4
+        Convergence tolerance of the solver.
+    vali_metric : str, default "map"
+        Vali metric of ``X_val @ w_hat`` choosing the lambdas (ties: the earlier grid point,
+        lambda1 outer).
+    convention : str, default "letor4"
+        Metric convention of the vali metric.
+    n_jobs : int >= 1, default 1
+        BLAS threads.
+    ties : {"expected", "file_order"}, default "expected"
+        How the vali metric ranks tied scores; a model with constant scores in every vali query is
+        never chosen (``ltrfs.tuning``).
+    scale : {"minmax", "none"}, default "minmax"
+        Scale every feature to [0, 1] on the training rows first (the paper's setting; a no-op on
+        LETOR's QueryLevelNorm files), or not.
 
-    Learned: ``ranking_`` (d,) by the 2d weights (``ltrfs.rankers.fsmrank.feature_order``;
-    ties: larger Pearson importance, then lower index), ``scores_`` = max(w_i, w_{d+i}) (d,),
-    ``coef_`` (d,) and ``intercept_`` (the model on raw features), ``w_`` (2d, scaled features),
-    ``chosen_`` (lambda1, lambda2, vali metric and the vali value of every grid point),
-    ``details_`` (the convergence trace of the final solve, the grid table),
-    ``objective_``, ``n_iter_``, ``converged_``, ``pearson_min_eigenvalue_``.
+    Attributes
+    ----------
+    ranking_ : int64 (d,)
+        Features by ``max(w_i, w_{d+i})`` descending, from the 2d non-negative weights of
+        [X, -X] (``ltrfs.rankers.fsmrank.feature_order``); ties (the zero weights among
+        them): larger Pearson importance first when ``importance="pearson"``, then lower index.
+    scores_ : float64 (d,)
+        ``max(w_i, w_{d+i})``.
+    w_ : float64 (2d,)
+        The solution on the scaled features [X, -X].
+    coef_ : float64 (d,)
+        The model on the raw features: ``w_hat / span`` with ``w_hat_i = w_i - w_{d+i}`` and
+        ``span`` the training range of each feature (1 with ``scale="none"``).
+    intercept_ : float
+        ``-lo @ coef_`` (lo the training minimum of each feature), so that scores are
+        ``X @ coef_ + intercept_``.
+    objective_, n_iter_, converged_
+        Objective value, iterations and convergence flag of the final solve.
+    pearson_min_eigenvalue_ : float or None
+        Smallest eigenvalue of the Pearson similarity (None for other similarities).
+    chosen_ : dict
+        ``lambda1``, ``lambda2``, and when chosen on vali ``vali_metric``, ``vali`` and the vali
+        value of every grid point (``vali_scores``).
+    details_ : dict
+        ``trace`` (the convergence trace of the final solve) and ``grid`` (one row per grid point).
+    seconds_, constant_features_, n_features_in_
+        As ``Selector``.
+
+    References
+    ----------
+    Lai, Pan, Tang, Yu. FSMRank: feature selection algorithm for learning to rank. IEEE TNNLS
+    2013: the objective eq. (1) and its non-negative form on [X, -X] eq. (2) (section III),
+    importance and similarity (section III-B), the accelerated gradient solver (Algorithm 1).
+    See docs/methods.md, section 'FSMRank'.
     """
 
     name = "fsmrank"
@@ -170,19 +227,134 @@ class _FSMRankBase(Selector):
         self.ranking_, self.scores_ = feature_order(res.w, q if self.importance == "pearson" else None)
 
     def predict_scores(self, X) -> np.ndarray:
-        """float64 (m,) = X @ coef_ + intercept_ (the FSMRank model on all d features)."""
+        """The FSMRank model on all d features: ``X @ coef_ + intercept_``.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+
+        Returns
+        -------
+        float64 (m,)
+        """
         self._check_fitted("coef_")
         return _matvec_any(_as_data_matrix(X, n_features=len(self.coef_)), self.coef_) + self.intercept_
 
 class FSMRankSelector(_FSMRankBase):
-    """Selector ``fsmrank``: the FSMRank model and its feature order (parameters and learned
-    attributes as ``_FSMRankBase``), plus ``predict_scores_k``."""
+    """FSMRank (selector ``fsmrank``): the FSMRank model and its feature order.
+
+    The lambdas are given, or chosen on vali over the grid by ``vali_metric`` of ``X_val @
+    w_hat``. Beside the feature order it offers ``predict_scores(X)`` (the model on all d
+    features) and ``predict_scores_k(X, k)`` (the paper's k-feature FSMRank model: all but the top
+    k weights set to 0).
+
+    Parameters
+    ----------
+    lambda1 : float >= 0 or None, default None
+        Weight of the similarity penalty ``lambda1/2 w'Aw``; None chooses it on vali from
+        ``lambda1_grid``.
+    lambda2 : float >= 0 or None, default None
+        Weight of the importance-weighted L1 term ``lambda2 sum_i w_i / s_i``; None chooses it
+        on vali from ``lambda2_grid`` (when only one of the two is None, only that one is
+        searched).
+    lambda1_grid : list of float >= 0, default ``ltrfs.rankers.fsmrank.LAMBDA1_GRID``
+        Candidates of lambda1.
+    lambda2_grid : list of float >= 0, default ``ltrfs.rankers.fsmrank.LAMBDA2_GRID``
+        Candidates of lambda2.
+    similarity : {"pearson", "identity"}, default "pearson"
+        The feature similarity matrix: the paper's Pearson correlation, or the identity (an
+        ablation).
+    importance : {"pearson", "ones"}, default "pearson"
+        The feature importance vector: the paper's |Pearson correlation| with the label, or all
+        ones (an ablation).
+    max_iter : int >= 1, default 400
+        Iterations of the accelerated proximal gradient (Algorithm 1).
+    tol : float >= 0, default 1e-4
+        Convergence tolerance of the solver.
+    vali_metric : str, default "map"
+        Vali metric of ``X_val @ w_hat`` choosing the lambdas (ties: the earlier grid point,
+        lambda1 outer).
+    convention : str, default "letor4"
+        Metric convention of the vali metric.
+    n_jobs : int >= 1, default 1
+        BLAS threads.
+    ties : {"expected", "file_order"}, default "expected"
+        How the vali metric ranks tied scores; a model with constant scores in every vali query is
+        never chosen (``ltrfs.tuning``).
+    scale : {"minmax", "none"}, default "minmax"
+        Scale every feature to [0, 1] on the training rows first (the paper's setting; a no-op on
+        LETOR's QueryLevelNorm files), or not.
+
+    Attributes
+    ----------
+    ranking_ : int64 (d,)
+        Features by ``max(w_i, w_{d+i})`` descending, from the 2d non-negative weights of
+        [X, -X] (``ltrfs.rankers.fsmrank.feature_order``); ties (the zero weights among
+        them): larger Pearson importance first when ``importance="pearson"``, then lower index.
+    scores_ : float64 (d,)
+        ``max(w_i, w_{d+i})``.
+    w_ : float64 (2d,)
+        The solution on the scaled features [X, -X].
+    coef_ : float64 (d,)
+        The model on the raw features: ``w_hat / span`` with ``w_hat_i = w_i - w_{d+i}`` and
+        ``span`` the training range of each feature (1 with ``scale="none"``).
+    intercept_ : float
+        ``-lo @ coef_`` (lo the training minimum of each feature), so that scores are
+        ``X @ coef_ + intercept_``.
+    objective_, n_iter_, converged_
+        Objective value, iterations and convergence flag of the final solve.
+    pearson_min_eigenvalue_ : float or None
+        Smallest eigenvalue of the Pearson similarity (None for other similarities).
+    chosen_ : dict
+        ``lambda1``, ``lambda2``, and when chosen on vali ``vali_metric``, ``vali`` and the vali
+        value of every grid point (``vali_scores``).
+    details_ : dict
+        ``trace`` (the convergence trace of the final solve) and ``grid`` (one row per grid point).
+    seconds_, constant_features_, n_features_in_
+        As ``Selector``.
+
+    References
+    ----------
+    Lai, Pan, Tang, Yu. FSMRank: feature selection algorithm for learning to rank. IEEE TNNLS
+    2013: the objective eq. (1) and its non-negative form on [X, -X] eq. (2) (section III),
+    importance and similarity (section III-B), the accelerated gradient solver (Algorithm 1).
+    See docs/methods.md, section 'FSMRank'.
+
+    Examples
+    --------
+    >>> from ltrfs.selection.fsmrank import FSMRankSelector
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> X_val, y_val, qid_val = toy(1)   # a validation split
+    >>> sel = FSMRankSelector().fit(X, y, qid, X_val=X_val, y_val=y_val, qid_val=qid_val)
+    >>> sel.ranking_[:2]                  # the two informative features first
+    array([2, 0])
+    >>> sel.transform(X, k=2).shape
+    (120, 2)
+    >>> sel.predict_scores_k(X, 2).shape
+    (120,)
+    """
 
     name = "fsmrank"
 
     def predict_scores_k(self, X, k: int) -> np.ndarray:
-        """float64 (m,) = X @ w_k, w_k = w_hat with all but the top k weights (``ranking_[:k]``)
-        set to 0: the paper's k-feature FSMRank model."""
+        """The paper's k-feature FSMRank model: all weights but the top k (``ranking_[:k]``) zeroed.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+        k : int
+            1..d.
+
+        Returns
+        -------
+        float64 (m,)
+        """
         self._check_fitted("coef_")
         d = len(self.coef_)
         if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or not 1 <= k <= d:
@@ -194,21 +366,122 @@ class FSMRankSelector(_FSMRankBase):
 
 
 class FSMSVM(_FSMRankBase):
-    """FSMSVM (Lai et al. section IV-D1): the paper's two-stage baseline built on FSMRank.
+    """FSMSVM: the FSMRank paper's two-stage baseline, FSMRank's order then RankSVM-Primal on t.
 
-    Stage 1 is ``FSMRankSelector`` (same parameters, lambdas given or chosen on vali as
-    there): features sorted by FSMRank's weights. Stage 2 trains RankSVM-Primal
-    (``ltrfs.rankers.RankSVMPrimal``, squared pairwise hinge) on the top t features of the
-    training split, tuned as the GAS-E + RankSVM-Primal baseline is: for every t, C is chosen on
-    vali from ``C_grid`` (default RankSVM-Primal's grid, 1e-5 * 2^i, i = 0..19; ``C`` fixes it),
-    then t ("determined by cross-validation") from ``t_grid`` (default None: every t in 1..d),
-    both by ``vali_metric`` of the RankSVM-Primal scores (Remark 1: MAP), ties to the smaller C
-    and t. As a selector its output is FSMRank's ranking
-    (so the workflow's k = t curve is top-k by FSMRank weight, then its own ranker); ``chosen_``
-    adds ``t``, its ``svm_C`` and the vali value of every t, and ``predict_scores(X)`` is the
-    RankSVM-Primal of the chosen t (the paper's FSMSVM model). ``vali_data`` is required (t is always chosen).
-    ``predict_scores_k`` is not offered (the k-feature FSMSVM model is the workflow's
-    RankSVM-Primal on ``support(k)``).
+    Stage 1 is ``FSMRankSelector`` (same parameters, lambdas given or chosen on vali as there):
+    features sorted by FSMRank's weights. Stage 2 trains RankSVM-Primal (``ltrfs.rankers.
+    RankSVMPrimal``, squared pairwise hinge) on the top t features of the training split, tuned as
+    the GAS-E + RankSVM-Primal baseline is: for every t, C is chosen on vali from ``C_grid``, then t
+    ("determined by cross-validation") from ``t_grid``, both by ``vali_metric`` of the
+    RankSVM-Primal scores (Remark 1: MAP), ties to the smaller C and t. As a selector its output
+    is FSMRank's ranking (so the workflow's k = t curve is top-k by FSMRank weight, then its own
+    ranker); ``predict_scores(X)`` is the RankSVM-Primal of the chosen t (the paper's FSMSVM
+    model). Validation data are required (t is always chosen); ``predict_scores_k`` is not offered
+    (the k-feature FSMSVM model is the workflow's RankSVM-Primal on ``support(k)``).
+
+    Parameters
+    ----------
+    lambda1 : float >= 0 or None, default None
+        Weight of the similarity penalty ``lambda1/2 w'Aw``; None chooses it on vali from
+        ``lambda1_grid``.
+    lambda2 : float >= 0 or None, default None
+        Weight of the importance-weighted L1 term ``lambda2 sum_i w_i / s_i``; None chooses it
+        on vali from ``lambda2_grid`` (when only one of the two is None, only that one is
+        searched).
+    lambda1_grid : list of float >= 0, default ``ltrfs.rankers.fsmrank.LAMBDA1_GRID``
+        Candidates of lambda1.
+    lambda2_grid : list of float >= 0, default ``ltrfs.rankers.fsmrank.LAMBDA2_GRID``
+        Candidates of lambda2.
+    similarity : {"pearson", "identity"}, default "pearson"
+        The feature similarity matrix: the paper's Pearson correlation, or the identity (an
+        ablation).
+    importance : {"pearson", "ones"}, default "pearson"
+        The feature importance vector: the paper's |Pearson correlation| with the label, or all
+        ones (an ablation).
+    max_iter : int >= 1, default 400
+        Iterations of the accelerated proximal gradient (Algorithm 1).
+    tol : float >= 0, default 1e-4
+        Convergence tolerance of the solver.
+    vali_metric : str, default "map"
+        Vali metric of ``X_val @ w_hat`` choosing the lambdas (ties: the earlier grid point,
+        lambda1 outer).
+    convention : str, default "letor4"
+        Metric convention of the vali metric.
+    n_jobs : int >= 1, default 1
+        BLAS threads.
+    ties : {"expected", "file_order"}, default "expected"
+        How the vali metric ranks tied scores; a model with constant scores in every vali query is
+        never chosen (``ltrfs.tuning``).
+    scale : {"minmax", "none"}, default "minmax"
+        Scale every feature to [0, 1] on the training rows first (the paper's setting; a no-op on
+        LETOR's QueryLevelNorm files), or not.
+    t_grid : list of int >= 1 or None, default None
+        Candidates of t; None: every t in 1..d.
+    C : float > 0 or None, default None
+        Fixes RankSVM-Primal's C; None chooses it on vali for every t from ``C_grid``.
+    C_grid : list of float > 0 or None, default None
+        Candidates of C; None: RankSVM-Primal's default grid (1e-5 * 2^i, i = 0..19).
+
+    Attributes
+    ----------
+    ranking_ : int64 (d,)
+        Features by ``max(w_i, w_{d+i})`` descending, from the 2d non-negative weights of
+        [X, -X] (``ltrfs.rankers.fsmrank.feature_order``); ties (the zero weights among
+        them): larger Pearson importance first when ``importance="pearson"``, then lower index.
+    scores_ : float64 (d,)
+        ``max(w_i, w_{d+i})``.
+    w_ : float64 (2d,)
+        The solution on the scaled features [X, -X].
+    coef_ : float64 (d,)
+        The model on the raw features: ``w_hat / span`` with ``w_hat_i = w_i - w_{d+i}`` and
+        ``span`` the training range of each feature (1 with ``scale="none"``).
+    intercept_ : float
+        ``-lo @ coef_`` (lo the training minimum of each feature), so that scores are
+        ``X @ coef_ + intercept_``.
+    objective_, n_iter_, converged_
+        Objective value, iterations and convergence flag of the final solve.
+    pearson_min_eigenvalue_ : float or None
+        Smallest eigenvalue of the Pearson similarity (None for other similarities).
+    chosen_ : dict
+        ``lambda1``, ``lambda2``, and when chosen on vali ``vali_metric``, ``vali`` and the vali
+        value of every grid point (``vali_scores``).
+    details_ : dict
+        ``trace`` (the convergence trace of the final solve) and ``grid`` (one row per grid point).
+    seconds_, constant_features_, n_features_in_
+        As ``Selector``.
+    svm_ : RankSVMPrimal
+        The RankSVM-Primal of the chosen t.
+    svm_features_ : int64 (t,)
+        Its features (sorted).
+
+    The ``chosen_`` dict also holds ``t``, ``t_vali``, the vali value of every t
+    (``t_vali_scores``), the C of the chosen t (``svm_C``) and of every t (``svm_C_by_t``).
+
+    References
+    ----------
+    Lai, Pan, Tang, Yu. FSMRank: feature selection algorithm for learning to rank. IEEE TNNLS
+    2013: the objective eq. (1) and its non-negative form on [X, -X] eq. (2) (section III),
+    importance and similarity (section III-B), the accelerated gradient solver (Algorithm 1).
+    See docs/methods.md, section 'FSMRank'. FSMSVM is the baseline of section IV-D1.
+
+    Examples
+    --------
+    >>> from ltrfs.selection.fsmrank import FSMSVM
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> X_val, y_val, qid_val = toy(1)   # a validation split
+    >>> sel = FSMSVM().fit(X, y, qid, X_val=X_val, y_val=y_val, qid_val=qid_val)
+    >>> sel.ranking_[:2]                  # the two informative features first
+    array([2, 0])
+    >>> sel.transform(X, k=2).shape
+    (120, 2)
+    >>> sel.chosen_["t"]                    # features of the RankSVM-Primal, chosen on vali
+    4
     """
 
     name = "fsmsvm"
@@ -262,7 +535,16 @@ class FSMSVM(_FSMRankBase):
         self.svm_ = model
 
     def predict_scores(self, X) -> np.ndarray:
-        """float64 (m,): the RankSVM-Primal of the chosen t on its t features."""
+        """The RankSVM-Primal of the chosen t on its t features (the paper's FSMSVM model).
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+
+        Returns
+        -------
+        float64 (m,)
+        """
         self._check_fitted("svm_")
         X = check_X(X, n_features=len(self.coef_))
         return self.svm_.predict(X[:, self.svm_features_])

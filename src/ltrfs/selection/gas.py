@@ -69,11 +69,38 @@ ORIENTATIONS = ("descending", "best")
 
 
 def gas_greedy(weights, similarity, c: float, t: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The GAS greedy: (order int64 (t,), weight of each pick when it was picked float64 (t,)).
+    """The GAS greedy: pick the largest current weight, penalise the rest by similarity.
 
-    weights (d,) initial w; similarity (d, d) e (symmetric); c >= 0; t picks (default d).
-    Each step picks the remaining feature of largest current weight (lowest index on ties),
-    then subtracts 2 c e[k, j] from every remaining weight.
+    Each step picks the remaining feature k of largest current weight (lowest index on ties), then
+    subtracts ``2 c e[k, j]`` from every remaining weight j.
+
+    Parameters
+    ----------
+    weights : array-like, shape (d,)
+        Initial importances w.
+    similarity : array-like, shape (d, d)
+        Symmetric similarities e.
+    c : float >= 0
+    t : int or None
+        Number of picks (default d).
+
+    Returns
+    -------
+    order : int64 (t,)
+    gains : float64 (t,)
+        The weight of each pick when it was picked.
+
+    References
+    ----------
+    Geng et al., SIGIR 2007, section 2.5 (the greedy solution of eq. 2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> e = np.array([[1.0, 0.9, 0.0], [0.9, 1.0, 0.1], [0.0, 0.1, 1.0]])
+    >>> order, gains = gas_greedy([1.0, 0.9, 0.5], e, c=0.5)
+    >>> order, gains.round(2)       # feature 1 is too similar to feature 0
+    (array([0, 2, 1]), array([ 1. ,  0.5, -0.1]))
     """
     w = np.array(weights, dtype=np.float64)
     e = np.asarray(similarity, dtype=np.float64)
@@ -92,7 +119,24 @@ def gas_greedy(weights, similarity, c: float, t: int | None = None) -> tuple[np.
 
 
 def gas_objective(weights, similarity, c: float, subset) -> float:
-    """sum_{i in S} w_i - c * sum_{i != j in S} e_ij for the feature set S = ``subset``."""
+    """The GAS objective ``sum_{i in S} w_i - c sum_{i != j in S} e_ij`` of a feature set S.
+
+    Parameters
+    ----------
+    weights : array-like, shape (d,)
+    similarity : array-like, shape (d, d)
+    c : float >= 0
+    subset : sequence of int
+        S.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Geng et al., SIGIR 2007, section 2.4, eq. (2).
+    """
     s = np.asarray(subset, dtype=np.int64)
     w = np.asarray(weights, dtype=np.float64)
     e = np.asarray(similarity, dtype=np.float64)[np.ix_(s, s)]
@@ -100,29 +144,107 @@ def gas_objective(weights, similarity, c: float, subset) -> float:
 
 
 class GAS(Selector):
-    """GAS feature selection (module docstring).
+    """GAS: greedy selection of important and mutually dissimilar features (GAS-E or GAS-L).
 
-    Parameters (defaults): ``importance="ndcg@10"`` (a single-feature metric, or "pairwise"
-    for GAS-L); ``similarity="concordance"`` (or "tau_b"); ``pairwise_importance="inverse"``
-    (1 / loss, or "one_minus": 1 - loss; GAS-L only); ``ties="expected"`` (how the importance
-    metric and the vali metric rank tied documents, ``ltrfs.metrics``; "file_order" the official
-    scripts' rule); ``c=None`` (trade-off >= 0; None chooses it on vali from ``c_grid``);
-    ``c_grid=(0, 0.01, 0.1, 0.5, 1, 2)``; ``t_vali=10`` (features that judge a c on vali);
-    ``convention="letor4"`` (metric convention of the importance and the vali metric);
-    ``orientation="descending"`` (``"best"`` also scores each feature negated and, where that
-    wins, negates the feature in the similarity too); ``normalize="none"``;
-    ``vali_model="ranksvm"``; ``vali_metric="ndcg@10"``; ``constant_last=True`` (features constant
-    on every training query go after all others, in index order, outside the greedy);
-    ``n_jobs=1`` (threads of the Kendall similarity when it is not precomputed, and of the
-    RankSVM). A precomputed single-feature table is used when its recorded ``convention`` and
-    ``ties`` match (a table without a ``ties`` record is "file_order", as
-    ``ltrfs.selection.base.single_feature_scores`` reads it); a precomputed ``kendall`` table
-    when it holds the chosen similarity.
+    The greedy picks the remaining feature of largest current weight (ties: lowest index), then
+    lowers every remaining weight by ``2 c e_kj`` (module docstring). ``importance`` decides the
+    variant: a metric (GAS-E) or "pairwise" (GAS-L); ``GASE`` and ``GASL`` fix it.
 
-    Learned: ``ranking_`` (greedy order of all d features), ``scores_`` (the importance w used,
-    after orientation and normalisation), ``gains_`` (the weight of each feature when it was
-    picked, by pick order; the initial weight for the constant features put last), ``sign_``,
-    ``constant_`` (indices put last), ``c_`` and ``chosen_``.
+    Parameters
+    ----------
+    importance : str, default "ndcg@10"
+        The importance w of a feature: a single-feature metric (a key of
+        ``ltrfs.scoring.SINGLE_FEATURE_METRICS``, any case; GAS-E) or "pairwise" (GAS-L).
+    c : float >= 0 or None, default None
+        Trade-off between importance and similarity; None chooses it on vali from ``c_grid``.
+    c_grid : list of float >= 0, default (0, 0.01, 0.1, 0.5, 1, 2)
+        The candidates of c when ``c`` is None.
+    t_vali : int >= 1, default 10
+        Number of greedy features that judge a c on vali (at most d).
+    convention : str, default "letor4"
+        Metric convention of the importance and of the vali metric (``ltrfs.metrics``).
+    orientation : {"descending", "best"}, default "descending"
+        "best" also scores each feature negated and, where that wins, negates the feature in the
+        similarity too.
+    normalize : {"none", "max", "minmax"}, default "none"
+        Scale of w: as measured (the paper), divided by max |w|, or mapped to [0, 1].
+    vali_model : {"ranksvm", "sum"}, default "ranksvm"
+        The model that judges c on vali: RankSVM with C=1 (the paper's ranker) on the first
+        ``t_vali`` features, or the sum of those features standardised on train (no training).
+    vali_metric : str, default "ndcg@10"
+        Metric of that model on vali (``ndcg@K``, ``p@K``, ``map``, ``meanndcg``).
+    constant_last : bool, default True
+        Leave features constant on every training query out of the greedy and append them, in
+        index order, to the ranking (module docstring).
+    n_jobs : int >= 1, default 1
+        Threads of the Kendall similarity when it is not precomputed, and of the RankSVM.
+    similarity : {"concordance", "tau_b"}, default "concordance"
+        The similarity e: the paper's fraction of a query's document pairs that both features
+        order strictly the same way (mean over queries), or the mean per-query Kendall tau-b.
+    pairwise_importance : {"inverse", "one_minus"}, default "inverse"
+        GAS-L's importance from the pairwise loss: 1 / loss (the paper's "inversely proportional")
+        or 1 - loss.
+    ties : {"expected", "file_order"}, default "expected"
+        How the importance metric and the vali metric rank tied documents: in expectation over
+        their orders, or in file order (the official scripts' rule).
+
+    Attributes
+    ----------
+    ranking_ : int64 (d,)
+        The greedy order of all d features (the constant ones last with ``constant_last``); every
+        t-subset is a prefix.
+    scores_ : float64 (d,)
+        The importance w used, after orientation and normalisation.
+    gains_ : float64 (d,)
+        The current weight of each feature when it was picked, in pick order (the initial weight
+        for the constant features put last).
+    sign_ : float64 (d,)
+        +1, or -1 where ``orientation="best"`` negated the feature.
+    constant_ : int64 (c,)
+        The features put last.
+    c_ : float
+        The trade-off used.
+    chosen_ : dict
+        ``c``, and when c was chosen on vali: ``vali_metric``, ``vali_model``, ``ties``,
+        ``t_vali``, the vali score of every grid point (``vali_scores``) and the degenerate ones.
+    seconds_ : float
+        Wall-clock seconds of ``fit``.
+    constant_features_ : int64 (c,)
+        Features constant within every training query (``Selector``).
+    n_features_in_ : int
+        d, the number of features seen in ``fit``.
+
+    Notes
+    -----
+    Precomputed tables are used when they fit: a single-feature table when its recorded convention
+    and tie rule match (``ltrfs.selection.base.single_feature_scores``), a ``kendall`` table when
+    it holds the chosen similarity, a ``pairwise`` table for GAS-L.
+
+    References
+    ----------
+    Geng, Liu, Qin, Li. Feature selection for ranking. SIGIR 2007: importance (section 2.2),
+    similarity by Kendall's tau (section 2.3), the objective ``max sum_i w_i x_i - c sum_{i != j}
+    e_ij x_i x_j`` (section 2.4, eq. 2) and the greedy algorithm (section 2.5, which subtracts
+    ``2c e_kj`` from every remaining weight). See docs/methods.md, section 'GAS'.
+
+    Examples
+    --------
+    >>> from ltrfs.selection.gas import GAS
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> X_val, y_val, qid_val = toy(1)   # a validation split
+    >>> sel = GAS().fit(X, y, qid, X_val=X_val, y_val=y_val, qid_val=qid_val)
+    >>> sel.ranking_[:2]                  # the two informative features first
+    array([2, 0])
+    >>> sel.transform(X, k=2).shape
+    (120, 2)
+    >>> sel.c_                              # chosen on vali from c_grid
+    0.0
     """
 
     name = "gas"
@@ -287,9 +409,102 @@ class GAS(Selector):
 
 
 class GASE(GAS):
-    """GAS-E: importance = an evaluation measure of the feature alone (default NDCG@10; the
-    paper also used MAP). Same parameters as ``GAS`` except that ``importance`` may not be
-    "pairwise" and that ``pairwise_importance`` (GAS-L's) is absent."""
+    """GAS-E: GAS with an evaluation measure of the feature alone as its importance.
+
+    The importance is a single-feature metric (default NDCG@10; the paper also used MAP); the
+    parameters are those of ``GAS`` without ``pairwise_importance``, and ``importance`` may not be
+    "pairwise".
+
+    Parameters
+    ----------
+    importance : str, default "ndcg@10"
+        A single-feature metric (a key of ``ltrfs.scoring.SINGLE_FEATURE_METRICS``, any case).
+    c : float >= 0 or None, default None
+        Trade-off between importance and similarity; None chooses it on vali from ``c_grid``.
+    c_grid : list of float >= 0, default (0, 0.01, 0.1, 0.5, 1, 2)
+        The candidates of c when ``c`` is None.
+    t_vali : int >= 1, default 10
+        Number of greedy features that judge a c on vali (at most d).
+    convention : str, default "letor4"
+        Metric convention of the importance and of the vali metric (``ltrfs.metrics``).
+    orientation : {"descending", "best"}, default "descending"
+        "best" also scores each feature negated and, where that wins, negates the feature in the
+        similarity too.
+    normalize : {"none", "max", "minmax"}, default "none"
+        Scale of w: as measured (the paper), divided by max |w|, or mapped to [0, 1].
+    vali_model : {"ranksvm", "sum"}, default "ranksvm"
+        The model that judges c on vali: RankSVM with C=1 (the paper's ranker) on the first
+        ``t_vali`` features, or the sum of those features standardised on train (no training).
+    vali_metric : str, default "ndcg@10"
+        Metric of that model on vali (``ndcg@K``, ``p@K``, ``map``, ``meanndcg``).
+    constant_last : bool, default True
+        Leave features constant on every training query out of the greedy and append them, in
+        index order, to the ranking (module docstring).
+    n_jobs : int >= 1, default 1
+        Threads of the Kendall similarity when it is not precomputed, and of the RankSVM.
+    similarity : {"concordance", "tau_b"}, default "concordance"
+        The similarity e: the paper's fraction of a query's document pairs that both features
+        order strictly the same way (mean over queries), or the mean per-query Kendall tau-b.
+    ties : {"expected", "file_order"}, default "expected"
+        How the importance metric and the vali metric rank tied documents: in expectation over
+        their orders, or in file order (the official scripts' rule).
+
+    Attributes
+    ----------
+    ranking_ : int64 (d,)
+        The greedy order of all d features (the constant ones last with ``constant_last``); every
+        t-subset is a prefix.
+    scores_ : float64 (d,)
+        The importance w used, after orientation and normalisation.
+    gains_ : float64 (d,)
+        The current weight of each feature when it was picked, in pick order (the initial weight
+        for the constant features put last).
+    sign_ : float64 (d,)
+        +1, or -1 where ``orientation="best"`` negated the feature.
+    constant_ : int64 (c,)
+        The features put last.
+    c_ : float
+        The trade-off used.
+    chosen_ : dict
+        ``c``, and when c was chosen on vali: ``vali_metric``, ``vali_model``, ``ties``,
+        ``t_vali``, the vali score of every grid point (``vali_scores``) and the degenerate ones.
+    seconds_ : float
+        Wall-clock seconds of ``fit``.
+    constant_features_ : int64 (c,)
+        Features constant within every training query (``Selector``).
+    n_features_in_ : int
+        d, the number of features seen in ``fit``.
+
+    Notes
+    -----
+    Precomputed tables are used when they fit: a single-feature table when its recorded convention
+    and tie rule match (``ltrfs.selection.base.single_feature_scores``), a ``kendall`` table when
+    it holds the chosen similarity, a ``pairwise`` table for GAS-L.
+
+    References
+    ----------
+    Geng, Liu, Qin, Li. Feature selection for ranking. SIGIR 2007: importance (section 2.2),
+    similarity by Kendall's tau (section 2.3), the objective ``max sum_i w_i x_i - c sum_{i != j}
+    e_ij x_i x_j`` (section 2.4, eq. 2) and the greedy algorithm (section 2.5, which subtracts
+    ``2c e_kj`` from every remaining weight). See docs/methods.md, section 'GAS'.
+
+    Examples
+    --------
+    >>> from ltrfs.selection.gas import GASE
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> X_val, y_val, qid_val = toy(1)   # a validation split
+    >>> sel = GASE(importance="map").fit(X, y, qid, X_val=X_val, y_val=y_val, qid_val=qid_val)
+    >>> sel.ranking_[:2]                  # the two informative features first
+    array([2, 0])
+    >>> sel.transform(X, k=2).shape
+    (120, 2)
+    """
 
     name = "gas_e"
     requires = ("single_feature", "kendall")
@@ -307,14 +522,110 @@ class GASE(GAS):
                          similarity=similarity, ties=ties)
 
     def validate_params(self):
+        """Refuse ``importance="pairwise"`` (that is GAS-L), then check the declared parameters."""
         if str(self.importance).lower() == "pairwise":
             raise ValueError("gas_e: importance 'pairwise' is GAS-L; use method gas_l (or gas)")
         super().validate_params()
 
 
 class GASL(GAS):
-    """GAS-L: importance = 1 / pairwise loss of the feature alone (``pairwise_importance``,
-    "one_minus": 1 - loss). Same parameters as ``GAS`` without ``importance``."""
+    """GAS-L: GAS with the importance read from the feature's pairwise ranking loss.
+
+    The loss is the fraction of mis-ordered labelled pairs of the training queries when they are
+    ranked by the feature alone, a tied pair counting 1/2 (``ltrfs.scoring.pairwise``); the
+    importance is 1 / loss (default) or 1 - loss. The parameters are those of ``GAS`` without
+    ``importance``.
+
+    Parameters
+    ----------
+    c : float >= 0 or None, default None
+        Trade-off between importance and similarity; None chooses it on vali from ``c_grid``.
+    c_grid : list of float >= 0, default (0, 0.01, 0.1, 0.5, 1, 2)
+        The candidates of c when ``c`` is None.
+    t_vali : int >= 1, default 10
+        Number of greedy features that judge a c on vali (at most d).
+    convention : str, default "letor4"
+        Metric convention of the importance and of the vali metric (``ltrfs.metrics``).
+    orientation : {"descending", "best"}, default "descending"
+        "best" also scores each feature negated and, where that wins, negates the feature in the
+        similarity too.
+    normalize : {"none", "max", "minmax"}, default "none"
+        Scale of w: as measured (the paper), divided by max |w|, or mapped to [0, 1].
+    vali_model : {"ranksvm", "sum"}, default "ranksvm"
+        The model that judges c on vali: RankSVM with C=1 (the paper's ranker) on the first
+        ``t_vali`` features, or the sum of those features standardised on train (no training).
+    vali_metric : str, default "ndcg@10"
+        Metric of that model on vali (``ndcg@K``, ``p@K``, ``map``, ``meanndcg``).
+    constant_last : bool, default True
+        Leave features constant on every training query out of the greedy and append them, in
+        index order, to the ranking (module docstring).
+    n_jobs : int >= 1, default 1
+        Threads of the Kendall similarity when it is not precomputed, and of the RankSVM.
+    similarity : {"concordance", "tau_b"}, default "concordance"
+        The similarity e: the paper's fraction of a query's document pairs that both features
+        order strictly the same way (mean over queries), or the mean per-query Kendall tau-b.
+    pairwise_importance : {"inverse", "one_minus"}, default "inverse"
+        GAS-L's importance from the pairwise loss: 1 / loss (the paper's "inversely proportional")
+        or 1 - loss.
+    ties : {"expected", "file_order"}, default "expected"
+        How the importance metric and the vali metric rank tied documents: in expectation over
+        their orders, or in file order (the official scripts' rule).
+
+    Attributes
+    ----------
+    ranking_ : int64 (d,)
+        The greedy order of all d features (the constant ones last with ``constant_last``); every
+        t-subset is a prefix.
+    scores_ : float64 (d,)
+        The importance w used, after orientation and normalisation.
+    gains_ : float64 (d,)
+        The current weight of each feature when it was picked, in pick order (the initial weight
+        for the constant features put last).
+    sign_ : float64 (d,)
+        +1, or -1 where ``orientation="best"`` negated the feature.
+    constant_ : int64 (c,)
+        The features put last.
+    c_ : float
+        The trade-off used.
+    chosen_ : dict
+        ``c``, and when c was chosen on vali: ``vali_metric``, ``vali_model``, ``ties``,
+        ``t_vali``, the vali score of every grid point (``vali_scores``) and the degenerate ones.
+    seconds_ : float
+        Wall-clock seconds of ``fit``.
+    constant_features_ : int64 (c,)
+        Features constant within every training query (``Selector``).
+    n_features_in_ : int
+        d, the number of features seen in ``fit``.
+
+    Notes
+    -----
+    Precomputed tables are used when they fit: a single-feature table when its recorded convention
+    and tie rule match (``ltrfs.selection.base.single_feature_scores``), a ``kendall`` table when
+    it holds the chosen similarity, a ``pairwise`` table for GAS-L.
+
+    References
+    ----------
+    Geng, Liu, Qin, Li. Feature selection for ranking. SIGIR 2007: importance (section 2.2),
+    similarity by Kendall's tau (section 2.3), the objective ``max sum_i w_i x_i - c sum_{i != j}
+    e_ij x_i x_j`` (section 2.4, eq. 2) and the greedy algorithm (section 2.5, which subtracts
+    ``2c e_kj`` from every remaining weight). See docs/methods.md, section 'GAS'.
+
+    Examples
+    --------
+    >>> from ltrfs.selection.gas import GASL
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> sel = GASL(c=0.1).fit(X, y, qid)
+    >>> sel.ranking_[:2]                  # the two informative features first
+    array([2, 0])
+    >>> sel.transform(X, k=2).shape
+    (120, 2)
+    """
 
     name = "gas_l"
     requires = ("pairwise", "kendall")

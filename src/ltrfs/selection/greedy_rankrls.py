@@ -19,9 +19,12 @@ LQO error of a feature set S (the selection criterion; what ``lqo_errors`` repor
     LQO(S) = sum_Q  (1/(2|Q|)) sum_{i,j in Q} (e_i - e_j)^2  =  sum_Q ||L_Q e_Q||^2,
     e_Q = y_Q - X_{Q,S} w_{-Q},   w_{-Q} = RankRLS trained on all queries but Q (same lam),
 
-i.e. the pairwise squared error of each held-out query, in the same pair weighting as the
-training loss (``"pair"``: ``sum_Q sum_{i<j in Q} (e_i - e_j)^2``), summed over queries. The
-paper averages over queries (divides by the number of queries); the arg min is the same.
+i.e. for every held-out query Q its pairwise squared error ``sum_{i<j in Q} (e_i - e_j)^2``
+divided by its size |Q| (normalised per query, in the same pair weighting as the training
+loss: ``e_Q' L_Q e_Q``), and these per-query errors summed over
+the queries. With ``pair_weight="pair"`` no query is divided by its size: ``sum_Q sum_{i<j in
+Q} (e_i - e_j)^2``. The paper's LQO also divides the sum by the number of queries, a constant
+factor: the arg min, and so the selected features, are the same.
 Centring is per query, so leaving a query out changes nothing in the others' centred data.
 
 Greedy forward selection (the paper's wrapper): S = {}; while |S| < k: add
@@ -207,17 +210,52 @@ def greedy_path(X, y, query_ptr, lam: float = 1.0, k: int | None = None, *, pair
                 n_jobs: int = 1, return_details: bool = False):
     """Greedy RankRLS selection path by the fast algorithm (module docstring).
 
-    X (m, n), y (m,) relevance labels, query_ptr (q + 1,) query offsets; lam > 0 the ridge
-    weight; k features to select (default n, the whole path); pair_weight "query" (the paper's
-    ``1/(2|Q|)`` pair weights) or "pair" (weight 1, as ``ltrfs.rankers.RankRLS``); n_jobs
-    numba threads over the candidate features.
+    Parameters
+    ----------
+    X : array-like, shape (m, n)
+    y : array-like, shape (m,)
+        Relevance labels.
+    query_ptr : array-like of int, shape (q + 1,)
+    lam : float > 0, default 1.0
+        Ridge weight.
+    k : int or None
+        Features to select (default n, the whole path).
+    pair_weight : {"query", "pair"}, default "query"
+        The paper's ``1/(2|Q|)`` pair weights, or weight 1 (as ``ltrfs.rankers.RankRLS``).
+    n_jobs : int, default 1
+        Numba threads over the candidate features.
+    return_details : bool, default False
+        Also return the details below.
 
-    Returns ``(order int64 (k,), lqo_errors float64 (k,))``: the feature added in each round
-    and the LQO error of the selected set after that round. With ``return_details=True`` a
-    third item, a dict: ``coefs`` (list of k arrays, the RankRLS weights w (t,) on
-    ``order[:t]`` trained on all the data, t = 1..k) and ``candidate_errors`` (k x n float64,
-    the LQO error of every candidate in every round; NaN for features already selected).
+    Returns
+    -------
+    order : int64 (k,)
+        The feature added in each round.
+    lqo_errors : float64 (k,)
+        The LQO error of the selected set after each round.
+    details : dict
+        With ``return_details``: ``coefs`` (k arrays: the RankRLS weights (t,) on ``order[:t]``
+        trained on all the data) and ``candidate_errors`` (k x n: the LQO error of every
+        candidate in every round; NaN for features already selected).
+
+    Notes
+    -----
     Time O(k m n), memory O(m n).
+
+    References
+    ----------
+    Pahikkala, Airola, Naula, Salakoski, SIGIR 2010 workshop (greedy forward selection by LQO
+    with rank-one updates).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 4))
+    >>> y = X[:, 1] - 0.5 * X[:, 3] + 0.1 * rng.normal(size=40)
+    >>> order, errors = greedy_path(X, y, np.arange(0, 41, 10), lam=1.0, k=2)
+    >>> order
+    array([1, 3])
     """
     X, y, query_ptr, lam, k = _check_path_inputs(X, y, query_ptr, lam, k, pair_weight)
     m, n = X.shape
@@ -262,10 +300,29 @@ def greedy_path(X, y, query_ptr, lam: float = 1.0, k: int | None = None, *, pair
 
 
 def lqo_error(X, y, query_ptr, features, lam: float, *, pair_weight: str = "query") -> float:
-    """LQO error of one feature set by the definition (module docstring): for every query,
-    train RankRLS on the other queries' centred data with an explicit ridge solve, and sum the
-    held-out query's explicit pairwise squared errors ``w_Q sum_{i<j in Q} (e_i - e_j)^2``
-    (``w_Q = 1/|Q|`` for "query", 1 for "pair"). O(q (m s^2 + s^3 + |Q|^2)) for s features."""
+    """LQO error of one feature set by the definition (module docstring), the test oracle.
+
+    For every query, RankRLS is trained on the other queries' centred data with an explicit ridge
+    solve, and the held-out query's pairwise squared errors ``w_Q sum_{i<j in Q} (e_i - e_j)^2``
+    are summed (``w_Q = 1/|Q|`` for "query", 1 for "pair").
+
+    Parameters
+    ----------
+    X : array-like, shape (m, n)
+    y : array-like, shape (m,)
+    query_ptr : array-like of int, shape (q + 1,)
+    features : sequence of int
+    lam : float > 0
+    pair_weight : {"query", "pair"}, default "query"
+
+    Returns
+    -------
+    float
+
+    Notes
+    -----
+    O(q (m s^2 + s^3 + |Q|^2)) for s features.
+    """
     X = np.asarray(X, dtype=np.float64)[:, list(features)]
     y = np.asarray(y, dtype=np.float64)
     query_ptr = np.asarray(query_ptr, dtype=np.int64)
@@ -285,10 +342,25 @@ def lqo_error(X, y, query_ptr, features, lam: float, *, pair_weight: str = "quer
 
 
 def naive_greedy_path(X, y, query_ptr, lam: float = 1.0, k: int | None = None, *, pair_weight: str = "query"):
-    """The plain wrapper (the paper's "standard wrapper approach"): every round, every
-    candidate's ``lqo_error`` by retraining once per held-out query with explicit solves; add
-    the arg min (lowest index on ties). Returns ``(order (k,), lqo_errors (k,))`` like
-    ``greedy_path``. O(k n q (m k^2 + k^3)) time: a test oracle and speed reference only."""
+    """The plain wrapper (the paper's "standard wrapper approach"): ``greedy_path``'s oracle.
+
+    Every round, every candidate's ``lqo_error`` by retraining once per held-out query with
+    explicit solves; the arg min is added (lowest index on ties).
+
+    Parameters
+    ----------
+    X, y, query_ptr, lam, k, pair_weight
+        As ``greedy_path``.
+
+    Returns
+    -------
+    (int64 (k,), float64 (k,))
+        (order, lqo_errors), as ``greedy_path``.
+
+    Notes
+    -----
+    O(k n q (m k^2 + k^3)) time: a test oracle and speed reference only.
+    """
     X, y, query_ptr, lam, k = _check_path_inputs(X, y, query_ptr, lam, k, pair_weight)
     n = X.shape[1]
     chosen: list[int] = []
@@ -311,43 +383,91 @@ def naive_greedy_path(X, y, query_ptr, lam: float = 1.0, k: int | None = None, *
 
 
 class GreedyRankRLS(Selector):
-    """Greedy RankRLS feature selection (module docstring) with lambda and k chosen on vali.
+    """Greedy RankRLS: greedy forward selection by leave-query-out error, lambda and k on vali.
+
+    For every lambda of the grid, ``greedy_path`` runs the greedy to length k; on vali the
+    RankRLS model on the first t features is scored for t = 1..k (from the path's dual
+    coefficients, no refit); the best t per lambda wins (ties: smaller t), then the best lambda
+    (ties: earlier in the grid). Without vali data ``lam`` must be given and the model uses all k
+    features.
 
     Parameters
     ----------
-    k : int or None, default None
-        features selected by the greedy (the path length); None = all d (the full path). The
+    k : int >= 1 or None, default None
+        Features selected by the greedy (the path length); None = all d (the full path). The
         model's own k (``chosen_["k"]``) is chosen on vali among 1..k.
-    lam : float or None, default None
-        the RankRLS lambda; None chooses it on vali from ``lam_grid`` (the paper's protocol).
-    lam_grid : list of float, default (2^-7, 2^2, 2^6, 2^8)
-        the paper's grid, used when ``lam`` is None.
+    lam : float > 0 or None, default None
+        The RankRLS lambda; None chooses it on vali from ``lam_grid`` (the paper's protocol).
+    lam_grid : list of float > 0, default (2^-7, 2^2, 2^6, 2^8)
+        The paper's grid, used when ``lam`` is None.
     metric : str, default "map"
-        vali metric choosing lambda and k (``ltrfs.metrics.metric_per_query``).
+        Vali metric choosing lambda and k (``ltrfs.metrics.metric_per_query``).
     convention : str, default "letor4"
-        metric convention.
-    ties : {"expected", "file_order"}, default "expected"
-        how the vali metric ranks tied scores (``ltrfs.tuning``: a degenerate model, constant
-        scores in every vali query, is never chosen).
+        Metric convention (``ltrfs.metrics.CONVENTIONS``).
     pair_weight : {"query", "pair"}, default "query"
-        "query": the paper's ``1/(2|Q|) sum_{i,j in Q}`` pair weights (ridge on query-centred
-        data); "pair": every within-query pair weight 1 (``ltrfs.rankers.RankRLS``).
-    n_jobs : int, default 1
-        numba threads over the candidate features.
+        "query": the paper's ``1/(2|Q|) sum_{i,j in Q}`` pair weights (ridge regression on
+        query-centred data), also in the LQO error; "pair": every within-query pair weighs 1
+        (``ltrfs.rankers.RankRLS``).
+    n_jobs : int >= 1, default 1
+        Numba threads over the candidate features.
+    ties : {"expected", "file_order"}, default "expected"
+        How the vali metric ranks tied scores (``ltrfs.tuning``: a degenerate model, constant
+        scores in every vali query, is never chosen).
 
-    Procedure: for every lambda of the grid, run ``greedy_path`` to length k; on vali score
-    the RankRLS model on the first t features for t = 1..k (from the path's dual coefficients,
-    no refit); the best t per lambda (ties: smaller t), then the best lambda (ties: earlier in
-    the grid). Without vali data, ``lam`` must be given and the model uses all k features.
+    Attributes
+    ----------
+    ranking_ : int64 (d,)
+        The greedy order for the chosen lambda, then (when k < d) the unselected features by their
+        LQO error in the last round (ascending; lowest index on ties).
+    scores_ : None
+    lam_ : float
+        The chosen (or given) lambda.
+    k_ : int
+        The number of features of the model.
+    coef_ : float64 (k_,)
+        RankRLS weights on ``ranking_[:k_]`` (equal to RankRLS(lam_) trained on those features).
+    lqo_errors_ : float64 (k,)
+        The LQO error of the selected set after each round (module docstring).
+    chosen_ : dict
+        ``lam``, ``k``, ``vali_metric``, ``vali``.
+    details_ : dict
+        ``pair_weight``, the LQO definition in words, and per lambda (key ``repr(lambda)``): the
+        ``order``, ``lqo_error`` after each step, ``vali`` {metric: value for k = 1..} for the
+        chosen metric, MAP and MeanNDCG, and ``coef`` (the weights for each k), so the paper's
+        MAP / MeanNDCG-vs-k curves can be redrawn on any split.
+    seconds_ : float
+        Wall-clock seconds of ``fit``.
+    constant_features_ : int64 (c,)
+        Features constant within every training query (``Selector``).
+    n_features_in_ : int
+        d, the number of features seen in ``fit``.
 
-    Learned: ``ranking_`` (d,) the greedy order for the chosen lambda, then (when k < d) the
-    unselected features by their LQO error in the last round (ascending; lowest index on
-    ties); ``scores_`` None; ``lam_`` and ``k_``; ``coef_`` (k_,) RankRLS weights on
-    ``ranking_[:k_]`` (equal to RankRLS(lam_) trained on those features); ``lqo_errors_``
-    (k,); ``chosen_`` = {lam, k, vali_metric, vali}; ``details_`` per lambda (key ``repr``
-    of lambda): ``order``, ``lqo_error`` after each step, ``vali`` {metric name: value for
-    k = 1..} for the chosen metric, MAP and MeanNDCG, and ``coef`` (the weights for each k),
-    so the paper's MAP / MeanNDCG-vs-k curves can be redrawn on any split.
+    References
+    ----------
+    Pahikkala, Airola, Naula, Salakoski. Greedy RankRLS: a linear time algorithm for learning
+    sparse ranking models. SIGIR 2010 workshop on feature generation and selection for
+    information retrieval: the RankRLS objective, the LQO criterion (the paper averages over
+    queries; the sum used here has the same arg min), the greedy forward selection algorithm and
+    its O(kmn) rank-one updates. See docs/methods.md, section 'Greedy RankRLS'.
+
+    Examples
+    --------
+    >>> from ltrfs.selection.greedy_rankrls import GreedyRankRLS
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> X_val, y_val, qid_val = toy(1)   # a validation split
+    >>> sel = GreedyRankRLS().fit(X, y, qid, X_val=X_val, y_val=y_val, qid_val=qid_val)
+    >>> sel.ranking_[:2]                  # the two informative features first
+    array([2, 0])
+    >>> sel.transform(X, k=2).shape
+    (120, 2)
+    >>> sel.chosen_["k"], sel.lam_                # k and lambda chosen on vali
+    (5, 0.0078125)
     """
 
     name = "greedy_rankrls"
@@ -432,15 +552,35 @@ class GreedyRankRLS(Selector):
                          "lambdas": details}
 
     def predict_scores(self, X) -> np.ndarray:
-        """(m,) scores of the RankRLS model on the chosen features: ``X[:, ranking_[:k_]] @ coef_``
-        for raw features X (m, d)."""
+        """Scores of the RankRLS model on the chosen features: ``X[:, ranking_[:k_]] @ coef_``.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+
+        Returns
+        -------
+        float64 (m,)
+        """
         self._check_fitted("coef_")
         X = check_X(X, n_features=self.n_features_in_)
         return X[:, self.ranking_[:self.k_]] @ self.coef_
 
     def predict_path(self, X, lam: float | None = None, k: int | None = None) -> np.ndarray:
-        """(m,) scores of the path model for ``lam`` (a grid value; default the chosen one)
-        on its first k greedy features (default the chosen k)."""
+        """Scores of a path model on its first k greedy features.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+        lam : float or None
+            A grid value (default the chosen one).
+        k : int or None
+            Default the chosen k.
+
+        Returns
+        -------
+        float64 (m,)
+        """
         lam = self.lam_ if lam is None else float(lam)
         entry = self.details_["lambdas"].get(repr(lam))
         if entry is None:

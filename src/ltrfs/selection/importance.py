@@ -11,14 +11,72 @@ from ltrfs.selection.base import Selector, single_feature_scores
 
 
 class ImportanceTopK(Selector):
-    """Top-k features by single-feature ``metric`` (default NDCG@10) on train.
+    """Top k features by the metric each one reaches alone on the training queries.
 
-    ``orientation``: ``descending`` ranks by the feature value as it is (the papers' choice),
-    ``best`` also tries the ascending order and keeps the better one. ``convention`` is the
-    metric convention (``ltrfs.metrics``); the workflow passes the dataset's. ``ties``
-    ("expected", default, or "file_order") is how a query ranked by one feature orders the
-    documents whose values are equal: in expectation over their orders, so that the data file's
-    order earns a feature nothing. Ties in importance keep the lower feature index first.
+    Each training query is ranked by the feature's values (descending, or also ascending with
+    ``orientation="best"``) and the metric is averaged over the queries; the k features of highest
+    metric are the k-subset (ties: lower feature index first), so the subsets are prefixes of
+    ``ranking_``.
+
+    Parameters
+    ----------
+    metric : str, default "ndcg@10"
+        The single-feature metric, any key of ``ltrfs.scoring.SINGLE_FEATURE_METRICS``
+        (``p@1``..``p@10``, ``map``, ``ndcg@1``..``ndcg@10``, ``meanndcg``; any case).
+    orientation : {"descending", "best"}, default "descending"
+        "descending" ranks by the value as it is (the papers' reading); "best" also tries the
+        ascending order and keeps the better of the two.
+    convention : str, default "letor4"
+        Metric convention (``ltrfs.metrics.CONVENTIONS``: letor3, letor4, mslr, standard); the
+        workflow passes the dataset's.
+    ties : {"expected", "file_order"}, default "expected"
+        How documents with equal feature values are ordered: in expectation over their orders (so
+        that the data file's order earns a feature nothing), or in file order.
+
+    Attributes
+    ----------
+    ranking_ : int64 (d,)
+        Features by importance, descending.
+    scores_ : float64 (d,)
+        The importance (the metric, of the better orientation with "best").
+    sign_ : float64 (d,)
+        +1, or -1 where the ascending order won (``orientation="best"``).
+    chosen_ : dict
+        Empty.
+    seconds_ : float
+        Wall-clock seconds of ``fit``.
+    constant_features_ : int64 (c,)
+        Features constant within every training query (put last in ``ranking_``; ``Selector``).
+    n_features_in_ : int
+        d, the number of features seen in ``fit``.
+
+    Notes
+    -----
+    A precomputed ``single_feature`` table (the workflow's ``score`` stage) is used when it was
+    computed in the same convention and tie rule; otherwise the table is computed here
+    (``ltrfs.scoring.single_feature_table``).
+
+    References
+    ----------
+    Geng et al., SIGIR 2007, section 2.2 (importance of a feature: an evaluation measure of the
+    ranking by that feature alone); Gupta and Rosso, COLING 2012, section 2 (``s(f)`` of eq. 1).
+    See docs/methods.md, section 'Single-feature importance'.
+
+    Examples
+    --------
+    >>> from ltrfs.selection.importance import ImportanceTopK
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> sel = ImportanceTopK(metric="ndcg@10").fit(X, y, qid)
+    >>> sel.ranking_[:2]                  # the two informative features first
+    array([2, 0])
+    >>> sel.transform(X, k=2).shape
+    (120, 2)
     """
 
     name = "importance"

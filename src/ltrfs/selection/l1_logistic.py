@@ -49,9 +49,24 @@ RULES = ("min", "1se")
 
 def l1_logistic_regression(C: float, solver: str, *, tol: float = 1e-4, max_iter: int = 1000,
                            random_state=0, warm_start: bool = False):
-    """scikit-learn ``LogisticRegression`` with a pure L1 penalty in any supported version
-    (``l1_ratio=1`` from 1.8 on, ``penalty="l1"`` before)."""
+    """scikit-learn's ``LogisticRegression`` with a pure L1 penalty, in any supported version.
+
+    Parameters
+    ----------
+    C : float
+    solver : {"liblinear", "saga"}
+    tol : float, default 1e-4
+    max_iter : int, default 1000
+    random_state : int or None, default 0
+    warm_start : bool, default False
+
+    Returns
+    -------
+    sklearn.linear_model.LogisticRegression
+        Not fitted (``l1_ratio=1`` from scikit-learn 1.8 on, ``penalty="l1"`` before).
+    """
     from sklearn.linear_model import LogisticRegression  # heavy (scikit-learn, ~1-2 s): imported on use
+
 
     kwargs = dict(C=C, solver=solver, tol=tol, max_iter=max_iter, random_state=random_state,
                   warm_start=warm_start)
@@ -70,9 +85,26 @@ def _mean_log_loss(y: np.ndarray, p: np.ndarray) -> float:
 
 
 def sklearn_path(Xs, yb, Cs, solver, *, tol, max_iter, random_state):
-    """Fit ``l1_logistic_regression`` along increasing ``Cs`` (saga warm-started from the
-    previous C, as ``LogisticRegressionCV`` does; liblinear cannot warm-start).
-    Returns (coef (L, d), intercept (L,))."""
+    """Fit ``l1_logistic_regression`` along increasing ``Cs``.
+
+    saga is warm-started from the previous C, as ``LogisticRegressionCV`` does; liblinear cannot
+    warm-start.
+
+    Parameters
+    ----------
+    Xs : ndarray, shape (m, d)
+        Standardised features.
+    yb : ndarray, shape (m,)
+        0/1 labels.
+    Cs : ndarray, shape (L,)
+    solver, tol, max_iter, random_state
+        As ``l1_logistic_regression``.
+
+    Returns
+    -------
+    (float64 (L, d), float64 (L,))
+        Coefficients and intercepts.
+    """
     clf = l1_logistic_regression(Cs[0], solver, tol=tol, max_iter=max_iter, random_state=random_state,
                                  warm_start=solver == "saga")
     coefs, intercepts = [], []
@@ -88,21 +120,93 @@ def sklearn_path(Xs, yb, Cs, solver, *, tol, max_iter, random_state):
 
 
 class L1Logistic(Selector):
-    """L1 logistic regression on binarised labels, penalty by grouped cross-validation.
+    """L1 logistic regression on binarised labels, the penalty chosen by query-grouped CV.
 
-    Parameters (defaults): rule "1se" ("min" or "1se": the penalty defining the selected
-    set), predict_rule "min" (the model of ``predict_scores``), relevant_min 2, cv 10 folds,
-    n_lambdas 100, lambda_min_ratio None (glmnet's: 1e-4 if rows > features else 1e-2),
-    solver "cd" ("cd", "liblinear", "saga"), tol None (1e-9 relative for "cd", 1e-4 for
-    scikit-learn), max_iter None (100 Newton steps per lambda for "cd", 1000 for
-    scikit-learn), sample_size None (all rows; the report used 10,000), random_state 0
-    (row sample, liblinear/saga), n_jobs 1 (folds fitted in parallel).
+    The features with a nonzero coefficient at the chosen penalty are the selected set; the full
+    order puts them first (by |coefficient|), then the others by the order in which they enter the
+    path (module docstring).
 
-    Learned: ranking_, scores_, selected_ (sorted indices of the nonzero coefficients),
-    coef_ (d,) and intercept_ at the chosen penalty on the standardised scale, lambdas_ /
-    Cs_ (L,) the path, cv_mean_ / cv_se_ (L,) the CV log-loss, mean_/scale_ the
-    standardisation, chosen_ {"lambda", "C", "n_selected", "rule", "lambda_min", "C_min",
-    "n_selected_min"}.
+    Parameters
+    ----------
+    rule : {"1se", "min"}, default "1se"
+        The penalty that defines the selected set: the lowest mean CV loss ("min") or the largest
+        penalty within one standard error of it ("1se", cv.glmnet's ``lambda.1se``).
+    predict_rule : {"min", "1se"}, default "min"
+        The penalty of the model of ``predict_scores`` (the report predicted with ``lambda.min``).
+    relevant_min : int >= 1, default 2
+        Labels ``>= relevant_min`` are relevant (2 for 5-level MSLR data; 1 on 3-level LETOR data).
+    cv : int >= 2, default 10
+        Cross-validation folds, grouped by query.
+    n_lambdas : int >= 1, default 100
+        Length of the penalty path.
+    lambda_min_ratio : float or None, default None
+        Smallest penalty as a fraction of ``lambda_max``; None: glmnet's rule (1e-4 if rows
+        outnumber features, else 1e-2).
+    solver : {"cd", "liblinear", "saga"}, default "cd"
+        glmnet's coordinate descent (``statistical.l1_path``) or scikit-learn's
+        ``LogisticRegression``.
+    tol : float or None, default None
+        Tolerance; None: 1e-9 relative for "cd", 1e-4 for scikit-learn.
+    max_iter : int or None, default None
+        Iterations; None: 100 Newton steps per lambda for "cd", 1000 for scikit-learn.
+    sample_size : int >= 2 or None, default None
+        Rows drawn (seeded) to fit on; None: all rows (the report used 10,000).
+    random_state : int >= 0 or None, default 0
+        Seed of the row sample and of liblinear/saga.
+    n_jobs : int >= 1, default 1
+        Folds fitted in parallel.
+
+    Attributes
+    ----------
+    ranking_ : int64 (d,)
+        The selected features by |coefficient|, then the others by path entry.
+    scores_ : float64 (d,)
+        |coefficient| at the chosen penalty (standardised scale).
+    selected_ : int64 (s,)
+        Sorted indices of the nonzero coefficients at the chosen penalty.
+    coef_ : float64 (d,)
+        Coefficients at the chosen penalty, standardised scale.
+    intercept_ : float
+        Intercept at the chosen penalty.
+    lambdas_, Cs_ : float64 (L,)
+        The penalty path (glmnet's lambda and scikit-learn's C = 1 / (n lambda)).
+    cv_mean_, cv_se_ : float64 (L,)
+        Mean held-out log-loss along the path and its standard error.
+    mean_, scale_ : float64 (d,)
+        The standardisation.
+    chosen_ : dict
+        ``lambda``, ``C``, ``n_selected``, ``rule``, ``lambda_min``, ``C_min``,
+        ``n_selected_min``, ``cv_logloss``, ``n_rows``.
+    seconds_ : float
+        Wall-clock seconds of ``fit``.
+    constant_features_ : int64 (c,)
+        Features constant within every training query (``Selector``).
+    n_features_in_ : int
+        d, the number of features seen in ``fit``.
+
+    References
+    ----------
+    Lei and Han. Feature selection and model comparison on Microsoft learning-to-rank data
+    sets. UCSB report, 2017, section 2.2.1 (LASSO in binomial regression) and 3.2.1; Friedman,
+    Hastie and Tibshirani, Regularization paths for generalized linear models via coordinate
+    descent, J. Stat. Softw. 2010 (the solver). See docs/methods.md, section 'Statistical
+    selectors (Lei & Han)'.
+
+    Examples
+    --------
+    >>> from ltrfs.selection.l1_logistic import L1Logistic
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> sel = L1Logistic(relevant_min=1, cv=2, n_lambdas=20).fit(X, y, qid)
+    >>> sel.ranking_[:2]                  # the two informative features first
+    array([2, 0])
+    >>> sel.transform(X, k=2).shape
+    (120, 2)
     """
 
     name = "l1_logistic"
@@ -212,7 +316,17 @@ class L1Logistic(Selector):
         }
 
     def predict_scores(self, X) -> np.ndarray:
-        """(m,) P(relevant) of the ``predict_rule`` model for raw features X (m, d)."""
+        """P(relevant) of the ``predict_rule`` model.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+            Raw features (the scaling learned in ``fit`` is applied here).
+
+        Returns
+        -------
+        float64 (m,)
+        """
         from scipy.special import expit  # heavy (scipy.special, ~0.3 s): imported on use
 
         coef, intercept = self._predict_coef

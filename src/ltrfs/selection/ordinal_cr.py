@@ -74,7 +74,18 @@ from ltrfs.selection.base import Selector
 
 
 def information_criterion(loglik: np.ndarray, df: np.ndarray, n: int, criterion: str = "bic") -> np.ndarray:
-    """(L,) ``-2 loglik + df * log(n)`` (BIC) or ``-2 loglik + 2 df`` (AIC)."""
+    """BIC ``-2 loglik + df log(n)`` or AIC ``-2 loglik + 2 df`` along a path.
+
+    Parameters
+    ----------
+    loglik, df : ndarray, shape (L,)
+    n : int
+    criterion : {"bic", "aic"}, default "bic"
+
+    Returns
+    -------
+    float64 (L,)
+    """
     penalty = np.log(n) if criterion == "bic" else 2.0
     return -2.0 * np.asarray(loglik, dtype=np.float64) + np.asarray(df, dtype=np.float64) * penalty
 
@@ -85,18 +96,46 @@ TOLERANCE_UNITS = ("range", "relative", "absolute")
 
 def choose_on_path(values, n_nonzero, choice: str = "parsimonious", tolerance: float = 0.01,
                    tolerance_unit: str = "range", what: str = "ordinal_cr") -> tuple[int, int, float]:
-    """(chosen index, index of the minimum, bound) on a path ordered from the most to the
-    least penalised model.
+    """The chosen model on a path ordered from the most to the least penalised.
 
-    ``values`` (L,) the criterion (lower is better), ``n_nonzero`` (L,) the number of nonzero
-    coefficients of each model; models with ``n_nonzero == 0`` are never chosen and do not
-    count as the minimum (``statistical.without_degenerate``; a path of such models only is a
-    ``DegenerateGridError``). The minimum is the first index of the smallest value. ``"min"``
-    chooses it (bound = the minimum); ``"parsimonious"`` chooses, among the models with
-    ``value <= minimum + tolerance * scale`` (the bound), the one of fewest nonzero
-    coefficients, ties to the earliest. ``scale``: ``"range"`` ``max - min`` of the finite
-    values of the whole path (degenerate models included: they are drawn in the figure),
-    ``"relative"`` ``|min|``, ``"absolute"`` 1.
+    Models with ``n_nonzero == 0`` are never chosen and do not count as the minimum
+    (``statistical.without_degenerate``). The minimum is the first index of the smallest value.
+    "min" chooses it (bound = the minimum); "parsimonious" chooses, among the models with
+    ``value <= minimum + tolerance * scale`` (the bound), the one of fewest nonzero coefficients,
+    ties to the earliest.
+
+    Parameters
+    ----------
+    values : array-like, shape (L,)
+        The criterion (lower is better).
+    n_nonzero : array-like of int, shape (L,)
+        Nonzero coefficients of each model.
+    choice : {"parsimonious", "min"}, default "parsimonious"
+    tolerance : float >= 0, default 0.01
+    tolerance_unit : {"range", "relative", "absolute"}, default "range"
+        ``scale``: ``max - min`` of the finite values of the whole path (degenerate models
+        included: they are drawn in the figure), ``|min|``, or 1.
+    what : str, default "ordinal_cr"
+        Named in the error.
+
+    Returns
+    -------
+    (int, int, float)
+        (chosen index, index of the minimum, bound).
+
+    Raises
+    ------
+    DegenerateGridError
+        When every model of the path is degenerate.
+
+    References
+    ----------
+    Lei and Han, UCSB report 2017, section 3.2.3 and Fig. 2.1.
+
+    Examples
+    --------
+    >>> choose_on_path([10.0, 5.0, 4.0, 3.9, 3.95], [0, 1, 2, 3, 4], tolerance=0.05)
+    (2, 3, 4.205)
     """
     values = np.asarray(values, dtype=np.float64)
     n_nonzero = np.asarray(n_nonzero)
@@ -115,25 +154,99 @@ def choose_on_path(values, n_nonzero, choice: str = "parsimonious", tolerance: f
 
 
 class OrdinalCR(Selector):
-    """L1 continuation-ratio model (backward), penalty chosen by BIC on the path.
+    """L1-penalised continuation-ratio ordinal model, the penalty chosen on the path by BIC.
 
-    Parameters (defaults): n_lambdas 100, lambda_min_ratio None (glmnet's rule), lambdas None
-    (an explicit decreasing path instead; used as given, without early stop), criterion
-    "bic" ("bic" or "aic"), bic_n "rows" ("rows" or "expanded"), choice "parsimonious"
-    ("parsimonious": the sparsest model within the tolerance of the minimum, as the report;
-    or "min"), tolerance 0.01 (>= 0; 0 gives the minimum), tolerance_unit "range" ("range" =
-    fraction of the criterion's span along the path, "relative" = fraction of |minimum|,
-    "absolute" = criterion units; see the module doc for the default), tol 1e-9, max_iter 100
-    (Newton steps per lambda), sample_size None (all rows; the report used 10,000),
-    random_state 0 (row sample), n_jobs 1 (unused: one path).
+    The features with a nonzero coefficient at the chosen penalty come first (by |coefficient|),
+    then the others by path entry (``statistical.path_ranking``; module docstring).
 
-    Learned: ranking_, scores_, selected_, coef_ (d,) standardised scale, intercept_ (K-1,),
-    classes_ (K,), lambdas_, loglik_, df_, criterion_ (L,) along the path, coef_path_ (L, d),
-    mean_/scale_, details_ {"path": {"step", "lambda", "criterion", "n_features"}},
-    chosen_ {"lambda", "n_selected", "step" (1-based path index), "criterion", "value" of the
-    chosen model; "choice", "tolerance", "tolerance_unit", "bound" (the largest criterion
-    value allowed); "min_step", "min_lambda", "min_n_selected", "min_value" of the minimum;
-    "n_levels", "n_rows", "n_expanded"}.
+    Parameters
+    ----------
+    n_lambdas : int >= 1, default 100
+        Length of the penalty path.
+    lambda_min_ratio : float or None, default None
+        Smallest penalty as a fraction of ``lambda_max``; None: glmnet's rule.
+    lambdas : list of float >= 0 or None, default None
+        An explicit decreasing path instead (used as given, without early stop).
+    criterion : {"bic", "aic"}, default "bic"
+        The criterion along the path.
+    bic_n : {"rows", "expanded"}, default "rows"
+        The n of ``log(n)`` in BIC: original rows (glmnetcr) or expanded rows.
+    choice : {"parsimonious", "min"}, default "parsimonious"
+        The sparsest model within the tolerance of the minimum (as the report), or the minimum.
+    tolerance : float >= 0, default 0.01
+        How far above the minimum "parsimonious" may go (0 gives the minimum).
+    tolerance_unit : {"range", "relative", "absolute"}, default "range"
+        Unit of ``tolerance``: fraction of the criterion's span along the path, fraction of
+        |minimum|, or criterion units.
+    tol : float > 0, default 1e-9
+        Convergence tolerance of the solver (``statistical.l1_path``).
+    max_iter : int >= 1, default 100
+        Newton steps per lambda.
+    sample_size : int >= 2 or None, default None
+        Rows drawn (seeded) to fit on; None: all rows (the report used 10,000).
+    random_state : int >= 0 or None, default 0
+        Seed of the row sample.
+    n_jobs : int >= 1, default 1
+        Unused (one path); accepted for a uniform interface.
+
+    Attributes
+    ----------
+    ranking_ : int64 (d,)
+        Selected features by |coefficient|, then the others by path entry.
+    scores_ : float64 (d,)
+        |coefficient| at the chosen penalty.
+    selected_ : int64 (s,)
+        Sorted indices of the nonzero coefficients.
+    coef_ : float64 (d,)
+        Shared coefficients, standardised scale.
+    intercept_ : float64 (K-1,)
+        Per-threshold intercepts.
+    classes_ : (K,)
+        The sorted distinct labels.
+    lambdas_, loglik_, df_, criterion_ : float64 (L,)
+        Along the path.
+    coef_path_ : float64 (L, d)
+        Coefficients along the path.
+    mean_, scale_ : float64 (d,)
+        The standardisation.
+    details_ : dict
+        ``path``: ``step``, ``lambda``, ``criterion``, ``n_features`` per step.
+    chosen_ : dict
+        ``lambda``, ``n_selected``, ``step`` (1-based), ``criterion``, ``value``, ``choice``,
+        ``tolerance``, ``tolerance_unit``, ``bound``; ``min_step``, ``min_lambda``,
+        ``min_n_selected``, ``min_value`` of the minimum; ``n_levels``, ``n_rows``, ``n_expanded``.
+    seconds_ : float
+        Wall-clock seconds of ``fit``.
+    constant_features_ : int64 (c,)
+        Features constant within every training query (``Selector``).
+    n_features_in_ : int
+        d, the number of features seen in ``fit``.
+
+    References
+    ----------
+    Lei and Han. Feature selection and model comparison on Microsoft learning-to-rank data
+    sets. UCSB report, 2017, section 2.3.1 (continuation ratio model), section 3.2.3 and Fig.
+    2.1 (the parsimonious choice); Archer and Williams, L1 penalized continuation ratio models
+    for ordinal response prediction using high-dimensional datasets, Stat. Med. 2012 (glmnetcr).
+    See docs/methods.md, section 'Statistical selectors (Lei & Han)'.
+
+    Examples
+    --------
+    >>> from ltrfs.selection.ordinal_cr import OrdinalCR
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> sel = OrdinalCR().fit(X, y, qid)
+    >>> sel.ranking_[:2]                  # the two informative features first
+    array([2, 0])
+    >>> sel.transform(X, k=2).shape
+    (120, 2)
+    >>> sel.chosen_["n_selected"]           # nonzero coefficients of the chosen model
+    3
     """
 
     name = "ordinal_cr"
@@ -172,6 +285,7 @@ class OrdinalCR(Selector):
         self.n_jobs = n_jobs
 
     def validate_params(self):
+        """Check the declared parameters, and that an explicit ``lambdas`` path decreases."""
         super().validate_params()
         if self.lambdas is not None and np.any(np.diff(np.asarray(self.lambdas, dtype=np.float64)) > 0):
             raise ValueError(f"{self.name}: lambdas must be decreasing; got {self.lambdas!r}")
@@ -222,10 +336,30 @@ class OrdinalCR(Selector):
                                   "n_features": [int(v) for v in n_nonzero]}}
 
     def predict_proba(self, X) -> np.ndarray:
-        """(m, K) class probabilities at the chosen penalty for raw features X (m, d)."""
+        """Class probabilities at the chosen penalty.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+            Raw features (the scaling learned in ``fit`` is applied here).
+
+        Returns
+        -------
+        float64 (m, K)
+        """
         Xs = (np.asarray(X, dtype=np.float64) - self.mean_) / self.scale_
         return st.cr_probabilities(Xs @ self.coef_, self.intercept_)
 
     def predict_scores(self, X) -> np.ndarray:
-        """(m,) expected label ``sum_r classes_[r] P(y = classes_[r] | x)``."""
+        """The expected label ``sum_r classes_[r] P(y = classes_[r] | x)``.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+            Raw features (the scaling learned in ``fit`` is applied here).
+
+        Returns
+        -------
+        float64 (m,)
+        """
         return st.expected_label(self.predict_proba(X), self.classes_)

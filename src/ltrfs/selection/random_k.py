@@ -8,8 +8,49 @@ from ltrfs.selection.base import Selector
 
 
 class RandomK(Selector):
-    """The first k features of a random permutation drawn with ``random_state`` (None: a fresh
-    seed on every fit)."""
+    """Random k: the first k features of a seeded random permutation (the chance baseline).
+
+    Parameters
+    ----------
+    random_state : int >= 0 or None, default 0
+        Seed of ``numpy.random.default_rng``; None draws a fresh seed on every ``fit``.
+
+    Attributes
+    ----------
+    ranking_ : int64 (d,)
+        The permutation.
+    scores_ : None
+    chosen_ : dict
+        Empty.
+    seconds_ : float
+        Wall-clock seconds of ``fit``.
+    constant_features_ : int64 (c,)
+        Features constant within every training query (put last in ``ranking_``; ``Selector``).
+    n_features_in_ : int
+        d, the number of features seen in ``fit``.
+
+    References
+    ----------
+    A baseline of this package, not of a paper: docs/methods.md lists it among the reference
+    selectors, and the tables and metric-vs-k figures show it beside the papers' methods.
+
+    Examples
+    --------
+    >>> from ltrfs.selection.random_k import RandomK
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> sel = RandomK(random_state=0).fit(X, y, qid)
+    >>> sel.ranking_[:2]                  # the two informative features first
+    array([2, 4])
+    >>> sel.transform(X, k=2).shape
+    (120, 2)
+    >>> # a seed gives the same order on every fit; another seed, another order
+    """
 
     name = "random"
     parameters = {"random_state": [Integer(0), None]}

@@ -46,9 +46,22 @@ _MIN_WEIGHT = 1e-5
 # ----------------------------------------------------------------------------- data helpers
 
 def subsample_rows(m: int, sample_size, random_state) -> np.ndarray | None:
-    """Sorted indices of ``sample_size`` rows drawn without replacement (seeded), or None
-    when ``sample_size`` is None or not below ``m`` (use every row). Sorting keeps the rows of
-    a query contiguous."""
+    """Row indices of a seeded sample without replacement, or None for every row.
+
+    Parameters
+    ----------
+    m : int
+        Number of rows.
+    sample_size : int or None
+        Rows to draw; None, or a value not below ``m``, uses every row.
+    random_state : int or None
+        Seed.
+
+    Returns
+    -------
+    int64 (sample_size,) or None
+        Sorted, so the rows of a query stay contiguous.
+    """
     if sample_size is None or sample_size >= m:
         return None
     rng = np.random.default_rng(random_state)
@@ -56,9 +69,25 @@ def subsample_rows(m: int, sample_size, random_state) -> np.ndarray | None:
 
 
 def prepare_rows(X, y, query_ptr, sample_size, random_state):
-    """(X float64, y int64, group (m,) query index of every row) after optional subsampling.
+    """Features, labels and query index of every row, after the optional subsampling.
 
-    Raises ValueError for NaN/inf features.
+    Parameters
+    ----------
+    X : array-like, shape (m, d)
+    y : array-like of int, shape (m,)
+    query_ptr : array-like of int, shape (q + 1,)
+    sample_size, random_state
+        As ``subsample_rows``.
+
+    Returns
+    -------
+    (float64 (n, d), int64 (n,), int64 (n,))
+        X, y and the query index of every row kept.
+
+    Raises
+    ------
+    ValueError
+        For NaN or infinite features.
     """
     X = np.asarray(X, dtype=np.float64)
     if not np.all(np.isfinite(X)):
@@ -74,7 +103,28 @@ def prepare_rows(X, y, query_ptr, sample_size, random_state):
 
 
 def binarise(y: np.ndarray, relevant_min: int) -> np.ndarray:
-    """int64 (m,): 1 where ``y >= relevant_min`` (relevant), else 0. ValueError if one class."""
+    """Binary relevance: 1 where ``y >= relevant_min``, else 0.
+
+    Parameters
+    ----------
+    y : ndarray of int, shape (m,)
+    relevant_min : int
+
+    Returns
+    -------
+    int64 (m,)
+
+    Raises
+    ------
+    ValueError
+        When only one class remains.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> binarise(np.array([0, 1, 2, 3]), relevant_min=2)
+    array([0, 0, 1, 1])
+    """
     yb = (np.asarray(y) >= relevant_min).astype(np.int64)
     n_pos = int(yb.sum())
     if n_pos == 0 or n_pos == len(yb):
@@ -85,8 +135,19 @@ def binarise(y: np.ndarray, relevant_min: int) -> np.ndarray:
 
 
 def grouped_folds(group: np.ndarray, n_splits: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """scikit-learn ``GroupKFold(n_splits)`` splits of the rows by query (a query never spans
-    a training and a held-out part)."""
+    """Cross-validation folds grouped by query (scikit-learn's ``GroupKFold``).
+
+    Parameters
+    ----------
+    group : ndarray of int, shape (m,)
+        Query index of every row.
+    n_splits : int
+
+    Returns
+    -------
+    list of (int64 array, int64 array)
+        (training rows, held-out rows) per fold; a query never spans both.
+    """
     from sklearn.model_selection import GroupKFold  # heavy (scikit-learn, ~1-2 s): imported on use
 
     n_groups = len(np.unique(group))
@@ -96,7 +157,16 @@ def grouped_folds(group: np.ndarray, n_splits: int) -> list[tuple[np.ndarray, np
 
 
 def label_levels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(classes (K,), level (m,)): the sorted distinct labels and each row's index in them."""
+    """The sorted distinct labels and each row's index in them.
+
+    Parameters
+    ----------
+    y : ndarray, shape (m,)
+
+    Returns
+    -------
+    (classes (K,), level int64 (m,))
+    """
     classes, level = np.unique(np.asarray(y), return_inverse=True)
     return classes, level.astype(np.int64)
 
@@ -106,12 +176,33 @@ def label_levels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def cr_expand(level: np.ndarray, n_levels: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The backward continuation-ratio expansion, written out (glmnetcr's ``cr.backward``).
 
-    Levels are 0..K-1 (K = ``n_levels``). Binary problem r (r = 1..K-1) models
-    ``P(y = r | y <= r)``: its block holds every row i with ``level_i <= r``, in the original
-    row order, with target ``1[level_i = r]``. Blocks are stacked for r = 1, 2, ..., K-1.
-    Returns int64 arrays (rows, threshold, target) of the expanded rows, where ``rows`` indexes
-    the original rows and ``threshold = r - 1`` (0-based) selects the intercept alpha_r. A
-    row of level 0 appears in all K-1 blocks; a row of level r >= 1 in blocks r..K-1.
+    Levels are 0..K-1. Binary problem r (r = 1..K-1) models ``P(y = r | y <= r)``: its block holds
+    every row i with ``level_i <= r``, in the original row order, with target ``1[level_i = r]``.
+    Blocks are stacked for r = 1, 2, ..., K-1; a row of level 0 appears in all K-1 blocks, a row of
+    level r >= 1 in blocks r..K-1.
+
+    Parameters
+    ----------
+    level : ndarray of int, shape (m,)
+    n_levels : int
+        K.
+
+    Returns
+    -------
+    (rows, threshold, target) : int64 arrays of the expanded rows
+        ``rows`` indexes the original rows, ``threshold = r - 1`` (0-based) selects the intercept
+        alpha_r, ``target`` is 0/1.
+
+    References
+    ----------
+    Lei and Han, UCSB report 2017, section 2.3.1; Archer and Williams, Stat. Med. 2012.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rows, threshold, target = cr_expand(np.array([0, 1, 2]), 3)
+    >>> rows, threshold, target
+    (array([0, 1, 0, 1, 2]), array([0, 0, 1, 1, 1]), array([0, 1, 0, 0, 1]))
     """
     level = np.asarray(level, dtype=np.int64)
     rows, thr, target = [], [], []
@@ -126,8 +217,18 @@ def cr_expand(level: np.ndarray, n_levels: int) -> tuple[np.ndarray, np.ndarray,
 
 
 def cr_masks(level: np.ndarray, n_levels: int) -> tuple[np.ndarray, np.ndarray]:
-    """The expansion of ``cr_expand`` as dense (m, K-1) arrays: ``mask[i, s]`` = row i is in
-    block r = s + 1, ``target[i, s]`` its 0/1 target (float64)."""
+    """The expansion of ``cr_expand`` as dense arrays.
+
+    Parameters
+    ----------
+    level : ndarray of int, shape (m,)
+    n_levels : int
+
+    Returns
+    -------
+    (mask bool (m, K-1), target float64 (m, K-1))
+        ``mask[i, s]``: row i is in block r = s + 1; ``target[i, s]`` its 0/1 target.
+    """
     level = np.asarray(level, dtype=np.int64)
     r = np.arange(1, n_levels)
     mask = level[:, None] <= r[None, :]
@@ -136,10 +237,22 @@ def cr_masks(level: np.ndarray, n_levels: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def cr_probabilities(eta: np.ndarray, alpha: np.ndarray) -> np.ndarray:
-    """(m, K) class probabilities of the backward CR model from the linear part ``eta`` (m,)
-    and the intercepts ``alpha`` (K-1,): with ``h_r = sigmoid(alpha_r + eta)`` =
-    P(y = r | y <= r), ``P(y = K-1) = h_{K-1}``, ``P(y = r) = h_r prod_{j > r} (1 - h_j)``
-    and ``P(y = 0) = prod_{j >= 1} (1 - h_j)``."""
+    """Class probabilities of the backward continuation-ratio model.
+
+    With ``h_r = sigmoid(alpha_r + eta)`` = P(y = r | y <= r): ``P(y = K-1) = h_{K-1}``,
+    ``P(y = r) = h_r prod_{j > r} (1 - h_j)`` and ``P(y = 0) = prod_{j >= 1} (1 - h_j)``.
+
+    Parameters
+    ----------
+    eta : ndarray, shape (m,)
+        The linear part ``x . beta``.
+    alpha : ndarray, shape (K-1,)
+        The intercepts.
+
+    Returns
+    -------
+    float64 (m, K)
+    """
     eta = np.asarray(eta, dtype=np.float64)
     S = len(alpha)
     from scipy.special import expit  # heavy (scipy.special, ~0.3 s): imported on use
@@ -155,8 +268,22 @@ def cr_probabilities(eta: np.ndarray, alpha: np.ndarray) -> np.ndarray:
 
 
 def cr_loglik(eta: np.ndarray, alpha: np.ndarray, mask: np.ndarray, target: np.ndarray) -> float:
-    """Log-likelihood of the CR model: the sum of the binary log-likelihoods of the expanded
-    rows (equal to sum_i log P(y_i) under ``cr_probabilities``)."""
+    """Log-likelihood of the continuation-ratio model.
+
+    The sum of the binary log-likelihoods of the expanded rows (equal to ``sum_i log P(y_i)``
+    under ``cr_probabilities``).
+
+    Parameters
+    ----------
+    eta : ndarray, shape (m,)
+    alpha : ndarray, shape (K-1,)
+    mask, target : ndarray, shape (m, K-1)
+        From ``cr_masks``.
+
+    Returns
+    -------
+    float
+    """
     z = eta[:, None] + np.asarray(alpha)[None, :]
     ll = target * z - np.logaddexp(0.0, z)
     return float(ll[mask].sum())
@@ -393,7 +520,16 @@ def _cd_path(XT, XT32, XT2, mask, target, lambdas, tol, max_outer, max_sweeps, s
 
 
 def null_intercepts(mask: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """(K-1,) intercepts of the model without features: logit of each block's target mean."""
+    """Intercepts of the model without features: the logit of each block's target mean.
+
+    Parameters
+    ----------
+    mask, target : ndarray, shape (m, K-1)
+
+    Returns
+    -------
+    float64 (K-1,)
+    """
     n = mask.sum(axis=0)
     if np.any(n == 0):
         raise ValueError("a continuation-ratio threshold has no rows")
@@ -404,8 +540,19 @@ def null_intercepts(mask: np.ndarray, target: np.ndarray) -> np.ndarray:
 
 
 def lambda_max(Xs: np.ndarray, mask: np.ndarray, target: np.ndarray) -> float:
-    """The smallest lambda at which every feature coefficient is 0: ``max_j |grad_j|`` of the
-    mean log-likelihood at the intercepts-only fit."""
+    """The smallest lambda at which every feature coefficient is 0.
+
+    Parameters
+    ----------
+    Xs : ndarray, shape (m, d)
+        Standardised features.
+    mask, target : ndarray, shape (m, K-1)
+
+    Returns
+    -------
+    float
+        ``max_j |grad_j|`` of the mean log-likelihood at the intercepts-only fit.
+    """
     alpha = null_intercepts(mask, target)
     p = 1.0 / (1.0 + np.exp(-alpha))  # finite: alpha is a logit of a mean in (0, 1)
     resid = ((target - p[None, :]) * mask).sum(axis=1)
@@ -416,8 +563,24 @@ def lambda_max(Xs: np.ndarray, mask: np.ndarray, target: np.ndarray) -> float:
 
 
 def lambda_path(lam_max: float, n_lambdas: int, min_ratio: float) -> np.ndarray:
-    """glmnet's path: ``n_lambdas`` values from ``lam_max`` down to ``min_ratio * lam_max``,
-    evenly spaced in log scale."""
+    """glmnet's penalty path: evenly spaced in log scale from ``lam_max`` down.
+
+    Parameters
+    ----------
+    lam_max : float
+    n_lambdas : int
+    min_ratio : float
+        The last value is ``min_ratio * lam_max``.
+
+    Returns
+    -------
+    float64 (n_lambdas,)
+
+    Examples
+    --------
+    >>> lambda_path(1.0, 3, 0.01)
+    array([1.  , 0.1 , 0.01])
+    """
     if lam_max <= 0:
         lam_max = 1e-6  # every feature constant: any penalty keeps beta at 0
     return lam_max * min_ratio ** np.linspace(0.0, 1.0, n_lambdas)
@@ -426,21 +589,45 @@ def lambda_path(lam_max: float, n_lambdas: int, min_ratio: float) -> np.ndarray:
 def l1_path(Xs: np.ndarray, mask: np.ndarray, target: np.ndarray, lambdas: np.ndarray, *,
             tol: float = 1e-9, max_outer: int = 100, max_sweeps: int = 10000,
             stop_early: bool = False) -> dict:
-    """Fit the L1 continuation-ratio (or, with one threshold, binomial) model along ``lambdas``.
+    """Fit the L1 continuation-ratio (or, with one threshold, binomial) model along a penalty path.
 
-    Xs (m, d) standardised features; mask, target (m, K-1) from ``cr_masks`` (binary: a
-    column of ones and the 0/1 labels); lambdas decreasing. ``tol``: coordinate descent stops
-    when no coordinate update changes the quadratic model by more than ``tol`` times the null
-    loss (glmnet's ``thresh`` criterion; the default 1e-9 is tighter than glmnet's 1e-7: on
-    MQ2008, whose features are nearly collinear, 1e-7 stops 6e-5 above the optimum of the least
-    penalised model, where saga and liblinear do better, and 1e-9 goes below both at 1.6x the
-    time). ``stop_early``: stop the path as glmnet does once the deviance
-    ratio exceeds 0.999 or improves by less than 1e-5 relative (after 5 lambdas).
+    The solver is glmnet's (module docstring): proximal Newton steps, each solved by cyclic
+    coordinate descent with covariance updates, warm started along the path.
 
-    Returns dict: lambdas (L,), coef (L, d), intercept (L, K-1), loss (L,) mean negative
-    log-likelihood over the N expanded rows, n_total N, n_outer (L,), converged (L,),
-    grad (d,) gradient of the mean log-likelihood at the last lambda. L may be shorter than
-    the input with ``stop_early``.
+    Parameters
+    ----------
+    Xs : ndarray, shape (m, d)
+        Standardised features.
+    mask, target : ndarray, shape (m, K-1)
+        From ``cr_masks`` (binary: a column of ones and the 0/1 labels).
+    lambdas : ndarray, shape (L,)
+        Decreasing penalties.
+    tol : float, default 1e-9
+        Coordinate descent stops when no update changes the quadratic model by more than ``tol``
+        times the null loss (glmnet's ``thresh``; the default is tighter than glmnet's 1e-7: on
+        MQ2008, whose features are nearly collinear, 1e-7 stops 6e-5 above the optimum of the
+        least penalised model, where saga and liblinear do better, and 1e-9 goes below both at
+        1.6x the time).
+    max_outer : int, default 100
+        Newton steps per lambda.
+    max_sweeps : int, default 10000
+        Coordinate-descent sweeps per Newton step.
+    stop_early : bool, default False
+        Stop the path as glmnet does once the deviance ratio exceeds 0.999 or improves by less
+        than 1e-5 relative (after 5 lambdas).
+
+    Returns
+    -------
+    dict
+        ``lambdas`` (L,), ``coef`` (L, d), ``intercept`` (L, K-1), ``loss`` (L,) mean negative
+        log-likelihood over the N expanded rows, ``n_total`` N, ``n_outer`` (L,), ``converged``
+        (L,), ``grad`` (d,) gradient of the mean log-likelihood at the last lambda. L may be
+        shorter than the input with ``stop_early``.
+
+    References
+    ----------
+    Friedman, Hastie, Tibshirani. Regularization paths for generalized linear models via
+    coordinate descent. J. Stat. Softw. 33(1), 2010.
     """
     Xs = np.asarray(Xs, dtype=np.float64)
     mask = np.ascontiguousarray(mask, dtype=np.bool_)
@@ -466,10 +653,28 @@ def l1_path(Xs: np.ndarray, mask: np.ndarray, target: np.ndarray, lambdas: np.nd
 # ----------------------------------------------------------------------------- choosing on a path
 
 def without_degenerate(values: np.ndarray, coef_path: np.ndarray, what: str) -> np.ndarray:
-    """``values`` (L,) of a penalty path (a loss or criterion to minimise) with +inf where the
-    model's coefficients (``coef_path`` (L, d)) are all zero: such a model gives every document
-    the same score, ranks by file order alone, and is never chosen (``ltrfs.tuning``).
-    Raises ``DegenerateGridError`` naming ``what`` when every model of the path is."""
+    """A path's values with +inf where the model is degenerate (all coefficients zero).
+
+    Such a model gives every document the same score, ranks by file order alone, and is never
+    chosen (``ltrfs.tuning``).
+
+    Parameters
+    ----------
+    values : ndarray, shape (L,)
+        A loss or criterion to minimise.
+    coef_path : ndarray, shape (L, d)
+    what : str
+        Named in the error.
+
+    Returns
+    -------
+    float64 (L,)
+
+    Raises
+    ------
+    DegenerateGridError
+        When every model of the path is degenerate.
+    """
     coef = np.asarray(coef_path).reshape(len(values), -1)
     zero = ~np.any(coef != 0, axis=1)
     if zero.all():
@@ -481,12 +686,26 @@ def without_degenerate(values: np.ndarray, coef_path: np.ndarray, what: str) -> 
 
 
 def one_se_index(cv_mean: np.ndarray, cv_se: np.ndarray) -> tuple[int, int]:
-    """(index of the minimum, index chosen by the one-standard-error rule) on a path ordered
-    from the MOST to the least penalised model (cv.glmnet's ``lambda.min``/``lambda.1se``).
+    """cv.glmnet's ``lambda.min`` and ``lambda.1se`` on a path from the most penalised model.
 
-    ``cv_mean`` (L,) mean cross-validated loss, ``cv_se`` (L,) its standard error. The minimum
-    is the first index of the smallest mean; the 1-SE choice is the first (most penalised)
-    index whose mean is at most ``cv_mean[best] + cv_se[best]``.
+    Parameters
+    ----------
+    cv_mean : ndarray, shape (L,)
+        Mean cross-validated loss.
+    cv_se : ndarray, shape (L,)
+        Its standard error.
+
+    Returns
+    -------
+    (int, int)
+        The first index of the smallest mean, and the first (most penalised) index whose mean is
+        at most ``cv_mean[best] + cv_se[best]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> one_se_index(np.array([0.9, 0.52, 0.5, 0.6]), np.array([0.1, 0.05, 0.05, 0.05]))
+    (2, 1)
     """
     cv_mean = np.asarray(cv_mean, dtype=np.float64)
     best = int(np.argmin(cv_mean))
@@ -495,8 +714,17 @@ def one_se_index(cv_mean: np.ndarray, cv_se: np.ndarray) -> tuple[int, int]:
 
 
 def cv_summary(fold_losses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(mean (L,), standard error (L,)) of per-fold losses (n_folds, L): the unweighted mean
-    over folds and ``std(ddof=1) / sqrt(n_folds)``."""
+    """Mean and standard error over folds of per-fold losses.
+
+    Parameters
+    ----------
+    fold_losses : ndarray, shape (n_folds, L)
+
+    Returns
+    -------
+    (float64 (L,), float64 (L,))
+        The unweighted mean over folds and ``std(ddof=1) / sqrt(n_folds)``.
+    """
     fold_losses = np.asarray(fold_losses, dtype=np.float64)
     k = fold_losses.shape[0]
     se = fold_losses.std(axis=0, ddof=1) / np.sqrt(k) if k > 1 else np.zeros(fold_losses.shape[1])
@@ -504,13 +732,24 @@ def cv_summary(fold_losses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def path_ranking(coef_path: np.ndarray, chosen: np.ndarray, grad_last: np.ndarray | None = None) -> np.ndarray:
-    """A full feature order from an L1 path ordered from most to least penalised.
+    """A full feature order from an L1 path ordered from the most to the least penalised model.
 
-    First the features with a nonzero coefficient in ``chosen`` (d,), by |coefficient|
-    descending; then the others by the path index where they first become nonzero (earlier
-    first), ties by |coefficient| at the least penalised model; features that never enter
-    come last, by |gradient| at the least penalised model (``grad_last``, how close they are
-    to entering), then by index.
+    First the features with a nonzero coefficient in ``chosen``, by |coefficient| descending;
+    then the others by the path index where they first become nonzero (earlier first), ties by
+    |coefficient| at the least penalised model; features that never enter come last, by
+    |gradient| at the least penalised model (how close they are to entering), then by index.
+
+    Parameters
+    ----------
+    coef_path : ndarray, shape (L, d)
+    chosen : ndarray, shape (d,)
+        Coefficients of the chosen model.
+    grad_last : ndarray, shape (d,), or None
+        Gradient at the least penalised model.
+
+    Returns
+    -------
+    int64 (d,)
     """
     coef_path = np.atleast_2d(np.asarray(coef_path, dtype=np.float64))
     L, d = coef_path.shape
@@ -526,5 +765,15 @@ def path_ranking(coef_path: np.ndarray, chosen: np.ndarray, grad_last: np.ndarra
 
 
 def expected_label(proba: np.ndarray, classes: np.ndarray) -> np.ndarray:
-    """(m,) the expected label ``sum_r classes[r] * P(r)`` (the report's multiclass score)."""
+    """The expected label ``sum_r classes[r] * P(r)`` (the report's score of a multiclass model).
+
+    Parameters
+    ----------
+    proba : ndarray, shape (m, K)
+    classes : ndarray, shape (K,)
+
+    Returns
+    -------
+    float64 (m,)
+    """
     return np.asarray(proba, dtype=np.float64) @ np.asarray(classes, dtype=np.float64)

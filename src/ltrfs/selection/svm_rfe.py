@@ -74,8 +74,24 @@ from ltrfs.selection.base import Selector
 
 
 def linear_svc(C: float, *, loss: str = "squared_hinge", tol: float = 1e-4, max_iter: int = 10000, random_state=0):
-    """scikit-learn ``LinearSVC`` as used here (the dual solver for the hinge loss, which
-    needs it; scikit-learn's choice, "auto", for the squared hinge)."""
+    """scikit-learn's ``LinearSVC`` as used here.
+
+    The dual solver for the hinge loss, which needs it; scikit-learn's choice ("auto") for the
+    squared hinge.
+
+    Parameters
+    ----------
+    C : float
+    loss : {"squared_hinge", "hinge"}, default "squared_hinge"
+    tol : float, default 1e-4
+    max_iter : int, default 10000
+    random_state : int or None, default 0
+
+    Returns
+    -------
+    sklearn.svm.LinearSVC
+        Not fitted.
+    """
     from sklearn.svm import LinearSVC  # heavy (scikit-learn, ~1-2 s): imported on use
 
     return LinearSVC(C=C, loss=loss, dual=True if loss == "hinge" else "auto", tol=tol, max_iter=max_iter,
@@ -112,19 +128,51 @@ def _eliminate(estimator, X: np.ndarray, y: np.ndarray, step, on_fit=None) -> tu
 def rfe_order(estimator, X: np.ndarray, y: np.ndarray, step=1) -> tuple[np.ndarray, list[int]]:
     """Recursive feature elimination down to one feature, as ``sklearn.feature_selection.RFE``.
 
-    Each round clones ``estimator``, fits it on the remaining columns (kept in index order),
-    and drops the ``min(step, remaining - 1)`` columns of smallest |coef_| (the order of
-    ``np.argsort``, as RFE). ``step``: int >= 1, or a float in (0, 1) = that fraction of the
-    initial number of features (at least 1). Returns (order, sizes): order (d,) best first
-    (reverse elimination order; within a round by |coef| descending); sizes the number of
-    features fitted in each round.
+    Each round clones ``estimator``, fits it on the remaining columns (kept in index order), and
+    drops the ``min(step, remaining - 1)`` columns of smallest |coef_| (in ``np.argsort`` order,
+    as RFE).
+
+    Parameters
+    ----------
+    estimator : scikit-learn linear classifier
+    X : ndarray, shape (m, d)
+    y : ndarray, shape (m,)
+    step : int >= 1 or float in (0, 1), default 1
+        Columns dropped per round, or that fraction of the initial number (at least 1).
+
+    Returns
+    -------
+    order : int64 (d,)
+        Best first (reverse elimination order; within a round by |coef| descending).
+    sizes : list of int
+        Features fitted in each round.
+
+    References
+    ----------
+    Guyon, Weston, Barnhill, Vapnik. Machine Learning 46, 2002.
     """
     return _eliminate(estimator, X, y, step)
 
 
 def rfe_heldout_accuracy(estimator, X_train, y_train, X_test, y_test, step=1) -> dict[int, float]:
-    """{subset size: accuracy on (X_test, y_test)} of the models of the elimination run on
-    (X_train, y_train) (every round's model and the last survivor's), sizes descending."""
+    """Held-out accuracy of every model of an elimination run.
+
+    Parameters
+    ----------
+    estimator : scikit-learn linear classifier
+    X_train, y_train : ndarray
+        The run's data.
+    X_test, y_test : ndarray
+        The held-out rows.
+    step : int or float, default 1
+        As ``rfe_order``.
+
+    Returns
+    -------
+    dict of int to float
+        Subset size -> accuracy of every round's model and of the last survivor's, sizes
+        descending.
+    """
     accuracy: dict[int, float] = {}
 
     def record(columns, fitted):
@@ -136,11 +184,34 @@ def rfe_heldout_accuracy(estimator, X_train, y_train, X_test, y_test, step=1) ->
 
 def platt_sigmoid(f: np.ndarray, y: np.ndarray, max_iter: int = 100, min_step: float = 1e-10,
                   sigma: float = 1e-12, eps: float = 1e-5) -> tuple[float, float]:
-    """(A, B) of Platt's sigmoid ``P(y = 1 | f) = 1 / (1 + exp(A f + B))`` fitted to decision
-    values ``f`` (n,) and 0/1 labels ``y`` (n,): minimises the cross-entropy against Platt's
-    smoothed targets ``(N+ + 1) / (N+ + 2)`` for positives and ``1 / (N- + 2)`` for negatives
-    by Newton's method with backtracking (Lin, Lin & Weng 2007; libsvm's ``sigmoid_train``,
-    which kernlab uses). A sample of one class gives A = 0 (a constant probability)."""
+    """Platt's sigmoid ``P(y = 1 | f) = 1 / (1 + exp(A f + B))`` fitted to decision values.
+
+    Minimises the cross-entropy against Platt's smoothed targets ``(N+ + 1) / (N+ + 2)`` for
+    positives and ``1 / (N- + 2)`` for negatives by Newton's method with backtracking.
+
+    Parameters
+    ----------
+    f : ndarray, shape (n,)
+        Decision values.
+    y : ndarray, shape (n,)
+        0/1 labels.
+    max_iter : int, default 100
+    min_step : float, default 1e-10
+    sigma : float, default 1e-12
+        Hessian regularisation.
+    eps : float, default 1e-5
+        Stopping tolerance on the gradient.
+
+    Returns
+    -------
+    (float, float)
+        (A, B); a sample of one class gives A = 0 (a constant probability).
+
+    References
+    ----------
+    Lin, Lin, Weng. A note on Platt's probabilistic outputs for support vector machines. Machine
+    Learning 68, 2007 (libsvm's ``sigmoid_train``, which kernlab uses).
+    """
     from scipy.special import expit  # heavy (scipy.special, ~0.3 s): imported on use
 
     f = np.asarray(f, dtype=np.float64)
@@ -191,26 +262,98 @@ def _check_two_classes(yb: np.ndarray, what: str) -> None:
 
 
 class SVMRFE(Selector):
-    """Linear SVM classifier with recursive feature elimination on binarised labels.
+    """Linear SVM classifier on binarised labels with recursive feature elimination.
 
-    Parameters (defaults): C 0.001 (the report's tuned cost; a list -> chosen by grouped CV
-    accuracy), step 1, relevant_min 2 (use 1 on 3-level LETOR data), loss "squared_hinge"
-    ("squared_hinge" or "hinge"), cv 5 (folds to choose C from a list), tune_sample_size None
-    (rows for the C choice: all; the report used 500), n_bootstrap 0 (replicates for class
-    probabilities; 0 = rank by the decision value; the report used 50), rfe_cv 0 (folds of the
-    resampled elimination; 0 = none; the report used 20), tol 1e-4, max_iter 10000,
-    sample_size None (all rows; the report used 10,000), random_state 0 (row samples,
-    bootstrap and LinearSVC), n_jobs 1 (C candidates, bootstrap replicates and RFE folds on
-    threads).
+    ``ranking_`` is the reverse elimination order of the run on all rows (the last survivor
+    first; module docstring); C is given or chosen by grouped cross-validated accuracy.
 
-    Learned: ranking_, rounds_ (number of features in each elimination round), coef_ (d,)
-    and intercept_ of the all-feature SVM (standardised scale), mean_/scale_, cv_accuracy_
-    (C -> accuracy, when C is a list), tune_rows_ (indices of the rows used to choose C, into
-    the rows used, or None), with n_bootstrap: boot_coef_ (B, d), boot_intercept_ (B,),
-    platt_ (B, 2), bootstrap_accuracy_ (B,); with rfe_cv: rfe_curve_ {size: accuracy},
-    rfe_best_size_; chosen_ {"C", "n_rows", "cv_accuracy" and "n_tune_rows" (C from a list),
-    "bootstrap_accuracy" (mean out-of-bag accuracy), "rfe_best_size", "rfe_accuracy",
-    "rfe_curve" ([[size, accuracy], ...], for the selection file)}.
+    Parameters
+    ----------
+    C : float > 0 or list of float > 0, default 0.001
+        The SVM cost (the report's tuned value); a list is chosen from by ``cv``-fold accuracy.
+    step : int >= 1 or float in (0, 1), default 1
+        Features dropped per elimination round: a count, or a fraction of the initial count.
+    relevant_min : int >= 1, default 2
+        Labels ``>= relevant_min`` are relevant (use 1 on 3-level LETOR data).
+    loss : {"squared_hinge", "hinge"}, default "squared_hinge"
+        ``max(0, 1 - t)^2`` or the report's ``max(0, 1 - t)`` (module docstring on why the squared
+        hinge is the default).
+    cv : int >= 2, default 5
+        Folds to choose C from a list.
+    tune_sample_size : int or None, default None
+        Rows drawn for the C choice; None: all (the report used 500).
+    n_bootstrap : int >= 0, default 0
+        Bootstrap replicates for class probabilities; 0 ranks by the decision value (the report
+        used 50).
+    rfe_cv : int, 0 or >= 2, default 0
+        Folds of the resampled elimination curve; 0: none (the report used 20).
+    tol : float > 0, default 1e-4
+        liblinear's tolerance.
+    max_iter : int >= 1, default 10000
+        liblinear's iterations.
+    sample_size : int >= 2 or None, default None
+        Rows drawn (seeded) to fit on; None: all rows (the report used 10,000).
+    random_state : int >= 0 or None, default 0
+        Seed of the row samples, the bootstrap and LinearSVC.
+    n_jobs : int >= 1, default 1
+        Threads over C candidates, bootstrap replicates and RFE folds.
+
+    Attributes
+    ----------
+    ranking_ : int64 (d,)
+        Reverse elimination order.
+    scores_ : None
+    rounds_ : list of int
+        Number of features in each elimination round.
+    coef_ : float64 (d,)
+        Weights of the all-feature SVM (standardised scale).
+    intercept_ : float
+        Its bias.
+    mean_, scale_ : float64 (d,)
+        The standardisation.
+    cv_accuracy_ : dict
+        C -> accuracy (when C is a list).
+    tune_rows_ : int64 array or None
+        Rows used to choose C (into the rows used), or None.
+    boot_coef_, boot_intercept_, platt_, bootstrap_accuracy_
+        With ``n_bootstrap``: (B, d), (B,), (B, 2) and (B,) per replicate.
+    rfe_curve_ : dict
+        With ``rfe_cv``: subset size -> mean held-out accuracy.
+    rfe_best_size_ : int
+        With ``rfe_cv``: the size of best accuracy (ties: smaller).
+    chosen_ : dict
+        ``C``, ``n_rows``; ``cv_accuracy`` and ``n_tune_rows`` (C from a list);
+        ``bootstrap_accuracy``; ``rfe_best_size``, ``rfe_accuracy``, ``rfe_curve``.
+    seconds_ : float
+        Wall-clock seconds of ``fit``.
+    constant_features_ : int64 (c,)
+        Features constant within every training query (``Selector``).
+    n_features_in_ : int
+        d, the number of features seen in ``fit``.
+
+    References
+    ----------
+    Lei and Han. Feature selection and model comparison on Microsoft learning-to-rank data
+    sets. UCSB report, 2017, section 2.2.2 (support vector machine on binary classification) and
+    3.2.2; Guyon, Weston, Barnhill, Vapnik. Gene selection for cancer classification using
+    support vector machines. Machine Learning 2002 (SVM-RFE). See docs/methods.md, section
+    'Statistical selectors (Lei & Han)'.
+
+    Examples
+    --------
+    >>> from ltrfs.selection.svm_rfe import SVMRFE
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> sel = SVMRFE(relevant_min=1).fit(X, y, qid)
+    >>> sel.ranking_[:2]                  # the two informative features first
+    array([2, 0])
+    >>> sel.transform(X, k=2).shape
+    (120, 2)
     """
 
     name = "svm_rfe"
@@ -360,13 +503,34 @@ class SVMRFE(Selector):
                                  "rfe_curve": [[s, a] for s, a in self.rfe_curve_.items()]})
 
     def decision_function(self, X) -> np.ndarray:
-        """(m,) decision value ``w.x + b`` of the all-feature SVM for raw features X (m, d)."""
+        """Decision value ``w.x + b`` of the all-feature SVM.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+            Raw features (the scaling learned in ``fit`` is applied here).
+
+        Returns
+        -------
+        float64 (m,)
+        """
         Xs = (np.asarray(X, dtype=np.float64) - self.mean_) / self.scale_
         return Xs @ self.coef_ + self.intercept_
 
     def predict_proba_relevant(self, X, block_rows: int = 65536) -> np.ndarray:
-        """(m,) bootstrap estimate of P(relevant | x) (module doc), for raw features X (m, d);
-        needs ``n_bootstrap >= 1``. Rows in blocks, so memory is O(block_rows * B)."""
+        """Bootstrap estimate of P(relevant | x) (module docstring); needs ``n_bootstrap >= 1``.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+            Raw features (the scaling learned in ``fit`` is applied here).
+        block_rows : int, default 65536
+            Rows per block (memory O(block_rows * B)).
+
+        Returns
+        -------
+        float64 (m,)
+        """
         if not hasattr(self, "platt_"):
             raise ValueError("svm_rfe: P(relevant) needs a model fitted with n_bootstrap >= 1")
         from scipy.special import expit  # heavy (scipy.special, ~0.3 s): imported on use
@@ -381,8 +545,17 @@ class SVMRFE(Selector):
         return out
 
     def predict_scores(self, X) -> np.ndarray:
-        """(m,) scores for ranking raw features X (m, d): the bootstrap P(relevant | x) when
-        fitted with ``n_bootstrap >= 1``, else the all-feature SVM's decision value."""
+        """Ranking scores: bootstrap P(relevant | x) with ``n_bootstrap >= 1``, else the decision value.
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+            Raw features (the scaling learned in ``fit`` is applied here).
+
+        Returns
+        -------
+        float64 (m,)
+        """
         if hasattr(self, "platt_"):
             return self.predict_proba_relevant(X)
         return self.decision_function(X)

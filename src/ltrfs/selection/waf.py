@@ -7,7 +7,48 @@ from ltrfs.selection.base import Selector
 
 
 class WAF(Selector):
-    """Keeps every feature; ``ranking_`` is the file order, k is ignored."""
+    """All features, no selection: the "without any feature selection" baseline (WAF).
+
+    Every paper compares its selectors with the ranker trained on all features; as a selector that
+    is the identity. ``k`` is ignored (``uses_k = False``): ``support`` and ``transform`` always
+    give every feature.
+
+    Attributes
+    ----------
+    ranking_ : int64 (d,)
+        ``0, 1, ..., d - 1`` (the file order).
+    scores_ : None
+    chosen_ : dict
+        Empty.
+    seconds_ : float
+        Wall-clock seconds of ``fit``.
+    constant_features_ : int64 (c,)
+        Features constant within every training query (put last in ``ranking_``; ``Selector``).
+    n_features_in_ : int
+        d, the number of features seen in ``fit``.
+
+    References
+    ----------
+    Geng, Liu, Qin, Li. Feature selection for ranking. SIGIR 2007, section 3.4 ("With All
+    Features (WAF)"). Gupta and Rosso. Expected divergence based feature selection for learning
+    to rank. COLING 2012, section 3 (WAF, the all-features baseline). See docs/methods.md.
+
+    Examples
+    --------
+    >>> from ltrfs.selection.waf import WAF
+    >>> import numpy as np
+    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(120, 5))
+    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
+    ...     return X, y, np.repeat(np.arange(1, 11), 12)
+    >>> X, y, qid = toy(0)
+    >>> sel = WAF().fit(X, y, qid)
+    >>> sel.ranking_[:2]                  # the two informative features first
+    array([0, 1])
+    >>> sel.transform(X, k=2).shape
+    (120, 5)
+    """
 
     name = "waf"
     uses_k = False
