@@ -39,12 +39,29 @@ class Ranker(Estimator):
     uses_validation: bool = True
 
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
-        """Fit on (X (m, d), y (m,), qid (m,)), with an optional validation split.
+        """Fit the ranker on a training split, with an optional validation split.
 
         The shared template: ``validate_params()``, input checks, BLAS threads limited to
         ``n_jobs``, then ``_fit(X float64, y int64, query_ptr, vali)`` with ``vali`` None or
         (X_val, y_val, query_ptr_val) (always None when ``uses_validation`` is False). Rankers
         with other needs override ``fit`` itself.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, d)
+            Feature matrix.
+        y : array-like of shape (m,)
+            Integer relevance labels.
+        qid : array-like of shape (m,)
+            Query ids; the rows of a query are contiguous.
+        X_val, y_val, qid_val : array-like or None, default None
+            The validation split (same layout), used for early stopping or model choice by the
+            rankers that have ``uses_validation``; ignored by the others.
+
+        Returns
+        -------
+        self : Ranker
+            The fitted ranker.
         """
         self.validate_params()
         X, y, query_ptr = check_fit_inputs(X, y, qid)
@@ -57,6 +74,7 @@ class Ranker(Estimator):
         raise NotImplementedError
 
     def predict(self, X) -> np.ndarray:  # pragma: no cover
+        """Scores float64 (m,) of the rows of ``X`` (higher is ranked first)."""
         raise NotImplementedError
 
 
@@ -71,12 +89,31 @@ class LinearScores:
         return X @ self.coef_ + getattr(self, "intercept_", 0.0)
 
     def decision_function(self, X) -> np.ndarray:
+        """Same as :meth:`predict` (scikit-learn's name for real-valued scores)."""
         return self.predict(X)
 
 
 def standardise(X: np.ndarray, weights: np.ndarray | None = None):
-    """(Xs, mean (d,), scale (d,)): ``Xs = (X - mean) / scale`` with the 1/n (weighted)
-    variance, as glmnet; a constant column gets scale 1 (it stays 0 after centring)."""
+    """Standardise the columns of ``X`` with the 1/n (weighted) variance, as glmnet.
+
+    A constant column gets scale 1 (it stays 0 after centring).
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, d)
+        Feature matrix.
+    weights : ndarray of shape (m,) or None, default None
+        Row weights of the mean and variance; None weighs every row equally.
+
+    Returns
+    -------
+    Xs : ndarray of shape (m, d)
+        ``(X - mean) / scale``.
+    mean : ndarray of shape (d,)
+        Column means.
+    scale : ndarray of shape (d,)
+        Column standard deviations (1 for constant columns).
+    """
     if weights is None:
         mean = X.mean(axis=0)
         var = ((X - mean) ** 2).mean(axis=0)

@@ -303,19 +303,42 @@ def _row_sums(vals, const_sum, n_queries):  # pragma: no cover
 
 
 class MetricContext:
-    """Everything about (labels, queries, metric) that does not depend on the scores, so that a
-    metric evaluation costs only the per-query ranking work.
+    """The score-independent part of a metric over (labels, queries), for fast evaluations.
 
-    Parameters: y (m,) integer labels >= 0, query_ptr int64 (q + 1,), metric (``ndcg@K``,
-    ``p@K``, ``map``, ``meanndcg``), convention (name or ``ltrfs.metrics.Convention``), ties
-    ``"expected"`` (default: the mean over the orders of equal scores) or ``"file_order"``.
+    Everything about (labels, queries, metric) that does not depend on the scores is computed
+    once, so that a metric evaluation costs only the per-query ranking work. Values equal
+    ``ltrfs.metrics.metric_per_query(y, scores, query_ptr, metric, convention, ties)`` (score
+    descending; equal scores in expectation, or in row order; within 1e-12).
 
-    Values equal ``ltrfs.metrics.metric_per_query(y, scores, query_ptr, metric, convention,
-    ties)`` (score descending; equal scores in expectation, or in row order; within 1e-12).
+    Parameters
+    ----------
+    y : array-like of int, shape (m,)
+        Relevance labels >= 0.
+    query_ptr : array-like of int64, shape (q + 1,)
+        Query boundaries.
+    metric : str, default "ndcg@10"
+        ``ndcg@K``, ``p@K``, ``map`` or ``meanndcg``.
+    convention : str or Convention, default "letor4"
+        Metric convention (a name or ``ltrfs.metrics.Convention``).
+    ties : {"expected", "file_order"}, default "expected"
+        Equal scores: the mean over their orders, or row order.
 
-    Attributes: ``n_rows``, ``n_queries``, ``active`` int64 (a,) the queries whose value
-    depends on the scores, ``const`` float64 (q,) the fixed value of the others (0 for active
-    ones), ``metric``, ``convention`` (the Convention), ``ties``, ``kind``/``k``.
+    Attributes
+    ----------
+    n_rows, n_queries : int
+        m and q.
+    active : ndarray of int64, shape (a,)
+        The queries whose value depends on the scores.
+    const : ndarray of float64, shape (q,)
+        The fixed value of the other queries (0 for active ones).
+    metric : str
+        The metric's name.
+    convention : Convention
+        The metric convention.
+    ties : str
+        The tie rule.
+    kind, k
+        The parsed metric: its kind and cut-off.
     """
 
     def __init__(self, y, query_ptr, metric: str = "ndcg@10", convention="letor4", ties: str = "expected"):
@@ -396,9 +419,24 @@ class MetricContext:
         return scores
 
     def trials(self, scores, x, steps, n_jobs: int = 1) -> np.ndarray:
-        """Mean metric over all queries of ``scores + t * x`` for every t in ``steps``: float64 (T,).
+        """Mean metric over all queries of ``scores + t * x`` for every t in ``steps``.
 
-        scores, x float64 (m,) (C-contiguous for speed), steps (T,)."""
+        Parameters
+        ----------
+        scores : ndarray of float64, shape (m,)
+            Current scores (C-contiguous for speed).
+        x : ndarray of float64, shape (m,)
+            The direction (a feature column).
+        steps : array-like of float, shape (T,)
+            The trial steps t.
+        n_jobs : int, default 1
+            Threads of the metric kernel.
+
+        Returns
+        -------
+        ndarray of float64, shape (T,)
+            The mean metric of every trial.
+        """
         scores = self._check_scores(scores)
         x = self._check_scores(x, "x")
         steps = np.ascontiguousarray(steps, dtype=np.float64).reshape(-1)
@@ -406,7 +444,20 @@ class MetricContext:
         return _row_sums(vals, self.const_sum, float(self.n_queries))
 
     def mean(self, scores, n_jobs: int = 1) -> float:
-        """Mean metric over all queries of one score vector (m,)."""
+        """Mean metric over all queries of one score vector.
+
+        Parameters
+        ----------
+        scores : ndarray of float64, shape (m,)
+            Scores of the rows.
+        n_jobs : int, default 1
+            Threads of the metric kernel.
+
+        Returns
+        -------
+        float
+            The mean metric.
+        """
         scores = self._check_scores(scores)
         return float(self.trials(scores, scores, np.zeros(1), n_jobs)[0])
 
@@ -425,17 +476,28 @@ class MetricContext:
 class CAResult:
     """What ``coordinate_ascent(..., return_info=True)`` reports besides (w, score).
 
-    train_score           metric on the training data of the kept weights (unpenalised)
-    vali_score            metric on the validation data of the kept weights, or None
-    best_restart          index of the kept restart
-    restart_scores        (R,) per restart: training objective at its end (penalised when
-                          regularized)
-    restart_vali_scores   (R,) per restart: validation metric, or None without validation data
-    restart_weights       (R, d) the weights each restart ended with
-    n_passes              (R,) passes over the features per restart
-    n_evals               metric evaluations (trial weight vectors scored), all restarts
-    n_accepted            accepted coordinate moves, all restarts
-    seconds_per_restart   (R,)
+    Attributes
+    ----------
+    train_score : float
+        Metric on the training data of the kept weights (unpenalised).
+    vali_score : float or None
+        Metric on the validation data of the kept weights, or None.
+    best_restart : int
+        Index of the kept restart.
+    restart_scores : ndarray of shape (R,)
+        Per restart: training objective at its end (penalised when regularized).
+    restart_vali_scores : ndarray of shape (R,) or None
+        Per restart: validation metric, or None without validation data.
+    restart_weights : ndarray of shape (R, d)
+        The weights each restart ended with.
+    n_passes : ndarray of shape (R,)
+        Passes over the features per restart.
+    n_evals : int
+        Metric evaluations (trial weight vectors scored), all restarts.
+    n_accepted : int
+        Accepted coordinate moves, all restarts.
+    seconds_per_restart : ndarray of shape (R,)
+        Wall time of every restart.
     """
 
     train_score: float
@@ -588,23 +650,76 @@ def coordinate_ascent(X, y=None, query_ptr=None, *, metric: str = "ndcg@10", con
                       restart_init: str = "random", max_passes: int | None = None, w_init=None, X_val=None,
                       y_val=None, query_ptr_val=None, context_val: MetricContext | None = None, rng=None,
                       n_jobs: int = 1, return_info: bool = False):
-    """Coordinate Ascent on one feature matrix (module docstring): ``(w, score)``.
+    """Coordinate Ascent on one feature matrix (the search of the module docstring).
 
-    X (m, d) features (any float dtype; float64 copies are made, column-major), and either
-    (y (m,), query_ptr (q + 1,)) or a prebuilt ``context`` (``MetricContext``; then ``metric``,
-    ``convention`` and ``ties`` are the context's). ``ties``: equal scores in expectation
-    ("expected", default) or in row order ("file_order"), for the objective and the validation
-    metric alike. Validation data: X_val (m', d) with (y_val, query_ptr_val) or ``context_val``;
-    with them the restart kept is the one best on them.
+    Inputs are checked for shape only (callers validate; FS-BFS calls this thousands of times).
+    The hyperparameters are those of :class:`CoordinateAscent`.
 
-    ``rng``: numpy Generator or int seed (feature orders and random restarts). ``w_init`` (d,):
-    start of the first restart instead of the uniform vector (L1-normalised).
-    ``max_passes``: cap on passes per restart (None: RankLib's rule alone).
+    Parameters
+    ----------
+    X : ndarray of shape (m, d)
+        Features (any float dtype; float64 copies are made, column-major).
+    y : array-like of shape (m,) or None
+        Relevance labels; with ``query_ptr``, or None when ``context`` is given.
+    query_ptr : array-like of int64, shape (q + 1,) or None
+        Query boundaries; or None when ``context`` is given.
+    metric : str, default "ndcg@10"
+        Metric optimised (``ndcg@K``, ``p@K``, ``map``, ``meanndcg``); ignored with ``context``.
+    convention : str or Convention, default "letor4"
+        Metric convention; ignored with ``context``.
+    ties : {"expected", "file_order"}, default "expected"
+        Equal scores in expectation or in row order, for the objective and the validation
+        metric alike; ignored with ``context``.
+    context : MetricContext or None, default None
+        A prebuilt context of (y, query_ptr, metric, convention, ties).
+    n_restarts : int, default 5
+        RankLib ``-r``.
+    n_iterations : int, default 25
+        RankLib ``-i``: trial steps per direction in a line search.
+    step_base : float, default 0.05
+        First step relative to |w_f| when |w_f| < 0.002.
+    step_scale : float, default 2.0
+        Growth factor of successive steps.
+    tolerance : float, default 0.001
+        RankLib ``-tolerance``: stop a restart after a pass that leaves its score less than
+        ``tolerance`` above the start.
+    regularized : bool, default False
+        RankLib ``-reg``: subtract ``slack * ||w/|w|_1 - u/|u|_1||_2`` (u uniform).
+    slack : float, default 0.001
+        The regularisation weight.
+    restart_init : {"random", "uniform"}, default "random"
+        Start of restarts 2..R: random positive weights, or the uniform vector as RankLib.
+    max_passes : int or None, default None
+        Cap on passes per restart (None: RankLib's rule alone).
+    w_init : array-like of shape (d,) or None, default None
+        Start of the first restart instead of the uniform vector (L1-normalised).
+    X_val : ndarray of shape (m', d) or None, default None
+        Validation features; with them the restart kept is the one best on them.
+    y_val, query_ptr_val : array-like or None, default None
+        Validation labels and query boundaries (or ``context_val``).
+    context_val : MetricContext or None, default None
+        A prebuilt context of the validation split.
+    rng : numpy.random.Generator, int or None, default None
+        Generator or seed of the feature orders and random restarts.
+    n_jobs : int, default 1
+        Threads of the metric kernel.
+    return_info : bool, default False
+        Also return a :class:`CAResult`.
 
-    Returns ``(w float64 (d,) with sum |w| = 1, score)`` with score the validation metric of w
-    when validation data are given, else its training objective; ``(w, score, CAResult)`` with
-    ``return_info``. Inputs are checked for shape only (callers validate; FS-BFS calls this
-    thousands of times).
+    Returns
+    -------
+    w : ndarray of float64, shape (d,)
+        The weights, ``sum |w| = 1``.
+    score : float
+        The validation metric of w when validation data are given, else its training objective.
+    info : CAResult
+        Only with ``return_info``.
+
+    References
+    ----------
+    Metzler and Croft. Linear feature-based models for information retrieval. Information
+    Retrieval 10(3), 2007 (coordinate ascent on the metric; RankLib's rules in the module
+    docstring).
     """
     t_start = time.perf_counter()
     context, XT, context_val, XvT = _prepare_inputs(X, y, query_ptr, metric, convention, ties, context, X_val,

@@ -59,8 +59,21 @@ _QP_TOL_FRACTION = 1e-3
 
 
 def label_levels(y: np.ndarray, query_ptr: np.ndarray) -> np.ndarray:
-    """int64 (m,): the dense rank of each row's label among its query's distinct labels
-    (0 = the lowest label of the query). Only the order of labels matters to the pair loss."""
+    """Dense rank of each row's label among its query's distinct labels.
+
+    Only the order of labels matters to the pair loss.
+
+    Parameters
+    ----------
+    y : ndarray of shape (m,)
+        Relevance labels.
+    query_ptr : ndarray of int64, shape (q + 1,)
+        Query boundaries: query i is rows ``query_ptr[i]:query_ptr[i + 1]``.
+
+    Returns
+    -------
+    ndarray of int64, shape (m,)
+        The level of each row, 0 for the lowest label of its query."""
     y = np.asarray(y)
     sizes = np.diff(query_ptr)
     qidx = np.repeat(np.arange(len(sizes)), sizes)
@@ -76,7 +89,19 @@ def label_levels(y: np.ndarray, query_ptr: np.ndarray) -> np.ndarray:
 
 
 def count_pairs(y: np.ndarray, query_ptr: np.ndarray) -> np.ndarray:
-    """int64 (q,): number of pairs (i, j) with y_i > y_j in every query."""
+    """Number of pairs (i, j) with y_i > y_j in every query.
+
+    Parameters
+    ----------
+    y : ndarray of shape (m,)
+        Relevance labels.
+    query_ptr : ndarray of int64, shape (q + 1,)
+        Query boundaries.
+
+    Returns
+    -------
+    ndarray of int64, shape (q,)
+        The number of ordered pairs of each query."""
     y = np.asarray(y)
     sizes = np.diff(query_ptr)
     qidx = np.repeat(np.arange(len(sizes)), sizes)
@@ -158,15 +183,29 @@ def _pair_oracle(scores, levels, query_ptr, coef):  # pragma: no cover - compile
 def pairwise_hinge(scores, y, query_ptr):
     """Pairwise hinge loss and its subgradient coefficients, in O(n log n) per query.
 
-    Parameters: scores float (m,), y (m,) labels, query_ptr int64 (q + 1,).
+    Parameters
+    ----------
+    scores : ndarray of float, shape (m,)
+        Scores ``s = X w``.
+    y : ndarray of shape (m,)
+        Relevance labels.
+    query_ptr : ndarray of int64, shape (q + 1,)
+        Query boundaries.
 
-    Returns ``(loss, n_violated, coef)``:
+    Returns
+    -------
+    loss : float
+        ``sum_q sum_{y_i > y_j} max(0, 1 - (s_i - s_j))``.
+    n_violated : int
+        Number of pairs with ``s_i - s_j < 1``.
+    coef : ndarray of float64, shape (m,)
+        ``sum_{violated} (e_i - e_j)``, so that the subgradient of the loss with respect to w
+        is ``-X.T @ coef`` and ``loss = n_violated - coef @ scores``.
 
-    - ``loss = sum_q sum_{y_i > y_j} max(0, 1 - (s_i - s_j))`` (float),
-    - ``n_violated`` = number of pairs with ``s_i - s_j < 1`` (int),
-    - ``coef`` float64 (m,) with ``sum_{violated} (e_i - e_j) = coef``, so that the subgradient
-      of the loss with respect to w (for s = X w) is ``-X.T @ coef`` and
-      ``loss = n_violated - coef @ scores``.
+    References
+    ----------
+    Joachims. Training linear SVMs in linear time. KDD 2006 (the O(n log n) computation of
+    the most violated constraint of the pairwise loss).
     """
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     query_ptr = np.ascontiguousarray(query_ptr, dtype=np.int64)
@@ -360,14 +399,45 @@ def one_slack_solve(est, oracle, d: int, C: float, tol: float, max_iter: int, fi
                     has_constraints: bool, label: str, logger=None) -> None:
     """The 1-slack cutting-plane loop of svm_rank / svm_struct, shared by RankSVM and SVMMAP.
 
-    ``oracle(w) -> (a (d,), b, risk)``: the most violated joint constraint ``w.a >= b - xi`` at
-    w and the empirical risk there. Starts from w = 0, from the previous fit's cuts when
-    ``est.warm_start`` and the data ``fingerprint`` match (cuts do not depend on C; the duals
-    are rescaled by C / C_old), or from one cut at ``est.coef_``; stops when the risk exceeds
-    the working set's slack by at most ``tol``; cuts idle for ``_INACTIVE_ROUNDS`` are dropped.
-    Sets ``coef_``, ``objective_`` (1/2 |w|^2 + C risk), ``n_iter_``, ``converged_``, ``tol_``,
-    ``n_cuts_`` and the warm-start state on ``est``; iterations are logged to ``logger`` (the
-    caller's module logger) at DEBUG level.
+    Starts from w = 0, from the previous fit's cuts when ``est.warm_start`` and the data
+    ``fingerprint`` match (cuts do not depend on C; the duals are rescaled by C / C_old), or
+    from one cut at ``est.coef_``; stops when the risk exceeds the working set's slack by at
+    most ``tol``; cuts idle for ``_INACTIVE_ROUNDS`` are dropped.
+
+    Parameters
+    ----------
+    est : RankSVM or SVMMAP
+        The estimator being fitted; receives the results (see Returns).
+    oracle : callable
+        ``oracle(w) -> (a (d,), b, risk)``: the most violated joint constraint
+        ``w.a >= b - xi`` at w and the empirical risk there.
+    d : int
+        Number of features.
+    C : float
+        Regularisation constant of ``1/2 |w|^2 + C risk``.
+    tol : float
+        Stopping tolerance on the risk.
+    max_iter : int
+        Maximum number of cutting-plane iterations.
+    fingerprint : object
+        Identity of the training data, compared with the previous fit's for a warm start.
+    has_constraints : bool
+        False when no query has a pair (or a relevant and a non-relevant document): w stays 0.
+    label : str
+        Name of the method in log and warning messages.
+    logger : logging.Logger or None, default None
+        The caller's module logger; iterations are logged at DEBUG level.
+
+    Returns
+    -------
+    None
+        Sets ``coef_``, ``objective_`` (1/2 |w|^2 + C risk), ``n_iter_``, ``converged_``,
+        ``tol_``, ``n_cuts_`` and the warm-start state on ``est``.
+
+    References
+    ----------
+    Joachims, Finley and Yu. Cutting-plane training of structural SVMs. Machine Learning 77,
+    2009 (the 1-slack formulation with margin rescaling).
     """
     logger = logger or log
     A = np.zeros((0, d))

@@ -65,8 +65,20 @@ log = logging.getLogger(__name__)
 
 
 def average_precision(relevant, order) -> float:
-    """AP of the ranking ``order`` (document indices, best first) of one query with binary
-    relevance ``relevant`` (bool (n,)); 0 when no document is relevant."""
+    """Average precision of one query's ranking under binary relevance.
+
+    Parameters
+    ----------
+    relevant : array-like of bool, shape (n,)
+        Relevance of each document.
+    order : array-like of int, shape (n,)
+        The ranking: document indices, best first.
+
+    Returns
+    -------
+    float
+        AP of the ranking; 0 when no document is relevant.
+    """
     rel = np.asarray(relevant, dtype=bool)[np.asarray(order)]
     if not rel.any():
         return 0.0
@@ -75,9 +87,30 @@ def average_precision(relevant, order) -> float:
 
 
 def joint_feature(X, relevant, order) -> np.ndarray:
-    """Psi(q, y) float64 (d,) of one query (X (n, d), relevant bool (n,)) for the ranking
-    ``order``: ``sum_{i rel, j non-rel} y_ij (x_i - x_j) / (|rel| |nonrel|)``, by the definition
-    (a double loop; for tests). Zero when either class is empty."""
+    """The joint feature map Psi(q, y) of one query and ranking, by the definition.
+
+    ``Psi(q, y) = sum_{i rel, j non-rel} y_ij (x_i - x_j) / (|rel| |nonrel|)`` (a double loop;
+    for tests).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        The query's feature rows.
+    relevant : array-like of bool, shape (n,)
+        Relevance of each document.
+    order : array-like of int, shape (n,)
+        The ranking: document indices, best first.
+
+    Returns
+    -------
+    ndarray of float64, shape (d,)
+        Psi(q, y); zero when either class is empty.
+
+    References
+    ----------
+    Yue, Finley, Radlinski and Joachims. A support vector method for optimizing average
+    precision. SIGIR 2007 (the joint feature map, section 3).
+    """
     X = np.asarray(X, dtype=np.float64)
     rel = np.asarray(relevant, dtype=bool)
     position = np.empty(len(rel), dtype=np.int64)
@@ -210,14 +243,33 @@ def _harmonic(n: int) -> np.ndarray:
 def most_violated(scores, y, query_ptr, relevant_min: int = 1, method: str = "greedy"):
     """The most violated constraint of every query at scores (the loss-augmented inference).
 
-    Parameters: scores float (m,) (= X w), y (m,) labels, query_ptr int64 (q + 1,),
-    relevant_min (labels >= it are relevant), method ``"greedy"`` (O(n log n) per query) or
-    ``"naive"`` (every position for every non-relevant document, O(R N)).
+    Parameters
+    ----------
+    scores : ndarray of float, shape (m,)
+        Scores ``X w``.
+    y : ndarray of shape (m,)
+        Relevance labels.
+    query_ptr : ndarray of int64, shape (q + 1,)
+        Query boundaries.
+    relevant_min : int, default 1
+        Labels ``>= relevant_min`` are relevant.
+    method : {"greedy", "naive"}, default "greedy"
+        ``"greedy"``: O(n log n) per query; ``"naive"``: every position for every
+        non-relevant document, O(R N).
 
-    Returns ``(delta, coef)``: ``delta`` float64 (q,) = Delta_AP(yhat_q) = 1 - AP(yhat_q) (0 for
-    a query without relevant or without non-relevant documents) and ``coef`` float64 (m,) with
-    ``Psi(q, y_q) - Psi(q, yhat_q) = X_q.T @ coef_q``. The maximised value of query q is
-    ``Delta + w.Psi(q, yhat_q) = delta[q] + w.Psi(q, y_q) - coef_q @ scores_q``.
+    Returns
+    -------
+    delta : ndarray of float64, shape (q,)
+        ``Delta_AP(yhat_q) = 1 - AP(yhat_q)`` (0 for a query without relevant or without
+        non-relevant documents).
+    coef : ndarray of float64, shape (m,)
+        ``Psi(q, y_q) - Psi(q, yhat_q) = X_q.T @ coef_q``. The maximised value of query q is
+        ``Delta + w.Psi(q, yhat_q) = delta[q] + w.Psi(q, y_q) - coef_q @ scores_q``.
+
+    References
+    ----------
+    Yue, Finley, Radlinski and Joachims. A support vector method for optimizing average
+    precision. SIGIR 2007 (Algorithm 2 and Lemma 1; module docstring).
     """
     if method not in ("greedy", "naive"):
         raise ValueError(f"method must be 'greedy' or 'naive'; got {method!r}")
