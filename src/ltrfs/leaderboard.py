@@ -37,11 +37,30 @@ BLOCK = ["dataset", "ranker", "k"]
 
 def block_scores(tables: pd.DataFrame, metric: str = "NDCG@10", *, exclude_methods=(), exclude_rankers=(),
                  drop_sparse: bool = False) -> pd.DataFrame:
-    """(blocks x methods) test ``metric``: index (dataset, ranker, k), one column per method; only
-    complete blocks. ``tables``: the long tables with a ``dataset`` column; a (dataset, method,
-    ranker, k) in several experiments (one run file serves them all) counts once. With
-    ``drop_sparse`` (experiments with different methods pooled), the method missing from the
-    most blocks is left out, again and again, until at least 2 complete blocks remain."""
+    """The (blocks x methods) matrix of the test ``metric``: only complete blocks.
+
+    A (dataset, method, ranker, k) in several experiments (one run file serves them all) counts
+    once.
+
+    Parameters
+    ----------
+    tables : pandas.DataFrame
+        The long tables (``tables.summarise``) with a ``dataset`` column.
+    metric : str, default "NDCG@10"
+        The test metric.
+    exclude_methods : sequence of str, default ()
+        Methods left out (the all-features baselines).
+    exclude_rankers : sequence of str, default ()
+        Rankers left out (the methods' own models).
+    drop_sparse : bool, default False
+        When experiments with different methods are pooled: the method missing from the most
+        blocks is left out, again and again, until at least 2 complete blocks remain.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index (dataset, ranker, k), one column per method.
+    """
     rows = tables[(tables.k.astype(str) != "vali") & (tables.ranker != REFERENCE_RANKER)
                   & ~tables.method.isin(list(exclude_methods)) & ~tables.ranker.isin(list(exclude_rankers))]
     rows = rows.assign(k=rows.k.astype(int)).drop_duplicates(BLOCK + ["method"])
@@ -79,20 +98,70 @@ def nemenyi(scores: pd.DataFrame) -> pd.DataFrame:
 
 
 def critical_difference(n_methods: int, n_blocks: int, alpha: float = 0.05) -> float:
-    """Nemenyi's critical difference of mean ranks: q_alpha sqrt(m (m + 1) / (6 N))."""
+    """Nemenyi's critical difference of mean ranks: q_alpha sqrt(m (m + 1) / (6 N)).
+
+    Parameters
+    ----------
+    n_methods : int
+        m, the number of methods.
+    n_blocks : int
+        N, the number of blocks.
+    alpha : float, default 0.05
+        Significance level.
+
+    Returns
+    -------
+    float
+        The critical difference.
+
+    References
+    ----------
+    Demsar. Statistical comparisons of classifiers over multiple data sets. J. Mach. Learn. Res.
+    7:1-30, 2006 (the Nemenyi test's critical difference).
+    """
     q = stats.studentized_range.ppf(1 - alpha, n_methods, np.inf) / np.sqrt(2)
     return float(q * np.sqrt(n_methods * (n_methods + 1) / (6.0 * n_blocks)))
 
 
 def jaccard(a, b) -> float:
-    """|A & B| / |A | B| of two feature sets (1 for two empty sets)."""
+    """|A & B| / |A | B| of two feature sets (1 for two empty sets).
+
+    Parameters
+    ----------
+    a, b : iterable of int
+        The two feature sets.
+
+    Returns
+    -------
+    float
+        The Jaccard index.
+    """
     a, b = set(a), set(b)
     return len(a & b) / len(a | b) if a | b else 1.0
 
 
 def kuncheva(a, b, n_features: int) -> float:
-    """Kuncheva's consistency index of two k-subsets of d features: (r d - k^2) / (k (d - k)),
-    r = |A & B|; NaN when k = 0 or k = d (every subset is the same)."""
+    """Kuncheva's consistency index of two k-subsets of d features.
+
+    ``(r d - k^2) / (k (d - k))`` with r = |A & B|: 0 for chance, 1 for identical sets.
+
+    Parameters
+    ----------
+    a, b : iterable of int
+        The two k-subsets.
+    n_features : int
+        d, the number of features.
+
+    Returns
+    -------
+    float
+        The index; NaN when k = 0 or k = d (every subset is the same).
+
+    References
+    ----------
+    Kuncheva. A stability index for feature selection. IASTED Artificial Intelligence and
+    Applications, 2007 (the consistency index).
+    """
     a, b = set(a), set(b)
     k, d = len(a), int(n_features)
     if len(b) != k:
@@ -103,8 +172,22 @@ def kuncheva(a, b, n_features: int) -> float:
 
 
 def stability(rankings, k: int, n_features: int) -> tuple[float, float]:
-    """(mean Jaccard, mean Kuncheva) over all pairs of folds of the top-k sets; ``rankings``: one
-    feature ranking per fold (best first). NaN with fewer than two folds."""
+    """Mean Jaccard and mean Kuncheva index over all pairs of folds of the top-k sets.
+
+    Parameters
+    ----------
+    rankings : sequence of sequence of int
+        One feature ranking per fold (best first).
+    k : int
+        Size of the top sets.
+    n_features : int
+        d, the number of features.
+
+    Returns
+    -------
+    (float, float)
+        (mean Jaccard, mean Kuncheva); NaN with fewer than two folds.
+    """
     tops = [list(r)[:k] for r in rankings]
     pairs = list(combinations(tops, 2))
     if not pairs:
@@ -114,10 +197,29 @@ def stability(rankings, k: int, n_features: int) -> tuple[float, float]:
 
 
 def smallest_k(tables: pd.DataFrame, metric: str = "NDCG@10", *, baselines=("waf",), alpha: float = 0.05) -> pd.DataFrame:
-    """Per (dataset, method, ranker): the smallest k whose test ``metric`` is not significantly
-    below the all-features baseline with the same ranker (not: mean below it and ``p_vs_waf`` <
-    alpha), with that k's mean and p, and the baseline's mean; k NaN when every k is below.
-    ``p_vs_waf`` is the tables' paired t-test over the test queries of the table's metric."""
+    """Per (dataset, method, ranker): the smallest k not significantly below the all-features baseline.
+
+    A k is below the baseline with the same ranker when its mean is below it and ``p_vs_waf`` <
+    ``alpha`` (``p_vs_waf`` is the tables' paired t-test over the test queries of the table's
+    metric).
+
+    Parameters
+    ----------
+    tables : pandas.DataFrame
+        The long tables with a ``dataset`` column.
+    metric : str, default "NDCG@10"
+        The test metric.
+    baselines : sequence of str, default ("waf",)
+        The all-features baseline methods.
+    alpha : float, default 0.05
+        Significance level.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (dataset, method, ranker) with that k, its mean and p, and the baseline's
+        mean; k NaN when every k is below.
+    """
     rows = tables[(tables.k.astype(str) != "vali") & (tables.ranker != REFERENCE_RANKER)]
     base = (rows[rows.method.isin(list(baselines))].groupby(["dataset", "ranker"])[metric].first()
             .rename("waf"))
@@ -179,8 +281,20 @@ def _ks_below(ks, n_features: int) -> list[int]:
 
 
 def stability_table(selections, ks) -> pd.DataFrame:
-    """Per (dataset, method, k): mean pairwise Jaccard and Kuncheva of the folds' top-k sets;
-    ``selections`` from ``read_selections``."""
+    """Per (dataset, method, k): mean pairwise Jaccard and Kuncheva of the folds' top-k sets.
+
+    Parameters
+    ----------
+    selections : list of dict
+        The selections, from ``read_selections``.
+    ks : iterable of int
+        The k values.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (dataset, method, k).
+    """
     by_method: dict = {}
     for r in selections:
         by_method.setdefault((r["dataset"], r["method"]), []).append(r)
@@ -195,12 +309,27 @@ def stability_table(selections, ks) -> pd.DataFrame:
 
 
 def recovery_table(selections, truths: dict, ks) -> pd.DataFrame:
-    """Per (dataset, method, k) on generated data whose planted features are known (``truths``:
-    dataset -> its ``truth.json``, ``ltrfs.datasets.synthetic``), means over folds of: precision
-    |top-k & S| / k, S the features that carry signal (informative and redundant: a redundant
-    feature is a noisy mix of informative ones); recall |top-k & I| / |I| of the informative
-    features I; and the share of pure-noise features in the top k. ``selections`` from
-    ``read_selections``."""
+    """Per (dataset, method, k): how well the top k recovers the planted features of generated data.
+
+    Means over folds of: precision |top-k & S| / k, S the features that carry signal (informative
+    and redundant: a redundant feature is a noisy mix of informative ones); recall |top-k & I| / |I|
+    of the informative features I; and the share of pure-noise features in the top k.
+
+    Parameters
+    ----------
+    selections : list of dict
+        The selections, from ``read_selections``.
+    truths : dict
+        dataset -> its ``truth.json`` (``ltrfs.datasets.synthetic``); only these datasets are
+        measured.
+    ks : iterable of int
+        The k values.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (dataset, method, k).
+    """
     truth = {d: read_json(p) for d, p in truths.items()}
     rows = []
     for r in selections:
@@ -222,12 +351,37 @@ def recovery_table(selections, truths: dict, ks) -> pd.DataFrame:
 
 def board(tables: pd.DataFrame, metrics=("NDCG@10", "MAP"), *, baselines=("waf",), own=(), alpha: float = 0.05,
           drop_sparse: bool = False):
-    """The ranking of the methods of one scope: (per-method frame, per-metric statistics).
+    """The ranking of the methods of one scope.
 
-    Frame: one row per method, sorted by the mean rank of the first metric; columns
-    ``rank_<metric>`` and ``mean_<metric>`` (the metric's mean over the blocks). Statistics per
-    metric: blocks N, Friedman chi2 and p, the critical difference at ``alpha``, the Nemenyi
-    p-values (m x m; None for fewer than 3 methods) and the mean ranks."""
+    Parameters
+    ----------
+    tables : pandas.DataFrame
+        The long tables of the scope, with a ``dataset`` column.
+    metrics : sequence of str, default ("NDCG@10", "MAP")
+        The test metrics; the first sorts the methods.
+    baselines : sequence of str, default ("waf",)
+        Methods left out of the blocks (they do not compete).
+    own : sequence of str, default ()
+        Rankers left out of the blocks (the methods' own models).
+    alpha : float, default 0.05
+        Significance level of the critical difference.
+    drop_sparse : bool, default False
+        As ``block_scores``.
+
+    Returns
+    -------
+    frame : pandas.DataFrame
+        One row per method, sorted by the mean rank of the first metric; columns
+        ``rank_<metric>`` and ``mean_<metric>`` (the metric's mean over the blocks).
+    statistics : dict
+        Per metric: blocks N, Friedman chi2 and p, the critical difference at ``alpha``, the
+        Nemenyi p-values (m x m; None for fewer than 3 methods) and the mean ranks.
+
+    References
+    ----------
+    Demsar. Statistical comparisons of classifiers over multiple data sets. J. Mach. Learn. Res.
+    7:1-30, 2006 (Friedman test and Nemenyi post-hoc test; module docstring).
+    """
     frame, stats_ = None, {}
     for metric in metrics:
         scores = block_scores(tables, metric, exclude_methods=baselines, exclude_rankers=own, drop_sparse=drop_sparse)
@@ -258,8 +412,28 @@ def n_folds_text(long: pd.DataFrame) -> str:
 
 def markdown(result: pd.DataFrame, small: pd.DataFrame, metrics, *, alpha: float, n_folds: str,
              recovery: pd.DataFrame | None = None) -> str:
-    """The leaderboard as Markdown: one table per scope, the smallest-k table, and the
-    planted-feature recovery where it is known."""
+    """The leaderboard as Markdown.
+
+    Parameters
+    ----------
+    result : pandas.DataFrame
+        The per-method rows of every scope (a ``scope`` column).
+    small : pandas.DataFrame
+        The smallest-k rows (``smallest_k`` with an ``experiment`` column).
+    metrics : sequence of str
+        The metrics ranked.
+    alpha : float
+        Significance level, as in the statistics.
+    n_folds : str
+        How many folds the means are over (``n_folds_text``).
+    recovery : pandas.DataFrame or None, default None
+        The planted-feature recovery (``recovery_table``), where it is known.
+
+    Returns
+    -------
+    str
+        One table per scope, the smallest-k table, and the recovery table.
+    """
     lines = ["# Leaderboard of the feature selectors", ""]
     for scope, part in result.groupby("scope", sort=False):
         head = [f"## {'All experiments together' if scope == 'all' else 'Experiment ' + scope}", ""]

@@ -105,8 +105,30 @@ def _with_vali_choice(per_query: pd.DataFrame, metric: str, own=()) -> pd.DataFr
 
 
 def summarise(per_query: pd.DataFrame, metric: str = "NDCG@10", baselines=("waf",), own=()) -> pd.DataFrame:
-    """The long table: one row per (method, ranker, k); ``<metric>`` mean and ``<metric>_std``;
-    ``p_vs_waf`` against the method(s) named in ``baselines``; no vali row for ``own`` rankers."""
+    """The long table: one row per (method, ranker, k), with the vali choice of k.
+
+    Parameters
+    ----------
+    per_query : pandas.DataFrame
+        The per-query rows of the run files of every fold (``read_runs``).
+    metric : str, default "NDCG@10"
+        The metric that chooses k on vali and that ``p_vs_waf`` tests (a ``METRIC_COLUMNS`` name).
+    baselines : sequence of str, default ("waf",)
+        The method(s) ``p_vs_waf`` compares against (same ranker).
+    own : sequence of str, default ()
+        Rankers that rank by their own model: they get no vali row.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (method, ranker, k) with, for every metric, the mean over folds and
+        ``<metric>_std``, ``folds``, ``n_queries``, ``k_chosen``, ``k_best`` and ``p_vs_waf``.
+
+    Raises
+    ------
+    ValueError
+        When ``metric`` is not a metric of the run files.
+    """
     if metric not in METRIC_COLUMNS:
         raise ValueError(f"unknown table metric {metric!r}; valid: {', '.join(METRIC_COLUMNS)}")
     data = _with_vali_choice(per_query, metric, own)
@@ -185,9 +207,29 @@ def _marks(comparison: pd.DataFrame | None, alpha: float) -> dict:
 
 def to_markdown(table: pd.DataFrame, columns=DEFAULT_COLUMNS, metric: str = "NDCG@10", title: str | None = None,
                 comparison: pd.DataFrame | None = None, alpha: float = 0.05) -> str:
-    """A readable table: mean ± std over folds for ``columns``, k chosen, p-value vs WAF;
-    with ``comparison`` (a ``compare`` result) the cells of each pair's side a carry ▲n / ▼n
-    where it is significantly above / below side b of pair n (p < ``alpha``)."""
+    """A readable table: mean ± std over folds for ``columns``, k chosen, p-value vs WAF.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A ``summarise`` result.
+    columns : sequence of str, default ("NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "P@10", "MAP")
+        The metrics shown.
+    metric : str, default "NDCG@10"
+        The table's metric (the one k was chosen by).
+    title : str or None, default None
+        A heading above the table.
+    comparison : pandas.DataFrame or None, default None
+        A ``compare`` result: the cells of each pair's side a then carry ▲n / ▼n where it is
+        significantly above / below side b of pair n.
+    alpha : float, default 0.05
+        Significance level of the marks.
+
+    Returns
+    -------
+    str
+        The Markdown table.
+    """
     columns = list(columns or DEFAULT_COLUMNS)
     marks = {key: mark for key, mark in _marks(comparison, alpha).items() if key[3] in columns}
     head = ["method", "ranker", "k"] + columns + [f"p ({metric} vs WAF)"]
@@ -225,10 +267,27 @@ REFERENCE_NOTE = ("Reference rows (ranker " + REFERENCE_RANKER + "): every docum
 
 
 def by_k_markdown(table: pd.DataFrame, metric: str = "NDCG@10", alpha: float = 0.05) -> str:
-    """``metric`` (test, fold mean) with one row per (method, ranker) and one column per k, plus
-    ``vali`` (the k chosen on vali) and ``fixed`` for rows whose one k is outside the grid (WAF
-    on all d features, a method's own model); ``*`` marks p < ``alpha`` against WAF and ``†`` a
-    mean over fewer folds than the table's others (a k some folds could not reach)."""
+    """``metric`` (test, fold mean) with one row per (method, ranker) and one column per k.
+
+    Besides the k columns: ``vali`` (the k chosen on vali) and ``fixed`` for rows whose one k is
+    outside the grid (WAF on all d features, a method's own model). ``*`` marks p < ``alpha``
+    against WAF and ``†`` a mean over fewer folds than the table's others (a k some folds could
+    not reach).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A ``summarise`` result.
+    metric : str, default "NDCG@10"
+        The metric shown.
+    alpha : float, default 0.05
+        Significance level of ``*``.
+
+    Returns
+    -------
+    str
+        The Markdown table.
+    """
     n_folds = int(table["folds"].max()) if len(table) else 0
     single = table[table.k != "vali"].groupby(["method", "ranker"])["k"].transform("nunique") == 1
     grid = sorted({int(k) for k in table.k[(table.k != "vali") & ~single]})
@@ -288,12 +347,30 @@ def _tests(rows_a: pd.DataFrame, rows_b: pd.DataFrame) -> list[tuple]:
 
 
 def compare(per_query: pd.DataFrame, pairs, metric: str = "NDCG@10", own=()) -> pd.DataFrame:
-    """Paired two-sided t-tests (docs/methods.md, section 'Choice on vali and significance': per-query
-    test values, all folds pooled) between the two sides of every pair ``("method/ranker",
-    "method/ranker")``, on every metric of the run files: at each side's k chosen on vali by
-    ``metric`` (or its single k, or an ``own`` ranker's full model), ``at = "chosen"``, and at
-    every k both sides were run with, ``at = "k"`` (the marks of the metric-vs-k figures). One
-    row per (pair, at, k, metric), columns ``COMPARE_COLUMNS`` (difference = mean_a - mean_b)."""
+    """Paired two-sided t-tests between the two sides of every pair of (method, ranker).
+
+    As docs/methods.md, section 'Choice on vali and significance': per-query test values, all
+    folds pooled, on every metric of the run files: at each side's k chosen on vali by ``metric``
+    (or its single k, or an ``own`` ranker's full model), ``at = "chosen"``, and at every k both
+    sides were run with, ``at = "k"`` (the marks of the metric-vs-k figures).
+
+    Parameters
+    ----------
+    per_query : pandas.DataFrame
+        The per-query rows of the run files (``read_runs``).
+    pairs : iterable of (str, str)
+        Pairs ``("method/ranker", "method/ranker")``.
+    metric : str, default "NDCG@10"
+        The metric that chooses k on vali.
+    own : sequence of str, default ()
+        Rankers that rank by their own model.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (pair, at, k, metric), columns ``COMPARE_COLUMNS``
+        (difference = mean_a - mean_b).
+    """
     data = _with_vali_choice(per_query, metric, own)
     test = data[data.split == "test"]
     out = []
@@ -313,8 +390,22 @@ def _is(test: pd.DataFrame, name: str) -> pd.Series:
 
 
 def compare_markdown(comparison: pd.DataFrame, columns=DEFAULT_COLUMNS, alpha: float = 0.05) -> str:
-    """One row per pair (each side at its chosen k): "difference (p)" per metric, ``*`` where
-    p < ``alpha``."""
+    """One row per pair (each side at its chosen k): "difference (p)" per metric.
+
+    Parameters
+    ----------
+    comparison : pandas.DataFrame
+        A ``compare`` result.
+    columns : sequence of str, default ("NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "P@10", "MAP")
+        The metrics shown.
+    alpha : float, default 0.05
+        ``*`` marks p < ``alpha``.
+
+    Returns
+    -------
+    str
+        The Markdown table.
+    """
     comparison = comparison[comparison["at"] == "chosen"]
     if comparison.empty:
         return ""
