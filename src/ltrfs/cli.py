@@ -58,6 +58,18 @@ def _read_scores(path, n_rows: int) -> np.ndarray:
 
 
 def cmd_eval(args) -> int:
+    """``ltrfs eval``: the metrics of a score file on a data file, printed to stdout.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (``build_parser``).
+
+    Returns
+    -------
+    int
+        Exit code 0.
+    """
     data = _read(args.data, args)
     scores = _read_scores(args.scores, data.n_rows)
     qm = metrics.evaluate(data.y, scores, data.query_ptr, convention=args.convention, max_k=10, ties=args.ties)
@@ -66,6 +78,18 @@ def cmd_eval(args) -> int:
 
 
 def cmd_select(args) -> int:
+    """``ltrfs select``: fit a selector on a training file and write its selection record.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (``build_parser``).
+
+    Returns
+    -------
+    int
+        Exit code 0.
+    """
     method = {"algorithm": args.method, "params": parse_assignments(args.set)}
     make_selector(args.method, **method["params"]).validate_params()  # before reading any data
     train = _read(args.train, args)
@@ -101,6 +125,19 @@ def _features(args, n_features: int, selection: dict | None) -> tuple[np.ndarray
 
 
 def cmd_train(args) -> int:
+    """``ltrfs train``: fit a ranker on a feature subset (``--features`` or ``--selection``/``--k``),
+    choosing a ``--set`` grid on ``--vali``, and write the model file.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (``build_parser``).
+
+    Returns
+    -------
+    int
+        Exit code 0.
+    """
     settings = parse_assignments(args.set)
     grid = {key: value for key, value in settings.items() if isinstance(value, list)}
     params = {key: value for key, value in settings.items() if not isinstance(value, list)}
@@ -137,6 +174,18 @@ def cmd_train(args) -> int:
 
 
 def cmd_predict(args) -> int:
+    """``ltrfs predict``: the scores of a model file's model on a data file, printed to stdout.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (``build_parser``).
+
+    Returns
+    -------
+    int
+        Exit code 0.
+    """
     models = load_models(args.model, trust=args.trust_model)
     if args.k is None and len(models) > 1:
         raise ValueError(f"{args.model} holds models for k in {sorted(models)}; choose one with --k")
@@ -149,6 +198,18 @@ def cmd_predict(args) -> int:
 
 
 def cmd_datasets(args) -> int:
+    """``ltrfs datasets``: the registered datasets as a table on stdout.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (``build_parser``).
+
+    Returns
+    -------
+    int
+        Exit code 0.
+    """
     registry = args.registry
     if registry is None:
         here, checkout = Path("config/datasets.yaml"), Path(__file__).resolve().parents[2] / "config/datasets.yaml"
@@ -181,6 +242,7 @@ def cmd_params(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``ltrfs`` argument parser, one subcommand per ``cmd_*`` function (docs/cli.md)."""
     parser = argparse.ArgumentParser(prog="ltrfs", description="Feature selection for learning to rank.")
     parser.add_argument("--version", action="version", version=f"ltrfs {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")

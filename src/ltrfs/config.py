@@ -28,13 +28,46 @@ class ConfigError(ValueError):
 
 
 def folds_of(config: dict, registry: dict, experiment: str, dataset: str) -> list[int]:
+    """The folds of a dataset an experiment runs on.
+
+    Parameters
+    ----------
+    config : dict
+        The checked workflow configuration.
+    registry : dict
+        The dataset registry (``ltrfs.datasets.registry``).
+    experiment : str
+        The experiment's name.
+    dataset : str
+        The dataset's name.
+
+    Returns
+    -------
+    list of int
+        The registry's folds of the dataset, restricted to the experiment's ``folds`` when given.
+    """
     chosen = config["experiments"][experiment].get("folds")
     return [f for f in registry[dataset]["folds"] if chosen is None or f in chosen]
 
 
 def k_grid(config: dict, dataset: str, method: str, ranker: str) -> list[int]:
-    """The k values to train for (dataset, method, ranker): the union over the experiments
-    being run that contain the combination (one run file serves them all)."""
+    """The k values to train for (dataset, method, ranker).
+
+    The union over the experiments being run that contain the combination (one run file serves
+    them all).
+
+    Parameters
+    ----------
+    config : dict
+        The checked workflow configuration.
+    dataset, method, ranker : str
+        The combination.
+
+    Returns
+    -------
+    list of int
+        The sorted k values.
+    """
     ks = set()
     for name in config["run"]:
         e = config["experiments"][name]
@@ -57,14 +90,43 @@ def train_batches(config: dict) -> dict:
 
 
 def validation_metric_of(config: dict, experiment: str) -> str:
-    """The vali metric of an experiment: its own ``validation_metric`` or the top-level one."""
+    """The vali metric of an experiment: its own ``validation_metric`` or the top-level one.
+
+    Parameters
+    ----------
+    config : dict
+        The checked workflow configuration.
+    experiment : str
+        The experiment's name.
+
+    Returns
+    -------
+    str
+    """
     return config["experiments"][experiment].get("validation_metric") or config["validation_metric"]
 
 
 def train_metrics(config: dict) -> dict:
-    """(dataset, method, ranker) -> the vali metric of its train job: that of the experiments
-    being run that contain it, which must agree (one model serves them all; else a ConfigError
-    naming both). Combinations of no experiment take the top-level ``validation_metric``."""
+    """The vali metric of every train job: (dataset, method, ranker) -> metric.
+
+    That of the experiments being run that contain it, which must agree (one model serves them
+    all). Combinations of no experiment take the top-level ``validation_metric``.
+
+    Parameters
+    ----------
+    config : dict
+        The checked workflow configuration.
+
+    Returns
+    -------
+    dict
+        (dataset, method, ranker) -> metric name.
+
+    Raises
+    ------
+    ConfigError
+        When two experiments give one combination different metrics (naming both).
+    """
     chosen: dict = {}
     for name in config["run"]:
         e = config["experiments"][name]
@@ -79,5 +141,19 @@ def train_metrics(config: dict) -> dict:
 
 
 def convention_of(config: dict, registry: dict, dataset: str) -> str:
-    """The metric convention of a dataset: ``conventions[dataset]`` or the registry's."""
+    """The metric convention of a dataset: ``conventions[dataset]`` or the registry's.
+
+    Parameters
+    ----------
+    config : dict
+        The checked workflow configuration.
+    registry : dict
+        The dataset registry.
+    dataset : str
+        The dataset's name.
+
+    Returns
+    -------
+    str
+    """
     return (config.get("conventions") or {}).get(dataset) or registry[dataset]["convention"]

@@ -28,7 +28,27 @@ def _where(error: jsonschema.ValidationError) -> str:
 
 
 def check(config: dict, schema_path, registry: dict | None = None) -> dict:
-    """Validate ``config`` in place (defaults filled) and return it; raise ConfigError."""
+    """Validate a workflow configuration in place (defaults filled) and return it.
+
+    Parameters
+    ----------
+    config : dict
+        The configuration as loaded (``config/config.yaml`` with any ``--config`` overrides).
+    schema_path : str or os.PathLike
+        The JSON schema (``workflow/schemas/config.schema.yaml``).
+    registry : dict or None, default None
+        The dataset registry; None loads ``config["datasets_file"]``.
+
+    Returns
+    -------
+    dict
+        ``config``, with the defaults filled in.
+
+    Raises
+    ------
+    ConfigError
+        One line naming the config key, for the first problem.
+    """
     schema = yaml.safe_load(Path(schema_path).read_text())
     for key in ("datasets_present_only", "train_batch"):  # --config key=true arrives as a string
         if isinstance(config.get(key), str) and config[key].lower() in ("true", "false", "yes", "no"):

@@ -20,6 +20,19 @@ FORCED = frozenset({"n_jobs"})
 def accepts(function, name: str) -> bool:
     """Whether ``function`` (or a class's constructor) takes a parameter ``name``.
 
+    Parameters
+    ----------
+    function : callable or type
+        A function, or a class (its ``__init__`` is inspected).
+    name : str
+        The parameter's name.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
     >>> accepts(lambda x, n_threads=1: x, "n_threads")
     True
     """

@@ -104,8 +104,25 @@ def read_json(path, keys=(), what: str = "a file of this pipeline", remedy: str 
 
 
 def read_npz(path, keys=()) -> dict:
-    """The arrays of the ``.npz`` file ``path`` (no pickled objects), which has every one of
-    ``keys``; a one-line ``DataError`` naming the file otherwise."""
+    """The arrays of an ``.npz`` file (no pickled objects) that has every one of ``keys``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The ``.npz`` file.
+    keys : sequence of str, default ()
+        Arrays the file must hold.
+
+    Returns
+    -------
+    dict
+        Array name -> ndarray.
+
+    Raises
+    ------
+    DataError
+        One line naming the file, when it cannot be read or lacks a key.
+    """
     try:
         with np.load(path, allow_pickle=False) as z:
             arrays = {key: z[key] for key in z.files}
@@ -164,7 +181,15 @@ def run_lines(key, split: str, ties: str, data: RankingData, values: np.ndarray)
 # ----------------------------------------------------------------------------- score files
 
 def save_scores(table: dict, out_path) -> None:
-    """Write a scorer's arrays (``ltrfs.scoring.compute``) as ``.npz``, atomically."""
+    """Write a scorer's arrays (``ltrfs.scoring.compute``) as ``.npz``, atomically.
+
+    Parameters
+    ----------
+    table : dict
+        Array name -> ndarray.
+    out_path : str or os.PathLike
+        The ``.npz`` file written.
+    """
     with atomic_path(out_path) as tmp:
         with open(tmp, "wb") as fh:
             np.savez(fh, **table)
@@ -229,8 +254,21 @@ def selection_record(name: str, method: dict, selector) -> dict:
 
 
 def read_selection(path, algorithms: tuple[str, ...] | None = None) -> dict:
-    """The selection record in ``path``; with ``algorithms``, an error unless it was made by
-    one of them (a method's report data reads only its own method's selections)."""
+    """The selection record in ``path``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A select job's JSON record.
+    algorithms : tuple of str or None, default None
+        When given, an error unless the record was made by one of them (a method's report data
+        reads only its own method's selections).
+
+    Returns
+    -------
+    dict
+        The record.
+    """
     selection = read_json(path, ("ranking",))
     if algorithms is not None and selection.get("algorithm") not in algorithms:
         raise ValueError(f"{path}: a {selection.get('algorithm')!r} selection; "
@@ -239,7 +277,20 @@ def read_selection(path, algorithms: tuple[str, ...] | None = None) -> dict:
 
 
 def features_for_k(selection: dict, k: int) -> np.ndarray:
-    """0-based feature indices (sorted) of the k-subset of a selection record."""
+    """0-based feature indices (sorted) of the k-subset of a selection record.
+
+    Parameters
+    ----------
+    selection : dict
+        A selection record (``read_selection``).
+    k : int
+        Number of features.
+
+    Returns
+    -------
+    ndarray of int
+        The sorted feature indices.
+    """
     if not isinstance(selection, dict) or not {"n_features", "ranking"} <= set(selection):
         raise ValueError("not a selection file (written by 'ltrfs select' or the workflow)")
     d = selection["n_features"]
@@ -259,6 +310,13 @@ def n_views(selection: dict) -> int:
 
 def view_for_k(selection: dict, k: int) -> tuple[np.ndarray, np.ndarray | None]:
     """What a ranker trained for k sees.
+
+    Parameters
+    ----------
+    selection : dict
+        A selection record (``read_selection``).
+    k : int
+        Number of (new) features.
 
     Returns
     -------
@@ -299,12 +357,35 @@ def _unpickle(path, what: str, format_: int, trust: bool = False) -> dict:
 
 
 def save_selector(path, method: str, selector) -> None:
-    """Pickle (signed) the fitted selector of method ``method`` (``select/{method}.pkl``)."""
+    """Pickle (signed) the fitted selector of a method (``select/{method}.pkl``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file written.
+    method : str
+        The method's name, stored with the selector.
+    selector : Selector
+        The fitted selector.
+    """
     signed.dump(path, {"format": SELECTOR_FORMAT, "method": method, "selector": selector})
 
 
 def load_selector(path, method: str):
-    """The fitted selector of ``save_selector``; an error when it holds another method."""
+    """The fitted selector of ``save_selector``; an error when it holds another method.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file of ``save_selector``.
+    method : str
+        The method expected.
+
+    Returns
+    -------
+    Selector
+        The fitted selector.
+    """
     obj = _unpickle(path, "selector", SELECTOR_FORMAT)
     if obj["method"] != method:
         raise ValueError(f"{path}: holds method {obj['method']!r}, the selection is {method!r}")
@@ -312,20 +393,54 @@ def load_selector(path, method: str):
 
 
 def save_models(path, models: dict) -> None:
-    """Pickle (signed) a mapping k -> {"ranker", "n_features" (of the training data),
-    "features" (0-based), "projection" ((n, k) or None/absent), "params", "estimator"}."""
+    """Pickle (signed) the models of one training job.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file written.
+    models : dict
+        k -> {"ranker", "n_features" (of the training data), "features" (0-based),
+        "projection" ((n, k) or None/absent), "params", "estimator"}.
+    """
     signed.dump(path, {"format": MODEL_FORMAT, "models": models})
 
 
 def load_models(path, trust: bool = False) -> dict:
-    """The models of ``save_models``; a file not written with the user's key is refused
-    unless ``trust`` (``ltrfs.signed``)."""
+    """The models of ``save_models``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file of ``save_models``.
+    trust : bool, default False
+        Accept a file not written with the user's key (``ltrfs.signed``); refused otherwise.
+
+    Returns
+    -------
+    dict
+        k -> model record.
+    """
     return _unpickle(path, "model", MODEL_FORMAT, trust)["models"]
 
 
 def predict(model: dict, data: RankingData) -> np.ndarray:
-    """Scores (m,) of a model record (``save_models``) on ``data``: its feature subset, and
-    its projection when it has one, applied first."""
+    """Scores of a model record on a data set.
+
+    The record's feature subset, and its projection when it has one, are applied first.
+
+    Parameters
+    ----------
+    model : dict
+        A model record (``save_models``).
+    data : RankingData
+        The data to score.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The scores.
+    """
     if data.n_features <= int(np.max(model["features"], initial=-1)):
         raise ValueError(f"the model uses feature {int(np.max(model['features'])) + 1} "
                          f"but the data has only {data.n_features}")

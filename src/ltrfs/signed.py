@@ -28,6 +28,7 @@ MAGIC = b"LTRFS-SIGNED-PICKLE 1\n"
 
 
 def key_path() -> Path:
+    """The file of the user's signing key: ``$XDG_CONFIG_HOME/ltrfs/model.key`` (default ``~/.config``)."""
     return Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "ltrfs" / "model.key"
 
 
@@ -59,7 +60,15 @@ def _signature(payload: bytes) -> str:
 
 
 def dump(path, obj) -> None:
-    """Pickle ``obj`` to ``path`` (atomically) with the user's signature."""
+    """Pickle ``obj`` to ``path`` (atomically) with the user's signature.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file written.
+    obj : object
+        The object pickled.
+    """
     payload = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
     with atomic_path(path) as tmp:
         with open(tmp, "wb") as fh:
@@ -67,8 +76,27 @@ def dump(path, obj) -> None:
 
 
 def load(path, what: str = "model", trust: bool = False):
-    """The object in a file written by ``dump``. An empty, truncated or foreign file is a
-    DataError; a file whose signature is not the user's is refused unless ``trust``."""
+    """The object in a file written by ``dump``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+    what : str, default "model"
+        What the file holds, for error messages.
+    trust : bool, default False
+        Accept a file whose signature is not the user's (it is refused otherwise).
+
+    Returns
+    -------
+    object
+        The unpickled object.
+
+    Raises
+    ------
+    DataError
+        For an empty, truncated or foreign file, or an untrusted signature.
+    """
     try:
         raw = Path(path).read_bytes()
     except FileNotFoundError:

@@ -44,8 +44,21 @@ class DegenerateGridError(ValueError):
 
 
 def constant_within_queries(scores, query_ptr) -> bool:
-    """True when the scores (m,) are equal inside every query (``query_ptr`` (q + 1,) offsets):
-    the ranking is the file order alone, whatever the metric says."""
+    """True when the scores are equal inside every query.
+
+    Such a ranking is the file order alone, whatever the metric says.
+
+    Parameters
+    ----------
+    scores : array-like of shape (m,)
+        Scores of the rows.
+    query_ptr : array-like of int64, shape (q + 1,)
+        Query offsets.
+
+    Returns
+    -------
+    bool
+    """
     scores = np.asarray(scores, dtype=np.float64)
     ptr = np.asarray(query_ptr, dtype=np.int64)
     if scores.size < 2:
@@ -57,7 +70,30 @@ def constant_within_queries(scores, query_ptr) -> bool:
 
 def vali_score(y, scores, query_ptr, metric: str, convention="letor4",
                ties: str = SELECTION_TIES) -> tuple[float, bool]:
-    """(mean of ``metric`` over the queries, degenerate?) of one candidate's scores (m,)."""
+    """The vali value of one candidate's scores, and whether the candidate is degenerate.
+
+    Parameters
+    ----------
+    y : array-like of shape (m,)
+        Vali labels.
+    scores : array-like of shape (m,)
+        The candidate's scores.
+    query_ptr : array-like of int64, shape (q + 1,)
+        Vali query offsets.
+    metric : str
+        The vali metric.
+    convention : str or Convention, default "letor4"
+        Metric convention.
+    ties : {"expected", "file_order"}, default "expected"
+        As ``ltrfs.metrics.metric_per_query``.
+
+    Returns
+    -------
+    value : float
+        Mean of ``metric`` over the queries.
+    degenerate : bool
+        Whether the scores are constant within every query.
+    """
     value = float(metrics.metric_per_query(y, scores, query_ptr, metric, convention, ties).mean())
     return value, constant_within_queries(scores, query_ptr)
 
@@ -65,15 +101,41 @@ def vali_score(y, scores, query_ptr, metric: str, convention="letor4",
 class ValiChoice:
     """The best non-degenerate candidate of a vali grid (ties keep the earlier candidate).
 
-    what        the method or ranker, named in the error when every candidate is degenerate
-    y, query_ptr  the vali labels (m,) and query offsets (q + 1,)
-    metric, convention, ties  as ``ltrfs.metrics.metric_per_query``
+    Parameters
+    ----------
+    what : str
+        The method or ranker, named in the error when every candidate is degenerate.
+    y : array-like of shape (m,)
+        The vali labels.
+    query_ptr : array-like of int64, shape (q + 1,)
+        The vali query offsets.
+    metric : str
+        The vali metric.
+    convention : str or Convention, default "letor4"
+        As ``ltrfs.metrics.metric_per_query``.
+    ties : {"expected", "file_order"}, default "expected"
+        As ``ltrfs.metrics.metric_per_query``.
 
-    ``offer(point, scores, payload=None, keep=None)`` scores one candidate and returns its vali
-    value (``keep``, e.g. ``copy.deepcopy``, is applied to the payload when it becomes the best:
-    for a model that is refitted in place at the next grid point);
-    ``trials`` lists every offer as ``{"params": point, "vali": value, "degenerate": bool}``;
-    ``best`` is ``(point, payload, value)`` of the best non-degenerate offer.
+    Attributes
+    ----------
+    trials : list of dict
+        Every offer as ``{"params": point, "vali": value, "degenerate": bool}``.
+    best : tuple
+        ``(point, payload, value)`` of the best non-degenerate offer (raises
+        ``DegenerateGridError`` when there is none).
+    found : bool
+        Whether a non-degenerate offer was made.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> choice = ValiChoice("demo", np.array([1, 0, 0, 1]), np.array([0, 2, 4]), metric="map")
+    >>> choice.offer({"C": 1}, np.array([0.0, 0.0, 0.0, 0.0]))  # constant: degenerate
+    0.75
+    >>> choice.offer({"C": 10}, np.array([2.0, 1.0, 0.0, 1.0]), payload="model")
+    1.0
+    >>> choice.best
+    ({'C': 10}, 'model', 1.0)
     """
 
     def __init__(self, what: str, y, query_ptr, metric: str, convention="letor4",
@@ -88,14 +150,51 @@ class ValiChoice:
         self._best = None
 
     def score(self, scores) -> tuple[float, bool]:
+        """The vali value of ``scores`` and whether they are degenerate (``vali_score``)."""
         return vali_score(self.y, scores, self.query_ptr, self.metric, self.convention, self.ties)
 
     def offer(self, point, scores, payload=None, keep=None) -> float:
+        """Score one candidate on vali and record it.
+
+        Parameters
+        ----------
+        point : dict
+            The candidate's grid point.
+        scores : array-like of shape (m,)
+            Its scores on the vali rows.
+        payload : object, default None
+            What ``best`` returns with the point (e.g. the model).
+        keep : callable or None, default None
+            Applied to the payload when it becomes the best (e.g. ``copy.deepcopy``, for a model that
+            is refitted in place at the next grid point).
+
+        Returns
+        -------
+        float
+            The candidate's vali value.
+        """
         value, degenerate = self.score(scores)
         return self.offer_value(point, value, degenerate, payload, keep)
 
     def offer_value(self, point, value: float, degenerate: bool, payload=None, keep=None) -> float:
-        """Record a candidate scored elsewhere (``vali_score``); returns ``value``."""
+        """Record a candidate scored elsewhere (``vali_score``).
+
+        Parameters
+        ----------
+        point : dict
+            The candidate's grid point.
+        value : float
+            Its vali value.
+        degenerate : bool
+            Whether its scores are constant within every vali query.
+        payload, keep
+            As ``offer``.
+
+        Returns
+        -------
+        float
+            ``value``.
+        """
         self.trials.append({"params": point, "vali": value, "degenerate": bool(degenerate)})
         if not degenerate and (self._best is None or value > self._best[2]):
             self._best = (point, payload if keep is None else keep(payload), value)
@@ -103,10 +202,12 @@ class ValiChoice:
 
     @property
     def found(self) -> bool:
+        """Whether a non-degenerate candidate was offered."""
         return self._best is not None
 
     @property
     def best(self):
+        """``(point, payload, value)`` of the best non-degenerate candidate; ``DegenerateGridError`` when none."""
         if self._best is None:
             grid = ", ".join(str(t["params"]) for t in self.trials[:6])
             more = f" and {len(self.trials) - 6} more" if len(self.trials) > 6 else ""
@@ -158,9 +259,27 @@ def grid_points(cls, params: dict | None = None, grid: dict | None = None) -> li
 
 
 def checked_points(make, points: list[dict]) -> list[dict]:
-    """``points``, after the estimator of every point is built (``make(**point)``) and its
-    parameters validated: a one-line ValueError naming the parameter. What the config check and
-    ``ltrfs train`` do before any data is read."""
+    """The grid points, after the estimator of every point is built and its parameters validated.
+
+    What the config check and ``ltrfs train`` do before any data is read.
+
+    Parameters
+    ----------
+    make : callable
+        Builds an estimator: ``make(**point)``.
+    points : list of dict
+        The grid points.
+
+    Returns
+    -------
+    list of dict
+        ``points``.
+
+    Raises
+    ------
+    ValueError
+        One line naming the parameter, for the first invalid point.
+    """
     for point in points:
         make(**point).validate_params()
     return points

@@ -240,6 +240,7 @@ class Progress:
         self.done = 0
 
     def step(self, note: str = "") -> None:
+        """Count one step done (``note`` is appended to the line), and log a line when one is due."""
         self.done += 1
         now = self._clock()
         if now - self.last < self.every and self.done < self.total:
