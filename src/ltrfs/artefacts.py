@@ -45,9 +45,16 @@ from ltrfs.selection import fs_ed, fsmrank, greedy_rankrls
 
 @dataclass(frozen=True)
 class FoldFile:
-    """A file of the fold folders, ``pattern`` relative to ``results/{dataset}/fold{fold}/``
-    (``{method}`` is filled in); ``folds="all"`` gives every fold's file as a list in fold
-    order, ``folds="first"`` the first fold's file."""
+    """A file of the fold folders, relative to ``results/{dataset}/fold{fold}/``.
+
+    Attributes
+    ----------
+    pattern : str
+        The path relative to the fold folder; ``{method}`` is filled in.
+    folds : {"all", "first"}, default "all"
+        ``"all"`` gives every fold's file as a list in fold order, ``"first"`` the first fold's
+        file.
+    """
 
     pattern: str
     folds: str = "all"
@@ -57,6 +64,26 @@ class FoldFile:
             raise ValueError(f"FoldFile folds must be 'all' or 'first'; got {self.folds!r}")
 
     def resolve(self, results: str, dataset: str, experiment: str, method, folds: list):
+        """The path(s) of this file for one dataset and method.
+
+        Parameters
+        ----------
+        results : str
+            The results folder.
+        dataset : str
+            The dataset.
+        experiment : str
+            The experiment (unused: the file belongs to the fold).
+        method : str or None
+            The method filled into ``{method}``.
+        folds : list of int
+            The experiment's folds, in order.
+
+        Returns
+        -------
+        str or list of str
+            The first fold's path, or every fold's path in fold order.
+        """
         relative = self.pattern.format(method=method)
         paths = [f"{results}/{dataset}/fold{fold}/{relative}" for fold in folds]
         return paths if self.folds == "all" else paths[0]
@@ -70,12 +97,38 @@ class ExperimentTable:
     suffix: str = ""
 
     def resolve(self, results: str, dataset: str, experiment: str, method, folds: list):
+        """The path of the experiment's table (arguments as ``FoldFile.resolve``; only ``results``,
+        ``dataset`` and ``experiment`` are used).
+        """
         return f"{results}/{dataset}/tables/{experiment}{self.suffix}.csv"
 
 
 @dataclass(frozen=True, eq=False)
 class Artefact:
-    """One declared figure (module docstring)."""
+    """One declared figure (module docstring).
+
+    Attributes
+    ----------
+    name : str
+        The file stem after the dataset (``{dataset}_{name}``, or ``{dataset}_{name}_{method}``
+        when ``per_method``).
+    inputs : dict
+        Role -> ``FoldFile`` or ``ExperimentTable``: the files it reads.
+    draw : callable
+        ``draw(inputs, png, pdf, csv, context)``.
+    when : callable
+        ``when(method_config, selector_class) -> bool``: which methods make it possible.
+    per_method : bool
+        One figure per passing method, or one per experiment.
+    title : str
+        A template with ``{dataset}``, ``{method}`` and ``{fold}`` (the first fold).
+    caption : str
+        The caption in ``snakemake --report``.
+    category : str
+        The category in ``snakemake --report``.
+    paper : str, default ""
+        The paper whose figure it reproduces, if any.
+    """
 
     name: str
     inputs: dict
@@ -102,8 +155,27 @@ NAME = re.compile(r"[a-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*\Z")
 
 def declare(name: str, *, inputs: dict, draw: Callable, when: Callable, per_method: bool, title: str,
             caption: str, category: str, paper: str = "") -> Artefact:
-    """Add an artefact to ``ARTEFACTS`` (module docstring). A name must be new, and no
-    per-method name may be a prefix ``name_`` of another name (the file stems must parse)."""
+    """Add an artefact to ``ARTEFACTS`` (module docstring).
+
+    A name must be new, and no per-method name may be a prefix ``name_`` of another name (the file
+    stems must parse).
+
+    Parameters
+    ----------
+    name, inputs, draw, when, per_method, title, caption, category, paper
+        As the attributes of ``Artefact``.
+
+    Returns
+    -------
+    Artefact
+        The declaration.
+
+    Raises
+    ------
+    ValueError
+        For a malformed or repeated name, or an input that is not a ``FoldFile`` or
+        ``ExperimentTable`` (or names a method in a per-experiment artefact).
+    """
     if not NAME.match(name):
         raise ValueError(f"artefact name {name!r} must be letters, digits and single underscores")
     if name in ARTEFACTS:
@@ -156,7 +228,23 @@ REPORT_DATA: dict[str, ReportData] = {}
 
 
 def declare_report_data(name: str, *, algorithms: tuple, split: str, compute: Callable) -> ReportData:
-    """Add report data to ``REPORT_DATA`` (module docstring); a name must be new."""
+    """Add report data to ``REPORT_DATA`` (module docstring); a name must be new.
+
+    Parameters
+    ----------
+    name, algorithms, split, compute
+        As the attributes of ``ReportData``.
+
+    Returns
+    -------
+    ReportData
+        The declaration.
+
+    Raises
+    ------
+    ValueError
+        For a malformed or repeated name, or a split other than train, vali or test.
+    """
     if not NAME.match(name) or name in REPORT_DATA:
         raise ValueError(f"report data {name!r} must be a new name of letters, digits and single underscores")
     if split not in ("train", "vali", "test"):
@@ -168,21 +256,54 @@ def declare_report_data(name: str, *, algorithms: tuple, split: str, compute: Ca
 # ----------------------------------------------------------------------------- conditions
 
 def algorithms(*names: str) -> Callable:
-    """``when``: the method's algorithm is one of ``names``."""
+    """A ``when`` condition: the method's algorithm is one of ``names``.
+
+    Parameters
+    ----------
+    *names : str
+        Selection algorithms.
+
+    Returns
+    -------
+    callable
+        ``when(method_config, selector_class) -> bool``.
+    """
     return lambda method, cls: method["algorithm"] in names
 
 
 def reads(scorer: str) -> Callable:
-    """``when``: the method's selector reads the per-fold score file ``scorer``."""
+    """A ``when`` condition: the method's selector reads the per-fold score file ``scorer``.
+
+    Parameters
+    ----------
+    scorer : str
+        A scorer's name (a selector's ``requires``).
+
+    Returns
+    -------
+    callable
+        ``when(method_config, selector_class) -> bool``.
+    """
     return lambda method, cls: scorer in getattr(cls, "requires", ())
 
 
 # ----------------------------------------------------------------------------- lookup
 
 def stems(methods: dict, selectors: dict) -> list[str]:
-    """The artefact stems an experiment makes possible, in declaration order; ``methods`` maps
-    the experiment's method names, in order, to their configs (``{"algorithm": ..., "params":
-    ...}``) and ``selectors`` algorithm names to selector classes (``ltrfs.selection.SELECTORS``)."""
+    """The artefact stems an experiment makes possible, in declaration order.
+
+    Parameters
+    ----------
+    methods : dict
+        The experiment's method names, in order, -> their configs (``{"algorithm": ...,
+        "params": ...}``).
+    selectors : dict
+        Algorithm name -> selector class (``ltrfs.selection.SELECTORS``).
+
+    Returns
+    -------
+    list of str
+    """
     out = []
     for artefact in ARTEFACTS.values():
         passing = [name for name, method in methods.items()
@@ -214,19 +335,70 @@ def stem_pattern(method_pattern: str) -> str:
 
 
 def input_paths(stem: str, *, results: str, dataset: str, experiment: str, folds: list) -> dict:
-    """Role -> path (first fold) or list of paths (every fold) of the artefact drawn as ``stem``."""
+    """The input files of the artefact drawn as ``stem``.
+
+    Parameters
+    ----------
+    stem : str
+        The file stem after ``{dataset}_`` (``Artefact.stem``).
+    results : str
+        The results folder.
+    dataset : str
+        The dataset.
+    experiment : str
+        The experiment.
+    folds : list of int
+        The experiment's folds, in order.
+
+    Returns
+    -------
+    dict
+        Role -> path (first fold) or list of paths (every fold).
+    """
     artefact, method = parse(stem)
     return {role: spec.resolve(results, dataset, experiment, method, list(folds))
             for role, spec in artefact.inputs.items()}
 
 
 def title(stem: str, *, dataset: str, folds: list) -> str:
+    """The title of the figure drawn as ``stem`` (the declaration's template filled in).
+
+    Parameters
+    ----------
+    stem : str
+        The file stem after ``{dataset}_``.
+    dataset : str
+        The dataset.
+    folds : list of int
+        The experiment's folds; ``{fold}`` is the first.
+
+    Returns
+    -------
+    str
+    """
     artefact, method = parse(stem)
     return artefact.title.format(dataset=dataset, method=method, fold=folds[0])
 
 
 def draw(stem: str, inputs: dict, png, pdf, csv, context: dict) -> None:
-    """Draw the artefact ``stem`` from its input files (``input_paths``) into png, pdf, csv."""
+    """Draw the artefact ``stem`` from its input files into png, pdf and csv.
+
+    Parameters
+    ----------
+    stem : str
+        The file stem after ``{dataset}_``.
+    inputs : dict
+        Role -> path(s), as ``input_paths`` gives them.
+    png, pdf, csv : str or os.PathLike
+        The files written (the CSV holds the numbers drawn).
+    context : dict
+        ``dataset``, ``experiment``, ``folds``, ``names`` and ``title``; ``method`` is added.
+
+    Raises
+    ------
+    ValueError
+        When an input role of the declaration is not given.
+    """
     artefact, method = parse(stem)
     missing = set(artefact.inputs) - set(inputs)
     if missing:
