@@ -55,8 +55,28 @@ def report_data(name: str, selection_path, split_path, out_path, context: dict) 
 
 def figure_metric_vs_k(table_csv, compare_csv, png, pdf, csv, *, metric: str, title: str, baselines,
                        curves=None) -> None:
-    """Test ``metric`` against k, one panel per ranker (or the experiment's ``figure_curves``),
-    with the experiment's ``compare`` pairs marked where they differ (``ltrfs.plots.metric_vs_k``)."""
+    """Draw test ``metric`` against k, one panel per ranker (``ltrfs.plots.metric_vs_k``).
+
+    The experiment's ``compare`` pairs are marked where they differ.
+
+    Parameters
+    ----------
+    table_csv : str or os.PathLike
+        The experiment's long table.
+    compare_csv : str or os.PathLike
+        Its paired t-tests (``{experiment}_compare.csv``).
+    png, pdf, csv : str or os.PathLike
+        The files written (the CSV holds the numbers drawn).
+    metric : str
+        The test metric.
+    title : str
+        The experiment's title.
+    baselines : sequence of str
+        The all-features baseline methods, drawn as horizontal dashed lines.
+    curves : list or None, default None
+        The experiment's ``figure_curves``: one panel holding those lines instead of one panel
+        per ranker.
+    """
     table = read_csv(table_csv, ("method", "ranker", "k", "folds"), dtype={"k": str})
     comparison = read_csv(compare_csv, dtype={"k_a": str, "k_b": str, "key_a": str, "key_b": str})
     metric_vs_k(table, metric, png, pdf, csv, title=f"Test {metric} against the number of features k, "
@@ -64,16 +84,28 @@ def figure_metric_vs_k(table_csv, compare_csv, png, pdf, csv, *, metric: str, ti
 
 
 class ArtefactsPlanning(TablesPlanning):
-    """The targets and inputs of the figure and report-data jobs."""
+    """The targets and inputs of the figure and report-data jobs (parameters as ``ltrfs.pipeline.run.Run``)."""
 
     def experiment_methods(self, experiment: str) -> dict:
         """The experiment's methods, in order, with their configs."""
         return {m: self.config["methods"][m] for m in self.experiment(experiment)["methods"]}
 
     def figure_targets(self, experiment: str, dataset: str) -> list[str]:
-        """The experiment's metric-against-k figures and its feature reports on the dataset
-        (those its methods make possible, ``ltrfs.artefacts.stems``; config ``artefacts``
-        restricts them)."""
+        """The experiment's metric-against-k figures and its feature reports on the dataset.
+
+        The feature reports are those its methods make possible (``ltrfs.artefacts.stems``); config
+        ``artefacts`` restricts them.
+
+        Parameters
+        ----------
+        experiment, dataset : str
+            The experiment and one of its datasets.
+
+        Returns
+        -------
+        list of str
+            The PNG files.
+        """
         e = self.experiment(experiment)
         targets = [f"{self.results}/figures/{experiment}/{dataset}_{metric_file_name(m)}.png"
                    for m in e["figure_metrics"]]
@@ -103,4 +135,5 @@ class ArtefactsPlanning(TablesPlanning):
         return {"selection": f"{fold}/select/{wildcards.method}.json", "split": f"{fold}/data/{split}.npz"}
 
     def report_data_context(self, wildcards) -> dict:
+        """A params function: the values report data is computed with (``convention``, ``evaluation_ties``)."""
         return {"convention": self.convention(wildcards), "evaluation_ties": self.config["evaluation_ties"]}

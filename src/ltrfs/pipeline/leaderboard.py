@@ -26,17 +26,43 @@ __all__ = ["write_leaderboard", "LeaderboardPlanning"]
 def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[dict], out: dict, *,
                       metrics=("NDCG@10", "MAP"), ks=(), baselines=("waf",), own=(), alpha: float = 0.05,
                       truths: dict | None = None) -> None:
-    """Read the experiments' tables (records {experiment, dataset, path, metric: the table's
-    metric, that of its ``p_vs_waf``}), the selections (``read_selections``) and the selection
-    costs (``read_costs``); write the leaderboard.
+    """Read the experiments' tables, the selections and their costs, and write the leaderboard.
 
-    ``out``: paths ``csv`` and ``md`` (the boards of every experiment and of ``all`` of them
-    together, one row per (scope, method)), ``stability``, ``cost`` and ``smallest_k`` (CSV),
-    ``html`` (the Markdown as an HTML page), and the figures ``cd`` (a folder of critical-difference
-    diagrams, ``{scope}.png`` per experiment and ``all.png``, one panel per metric),
-    ``stability_png`` and ``pareto`` (PNG, each with its CSV beside it); with ``truths`` (dataset
-    -> truth.json of generated data) ``recovery`` (CSV) and ``recovery_png``: how much of the
-    planted informative features each selector's top k finds (``recovery_table``)."""
+    Parameters
+    ----------
+    tables : list of dict
+        The experiments' tables: records {experiment, dataset, path, metric: the table's metric,
+        that of its ``p_vs_waf``}.
+    selections : list of dict
+        The selection records (``ltrfs.leaderboard.read_selections``).
+    costs : list of dict
+        The selection costs (``ltrfs.leaderboard.read_costs``).
+    out : dict
+        Paths ``csv`` and ``md`` (the boards of every experiment and of ``all`` of them together,
+        one row per (scope, method)), ``stability``, ``cost`` and ``smallest_k`` (CSV), ``html``
+        (the Markdown as an HTML page), and the figures ``cd`` (a folder of critical-difference
+        diagrams, ``{scope}.png`` per experiment and ``all.png``, one panel per metric),
+        ``stability_png`` and ``pareto`` (PNG, each with its CSV beside it); with ``truths`` also
+        ``recovery`` (CSV) and ``recovery_png``.
+    metrics : sequence of str, default ("NDCG@10", "MAP")
+        The metrics ranked.
+    ks : iterable of int, default ()
+        The k values of the stability and recovery tables.
+    baselines : sequence of str, default ("waf",)
+        The all-features baseline methods (they do not compete).
+    own : sequence of str, default ()
+        The rankers that are a method's own model (left out of the blocks).
+    alpha : float, default 0.05
+        Significance level.
+    truths : dict or None, default None
+        dataset -> truth.json of generated data: how much of the planted informative features
+        each selector's top k finds (``ltrfs.leaderboard.recovery_table``).
+
+    References
+    ----------
+    Demsar. Statistical comparisons of classifiers over multiple data sets. J. Mach. Learn. Res.
+    7:1-30, 2006 (the Friedman and Nemenyi tests and the critical-difference diagram).
+    """
     frames = [read_csv(r["path"], ("method", "ranker", "k"), dtype={"k": str}).assign(experiment=r["experiment"], dataset=r["dataset"])
               for r in tables]
     long = pd.concat(frames, ignore_index=True)
@@ -99,7 +125,7 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
 
 
 class LeaderboardPlanning(ArtefactsPlanning):
-    """What the leaderboard job reads and its settings."""
+    """What the leaderboard job reads and its settings (parameters as ``ltrfs.pipeline.run.Run``)."""
 
     @cached_property  # the config is fixed once the workflow is parsed
     def leaderboard_records(self) -> dict:
@@ -134,19 +160,24 @@ class LeaderboardPlanning(ArtefactsPlanning):
                        if self.registry[r["dataset"]]["layout"] == "synthetic"})
 
     def planted_truths(self) -> dict:
+        """dataset -> its truth.json, for the run's generated datasets."""
         return {d: f"{self.resources}/{d}/data/truth.json" for d in self.planted_datasets()}
 
     def leaderboard_inputs(self, wildcards) -> list[str]:
+        """An input function: every file of ``leaderboard_records``, and the generated datasets' manifests."""
         records = self.leaderboard_records
         return ([r["path"] for r in records["tables"]] + [r["path"] for r in records["selections"]]
                 + [p for r in records["costs"] for p in r["paths"]]
                 + [f"{self.resources}/{d}/manifest.json" for d in self.planted_datasets()])  # truth.json comes with it
 
     def leaderboard_ks(self) -> list[int]:
+        """The union of the k grids of the experiments being run, sorted."""
         return sorted({int(k) for name in self.config["run"] for k in self.experiment(name)["k"]})
 
     def all_baselines(self) -> list[str]:
+        """The all-features baseline methods of the experiments being run, sorted."""
         return sorted({m for name in self.config["run"] for m in self.baselines(name)})
 
     def all_own_rankers(self) -> list[str]:
+        """The rankers of the experiments being run that are a method's own model, sorted."""
         return sorted({r for name in self.config["run"] for r in self.own_rankers(name)})

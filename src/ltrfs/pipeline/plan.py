@@ -17,6 +17,7 @@ class Plan(LeaderboardPlanning):
 
     @property
     def leaderboard(self) -> str:
+        """The leaderboard's folder, ``{results}/leaderboard``."""
         return f"{self.results}/leaderboard"
 
     def all_targets(self) -> list[str]:

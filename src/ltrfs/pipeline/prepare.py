@@ -41,7 +41,7 @@ def prepare(entry: dict, root, fold: int, seed: int, outputs: dict) -> None:
 
 
 class PreparePlanning(Run):
-    """The inputs and sizes of the download and prepare jobs."""
+    """The inputs and sizes of the download and prepare jobs (parameters as ``ltrfs.pipeline.run.Run``)."""
 
     def fetch_entry(self, wildcards) -> dict:
         """The registry fields that decide a dataset's files (not its description), so that

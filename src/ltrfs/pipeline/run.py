@@ -45,6 +45,7 @@ class Run:
     # ------------------------------------------------------------------------- the config
 
     def experiment(self, name: str) -> dict:
+        """The config of the experiment ``name``."""
         return self.config["experiments"][name]
 
     def run_experiments(self):
@@ -59,6 +60,7 @@ class Run:
         return folds_of(self.config, self.registry, experiment, dataset)
 
     def fold_folder(self, dataset: str, fold) -> str:
+        """The folder of one fold of a dataset: ``{results}/{dataset}/fold{fold}``."""
         return f"{self.results}/{dataset}/fold{fold}"
 
     def convention_of(self, dataset: str) -> str:
@@ -66,15 +68,19 @@ class Run:
         return convention_of(self.config, self.registry, dataset)
 
     def convention(self, wildcards) -> str:
+        """A params function: the metric convention of the job's ``{dataset}`` wildcard."""
         return self.convention_of(wildcards.dataset)
 
     def method_config(self, wildcards) -> dict:
+        """A params function: the config of the job's ``{method}`` wildcard."""
         return self.config["methods"][wildcards.method]
 
     def ranker_config(self, wildcards) -> dict:
+        """A params function: the config of the job's ``{ranker}`` wildcard."""
         return self.config["rankers"][wildcards.ranker]
 
     def algorithm(self, method: str) -> str:
+        """The selection algorithm of the method ``method``."""
         return self.config["methods"][method]["algorithm"]
 
     def job_seed(self, *names):

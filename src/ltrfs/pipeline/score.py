@@ -21,8 +21,25 @@ SCORE_THREADS = 2
 
 def score(scorer: str, train_path, vali_path, out_path, convention: str, *, threads: int = 1,
           chunk: tuple[int, int] | None = None, ties: str = SELECTION_TIES) -> None:
-    """Compute a per-feature scorer on a fold, or on the feature slice ``chunk = (i, n)``, and
-    cache it as ``.npz`` (``ties``: how single-feature rankings order tied values)."""
+    """Compute a per-feature scorer on a fold, or on a slice of its features, and cache it as ``.npz``.
+
+    Parameters
+    ----------
+    scorer : str
+        The scorer's name (``ltrfs.scoring``).
+    train_path, vali_path : str or os.PathLike
+        The fold's ``.npz`` splits.
+    out_path : str or os.PathLike
+        The score file written (``ltrfs.formats.save_scores``).
+    convention : str
+        The metric convention.
+    threads : int, default 1
+        Threads of a threaded scorer.
+    chunk : (int, int) or None, default None
+        ``(i, n)``: only the i-th of n feature slices (0-based i).
+    ties : str, default "expected"
+        How single-feature rankings order tied values.
+    """
     start = time.perf_counter()
     table = scoring.compute(scorer, io.load_npz(train_path), convention, io.load_npz(vali_path),
                             n_threads=threads, chunk=chunk, ties=ties)
@@ -32,12 +49,22 @@ def score(scorer: str, train_path, vali_path, out_path, convention: str, *, thre
 
 
 def merge_scores(scorer: str, chunk_paths, out_path) -> None:
-    """Merge the chunk files of a chunked scorer into its per-fold score file."""
+    """Merge the chunk files of a chunked scorer into its per-fold score file.
+
+    Parameters
+    ----------
+    scorer : str
+        The scorer's name.
+    chunk_paths : sequence of str or os.PathLike
+        The chunk files, in chunk order.
+    out_path : str or os.PathLike
+        The score file written.
+    """
     save_scores(scoring.merge(scorer, list(load_scores(dict(enumerate(chunk_paths))).values())), out_path)
 
 
 class ScorePlanning(PreparePlanning):
-    """The inputs and threads of the score jobs."""
+    """The inputs and threads of the score jobs (parameters as ``ltrfs.pipeline.run.Run``)."""
 
     def n_chunks(self, scorer: str) -> int:
         """How many jobs compute one fold's scorer (config ``chunks``; 1 = one job)."""

@@ -58,9 +58,37 @@ def fit_selector(method: dict, train: RankingData, vali: RankingData | None, *, 
 def select(name: str, method: dict, train_path, vali_path, score_paths: dict, out_path, *,
            seed: int, convention: str, threads: int = 1, ties: str = SELECTION_TIES,
            out_selector=None) -> dict:
-    """Fit the method on a fold and write its selection record (JSON); with ``out_selector``,
-    also the fitted selector (``ltrfs.formats.save_selector``), which ranker ``own`` uses as the
-    method's model. Returns the record."""
+    """Fit the method on a fold and write its selection record (JSON).
+
+    Parameters
+    ----------
+    name : str
+        The method's name in the config.
+    method : dict
+        Its config ``{"algorithm", "params", ...}``.
+    train_path, vali_path : str or os.PathLike
+        The fold's ``.npz`` splits.
+    score_paths : dict
+        Scorer -> per-fold score file, for the algorithms that read precomputed scores.
+    out_path : str or os.PathLike
+        The selection record written.
+    seed : int
+        The job's seed.
+    convention : str
+        The metric convention.
+    threads : int, default 1
+        The job's threads.
+    ties : str, default "expected"
+        How tied scores are ranked in the method's vali choices.
+    out_selector : str or os.PathLike or None, default None
+        Also write the fitted selector (``ltrfs.formats.save_selector``), which ranker ``own``
+        uses as the method's model.
+
+    Returns
+    -------
+    dict
+        The selection record.
+    """
     train, vali = io.load_npz(train_path), io.load_npz(vali_path)
     selector = fit_selector(method, train, vali, seed=seed, convention=convention,
                             precomputed=load_scores(score_paths), threads=threads, ties=ties)
@@ -73,7 +101,7 @@ def select(name: str, method: dict, train_path, vali_path, score_paths: dict, ou
 
 
 class SelectPlanning(ScorePlanning):
-    """The inputs and threads of the select jobs."""
+    """The inputs and threads of the select jobs (parameters as ``ltrfs.pipeline.run.Run``)."""
 
     def scorer_inputs(self, wildcards) -> dict:
         """The per-fold score files the method's algorithm reads."""

@@ -25,11 +25,43 @@ __all__ = ["write_tables", "write_published", "TablesPlanning"]
 def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", title=None,
                  baselines=("waf",), references: list[dict] | None = None, pairs=(),
                  out_compare=None, own=(), columns=None, out_html=None) -> pd.DataFrame:
-    """The long table as CSV; as Markdown, the table of ``columns`` (default ``DEFAULT_COLUMNS``)
-    and then ``metric`` by k; ``references`` (per-fold reference files) add the file-order and
-    random-order rows; ``pairs`` (the experiment's ``compare``) add paired t-tests, written to
-    ``out_compare`` (CSV), to the Markdown and as marks in the table; ``own``: the rankers that
-    are a method's own model (see ``summarise``); ``out_html``: the Markdown as an HTML page."""
+    """Write an experiment's tables: the long table as CSV, and as Markdown (and HTML).
+
+    The Markdown has the table of ``columns`` and then ``metric`` by k.
+
+    Parameters
+    ----------
+    runs : list of dict
+        The run files with their coordinates (``TablesPlanning.run_records``).
+    out_csv : str or os.PathLike
+        The long table (``ltrfs.tables.summarise``) written as CSV.
+    out_md : str or os.PathLike
+        The Markdown tables written.
+    metric : str, default "NDCG@10"
+        The metric that chooses k on vali and that the by-k table shows.
+    title : str or None, default None
+        The heading of the Markdown table.
+    baselines : sequence of str, default ("waf",)
+        The all-features baseline methods of ``p_vs_waf``.
+    references : list of dict or None, default None
+        Per-fold reference files: they add the file-order and random-order rows.
+    pairs : sequence of (str, str), default ()
+        The experiment's ``compare``: paired t-tests, written to ``out_compare``, to the Markdown
+        and as marks in the table.
+    out_compare : str or os.PathLike or None, default None
+        The paired t-tests written as CSV.
+    own : sequence of str, default ()
+        The rankers that are a method's own model (see ``ltrfs.tables.summarise``).
+    columns : sequence of str or None, default None
+        The metrics of the Markdown table (None: ``DEFAULT_COLUMNS``).
+    out_html : str or os.PathLike or None, default None
+        The Markdown as an HTML page.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The long table.
+    """
     per_query = read_runs(runs)
     if references:
         per_query = pd.concat([per_query, read_references(references)], ignore_index=True)
@@ -79,7 +111,7 @@ def write_published(spec: dict, paper_dir, tables: dict, dataset: str, title: st
 
 
 class TablesPlanning(TrainPlanning):
-    """The run files, references and settings of the table jobs."""
+    """The run files, references and settings of the table jobs (parameters as ``ltrfs.pipeline.run.Run``)."""
 
     def baselines(self, experiment: str) -> list[str]:
         """The experiment's all-features methods (algorithm waf), for p-values and figures."""
@@ -98,13 +130,35 @@ class TablesPlanning(TrainPlanning):
         return [column_name(m) for m in self.experiment(experiment).get("metrics", [])]
 
     def also_conventions(self, experiment: str, dataset: str) -> list[str]:
-        """The experiment's ``also_conventions`` other than the dataset's own."""
+        """The experiment's ``also_conventions`` other than the dataset's own.
+
+        Parameters
+        ----------
+        experiment, dataset : str
+            The experiment and one of its datasets.
+
+        Returns
+        -------
+        list of str
+        """
         own = self.convention_of(dataset)
         return [c for c in self.experiment(experiment).get("also_conventions", []) if c != own]
 
     def run_records(self, experiment: str, dataset: str, as_convention: str | None = None) -> list[dict]:
-        """Every run file of an experiment on a dataset, with its coordinates (for the tables); in
-        ``as_convention`` the re-evaluated ones (``runs_{convention}``)."""
+        """Every run file of an experiment on a dataset, with its coordinates (for the tables).
+
+        Parameters
+        ----------
+        experiment, dataset : str
+            The experiment and one of its datasets.
+        as_convention : str or None, default None
+            The re-evaluated run files in this convention (``runs_{convention}``) instead.
+
+        Returns
+        -------
+        list of dict
+            ``path``, ``fold``, ``method``, ``ranker``, ``k`` and ``full_model`` of every run file.
+        """
         e = self.experiment(experiment)
         folder = "runs" if as_convention is None else f"runs_{as_convention}"
         return [
@@ -118,7 +172,20 @@ class TablesPlanning(TrainPlanning):
         ]
 
     def reference_records(self, experiment: str, dataset: str, as_convention: str | None = None) -> list[dict]:
-        """The reference file of every fold (file order and random order of a constant score)."""
+        """The reference file of every fold (file order and random order of a constant score).
+
+        Parameters
+        ----------
+        experiment, dataset : str
+            The experiment and one of its datasets.
+        as_convention : str or None, default None
+            The re-evaluated reference files in this convention instead.
+
+        Returns
+        -------
+        list of dict
+            ``path`` and ``fold`` of every reference file.
+        """
         name = "reference" if as_convention is None else f"reference_{as_convention}"
         return [{"path": f"{self.fold_folder(dataset, fold)}/{name}.tsv", "fold": fold}
                 for fold in self.folds(experiment, dataset)]
@@ -130,13 +197,37 @@ class TablesPlanning(TrainPlanning):
                 *(f"{self.results}/{d}/tables/{e}.{c}.csv" for c in self.also_conventions(e, d))]
 
     def published_conventions(self, wildcards) -> list[str]:
+        """A params function: the dataset's convention, then the experiment's ``also_conventions``."""
         return [self.convention_of(wildcards.dataset), *self.also_conventions(wildcards.experiment, wildcards.dataset)]
 
     def first_fold(self, experiment: str, dataset: str) -> int:
+        """The first fold of a dataset the experiment uses.
+
+        Parameters
+        ----------
+        experiment, dataset : str
+            The experiment and one of its datasets.
+
+        Returns
+        -------
+        int
+        """
         return self.folds(experiment, dataset)[0]
 
     def methods_with(self, experiment: str, test) -> list[str]:
-        """The experiment's methods whose configuration passes ``test(method config, class)``."""
+        """The experiment's methods whose configuration passes ``test``.
+
+        Parameters
+        ----------
+        experiment : str
+            The experiment.
+        test : callable
+            ``test(method_config, selector_class) -> bool``.
+
+        Returns
+        -------
+        list of str
+        """
         return [m for m in self.experiment(experiment)["methods"]
                 if test(self.config["methods"][m], SELECTORS[self.algorithm(m)])]
 
@@ -145,12 +236,24 @@ class TablesPlanning(TrainPlanning):
         return self.methods_with(experiment, lambda m, cls: cls.uses_k)
 
     def top_feature_inputs(self, wildcards) -> list[str]:
+        """An input function: the first fold's selection records of the experiment's ranking methods."""
         fold = self.first_fold(wildcards.experiment, wildcards.dataset)
         return [f"{self.fold_folder(wildcards.dataset, fold)}/select/{m}.json"
                 for m in self.ranking_methods(wildcards.experiment)]
 
     def table_targets(self, experiment: str, dataset: str) -> list[str]:
-        """The tables of an experiment on a dataset that ``rule all`` asks for."""
+        """The tables of an experiment on a dataset that ``rule all`` asks for.
+
+        Parameters
+        ----------
+        experiment, dataset : str
+            The experiment and one of its datasets.
+
+        Returns
+        -------
+        list of str
+            The Markdown and HTML files.
+        """
         e = self.experiment(experiment)
         tables = [experiment, *(f"{experiment}.{c}" for c in self.also_conventions(experiment, dataset))]
         tables += [f"{experiment}_published"] if e.get("published") else []

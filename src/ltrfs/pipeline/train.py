@@ -38,9 +38,25 @@ REFERENCES = {"file order": "file_order", "random order": "expected"}
 
 
 def valid_ks(ks, d: int, uses_k: bool = True) -> list[int]:
-    """The k grid for a method on d features (docs/methods.md, section 'The k grid'): k > d is
-    skipped with a warning, and when every k exceeds d the method is trained on all d features
-    (logged); methods that ignore k (WAF) get [d]."""
+    """The k grid of a method on d features (docs/methods.md, section 'The k grid').
+
+    k > d is skipped with a warning, and when every k exceeds d the method is trained on all d
+    features (logged).
+
+    Parameters
+    ----------
+    ks : iterable of int
+        The configured k values.
+    d : int
+        Number of features (or of a projection method's new features).
+    uses_k : bool, default True
+        False for methods that ignore k (WAF): they get [d].
+
+    Returns
+    -------
+    list of int
+        The sorted k values to train.
+    """
     if not uses_k:
         return [d]
     dropped = [k for k in ks if k > d]
@@ -88,15 +104,26 @@ def fit_best(ranker: dict, train: RankingData, vali: RankingData | None, *, metr
 
 
 class OwnPredictions:
-    """A fitted selector used as a ranker: ``predict(X)`` is its ``predict_scores(X)``
-    (P(relevant) or the expected label, as Lei & Han report them), or with ``k`` its
-    ``predict_scores_k(X, k)`` (its model restricted to its top k features, Lai et al. Figs. 1-3)."""
+    """A fitted selector used as a ranker.
+
+    ``predict(X)`` is its ``predict_scores(X)`` (P(relevant) or the expected label, as Lei & Han
+    report them), or with ``k`` its ``predict_scores_k(X, k)`` (its model restricted to its top k
+    features, Lai et al. Figs. 1-3).
+
+    Parameters
+    ----------
+    selector : Selector
+        A fitted selector with ``predict_scores`` (and ``predict_scores_k`` when ``k`` is given).
+    k : int or None, default None
+        Restrict the model to the selector's top k features.
+    """
 
     def __init__(self, selector, k: int | None = None):
         self.selector = selector
         self.k = k
 
     def predict(self, X) -> np.ndarray:
+        """Scores float64 (m,) of the rows of ``X`` by the selector's own model."""
         if self.k is None:
             return self.selector.predict_scores(X)
         return self.selector.predict_scores_k(X, self.k)
@@ -108,8 +135,25 @@ def has_own_predictions(algorithm: str) -> bool:
 
 
 def own_selector(path, selection: dict):
-    """The fitted selector of the selection record ``selection`` (``select/{method}.pkl``), to
-    rank with (ranker ``own``): an error for a method that has no model of its own."""
+    """The fitted selector of a selection record, to rank with (ranker ``own``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike or None
+        The method's ``select/{method}.pkl``.
+    selection : dict
+        The selection record.
+
+    Returns
+    -------
+    Selector
+        The fitted selector.
+
+    Raises
+    ------
+    ValueError
+        For a method that has no model of its own, or when ``path`` is None.
+    """
     algorithm = selection["algorithm"]
     if not has_own_predictions(algorithm):
         raise ValueError(f"method {selection['method']!r} ({algorithm}) has no predictions of its own; "
@@ -120,11 +164,35 @@ def own_selector(path, selection: dict):
 
 
 def train_own(selection: dict, selector, *, ks=()) -> tuple[dict, dict]:
-    """The selection's fitted method as the ranker, on all d features (k = d in the run file;
-    the method's own choice of features is inside its model). A method that can restrict its
-    model to its top k features (``predict_scores_k``: FSMRank) also gets one model per k of
-    ``ks`` below d, the curve of Lai et al. Figs. 1-3; nothing is tuned on vali for those k.
-    Returns (models, info["k"])."""
+    """The selection's fitted method as the ranker, on all d features.
+
+    k = d in the run file; the method's own choice of features is inside its model. A method that
+    can restrict its model to its top k features (``predict_scores_k``: FSMRank) also gets one
+    model per k of ``ks`` below d, the curve of Lai et al. Figs. 1-3; nothing is tuned on vali for
+    those k.
+
+    Parameters
+    ----------
+    selection : dict
+        The selection record.
+    selector : Selector
+        The method's fitted selector (``own_selector``).
+    ks : iterable of int, default ()
+        The k values below d of a method with ``predict_scores_k``.
+
+    Returns
+    -------
+    models : dict
+        k -> model record (``ltrfs.formats.save_models``).
+    info : dict
+        k (as str) -> features, chosen parameters, trials and seconds (the info file's ``k``).
+
+    References
+    ----------
+    Lai, Pan, Tang and Yu. FSMRank: feature selection algorithm for learning to rank. IEEE
+    TNNLS 2013 (Figs. 1-3: the metric at the top k features; docs/methods.md, section
+    'FSMRank').
+    """
     d, seconds = selection["n_features"], selection["seconds"]
     features = np.arange(d, dtype=np.int64)
     models = {d: {"ranker": OWN, "n_features": d, "features": features, "params": selector.chosen_,
@@ -177,10 +245,43 @@ def train(selection_path, ranker_name: str, ranker: dict, train_path, vali_path,
 
     Ranker algorithm ``own``: the method's fitted model from ``selector_path`` (``train_own``).
     With ``out_run`` (and ``test_path``) the models are also evaluated on vali and test in the
-    same process and the run file written (``run_text``, ``run_ties`` as its ``ties``): the
-    workflow's train jobs do this, so that no second job loads the models and their libraries
-    again. ``train_path``, ``vali_path`` and ``test_path`` are ``.npz`` files or loaded
-    ``RankingData`` (a batched train job loads them once for all its rankers).
+    same process and the run file written: the workflow's train jobs do this, so that no second
+    job loads the models and their libraries again.
+
+    Parameters
+    ----------
+    selection_path : str or os.PathLike
+        The selection record (JSON).
+    ranker_name : str
+        The ranker's name in the config.
+    ranker : dict
+        Its config ``{"algorithm", "params", "grid"}``.
+    train_path, vali_path : str, os.PathLike or RankingData
+        ``.npz`` files or loaded data (a batched train job loads them once for all its rankers).
+    out_model : str or os.PathLike
+        The model file written (``ltrfs.formats.save_models``).
+    out_info : str or os.PathLike
+        The info JSON written (features, chosen parameters and vali trials per k).
+    ks : iterable of int
+        The k grid (``valid_ks`` is applied).
+    metric : str
+        The vali metric.
+    convention : str
+        The metric convention.
+    seed : int
+        The job's seed.
+    threads : int, default 1
+        The job's threads.
+    ties : str, default "expected"
+        How tied scores are ranked in the vali choice.
+    test_path : str, os.PathLike, RankingData or None, default None
+        The test split, with ``out_run``.
+    out_run : str or os.PathLike or None, default None
+        The run file written (``run_text``).
+    run_ties : dict or None, default None
+        Split -> ties of the run file (``run_text``'s ``ties``).
+    selector_path : str or os.PathLike or None, default None
+        The method's fitted selector, for ranker ``own``.
     """
     selection = read_json(selection_path, ("ranking",))
     train_data, vali_data = _loaded(train_path), _loaded(vali_path)
@@ -201,14 +302,45 @@ def train(selection_path, ranker_name: str, ranker: dict, train_path, vali_path,
 # ----------------------------------------------------------------------------- evaluation
 
 def per_query_rows(data: RankingData, scores: np.ndarray, convention: str, ties: str = "file_order") -> np.ndarray:
-    """(q, 22) per-query metrics in the order of ``ltrfs.formats.METRIC_COLUMNS``."""
+    """Per-query metrics of one ranking, in the order of ``ltrfs.formats.METRIC_COLUMNS``.
+
+    Parameters
+    ----------
+    data : RankingData
+        The split.
+    scores : ndarray of shape (m,)
+        Scores of its rows.
+    convention : str
+        The metric convention.
+    ties : {"file_order", "expected"}, default "file_order"
+        How tied scores are ranked.
+
+    Returns
+    -------
+    ndarray of shape (q, 22)
+    """
     qm = metrics.evaluate(data.y, scores, data.query_ptr, convention=convention, max_k=10, ties=ties)
     return np.column_stack([qm.precision, qm.map, qm.ndcg, qm.mean_ndcg])
 
 
 def run_text(models: dict, splits: dict, *, convention: str, ties: dict | None = None) -> str:
-    """The run file (``RUN_HEAD`` columns, one line per k, split and query) of the models on
-    each split (``{"vali": RankingData, "test": RankingData}``)."""
+    """The run file of models on splits: ``RUN_HEAD`` columns, one line per k, split and query.
+
+    Parameters
+    ----------
+    models : dict
+        k -> model record.
+    splits : dict
+        ``{"vali": RankingData, "test": RankingData}``.
+    convention : str
+        The metric convention.
+    ties : dict or None, default None
+        Split -> how tied scores are ranked, over ``SPLIT_TIES``.
+
+    Returns
+    -------
+    str
+    """
     ties = {**SPLIT_TIES, **(ties or {})}
     lines = ["\t".join(RUN_HEAD)]
     for split, data in splits.items():
@@ -221,16 +353,42 @@ def run_text(models: dict, splits: dict, *, convention: str, ties: dict | None =
 
 
 def rescore(model_path, split_paths: dict, out_path, *, convention: str, ties: dict | None = None) -> None:
-    """The run file of saved models (``models/{method}/{ranker}.pkl``) on the splits
-    (``{"vali": path, "test": path}``) in another metric ``convention``: the same models, the
-    same layout as the train job's run file (``run_text``)."""
+    """The run file of saved models in another metric ``convention``.
+
+    The same models, the same layout as the train job's run file (``run_text``).
+
+    Parameters
+    ----------
+    model_path : str or os.PathLike
+        ``models/{method}/{ranker}.pkl``.
+    split_paths : dict
+        ``{"vali": path, "test": path}``.
+    out_path : str or os.PathLike
+        The run file written.
+    convention : str
+        The metric convention.
+    ties : dict or None, default None
+        As ``run_text``.
+    """
     splits = {split: io.load_npz(path) for split, path in split_paths.items()}
     write_text(out_path, run_text(load_models(model_path), splits, convention=convention, ties=ties))
 
 
 def reference(split_paths: dict, out_path, *, convention: str) -> None:
-    """Per-query metrics of a constant score on each split, once per ``REFERENCES`` entry, in
-    the layout of a run file with the reference's name in column ``k``'s place (``REFERENCE_HEAD``)."""
+    """Per-query metrics of a constant score on each split, once per ``REFERENCES`` entry.
+
+    Written in the layout of a run file with the reference's name in column ``k``'s place
+    (``REFERENCE_HEAD``).
+
+    Parameters
+    ----------
+    split_paths : dict
+        Split -> ``.npz`` file.
+    out_path : str or os.PathLike
+        The file written.
+    convention : str
+        The metric convention.
+    """
     lines = ["\t".join(REFERENCE_HEAD)]
     for split, path in split_paths.items():
         data = io.load_npz(path)
@@ -244,7 +402,7 @@ def reference(split_paths: dict, out_path, *, convention: str) -> None:
 # ----------------------------------------------------------------------------- planning
 
 class TrainPlanning(SelectPlanning):
-    """The inputs, params and batches of the train jobs."""
+    """The inputs, params and batches of the train jobs (parameters as ``ltrfs.pipeline.run.Run``)."""
 
     def train_ks(self, wildcards) -> list[int]:
         """The k grid of a train job; [] for methods that ignore k, so that editing the
@@ -275,10 +433,24 @@ class TrainPlanning(SelectPlanning):
                                       self.config["validation_metric"])
 
     def train_seed(self, wildcards) -> int:
+        """A params function: the seed of a train job (config seed, dataset, fold, method, ranker)."""
         return self.job_seed("dataset", "fold", "method", "ranker")(wildcards)
 
     def ranks_itself(self, method: str, ranker: str) -> bool:
-        """False for the pair (method, ranker ``own``) when the method has no model of its own."""
+        """Whether the ranker can rank with the method.
+
+        Parameters
+        ----------
+        method : str
+            A method's name.
+        ranker : str
+            A ranker's name.
+
+        Returns
+        -------
+        bool
+            False for the pair (method, ranker ``own``) when the method has no model of its own.
+        """
         if self.config["rankers"][ranker]["algorithm"] != OWN:
             return True
         return has_own_predictions(self.algorithm(method))
@@ -289,7 +461,18 @@ class TrainPlanning(SelectPlanning):
 
     @staticmethod
     def batch_rule_name(dataset: str, method: str) -> str:
-        """``train_{dataset}_{method}`` with every character outside [A-Za-z0-9_] made ``_``."""
+        """The rule name of a batched train job.
+
+        Parameters
+        ----------
+        dataset, method : str
+            The job's dataset and method.
+
+        Returns
+        -------
+        str
+            ``train_{dataset}_{method}`` with every character outside [A-Za-z0-9_] made ``_``.
+        """
         return re.sub(r"\W", "_", f"train_{dataset}_{method}")
 
     def train_batches(self) -> dict:
@@ -306,7 +489,22 @@ class TrainPlanning(SelectPlanning):
         return batches
 
     def batch_jobs(self, dataset: str, method: str, rankers, fold) -> list[dict]:
-        """One batched train job's per-ranker settings, from the functions rule train's params use."""
+        """One batched train job's per-ranker settings, from the functions rule train's params use.
+
+        Parameters
+        ----------
+        dataset, method : str
+            The job's dataset and method.
+        rankers : iterable of str
+            Its rankers.
+        fold : int or str
+            The fold.
+
+        Returns
+        -------
+        list of dict
+            Per ranker: ``ranker``, ``config``, ``k``, ``metric``, ``seed``, ``threads`` and ``own``.
+        """
         jobs = []
         for ranker in rankers:
             w = SimpleNamespace(dataset=dataset, fold=fold, method=method, ranker=ranker)
