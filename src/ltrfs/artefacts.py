@@ -97,9 +97,7 @@ class ExperimentTable:
     suffix: str = ""
 
     def resolve(self, results: str, dataset: str, experiment: str, method, folds: list):
-        """The path of the experiment's table (arguments as ``FoldFile.resolve``; only ``results``,
-        ``dataset`` and ``experiment`` are used).
-        """
+        """The path of the experiment's table (arguments as ``FoldFile.resolve``)."""
         return f"{results}/{dataset}/tables/{experiment}{self.suffix}.csv"
 
 

@@ -105,8 +105,21 @@ class RankingData:
                            self.query_ids, self.docids)
 
     def view(self, features, projection=None) -> "RankingData":
-        """Columns ``features`` (0-based, (n,)), mapped to new features by ``projection``
-        (n, k) when given (FS-BFS: each new feature a weighted sum of a feature subset)."""
+        """A view on some columns, mapped to new features by a projection when one is given.
+
+        Parameters
+        ----------
+        features : array-like of int, shape (n,)
+            0-based column indices.
+        projection : array-like of shape (n, k) or None, default None
+            Maps the n columns to k new features (FS-BFS: each new feature a weighted sum of a
+            feature subset).
+
+        Returns
+        -------
+        RankingData
+            The same rows and queries, with n (or k) features.
+        """
         data = self.select_features(features)
         if projection is None:
             return data

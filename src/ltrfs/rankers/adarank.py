@@ -70,7 +70,32 @@ _DEN_FLOOR = 1e-12
 
 
 def feature_metric_matrix(X, y, query_ptr, metric, convention="letor4", ties="expected") -> np.ndarray:
-    """float64 (q, d): E(q, x_f), the per-query metric of ranking by each feature alone."""
+    """E(q, x_f): the per-query metric of ranking by each feature alone.
+
+    Parameters
+    ----------
+    X : array-like of shape (m, d)
+        Feature matrix.
+    y : array-like of shape (m,)
+        Relevance labels.
+    query_ptr : array-like of int64, shape (q + 1,)
+        Query boundaries.
+    metric : str
+        The metric (``ltrfs.metrics.metric_per_query``).
+    convention : str or Convention, default "letor4"
+        Metric convention.
+    ties : {"expected", "file_order"}, default "expected"
+        How a feature's tied values are ranked.
+
+    Returns
+    -------
+    ndarray of float64, shape (q, d)
+
+    References
+    ----------
+    Xu and Li. AdaRank: a boosting algorithm for information retrieval. SIGIR 2007 (the
+    performance of a single-feature weak ranker on each query).
+    """
     X = np.asarray(X)
     out = np.empty((len(query_ptr) - 1, X.shape[1]))
     for f in range(X.shape[1]):

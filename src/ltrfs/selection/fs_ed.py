@@ -169,9 +169,23 @@ DENSITY_HEAD = ["role", "feature", "psi", "label", "x", "density"]
 
 
 def informative_features(selection: dict, X) -> list[int]:
-    """The selection's ranking (1-based ids, in order) without the features that carry nothing
-    to draw: constant within every training query (``constant_features``) or 0 on every
-    training row of ``X`` (m, d)."""
+    """The selection's ranking without the features that carry nothing to draw.
+
+    Left out: features constant within every training query (``constant_features``) or 0 on
+    every training row of ``X``.
+
+    Parameters
+    ----------
+    selection : dict
+        The FS-ED selection record.
+    X : array-like of shape (m, d)
+        The training features.
+
+    Returns
+    -------
+    list of int
+        1-based feature ids, in ranking order.
+    """
     skip = set(selection.get("constant_features") or [])
     zero = set((np.flatnonzero(~np.any(np.asarray(X) != 0, axis=0)) + 1).tolist())
     return [f for f in selection["ranking"] if f not in skip and f not in zero]
