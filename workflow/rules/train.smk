@@ -1,7 +1,5 @@
 # Stage train (ltrfs.pipeline.train): train every ranker on every k-view of a selection, tuned on vali,
 # and evaluate on vali and test in the same job; the reference rows and other conventions' run files.
-from types import SimpleNamespace as Namespace
-
 from ltrfs.config import OWN
 
 
@@ -40,9 +38,10 @@ rule train:
         "../scripts/train.py"
 
 
-# train_batch (default): one job per (dataset, method) trains all the method's rankers in turn
-# (workflow/scripts/train_batch.py) and writes the same files, logs included, as the per-ranker
-# jobs of rule train would; rule train stays for any file no batch makes.
+# train_batch (default): one job per (dataset, method) trains all the method's one-thread rankers in
+# turn (workflow/scripts/train_batch.py) and writes the same files, logs included, as the
+# per-ranker jobs of rule train would; rule train stays for any file no batch makes (a ranker of
+# several threads among them).
 if config["train_batch"]:
     for (_dataset, _method), (_name, _rankers) in PLAN.train_batches().items():
         _fold = f"{RESULTS}/{_dataset}/fold{{fold}}"
@@ -65,7 +64,7 @@ if config["train_batch"]:
                 convention=lambda w, d=_dataset: PLAN.convention_of(d),
                 ties=config["ties"],
                 run_ties=PLAN.run_ties(),
-            threads: max(PLAN.train_threads(Namespace(dataset=_dataset, method=_method, ranker=r)) for r in _rankers)
+            threads: 1  # one-thread rankers only (PLAN.train_batches)
             conda:
                 "../../envs/ltrfs.yaml"
             log:

@@ -420,11 +420,15 @@ class TrainPlanning(SelectPlanning):
             return {}
         return {"selector": f"{self.fold.format(**wildcards)}/select/{wildcards.method}.pkl"}
 
-    def train_threads(self, wildcards) -> int:
+    def threads_of(self, method: str, ranker: str) -> int:
         """The ranker's own ``threads`` (default 1); ranker ``own`` takes the method's."""
-        if self.ranker_config(wildcards)["algorithm"] == OWN:
-            return self.method_config(wildcards).get("threads", 1)
-        return self.ranker_config(wildcards).get("threads", 1)
+        if self.config["rankers"][ranker]["algorithm"] == OWN:
+            return self.config["methods"][method].get("threads", 1)
+        return self.config["rankers"][ranker].get("threads", 1)
+
+    def train_threads(self, wildcards) -> int:
+        """The threads of a train job (``threads_of``)."""
+        return self.threads_of(wildcards.method, wildcards.ranker)
 
     def train_metric(self, wildcards) -> str:
         """The vali metric of a train job (``train_metrics``; the top-level one for a
@@ -477,11 +481,14 @@ class TrainPlanning(SelectPlanning):
 
     def train_batches(self) -> dict:
         """(dataset, method) -> rule name and rankers of each batched train job (config
-        ``train_batch``): every ranker of the method in the experiments being run that can rank
-        with it; a name clash keeps rule train for the second."""
+        ``train_batch``): every one-thread ranker of the method in the experiments being run that
+        can rank with it. A ranker of several threads keeps its own job (rule train): in a batch
+        it would hold all its cores while the batch's other rankers use one (on MQ2008 the
+        all-features batch of 15 rankers held both cores for ``random_forest``). A name clash
+        keeps rule train for the second."""
         batches, names = {}, set()
         for (dataset, method), rankers in train_batches(self.config).items():
-            rankers = [r for r in rankers if self.ranks_itself(method, r)]
+            rankers = [r for r in rankers if self.ranks_itself(method, r) and self.threads_of(method, r) == 1]
             name = self.batch_rule_name(dataset, method)
             if rankers and name not in names:
                 names.add(name)
