@@ -198,21 +198,10 @@ class RankRLS(LinearScores, Ranker):
     Examples
     --------
     >>> from ltrfs.rankers.rankrls import RankRLS
-    >>> from ltrfs.metrics import metric_per_query
-    >>> import numpy as np
-    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
-    ...     rng = np.random.default_rng(seed)
-    ...     X = rng.normal(size=(120, 5))
-    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
-    ...     return X, y, np.repeat(np.arange(1, 11), 12)
-    >>> X, y, qid = toy(0)
-    >>> X_test, y_test, qid_test = toy(1)
+    >>> from ltrfs.examples import example_queries, example_ndcg
+    >>> X, y, qid = example_queries()    # 10 queries x 12 documents, 5 features
     >>> ranker = RankRLS().fit(X, y, qid)
-    >>> scores = ranker.predict(X_test)
-    >>> scores.shape
-    (120,)
-    >>> ndcg = metric_per_query(y_test, scores, np.arange(0, 121, 12), "ndcg@10")
-    >>> round(float(ndcg.mean()), 2)       # NDCG@10 over the 10 test queries
+    >>> round(example_ndcg(ranker), 2)   # NDCG@10 on 10 unseen queries
     0.89
     """
 

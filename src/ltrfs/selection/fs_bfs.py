@@ -302,13 +302,8 @@ class FSBFS(Selector):
     Examples
     --------
     >>> from ltrfs.selection.fs_bfs import FSBFS
-    >>> import numpy as np
-    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
-    ...     rng = np.random.default_rng(seed)
-    ...     X = rng.normal(size=(120, 5))
-    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
-    ...     return X, y, np.repeat(np.arange(1, 11), 12)
-    >>> X, y, qid = toy(0)
+    >>> from ltrfs.examples import example_queries
+    >>> X, y, qid = example_queries()    # 10 queries x 12 documents, 5 features
     >>> sel = FSBFS(k=2).fit(X, y, qid)
     >>> sel.ranking_[:2]                  # the two informative features first
     array([2, 0])

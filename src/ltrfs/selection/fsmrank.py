@@ -323,14 +323,9 @@ class FSMRankSelector(_FSMRankBase):
     Examples
     --------
     >>> from ltrfs.selection.fsmrank import FSMRankSelector
-    >>> import numpy as np
-    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
-    ...     rng = np.random.default_rng(seed)
-    ...     X = rng.normal(size=(120, 5))
-    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
-    ...     return X, y, np.repeat(np.arange(1, 11), 12)
-    >>> X, y, qid = toy(0)
-    >>> X_val, y_val, qid_val = toy(1)   # a validation split
+    >>> from ltrfs.examples import example_queries
+    >>> X, y, qid = example_queries()    # 10 queries x 12 documents, 5 features
+    >>> X_val, y_val, qid_val = example_queries(seed=1)   # a validation split
     >>> sel = FSMRankSelector().fit(X, y, qid, X_val=X_val, y_val=y_val, qid_val=qid_val)
     >>> sel.ranking_[:2]                  # the two informative features first
     array([2, 0])
@@ -467,14 +462,9 @@ class FSMSVM(_FSMRankBase):
     Examples
     --------
     >>> from ltrfs.selection.fsmrank import FSMSVM
-    >>> import numpy as np
-    >>> def toy(seed):  # 10 queries x 12 documents, 5 features; labels 0..2 follow features 2 and 0
-    ...     rng = np.random.default_rng(seed)
-    ...     X = rng.normal(size=(120, 5))
-    ...     y = np.digitize(X[:, 2] + 0.5 * X[:, 0] + 0.5 * rng.normal(size=120), [0.0, 1.0])
-    ...     return X, y, np.repeat(np.arange(1, 11), 12)
-    >>> X, y, qid = toy(0)
-    >>> X_val, y_val, qid_val = toy(1)   # a validation split
+    >>> from ltrfs.examples import example_queries
+    >>> X, y, qid = example_queries()    # 10 queries x 12 documents, 5 features
+    >>> X_val, y_val, qid_val = example_queries(seed=1)   # a validation split
     >>> sel = FSMSVM().fit(X, y, qid, X_val=X_val, y_val=y_val, qid_val=qid_val)
     >>> sel.ranking_[:2]                  # the two informative features first
     array([2, 0])
