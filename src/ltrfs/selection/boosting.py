@@ -44,10 +44,12 @@ from ltrfs.params import Integer, Options, Real
 from ltrfs.selection import statistical as st
 from ltrfs.selection.base import Selector
 from ltrfs.util import Progress
+from ltrfs.docstrings import fill_doc
 
 BACKENDS = ("exact", "xgboost", "hist")
 
 
+@fill_doc
 class GBMImportance(Selector):
     """Multinomial gradient boosting of the labels, features ranked by importance.
 
@@ -87,12 +89,7 @@ class GBMImportance(Selector):
         The fitted booster.
     chosen_ : dict
         ``backend``, ``importance`` (its kind) and ``n_rows``.
-    seconds_ : float
-        Wall-clock seconds of ``fit``.
-    constant_features_ : int64 (c,)
-        Features constant within every training query (``Selector``).
-    n_features_in_ : int
-        d, the number of features seen in ``fit``.
+    %(selector_fit_attributes)s
 
     References
     ----------

@@ -14,6 +14,7 @@ from ltrfs.params import Integer
 from ltrfs.scoring import discrete
 from ltrfs.scoring.pearson import pearson_scores
 from ltrfs.selection.base import Selector
+from ltrfs.docstrings import fill_doc
 
 
 class _DiscreteTopK(Selector):
@@ -38,6 +39,7 @@ class _DiscreteTopK(Selector):
         self.ranking_ = np.argsort(-scores, kind="stable").astype(np.int64)
 
 
+@fill_doc
 class InformationGain(_DiscreteTopK):
     """Top k features by information gain of the feature, cut into bins, about the label.
 
@@ -58,12 +60,7 @@ class InformationGain(_DiscreteTopK):
         The information gain.
     chosen_ : dict
         Empty.
-    seconds_ : float
-        Wall-clock seconds of ``fit``.
-    constant_features_ : int64 (c,)
-        Features constant within every training query (put last in ``ranking_``; ``Selector``).
-    n_features_in_ : int
-        d, the number of features seen in ``fit``.
+    %(selector_fit_attributes)s
 
     References
     ----------
@@ -85,6 +82,7 @@ class InformationGain(_DiscreteTopK):
     _key = "ig"
 
 
+@fill_doc
 class ChiSquare(_DiscreteTopK):
     """Top k features by the chi-square statistic of the (bin x label) contingency table.
 
@@ -104,12 +102,7 @@ class ChiSquare(_DiscreteTopK):
         The chi-square statistic.
     chosen_ : dict
         Empty.
-    seconds_ : float
-        Wall-clock seconds of ``fit``.
-    constant_features_ : int64 (c,)
-        Features constant within every training query (put last in ``ranking_``; ``Selector``).
-    n_features_in_ : int
-        d, the number of features seen in ``fit``.
+    %(selector_fit_attributes)s
 
     References
     ----------
@@ -131,6 +124,7 @@ class ChiSquare(_DiscreteTopK):
     _key = "chi"
 
 
+@fill_doc
 class PearsonTopK(Selector):
     """Top k features by the absolute Pearson correlation of feature and label.
 
@@ -146,12 +140,7 @@ class PearsonTopK(Selector):
         The absolute correlation.
     chosen_ : dict
         Empty.
-    seconds_ : float
-        Wall-clock seconds of ``fit``.
-    constant_features_ : int64 (c,)
-        Features constant within every training query (put last in ``ranking_``; ``Selector``).
-    n_features_in_ : int
-        d, the number of features seen in ``fit``.
+    %(selector_fit_attributes)s
 
     References
     ----------

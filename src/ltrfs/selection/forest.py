@@ -34,6 +34,7 @@ from ltrfs.params import Boolean, Integer, Options, Real
 from ltrfs.selection import statistical as st
 from ltrfs.selection.base import Selector
 from ltrfs.util import Progress
+from ltrfs.docstrings import fill_doc
 
 IMPORTANCES = ("impurity", "permutation")
 
@@ -113,6 +114,7 @@ def oob_permutation_importance(forest, X: np.ndarray, y: np.ndarray, random_stat
     return total / max(n_trees, 1)
 
 
+@fill_doc
 class RFImportance(Selector):
     """Random-forest classifier importance, with rfcv's cross-validated elimination curve.
 
@@ -160,12 +162,7 @@ class RFImportance(Selector):
     chosen_ : dict
         ``n_rows``; with ``curve``: ``n_features`` (size of lowest error, larger on ties),
         ``cv_error`` and ``curve`` (so that the curve reaches the selection file: Table 2.1).
-    seconds_ : float
-        Wall-clock seconds of ``fit``.
-    constant_features_ : int64 (c,)
-        Features constant within every training query (``Selector``).
-    n_features_in_ : int
-        d, the number of features seen in ``fit``.
+    %(selector_fit_attributes)s
 
     Notes
     -----

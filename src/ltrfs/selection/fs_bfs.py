@@ -66,6 +66,7 @@ from ltrfs.params import Boolean, Convention, Integer, Metric, Options, Real
 from ltrfs.rankers.coord_ascent import RESTART_INITS, MetricContext, coordinate_ascent
 from ltrfs.selection.base import Selector
 from ltrfs.util import Progress
+from ltrfs.docstrings import fill_doc
 
 log = logging.getLogger(__name__)
 
@@ -221,6 +222,7 @@ def best_first_subset(order, single, evaluate: Callable, *, max_candidates: int 
                         evaluations=evaluations, seconds=time.perf_counter() - t0)
 
 
+@fill_doc
 class FSBFS(Selector):
     """FS-BFS: k disjoint feature subsets by best-first search, each combined into one new feature.
 
@@ -285,12 +287,7 @@ class FSBFS(Selector):
     details_ : dict (JSON-able)
         ``subsets`` (1-based ids), ``weights``, ``scores``, per-subset
         ``expansions``/``evaluations``/``seconds``, ``seconds`` (total), ``params``.
-    seconds_ : float
-        Wall-clock seconds of ``fit``.
-    constant_features_ : int64 (c,)
-        Features constant within every training query (``Selector``).
-    n_features_in_ : int
-        d, the number of features seen in ``fit``.
+    %(selector_fit_attributes)s
 
     References
     ----------

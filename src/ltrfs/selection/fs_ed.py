@@ -13,6 +13,7 @@ from ltrfs import metrics, scoring
 from ltrfs.params import Boolean, Convention, Integer, Options
 from ltrfs.scoring import divergence
 from ltrfs.selection.base import Selector, single_feature_scores
+from ltrfs.docstrings import fill_doc
 
 SCALES = ("none", "minmax")
 
@@ -23,6 +24,7 @@ def _minmax(v: np.ndarray) -> np.ndarray:
     return (v - lo) / (hi - lo) if hi > lo else np.zeros_like(v)
 
 
+@fill_doc
 class FSED(Selector):
     """FS-ED: features ranked by ``psi(f) = s(f) + d(f)``, importance plus expected divergence.
 
@@ -63,12 +65,7 @@ class FSED(Selector):
         The expected divergence d, unscaled.
     chosen_ : dict
         Empty.
-    seconds_ : float
-        Wall-clock seconds of ``fit``.
-    constant_features_ : int64 (c,)
-        Features constant within every training query (put last in ``ranking_``; ``Selector``).
-    n_features_in_ : int
-        d, the number of features seen in ``fit``.
+    %(selector_fit_attributes)s
 
     Notes
     -----

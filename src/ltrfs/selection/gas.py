@@ -61,6 +61,84 @@ from ltrfs.scoring.pairwise import IMPORTANCES as PAIRWISE_IMPORTANCES
 from ltrfs.scoring.pairwise import pairwise_importance, pairwise_loss
 from ltrfs.selection.base import Selector, single_feature_scores
 from ltrfs.tuning import ValiChoice
+from ltrfs.docstrings import fill_doc
+
+#: docstring text the classes below share (``ltrfs.docstrings``)
+_DOC = {
+    "gas_notes_references": """
+Notes
+-----
+Precomputed tables are used when they fit: a single-feature table when its recorded convention
+and tie rule match (``ltrfs.selection.base.single_feature_scores``), a ``kendall`` table when
+it holds the chosen similarity, a ``pairwise`` table for GAS-L.
+
+References
+----------
+Geng, Liu, Qin, Li. Feature selection for ranking. SIGIR 2007: importance (section 2.2),
+similarity by Kendall's tau (section 2.3), the objective ``max sum_i w_i x_i - c sum_{i != j}
+e_ij x_i x_j`` (section 2.4, eq. 2) and the greedy algorithm (section 2.5, which subtracts
+``2c e_kj`` from every remaining weight). See docs/methods.md, section 'GAS'.
+""",
+    "gas_attributes": """
+ranking_ : int64 (d,)
+    The greedy order of all d features (the constant ones last with ``constant_last``); every
+    t-subset is a prefix.
+scores_ : float64 (d,)
+    The importance w used, after orientation and normalisation.
+gains_ : float64 (d,)
+    The current weight of each feature when it was picked, in pick order (the initial weight
+    for the constant features put last).
+sign_ : float64 (d,)
+    +1, or -1 where ``orientation="best"`` negated the feature.
+constant_ : int64 (c,)
+    The features put last.
+c_ : float
+    The trade-off used.
+chosen_ : dict
+    ``c``, and when c was chosen on vali: ``vali_metric``, ``vali_model``, ``ties``,
+    ``t_vali``, the vali score of every grid point (``vali_scores``) and the degenerate ones.
+%(selector_fit_attributes)s
+""",
+    "gas_ties": """
+ties : {"expected", "file_order"}, default "expected"
+    How the importance metric and the vali metric rank tied documents: in expectation over
+    their orders, or in file order (the official scripts' rule).
+""",
+    "gas_pairwise_importance": """
+pairwise_importance : {"inverse", "one_minus"}, default "inverse"
+    GAS-L's importance from the pairwise loss: 1 / loss (the paper's "inversely proportional")
+    or 1 - loss.
+""",
+    "gas_parameters": """
+c : float >= 0 or None, default None
+    Trade-off between importance and similarity; None chooses it on vali from ``c_grid``.
+c_grid : list of float >= 0, default (0, 0.01, 0.1, 0.5, 1, 2)
+    The candidates of c when ``c`` is None.
+t_vali : int >= 1, default 10
+    Number of greedy features that judge a c on vali (at most d).
+convention : str, default "letor4"
+    Metric convention of the importance and of the vali metric (``ltrfs.metrics``).
+orientation : {"descending", "best"}, default "descending"
+    "best" also scores each feature negated and, where that wins, negates the feature in the
+    similarity too.
+normalize : {"none", "max", "minmax"}, default "none"
+    Scale of w: as measured (the paper), divided by max |w|, or mapped to [0, 1].
+vali_model : {"ranksvm", "sum"}, default "ranksvm"
+    The model that judges c on vali: RankSVM with C=1 (the paper's ranker) on the first
+    ``t_vali`` features, or the sum of those features standardised on train (no training).
+vali_metric : str, default "ndcg@10"
+    Metric of that model on vali (``ndcg@K``, ``p@K``, ``map``, ``meanndcg``).
+constant_last : bool, default True
+    Leave features constant on every training query out of the greedy and append them, in
+    index order, to the ranking (module docstring).
+n_jobs : int >= 1, default 1
+    Threads of the Kendall similarity when it is not precomputed, and of the RankSVM.
+similarity : {"concordance", "tau_b"}, default "concordance"
+    The similarity e: the paper's fraction of a query's document pairs that both features
+    order strictly the same way (mean over queries), or the mean per-query Kendall tau-b.
+""",
+}
+
 
 DEFAULT_C_GRID = (0, 0.01, 0.1, 0.5, 1, 2)
 NORMALIZE = ("none", "max", "minmax")
@@ -143,6 +221,7 @@ def gas_objective(weights, similarity, c: float, subset) -> float:
     return float(w[s].sum() - c * (e.sum() - np.trace(e)))
 
 
+@fill_doc(**_DOC)
 class GAS(Selector):
     """GAS: greedy selection of important and mutually dissimilar features (GAS-E or GAS-L).
 
@@ -155,77 +234,15 @@ class GAS(Selector):
     importance : str, default "ndcg@10"
         The importance w of a feature: a single-feature metric (a key of
         ``ltrfs.scoring.SINGLE_FEATURE_METRICS``, any case; GAS-E) or "pairwise" (GAS-L).
-    c : float >= 0 or None, default None
-        Trade-off between importance and similarity; None chooses it on vali from ``c_grid``.
-    c_grid : list of float >= 0, default (0, 0.01, 0.1, 0.5, 1, 2)
-        The candidates of c when ``c`` is None.
-    t_vali : int >= 1, default 10
-        Number of greedy features that judge a c on vali (at most d).
-    convention : str, default "letor4"
-        Metric convention of the importance and of the vali metric (``ltrfs.metrics``).
-    orientation : {"descending", "best"}, default "descending"
-        "best" also scores each feature negated and, where that wins, negates the feature in the
-        similarity too.
-    normalize : {"none", "max", "minmax"}, default "none"
-        Scale of w: as measured (the paper), divided by max |w|, or mapped to [0, 1].
-    vali_model : {"ranksvm", "sum"}, default "ranksvm"
-        The model that judges c on vali: RankSVM with C=1 (the paper's ranker) on the first
-        ``t_vali`` features, or the sum of those features standardised on train (no training).
-    vali_metric : str, default "ndcg@10"
-        Metric of that model on vali (``ndcg@K``, ``p@K``, ``map``, ``meanndcg``).
-    constant_last : bool, default True
-        Leave features constant on every training query out of the greedy and append them, in
-        index order, to the ranking (module docstring).
-    n_jobs : int >= 1, default 1
-        Threads of the Kendall similarity when it is not precomputed, and of the RankSVM.
-    similarity : {"concordance", "tau_b"}, default "concordance"
-        The similarity e: the paper's fraction of a query's document pairs that both features
-        order strictly the same way (mean over queries), or the mean per-query Kendall tau-b.
-    pairwise_importance : {"inverse", "one_minus"}, default "inverse"
-        GAS-L's importance from the pairwise loss: 1 / loss (the paper's "inversely proportional")
-        or 1 - loss.
-    ties : {"expected", "file_order"}, default "expected"
-        How the importance metric and the vali metric rank tied documents: in expectation over
-        their orders, or in file order (the official scripts' rule).
+    %(gas_parameters)s
+    %(gas_pairwise_importance)s
+    %(gas_ties)s
 
     Attributes
     ----------
-    ranking_ : int64 (d,)
-        The greedy order of all d features (the constant ones last with ``constant_last``); every
-        t-subset is a prefix.
-    scores_ : float64 (d,)
-        The importance w used, after orientation and normalisation.
-    gains_ : float64 (d,)
-        The current weight of each feature when it was picked, in pick order (the initial weight
-        for the constant features put last).
-    sign_ : float64 (d,)
-        +1, or -1 where ``orientation="best"`` negated the feature.
-    constant_ : int64 (c,)
-        The features put last.
-    c_ : float
-        The trade-off used.
-    chosen_ : dict
-        ``c``, and when c was chosen on vali: ``vali_metric``, ``vali_model``, ``ties``,
-        ``t_vali``, the vali score of every grid point (``vali_scores``) and the degenerate ones.
-    seconds_ : float
-        Wall-clock seconds of ``fit``.
-    constant_features_ : int64 (c,)
-        Features constant within every training query (``Selector``).
-    n_features_in_ : int
-        d, the number of features seen in ``fit``.
+    %(gas_attributes)s
 
-    Notes
-    -----
-    Precomputed tables are used when they fit: a single-feature table when its recorded convention
-    and tie rule match (``ltrfs.selection.base.single_feature_scores``), a ``kendall`` table when
-    it holds the chosen similarity, a ``pairwise`` table for GAS-L.
-
-    References
-    ----------
-    Geng, Liu, Qin, Li. Feature selection for ranking. SIGIR 2007: importance (section 2.2),
-    similarity by Kendall's tau (section 2.3), the objective ``max sum_i w_i x_i - c sum_{i != j}
-    e_ij x_i x_j`` (section 2.4, eq. 2) and the greedy algorithm (section 2.5, which subtracts
-    ``2c e_kj`` from every remaining weight). See docs/methods.md, section 'GAS'.
+    %(gas_notes_references)s
 
     Examples
     --------
@@ -403,6 +420,7 @@ class GAS(Selector):
         self.constant_ = idle
 
 
+@fill_doc(**_DOC)
 class GASE(GAS):
     """GAS-E: GAS with an evaluation measure of the feature alone as its importance.
 
@@ -414,74 +432,14 @@ class GASE(GAS):
     ----------
     importance : str, default "ndcg@10"
         A single-feature metric (a key of ``ltrfs.scoring.SINGLE_FEATURE_METRICS``, any case).
-    c : float >= 0 or None, default None
-        Trade-off between importance and similarity; None chooses it on vali from ``c_grid``.
-    c_grid : list of float >= 0, default (0, 0.01, 0.1, 0.5, 1, 2)
-        The candidates of c when ``c`` is None.
-    t_vali : int >= 1, default 10
-        Number of greedy features that judge a c on vali (at most d).
-    convention : str, default "letor4"
-        Metric convention of the importance and of the vali metric (``ltrfs.metrics``).
-    orientation : {"descending", "best"}, default "descending"
-        "best" also scores each feature negated and, where that wins, negates the feature in the
-        similarity too.
-    normalize : {"none", "max", "minmax"}, default "none"
-        Scale of w: as measured (the paper), divided by max |w|, or mapped to [0, 1].
-    vali_model : {"ranksvm", "sum"}, default "ranksvm"
-        The model that judges c on vali: RankSVM with C=1 (the paper's ranker) on the first
-        ``t_vali`` features, or the sum of those features standardised on train (no training).
-    vali_metric : str, default "ndcg@10"
-        Metric of that model on vali (``ndcg@K``, ``p@K``, ``map``, ``meanndcg``).
-    constant_last : bool, default True
-        Leave features constant on every training query out of the greedy and append them, in
-        index order, to the ranking (module docstring).
-    n_jobs : int >= 1, default 1
-        Threads of the Kendall similarity when it is not precomputed, and of the RankSVM.
-    similarity : {"concordance", "tau_b"}, default "concordance"
-        The similarity e: the paper's fraction of a query's document pairs that both features
-        order strictly the same way (mean over queries), or the mean per-query Kendall tau-b.
-    ties : {"expected", "file_order"}, default "expected"
-        How the importance metric and the vali metric rank tied documents: in expectation over
-        their orders, or in file order (the official scripts' rule).
+    %(gas_parameters)s
+    %(gas_ties)s
 
     Attributes
     ----------
-    ranking_ : int64 (d,)
-        The greedy order of all d features (the constant ones last with ``constant_last``); every
-        t-subset is a prefix.
-    scores_ : float64 (d,)
-        The importance w used, after orientation and normalisation.
-    gains_ : float64 (d,)
-        The current weight of each feature when it was picked, in pick order (the initial weight
-        for the constant features put last).
-    sign_ : float64 (d,)
-        +1, or -1 where ``orientation="best"`` negated the feature.
-    constant_ : int64 (c,)
-        The features put last.
-    c_ : float
-        The trade-off used.
-    chosen_ : dict
-        ``c``, and when c was chosen on vali: ``vali_metric``, ``vali_model``, ``ties``,
-        ``t_vali``, the vali score of every grid point (``vali_scores``) and the degenerate ones.
-    seconds_ : float
-        Wall-clock seconds of ``fit``.
-    constant_features_ : int64 (c,)
-        Features constant within every training query (``Selector``).
-    n_features_in_ : int
-        d, the number of features seen in ``fit``.
+    %(gas_attributes)s
 
-    Notes
-    -----
-    Precomputed tables are used when they fit: a single-feature table when its recorded convention
-    and tie rule match (``ltrfs.selection.base.single_feature_scores``), a ``kendall`` table when
-    it holds the chosen similarity, a ``pairwise`` table for GAS-L.
-
-    References
-    ----------
-    Geng, Liu, Qin, Li. Feature selection for ranking. SIGIR 2007: importance (section 2.2),
-    similarity by Kendall's tau (section 2.3), the objective ``max sum_i w_i x_i - c sum_{i != j}
-    e_ij x_i x_j`` (section 2.4, eq. 2) and the greedy algorithm (section 2.5, which subtracts
-    ``2c e_kj`` from every remaining weight). See docs/methods.md, section 'GAS'.
+    %(gas_notes_references)s
 
     Examples
     --------
@@ -518,6 +476,7 @@ class GASE(GAS):
         super().validate_params()
 
 
+@fill_doc(**_DOC)
 class GASL(GAS):
     """GAS-L: GAS with the importance read from the feature's pairwise ranking loss.
 
@@ -528,77 +487,15 @@ class GASL(GAS):
 
     Parameters
     ----------
-    c : float >= 0 or None, default None
-        Trade-off between importance and similarity; None chooses it on vali from ``c_grid``.
-    c_grid : list of float >= 0, default (0, 0.01, 0.1, 0.5, 1, 2)
-        The candidates of c when ``c`` is None.
-    t_vali : int >= 1, default 10
-        Number of greedy features that judge a c on vali (at most d).
-    convention : str, default "letor4"
-        Metric convention of the importance and of the vali metric (``ltrfs.metrics``).
-    orientation : {"descending", "best"}, default "descending"
-        "best" also scores each feature negated and, where that wins, negates the feature in the
-        similarity too.
-    normalize : {"none", "max", "minmax"}, default "none"
-        Scale of w: as measured (the paper), divided by max |w|, or mapped to [0, 1].
-    vali_model : {"ranksvm", "sum"}, default "ranksvm"
-        The model that judges c on vali: RankSVM with C=1 (the paper's ranker) on the first
-        ``t_vali`` features, or the sum of those features standardised on train (no training).
-    vali_metric : str, default "ndcg@10"
-        Metric of that model on vali (``ndcg@K``, ``p@K``, ``map``, ``meanndcg``).
-    constant_last : bool, default True
-        Leave features constant on every training query out of the greedy and append them, in
-        index order, to the ranking (module docstring).
-    n_jobs : int >= 1, default 1
-        Threads of the Kendall similarity when it is not precomputed, and of the RankSVM.
-    similarity : {"concordance", "tau_b"}, default "concordance"
-        The similarity e: the paper's fraction of a query's document pairs that both features
-        order strictly the same way (mean over queries), or the mean per-query Kendall tau-b.
-    pairwise_importance : {"inverse", "one_minus"}, default "inverse"
-        GAS-L's importance from the pairwise loss: 1 / loss (the paper's "inversely proportional")
-        or 1 - loss.
-    ties : {"expected", "file_order"}, default "expected"
-        How the importance metric and the vali metric rank tied documents: in expectation over
-        their orders, or in file order (the official scripts' rule).
+    %(gas_parameters)s
+    %(gas_pairwise_importance)s
+    %(gas_ties)s
 
     Attributes
     ----------
-    ranking_ : int64 (d,)
-        The greedy order of all d features (the constant ones last with ``constant_last``); every
-        t-subset is a prefix.
-    scores_ : float64 (d,)
-        The importance w used, after orientation and normalisation.
-    gains_ : float64 (d,)
-        The current weight of each feature when it was picked, in pick order (the initial weight
-        for the constant features put last).
-    sign_ : float64 (d,)
-        +1, or -1 where ``orientation="best"`` negated the feature.
-    constant_ : int64 (c,)
-        The features put last.
-    c_ : float
-        The trade-off used.
-    chosen_ : dict
-        ``c``, and when c was chosen on vali: ``vali_metric``, ``vali_model``, ``ties``,
-        ``t_vali``, the vali score of every grid point (``vali_scores``) and the degenerate ones.
-    seconds_ : float
-        Wall-clock seconds of ``fit``.
-    constant_features_ : int64 (c,)
-        Features constant within every training query (``Selector``).
-    n_features_in_ : int
-        d, the number of features seen in ``fit``.
+    %(gas_attributes)s
 
-    Notes
-    -----
-    Precomputed tables are used when they fit: a single-feature table when its recorded convention
-    and tie rule match (``ltrfs.selection.base.single_feature_scores``), a ``kendall`` table when
-    it holds the chosen similarity, a ``pairwise`` table for GAS-L.
-
-    References
-    ----------
-    Geng, Liu, Qin, Li. Feature selection for ranking. SIGIR 2007: importance (section 2.2),
-    similarity by Kendall's tau (section 2.3), the objective ``max sum_i w_i x_i - c sum_{i != j}
-    e_ij x_i x_j`` (section 2.4, eq. 2) and the greedy algorithm (section 2.5, which subtracts
-    ``2c e_kj`` from every remaining weight). See docs/methods.md, section 'GAS'.
+    %(gas_notes_references)s
 
     Examples
     --------

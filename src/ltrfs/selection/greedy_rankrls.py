@@ -69,6 +69,7 @@ from ltrfs.params import Convention, Integer, ListOf, Metric, Options, Real, che
 from ltrfs.rankers.rankrls import PAIR_WEIGHTS, centered_products, query_center, row_weights, solve_rankrls
 from ltrfs.selection.base import Selector
 from ltrfs.tuning import ValiChoice
+from ltrfs.docstrings import fill_doc
 
 DEFAULT_LAM_GRID = (2.0 ** -7, 2.0 ** 2, 2.0 ** 6, 2.0 ** 8)
 
@@ -382,6 +383,7 @@ def naive_greedy_path(X, y, query_ptr, lam: float = 1.0, k: int | None = None, *
 # selector
 
 
+@fill_doc
 class GreedyRankRLS(Selector):
     """Greedy RankRLS: greedy forward selection by leave-query-out error, lambda and k on vali.
 
@@ -435,12 +437,7 @@ class GreedyRankRLS(Selector):
         ``order``, ``lqo_error`` after each step, ``vali`` {metric: value for k = 1..} for the
         chosen metric, MAP and MeanNDCG, and ``coef`` (the weights for each k), so the paper's
         MAP / MeanNDCG-vs-k curves can be redrawn on any split.
-    seconds_ : float
-        Wall-clock seconds of ``fit``.
-    constant_features_ : int64 (c,)
-        Features constant within every training query (``Selector``).
-    n_features_in_ : int
-        d, the number of features seen in ``fit``.
+    %(selector_fit_attributes)s
 
     References
     ----------

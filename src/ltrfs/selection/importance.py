@@ -8,8 +8,10 @@ import numpy as np
 from ltrfs import metrics, scoring
 from ltrfs.params import Convention, Options
 from ltrfs.selection.base import Selector, single_feature_scores
+from ltrfs.docstrings import fill_doc
 
 
+@fill_doc
 class ImportanceTopK(Selector):
     """Top k features by the metric each one reaches alone on the training queries.
 
@@ -43,12 +45,7 @@ class ImportanceTopK(Selector):
         +1, or -1 where the ascending order won (``orientation="best"``).
     chosen_ : dict
         Empty.
-    seconds_ : float
-        Wall-clock seconds of ``fit``.
-    constant_features_ : int64 (c,)
-        Features constant within every training query (put last in ``ranking_``; ``Selector``).
-    n_features_in_ : int
-        d, the number of features seen in ``fit``.
+    %(selector_fit_attributes)s
 
     Notes
     -----

@@ -42,6 +42,7 @@ import numpy as np
 from ltrfs.params import Integer, Options, Real
 from ltrfs.selection import statistical as st
 from ltrfs.selection.base import Selector
+from ltrfs.docstrings import fill_doc
 
 SOLVERS = ("cd", "liblinear", "saga")
 RULES = ("min", "1se")
@@ -119,6 +120,7 @@ def sklearn_path(Xs, yb, Cs, solver, *, tol, max_iter, random_state):
     return np.array(coefs), np.array(intercepts)
 
 
+@fill_doc
 class L1Logistic(Selector):
     """L1 logistic regression on binarised labels, the penalty chosen by query-grouped CV.
 
@@ -177,12 +179,7 @@ class L1Logistic(Selector):
     chosen_ : dict
         ``lambda``, ``C``, ``n_selected``, ``rule``, ``lambda_min``, ``C_min``,
         ``n_selected_min``, ``cv_logloss``, ``n_rows``.
-    seconds_ : float
-        Wall-clock seconds of ``fit``.
-    constant_features_ : int64 (c,)
-        Features constant within every training query (``Selector``).
-    n_features_in_ : int
-        d, the number of features seen in ``fit``.
+    %(selector_fit_attributes)s
 
     References
     ----------

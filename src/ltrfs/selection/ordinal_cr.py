@@ -71,6 +71,7 @@ import numpy as np
 from ltrfs.params import Integer, ListOf, Options, Real
 from ltrfs.selection import statistical as st
 from ltrfs.selection.base import Selector
+from ltrfs.docstrings import fill_doc
 
 
 def information_criterion(loglik: np.ndarray, df: np.ndarray, n: int, criterion: str = "bic") -> np.ndarray:
@@ -153,6 +154,7 @@ def choose_on_path(values, n_nonzero, choice: str = "parsimonious", tolerance: f
     return int(candidates[n_nonzero[candidates] == fewest][0]), k_min, bound
 
 
+@fill_doc
 class OrdinalCR(Selector):
     """L1-penalised continuation-ratio ordinal model, the penalty chosen on the path by BIC.
 
@@ -215,12 +217,7 @@ class OrdinalCR(Selector):
         ``lambda``, ``n_selected``, ``step`` (1-based), ``criterion``, ``value``, ``choice``,
         ``tolerance``, ``tolerance_unit``, ``bound``; ``min_step``, ``min_lambda``,
         ``min_n_selected``, ``min_value`` of the minimum; ``n_levels``, ``n_rows``, ``n_expanded``.
-    seconds_ : float
-        Wall-clock seconds of ``fit``.
-    constant_features_ : int64 (c,)
-        Features constant within every training query (``Selector``).
-    n_features_in_ : int
-        d, the number of features seen in ``fit``.
+    %(selector_fit_attributes)s
 
     References
     ----------

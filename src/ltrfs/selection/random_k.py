@@ -5,8 +5,10 @@ import numpy as np
 
 from ltrfs.params import Integer
 from ltrfs.selection.base import Selector
+from ltrfs.docstrings import fill_doc
 
 
+@fill_doc
 class RandomK(Selector):
     """Random k: the first k features of a seeded random permutation (the chance baseline).
 
@@ -22,12 +24,7 @@ class RandomK(Selector):
     scores_ : None
     chosen_ : dict
         Empty.
-    seconds_ : float
-        Wall-clock seconds of ``fit``.
-    constant_features_ : int64 (c,)
-        Features constant within every training query (put last in ``ranking_``; ``Selector``).
-    n_features_in_ : int
-        d, the number of features seen in ``fit``.
+    %(selector_fit_attributes)s
 
     References
     ----------

@@ -71,6 +71,7 @@ import numpy as np
 from ltrfs.params import Integer, ListOf, Options, Real
 from ltrfs.selection import statistical as st
 from ltrfs.selection.base import Selector
+from ltrfs.docstrings import fill_doc
 
 
 def linear_svc(C: float, *, loss: str = "squared_hinge", tol: float = 1e-4, max_iter: int = 10000, random_state=0):
@@ -261,6 +262,7 @@ def _check_two_classes(yb: np.ndarray, what: str) -> None:
                          "relevant and irrelevant rows")
 
 
+@fill_doc
 class SVMRFE(Selector):
     """Linear SVM classifier on binarised labels with recursive feature elimination.
 
@@ -324,12 +326,7 @@ class SVMRFE(Selector):
     chosen_ : dict
         ``C``, ``n_rows``; ``cv_accuracy`` and ``n_tune_rows`` (C from a list);
         ``bootstrap_accuracy``; ``rfe_best_size``, ``rfe_accuracy``, ``rfe_curve``.
-    seconds_ : float
-        Wall-clock seconds of ``fit``.
-    constant_features_ : int64 (c,)
-        Features constant within every training query (``Selector``).
-    n_features_in_ : int
-        d, the number of features seen in ``fit``.
+    %(selector_fit_attributes)s
 
     References
     ----------

@@ -4,8 +4,10 @@ from __future__ import annotations
 import numpy as np
 
 from ltrfs.selection.base import Selector
+from ltrfs.docstrings import fill_doc
 
 
+@fill_doc
 class WAF(Selector):
     """All features, no selection: the "without any feature selection" baseline (WAF).
 
@@ -20,12 +22,7 @@ class WAF(Selector):
     scores_ : None
     chosen_ : dict
         Empty.
-    seconds_ : float
-        Wall-clock seconds of ``fit``.
-    constant_features_ : int64 (c,)
-        Features constant within every training query (put last in ``ranking_``; ``Selector``).
-    n_features_in_ : int
-        d, the number of features seen in ``fit``.
+    %(selector_fit_attributes)s
 
     References
     ----------
