@@ -61,6 +61,63 @@ from ltrfs.metrics import TIES, metric_per_query
 from ltrfs.params import Boolean, Convention, Integer, Metric, Options, Real
 from ltrfs.tuning import vali_score
 from ltrfs.rankers.base import LinearScores, Ranker
+from ltrfs.docstrings import fill_doc
+
+#: docstring text the classes below share (``ltrfs.docstrings``)
+_DOC = {
+    "adarank_parameters": """
+n_rounds : int, default 500
+    iteration budget (RankLib ``-round``; roll-backs count).
+tolerance : float, default 0.002
+    stop when the training measure falls by this much or more (RankLib ``-tolerance``).
+max_consecutive : int, default 5
+    phase-2 limit of consecutive selections of one feature at unchanged training measure
+    (RankLib ``-max``).
+enqueue : bool, default True
+    RankLib's "train with enqueue" (phase 1 with roll-backs, then phase 2); False runs
+    phase 2 only (RankLib ``-noeq``).
+weight_update : {"ranklib", "paper"}, default "ranklib"
+    query-weight update (see the module docstring).
+vali_metric : str or None, default None
+    model-choice metric on the validation split; None uses ``metric``.
+convention : str, default "letor4"
+    metric convention of ``ltrfs.metrics`` (for E and the validation metric).
+ties : {"expected", "file_order"}, default "expected"
+    how E and the validation metric rank tied scores; a degenerate model (constant scores
+    within every vali query) is never kept.
+n_jobs : int, default 1
+    BLAS threads.
+""",
+    "adarank_attributes": """
+features_ : int64 (T,)
+    column of each weak ranker of the kept model, in order
+alphas_ : float64 (T,)
+    their weights (a feature may appear several times)
+coef_ : float64 (d,)
+    the equivalent linear model, predict(X) = X @ coef_
+query_weights_ : float64 (q,) the query weights P at the end of training (sum 1)
+train_scores_ : float64 (A,)
+    training mean of E after each accepted round
+vali_scores_ : float64 (A,)
+    validation metric after each accepted round (empty without)
+n_iter_ : int
+    iterations used (including roll-backs)
+n_rollbacks_ : int
+    phase-1 roll-backs (features queued)
+best_iteration_ : int
+    0-based index of the last weak ranker kept (T - 1)
+best_score_ : float or None validation metric of the kept model
+n_features_in_ : int
+seconds_ : float
+    training time
+""",
+    "adarank_paper": """
+Xu and Li. AdaRank: a boosting algorithm for information retrieval. SIGIR 2007 (the
+algorithm with single-feature weak rankers), with RankLib's training loop (module
+docstring).
+""",
+}
+
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +160,7 @@ def feature_metric_matrix(X, y, query_ptr, metric, convention="letor4", ties="ex
     return out
 
 
+@fill_doc(**_DOC)
 class AdaRank(LinearScores, Ranker):
     """AdaRank with single-feature weak rankers and RankLib's loop (see the module docstring).
 
@@ -110,51 +168,11 @@ class AdaRank(LinearScores, Ranker):
     ----------
     metric : str, default "ndcg@5"
         the optimised measure E (``ndcg@K``, ``map``, ``p@K``, ``meanndcg``).
-    n_rounds : int, default 500
-        iteration budget (RankLib ``-round``; roll-backs count).
-    tolerance : float, default 0.002
-        stop when the training measure falls by this much or more (RankLib ``-tolerance``).
-    max_consecutive : int, default 5
-        phase-2 limit of consecutive selections of one feature at unchanged training measure
-        (RankLib ``-max``).
-    enqueue : bool, default True
-        RankLib's "train with enqueue" (phase 1 with roll-backs, then phase 2); False runs
-        phase 2 only (RankLib ``-noeq``).
-    weight_update : {"ranklib", "paper"}, default "ranklib"
-        query-weight update (see the module docstring).
-    vali_metric : str or None, default None
-        model-choice metric on the validation split; None uses ``metric``.
-    convention : str, default "letor4"
-        metric convention of ``ltrfs.metrics`` (for E and the validation metric).
-    ties : {"expected", "file_order"}, default "expected"
-        how E and the validation metric rank tied scores; a degenerate model (constant scores
-        within every vali query) is never kept.
-    n_jobs : int, default 1
-        BLAS threads.
+    %(adarank_parameters)s
 
     Attributes
     ----------
-    features_ : int64 (T,)
-        column of each weak ranker of the kept model, in order
-    alphas_ : float64 (T,)
-        their weights (a feature may appear several times)
-    coef_ : float64 (d,)
-        the equivalent linear model, predict(X) = X @ coef_
-    query_weights_ : float64 (q,) the query weights P at the end of training (sum 1)
-    train_scores_ : float64 (A,)
-        training mean of E after each accepted round
-    vali_scores_ : float64 (A,)
-        validation metric after each accepted round (empty without)
-    n_iter_ : int
-        iterations used (including roll-backs)
-    n_rollbacks_ : int
-        phase-1 roll-backs (features queued)
-    best_iteration_ : int
-        0-based index of the last weak ranker kept (T - 1)
-    best_score_ : float or None validation metric of the kept model
-    n_features_in_ : int
-    seconds_ : float
-        training time
+    %(adarank_attributes)s
     """
 
     name = "adarank"
@@ -348,6 +366,7 @@ def _roll_back_repeat(st: dict, f: int, t: int) -> bool:
     return False
 
 
+@fill_doc(**_DOC)
 class AdaRankNDCG(AdaRank):
     """AdaRank optimising NDCG@5 (``adarank_ndcg``).
 
@@ -358,57 +377,15 @@ class AdaRankNDCG(AdaRank):
     ----------
     metric : str, default "ndcg@5"
         the optimised measure E (``ndcg@K``, ``map``, ``p@K``, ``meanndcg``).
-    n_rounds : int, default 500
-        iteration budget (RankLib ``-round``; roll-backs count).
-    tolerance : float, default 0.002
-        stop when the training measure falls by this much or more (RankLib ``-tolerance``).
-    max_consecutive : int, default 5
-        phase-2 limit of consecutive selections of one feature at unchanged training measure
-        (RankLib ``-max``).
-    enqueue : bool, default True
-        RankLib's "train with enqueue" (phase 1 with roll-backs, then phase 2); False runs
-        phase 2 only (RankLib ``-noeq``).
-    weight_update : {"ranklib", "paper"}, default "ranklib"
-        query-weight update (see the module docstring).
-    vali_metric : str or None, default None
-        model-choice metric on the validation split; None uses ``metric``.
-    convention : str, default "letor4"
-        metric convention of ``ltrfs.metrics`` (for E and the validation metric).
-    ties : {"expected", "file_order"}, default "expected"
-        how E and the validation metric rank tied scores; a degenerate model (constant scores
-        within every vali query) is never kept.
-    n_jobs : int, default 1
-        BLAS threads.
+    %(adarank_parameters)s
 
     Attributes
     ----------
-    features_ : int64 (T,)
-        column of each weak ranker of the kept model, in order
-    alphas_ : float64 (T,)
-        their weights (a feature may appear several times)
-    coef_ : float64 (d,)
-        the equivalent linear model, predict(X) = X @ coef_
-    query_weights_ : float64 (q,) the query weights P at the end of training (sum 1)
-    train_scores_ : float64 (A,)
-        training mean of E after each accepted round
-    vali_scores_ : float64 (A,)
-        validation metric after each accepted round (empty without)
-    n_iter_ : int
-        iterations used (including roll-backs)
-    n_rollbacks_ : int
-        phase-1 roll-backs (features queued)
-    best_iteration_ : int
-        0-based index of the last weak ranker kept (T - 1)
-    best_score_ : float or None validation metric of the kept model
-    n_features_in_ : int
-    seconds_ : float
-        training time
+    %(adarank_attributes)s
 
     References
     ----------
-    Xu and Li. AdaRank: a boosting algorithm for information retrieval. SIGIR 2007 (the
-    algorithm with single-feature weak rankers), with RankLib's training loop (module
-    docstring).
+    %(adarank_paper)s
 
     Examples
     --------
@@ -423,6 +400,7 @@ class AdaRankNDCG(AdaRank):
     name = "adarank_ndcg"
 
 
+@fill_doc(**_DOC)
 class AdaRankMAP(AdaRank):
     """AdaRank optimising MAP (``adarank_map``).
 
@@ -433,57 +411,15 @@ class AdaRankMAP(AdaRank):
     ----------
     metric : str, default "map"
         the optimised measure E (``ndcg@K``, ``map``, ``p@K``, ``meanndcg``).
-    n_rounds : int, default 500
-        iteration budget (RankLib ``-round``; roll-backs count).
-    tolerance : float, default 0.002
-        stop when the training measure falls by this much or more (RankLib ``-tolerance``).
-    max_consecutive : int, default 5
-        phase-2 limit of consecutive selections of one feature at unchanged training measure
-        (RankLib ``-max``).
-    enqueue : bool, default True
-        RankLib's "train with enqueue" (phase 1 with roll-backs, then phase 2); False runs
-        phase 2 only (RankLib ``-noeq``).
-    weight_update : {"ranklib", "paper"}, default "ranklib"
-        query-weight update (see the module docstring).
-    vali_metric : str or None, default None
-        model-choice metric on the validation split; None uses ``metric``.
-    convention : str, default "letor4"
-        metric convention of ``ltrfs.metrics`` (for E and the validation metric).
-    ties : {"expected", "file_order"}, default "expected"
-        how E and the validation metric rank tied scores; a degenerate model (constant scores
-        within every vali query) is never kept.
-    n_jobs : int, default 1
-        BLAS threads.
+    %(adarank_parameters)s
 
     Attributes
     ----------
-    features_ : int64 (T,)
-        column of each weak ranker of the kept model, in order
-    alphas_ : float64 (T,)
-        their weights (a feature may appear several times)
-    coef_ : float64 (d,)
-        the equivalent linear model, predict(X) = X @ coef_
-    query_weights_ : float64 (q,) the query weights P at the end of training (sum 1)
-    train_scores_ : float64 (A,)
-        training mean of E after each accepted round
-    vali_scores_ : float64 (A,)
-        validation metric after each accepted round (empty without)
-    n_iter_ : int
-        iterations used (including roll-backs)
-    n_rollbacks_ : int
-        phase-1 roll-backs (features queued)
-    best_iteration_ : int
-        0-based index of the last weak ranker kept (T - 1)
-    best_score_ : float or None validation metric of the kept model
-    n_features_in_ : int
-    seconds_ : float
-        training time
+    %(adarank_attributes)s
 
     References
     ----------
-    Xu and Li. AdaRank: a boosting algorithm for information retrieval. SIGIR 2007 (the
-    algorithm with single-feature weak rankers), with RankLib's training loop (module
-    docstring).
+    %(adarank_paper)s
 
     Examples
     --------

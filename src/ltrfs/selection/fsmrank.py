@@ -33,6 +33,80 @@ from ltrfs.ranking_data import group_ids
 from ltrfs.scoring.pearson import pearson_scores
 from ltrfs.selection.base import Selector
 from ltrfs.tuning import ValiChoice
+from ltrfs.docstrings import fill_doc
+
+#: docstring text the classes below share (``ltrfs.docstrings``)
+_DOC = {
+    "fsmrank_parameters": """
+lambda1 : float >= 0 or None, default None
+    Weight of the similarity penalty ``lambda1/2 w'Aw``; None chooses it on vali from
+    ``lambda1_grid``.
+lambda2 : float >= 0 or None, default None
+    Weight of the importance-weighted L1 term ``lambda2 sum_i w_i / s_i``; None chooses it
+    on vali from ``lambda2_grid`` (when only one of the two is None, only that one is
+    searched).
+lambda1_grid : list of float >= 0, default ``ltrfs.rankers.fsmrank.LAMBDA1_GRID``
+    Candidates of lambda1.
+lambda2_grid : list of float >= 0, default ``ltrfs.rankers.fsmrank.LAMBDA2_GRID``
+    Candidates of lambda2.
+similarity : {"pearson", "identity"}, default "pearson"
+    The feature similarity matrix: the paper's Pearson correlation, or the identity (an
+    ablation).
+importance : {"pearson", "ones"}, default "pearson"
+    The feature importance vector: the paper's |Pearson correlation| with the label, or all
+    ones (an ablation).
+max_iter : int >= 1, default 400
+    Iterations of the accelerated proximal gradient (Algorithm 1).
+tol : float >= 0, default 1e-4
+    Convergence tolerance of the solver.
+vali_metric : str, default "map"
+    Vali metric of ``X_val @ w_hat`` choosing the lambdas (ties: the earlier grid point,
+    lambda1 outer).
+convention : str, default "letor4"
+    Metric convention of the vali metric.
+n_jobs : int >= 1, default 1
+    BLAS threads.
+ties : {"expected", "file_order"}, default "expected"
+    How the vali metric ranks tied scores; a model with constant scores in every vali query is
+    never chosen (``ltrfs.tuning``).
+scale : {"minmax", "none"}, default "minmax"
+    Scale every feature to [0, 1] on the training rows first (the paper's setting; a no-op on
+    LETOR's QueryLevelNorm files), or not.
+""",
+    "fsmrank_attributes": """
+ranking_ : int64 (d,)
+    Features by ``max(w_i, w_{d+i})`` descending, from the 2d non-negative weights of
+    [X, -X] (``ltrfs.rankers.fsmrank.feature_order``); ties (the zero weights among
+    them): larger Pearson importance first when ``importance="pearson"``, then lower index.
+scores_ : float64 (d,)
+    ``max(w_i, w_{d+i})``.
+w_ : float64 (2d,)
+    The solution on the scaled features [X, -X].
+coef_ : float64 (d,)
+    The model on the raw features: ``w_hat / span`` with ``w_hat_i = w_i - w_{d+i}`` and
+    ``span`` the training range of each feature (1 with ``scale="none"``).
+intercept_ : float
+    ``-lo @ coef_`` (lo the training minimum of each feature), so that scores are
+    ``X @ coef_ + intercept_``.
+objective_, n_iter_, converged_
+    Objective value, iterations and convergence flag of the final solve.
+pearson_min_eigenvalue_ : float or None
+    Smallest eigenvalue of the Pearson similarity (None for other similarities).
+chosen_ : dict
+    ``lambda1``, ``lambda2``, and when chosen on vali ``vali_metric``, ``vali`` and the vali
+    value of every grid point (``vali_scores``).
+details_ : dict
+    ``trace`` (the convergence trace of the final solve) and ``grid`` (one row per grid point).
+seconds_, constant_features_, n_features_in_
+    As ``Selector``.
+""",
+    "fsmrank_paper": """
+Lai, Pan, Tang, Yu. FSMRank: feature selection algorithm for learning to rank. IEEE TNNLS
+2013: the objective eq. (1) and its non-negative form on [X, -X] eq. (2) (section III),
+importance and similarity (section III-B), the accelerated gradient solver (Algorithm 1).
+""",
+}
+
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +114,7 @@ log = logging.getLogger(__name__)
 # ----------------------------------------------------------------------------- selectors
 
 
+@fill_doc(**_DOC)
 class _FSMRankBase(Selector):
     """FSMRank as a feature selector: the shared fit of ``FSMRankSelector`` and ``FSMSVM``.
 
@@ -49,74 +124,15 @@ class _FSMRankBase(Selector):
 
     Parameters
     ----------
-    lambda1 : float >= 0 or None, default None
-        Weight of the similarity penalty ``lambda1/2 w'Aw``; None chooses it on vali from
-        ``lambda1_grid``.
-    lambda2 : float >= 0 or None, default None
-        Weight of the importance-weighted L1 term ``lambda2 sum_i w_i / s_i``; None chooses it
-        on vali from ``lambda2_grid`` (when only one of the two is None, only that one is
-        searched).
-    lambda1_grid : list of float >= 0, default ``ltrfs.rankers.fsmrank.LAMBDA1_GRID``
-        Candidates of lambda1.
-    lambda2_grid : list of float >= 0, default ``ltrfs.rankers.fsmrank.LAMBDA2_GRID``
-        Candidates of lambda2.
-    similarity : {"pearson", "identity"}, default "pearson"
-        The feature similarity matrix: the paper's Pearson correlation, or the identity (an
-        ablation).
-    importance : {"pearson", "ones"}, default "pearson"
-        The feature importance vector: the paper's |Pearson correlation| with the label, or all
-        ones (an ablation).
-    max_iter : int >= 1, default 400
-        Iterations of the accelerated proximal gradient (Algorithm 1).
-    tol : float >= 0, default 1e-4
-        Convergence tolerance of the solver.
-    vali_metric : str, default "map"
-        Vali metric of ``X_val @ w_hat`` choosing the lambdas (ties: the earlier grid point,
-        lambda1 outer).
-    convention : str, default "letor4"
-        Metric convention of the vali metric.
-    n_jobs : int >= 1, default 1
-        BLAS threads.
-    ties : {"expected", "file_order"}, default "expected"
-        How the vali metric ranks tied scores; a model with constant scores in every vali query is
-        never chosen (``ltrfs.tuning``).
-    scale : {"minmax", "none"}, default "minmax"
-        Scale every feature to [0, 1] on the training rows first (the paper's setting; a no-op on
-        LETOR's QueryLevelNorm files), or not.
+    %(fsmrank_parameters)s
 
     Attributes
     ----------
-    ranking_ : int64 (d,)
-        Features by ``max(w_i, w_{d+i})`` descending, from the 2d non-negative weights of
-        [X, -X] (``ltrfs.rankers.fsmrank.feature_order``); ties (the zero weights among
-        them): larger Pearson importance first when ``importance="pearson"``, then lower index.
-    scores_ : float64 (d,)
-        ``max(w_i, w_{d+i})``.
-    w_ : float64 (2d,)
-        The solution on the scaled features [X, -X].
-    coef_ : float64 (d,)
-        The model on the raw features: ``w_hat / span`` with ``w_hat_i = w_i - w_{d+i}`` and
-        ``span`` the training range of each feature (1 with ``scale="none"``).
-    intercept_ : float
-        ``-lo @ coef_`` (lo the training minimum of each feature), so that scores are
-        ``X @ coef_ + intercept_``.
-    objective_, n_iter_, converged_
-        Objective value, iterations and convergence flag of the final solve.
-    pearson_min_eigenvalue_ : float or None
-        Smallest eigenvalue of the Pearson similarity (None for other similarities).
-    chosen_ : dict
-        ``lambda1``, ``lambda2``, and when chosen on vali ``vali_metric``, ``vali`` and the vali
-        value of every grid point (``vali_scores``).
-    details_ : dict
-        ``trace`` (the convergence trace of the final solve) and ``grid`` (one row per grid point).
-    seconds_, constant_features_, n_features_in_
-        As ``Selector``.
+    %(fsmrank_attributes)s
 
     References
     ----------
-    Lai, Pan, Tang, Yu. FSMRank: feature selection algorithm for learning to rank. IEEE TNNLS
-    2013: the objective eq. (1) and its non-negative form on [X, -X] eq. (2) (section III),
-    importance and similarity (section III-B), the accelerated gradient solver (Algorithm 1).
+    %(fsmrank_paper)s
     See docs/methods.md, section 'FSMRank'.
     """
 
@@ -240,6 +256,7 @@ class _FSMRankBase(Selector):
         self._check_fitted("coef_")
         return _matvec_any(_as_data_matrix(X, n_features=len(self.coef_)), self.coef_) + self.intercept_
 
+@fill_doc(**_DOC)
 class FSMRankSelector(_FSMRankBase):
     """FSMRank (selector ``fsmrank``): the FSMRank model and its feature order.
 
@@ -250,74 +267,15 @@ class FSMRankSelector(_FSMRankBase):
 
     Parameters
     ----------
-    lambda1 : float >= 0 or None, default None
-        Weight of the similarity penalty ``lambda1/2 w'Aw``; None chooses it on vali from
-        ``lambda1_grid``.
-    lambda2 : float >= 0 or None, default None
-        Weight of the importance-weighted L1 term ``lambda2 sum_i w_i / s_i``; None chooses it
-        on vali from ``lambda2_grid`` (when only one of the two is None, only that one is
-        searched).
-    lambda1_grid : list of float >= 0, default ``ltrfs.rankers.fsmrank.LAMBDA1_GRID``
-        Candidates of lambda1.
-    lambda2_grid : list of float >= 0, default ``ltrfs.rankers.fsmrank.LAMBDA2_GRID``
-        Candidates of lambda2.
-    similarity : {"pearson", "identity"}, default "pearson"
-        The feature similarity matrix: the paper's Pearson correlation, or the identity (an
-        ablation).
-    importance : {"pearson", "ones"}, default "pearson"
-        The feature importance vector: the paper's |Pearson correlation| with the label, or all
-        ones (an ablation).
-    max_iter : int >= 1, default 400
-        Iterations of the accelerated proximal gradient (Algorithm 1).
-    tol : float >= 0, default 1e-4
-        Convergence tolerance of the solver.
-    vali_metric : str, default "map"
-        Vali metric of ``X_val @ w_hat`` choosing the lambdas (ties: the earlier grid point,
-        lambda1 outer).
-    convention : str, default "letor4"
-        Metric convention of the vali metric.
-    n_jobs : int >= 1, default 1
-        BLAS threads.
-    ties : {"expected", "file_order"}, default "expected"
-        How the vali metric ranks tied scores; a model with constant scores in every vali query is
-        never chosen (``ltrfs.tuning``).
-    scale : {"minmax", "none"}, default "minmax"
-        Scale every feature to [0, 1] on the training rows first (the paper's setting; a no-op on
-        LETOR's QueryLevelNorm files), or not.
+    %(fsmrank_parameters)s
 
     Attributes
     ----------
-    ranking_ : int64 (d,)
-        Features by ``max(w_i, w_{d+i})`` descending, from the 2d non-negative weights of
-        [X, -X] (``ltrfs.rankers.fsmrank.feature_order``); ties (the zero weights among
-        them): larger Pearson importance first when ``importance="pearson"``, then lower index.
-    scores_ : float64 (d,)
-        ``max(w_i, w_{d+i})``.
-    w_ : float64 (2d,)
-        The solution on the scaled features [X, -X].
-    coef_ : float64 (d,)
-        The model on the raw features: ``w_hat / span`` with ``w_hat_i = w_i - w_{d+i}`` and
-        ``span`` the training range of each feature (1 with ``scale="none"``).
-    intercept_ : float
-        ``-lo @ coef_`` (lo the training minimum of each feature), so that scores are
-        ``X @ coef_ + intercept_``.
-    objective_, n_iter_, converged_
-        Objective value, iterations and convergence flag of the final solve.
-    pearson_min_eigenvalue_ : float or None
-        Smallest eigenvalue of the Pearson similarity (None for other similarities).
-    chosen_ : dict
-        ``lambda1``, ``lambda2``, and when chosen on vali ``vali_metric``, ``vali`` and the vali
-        value of every grid point (``vali_scores``).
-    details_ : dict
-        ``trace`` (the convergence trace of the final solve) and ``grid`` (one row per grid point).
-    seconds_, constant_features_, n_features_in_
-        As ``Selector``.
+    %(fsmrank_attributes)s
 
     References
     ----------
-    Lai, Pan, Tang, Yu. FSMRank: feature selection algorithm for learning to rank. IEEE TNNLS
-    2013: the objective eq. (1) and its non-negative form on [X, -X] eq. (2) (section III),
-    importance and similarity (section III-B), the accelerated gradient solver (Algorithm 1).
+    %(fsmrank_paper)s
     See docs/methods.md, section 'FSMRank'.
 
     Examples
@@ -360,6 +318,7 @@ class FSMRankSelector(_FSMRankBase):
         return _matvec_any(_as_data_matrix(X, n_features=d), w) - self.scale_lo_ @ w
 
 
+@fill_doc(**_DOC)
 class FSMSVM(_FSMRankBase):
     """FSMSVM: the FSMRank paper's two-stage baseline, FSMRank's order then RankSVM-Primal on t.
 
@@ -376,40 +335,7 @@ class FSMSVM(_FSMRankBase):
 
     Parameters
     ----------
-    lambda1 : float >= 0 or None, default None
-        Weight of the similarity penalty ``lambda1/2 w'Aw``; None chooses it on vali from
-        ``lambda1_grid``.
-    lambda2 : float >= 0 or None, default None
-        Weight of the importance-weighted L1 term ``lambda2 sum_i w_i / s_i``; None chooses it
-        on vali from ``lambda2_grid`` (when only one of the two is None, only that one is
-        searched).
-    lambda1_grid : list of float >= 0, default ``ltrfs.rankers.fsmrank.LAMBDA1_GRID``
-        Candidates of lambda1.
-    lambda2_grid : list of float >= 0, default ``ltrfs.rankers.fsmrank.LAMBDA2_GRID``
-        Candidates of lambda2.
-    similarity : {"pearson", "identity"}, default "pearson"
-        The feature similarity matrix: the paper's Pearson correlation, or the identity (an
-        ablation).
-    importance : {"pearson", "ones"}, default "pearson"
-        The feature importance vector: the paper's |Pearson correlation| with the label, or all
-        ones (an ablation).
-    max_iter : int >= 1, default 400
-        Iterations of the accelerated proximal gradient (Algorithm 1).
-    tol : float >= 0, default 1e-4
-        Convergence tolerance of the solver.
-    vali_metric : str, default "map"
-        Vali metric of ``X_val @ w_hat`` choosing the lambdas (ties: the earlier grid point,
-        lambda1 outer).
-    convention : str, default "letor4"
-        Metric convention of the vali metric.
-    n_jobs : int >= 1, default 1
-        BLAS threads.
-    ties : {"expected", "file_order"}, default "expected"
-        How the vali metric ranks tied scores; a model with constant scores in every vali query is
-        never chosen (``ltrfs.tuning``).
-    scale : {"minmax", "none"}, default "minmax"
-        Scale every feature to [0, 1] on the training rows first (the paper's setting; a no-op on
-        LETOR's QueryLevelNorm files), or not.
+    %(fsmrank_parameters)s
     t_grid : list of int >= 1 or None, default None
         Candidates of t; None: every t in 1..d.
     C : float > 0 or None, default None
@@ -419,31 +345,7 @@ class FSMSVM(_FSMRankBase):
 
     Attributes
     ----------
-    ranking_ : int64 (d,)
-        Features by ``max(w_i, w_{d+i})`` descending, from the 2d non-negative weights of
-        [X, -X] (``ltrfs.rankers.fsmrank.feature_order``); ties (the zero weights among
-        them): larger Pearson importance first when ``importance="pearson"``, then lower index.
-    scores_ : float64 (d,)
-        ``max(w_i, w_{d+i})``.
-    w_ : float64 (2d,)
-        The solution on the scaled features [X, -X].
-    coef_ : float64 (d,)
-        The model on the raw features: ``w_hat / span`` with ``w_hat_i = w_i - w_{d+i}`` and
-        ``span`` the training range of each feature (1 with ``scale="none"``).
-    intercept_ : float
-        ``-lo @ coef_`` (lo the training minimum of each feature), so that scores are
-        ``X @ coef_ + intercept_``.
-    objective_, n_iter_, converged_
-        Objective value, iterations and convergence flag of the final solve.
-    pearson_min_eigenvalue_ : float or None
-        Smallest eigenvalue of the Pearson similarity (None for other similarities).
-    chosen_ : dict
-        ``lambda1``, ``lambda2``, and when chosen on vali ``vali_metric``, ``vali`` and the vali
-        value of every grid point (``vali_scores``).
-    details_ : dict
-        ``trace`` (the convergence trace of the final solve) and ``grid`` (one row per grid point).
-    seconds_, constant_features_, n_features_in_
-        As ``Selector``.
+    %(fsmrank_attributes)s
     svm_ : RankSVMPrimal
         The RankSVM-Primal of the chosen t.
     svm_features_ : int64 (t,)
@@ -454,9 +356,7 @@ class FSMSVM(_FSMRankBase):
 
     References
     ----------
-    Lai, Pan, Tang, Yu. FSMRank: feature selection algorithm for learning to rank. IEEE TNNLS
-    2013: the objective eq. (1) and its non-negative form on [X, -X] eq. (2) (section III),
-    importance and similarity (section III-B), the accelerated gradient solver (Algorithm 1).
+    %(fsmrank_paper)s
     See docs/methods.md, section 'FSMRank'. FSMSVM is the baseline of section IV-D1.
 
     Examples
