@@ -32,6 +32,23 @@ from ltrfs.pipeline.train import fit_best
 from ltrfs.rankers import RANKERS, checked_grid
 from ltrfs.selection import SELECTORS, make_selector
 from ltrfs.util import error_line, parse_assignments, write_json
+from ltrfs.docstrings import fill_doc
+
+
+#: docstring text the classes below share (``ltrfs.docstrings``)
+_DOC = {
+    "command_parameters": """
+Parameters
+----------
+args : argparse.Namespace
+    The parsed command line (``build_parser``).
+
+Returns
+-------
+int
+    Exit code 0.
+""",
+}
 
 
 def _read(path, args, n_features=None):
@@ -57,18 +74,11 @@ def _read_scores(path, n_rows: int) -> np.ndarray:
     return scores
 
 
+@fill_doc(**_DOC)
 def cmd_eval(args) -> int:
     """``ltrfs eval``: the metrics of a score file on a data file, printed to stdout.
 
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line (``build_parser``).
-
-    Returns
-    -------
-    int
-        Exit code 0.
+    %(command_parameters)s
     """
     data = _read(args.data, args)
     scores = _read_scores(args.scores, data.n_rows)
@@ -77,18 +87,11 @@ def cmd_eval(args) -> int:
     return 0
 
 
+@fill_doc(**_DOC)
 def cmd_select(args) -> int:
     """``ltrfs select``: fit a selector on a training file and write its selection record.
 
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line (``build_parser``).
-
-    Returns
-    -------
-    int
-        Exit code 0.
+    %(command_parameters)s
     """
     method = {"algorithm": args.method, "params": parse_assignments(args.set)}
     make_selector(args.method, **method["params"]).validate_params()  # before reading any data
@@ -124,19 +127,12 @@ def _features(args, n_features: int, selection: dict | None) -> tuple[np.ndarray
     return np.arange(n_features), None
 
 
+@fill_doc(**_DOC)
 def cmd_train(args) -> int:
     """``ltrfs train``: fit a ranker on a feature subset (``--features`` or ``--selection``/``--k``),
     choosing a ``--set`` grid on ``--vali``, and write the model file.
 
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line (``build_parser``).
-
-    Returns
-    -------
-    int
-        Exit code 0.
+    %(command_parameters)s
     """
     settings = parse_assignments(args.set)
     grid = {key: value for key, value in settings.items() if isinstance(value, list)}
@@ -173,18 +169,11 @@ def cmd_train(args) -> int:
     return 0
 
 
+@fill_doc(**_DOC)
 def cmd_predict(args) -> int:
     """``ltrfs predict``: the scores of a model file's model on a data file, printed to stdout.
 
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line (``build_parser``).
-
-    Returns
-    -------
-    int
-        Exit code 0.
+    %(command_parameters)s
     """
     models = load_models(args.model, trust=args.trust_model)
     if args.k is None and len(models) > 1:
@@ -197,18 +186,11 @@ def cmd_predict(args) -> int:
     return 0
 
 
+@fill_doc(**_DOC)
 def cmd_datasets(args) -> int:
     """``ltrfs datasets``: the registered datasets as a table on stdout.
 
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line (``build_parser``).
-
-    Returns
-    -------
-    int
-        Exit code 0.
+    %(command_parameters)s
     """
     registry = args.registry
     if registry is None:

@@ -14,6 +14,21 @@ import pandas as pd  # noqa: E402
 
 from ltrfs.tables import REFERENCE_RANKER  # noqa: E402
 from ltrfs.util import atomic_path, write_text  # noqa: E402
+from ltrfs.docstrings import fill_doc
+
+
+#: docstring text the classes below share (``ltrfs.docstrings``)
+_DOC = {
+    "figure_outputs": """
+png : path
+    The figure as PNG.
+pdf : path or None
+    The figure as PDF too.
+csv : path or None
+    The numbers drawn, as CSV beside the figure.
+title : str, default ''
+""",
+}
 
 
 def save(fig, png, pdf=None) -> None:
@@ -31,6 +46,7 @@ def save(fig, png, pdf=None) -> None:
     plt.close(fig)
 
 
+@fill_doc(**_DOC)
 def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title: str = "",
                 baselines=("waf",), max_error_bars: int = 8, curves=None, comparison=None,
                 alpha: float = 0.05) -> None:
@@ -52,13 +68,7 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
         The experiment's table (``ltrfs.tables``): one row per method, ranker and k.
     metric : str
         A metric column, e.g. "NDCG@10".
-    png : path
-        The figure as PNG.
-    pdf : path or None
-        The figure as PDF too.
-    csv : path or None
-        The numbers drawn, as CSV beside the figure.
-    title : str, default ''
+    %(figure_outputs)s
     baselines : tuple of str, default ("waf",)
         Methods drawn as horizontal lines.
     max_error_bars : int, default 8
@@ -161,6 +171,7 @@ def _feature_labels(n: int, names=None) -> list[str]:
     return [f"{i + 1}" if not names else f"{i + 1} {names[i]}" for i in range(n)]
 
 
+@fill_doc(**_DOC)
 def feature_bars(values, label: str, png, pdf=None, csv=None, title: str = "", names=None) -> None:
     """One bar per feature id: what each feature reaches alone (GAS Fig. 6).
 
@@ -170,13 +181,7 @@ def feature_bars(values, label: str, png, pdf=None, csv=None, title: str = "", n
         The fold mean, written to ``csv`` with the feature names when there are any.
     label : str
         The axis label.
-    png : path
-        The figure as PNG.
-    pdf : path or None
-        The figure as PDF too.
-    csv : path or None
-        The numbers drawn, as CSV beside the figure.
-    title : str, default ''
+    %(figure_outputs)s
     names : sequence of str or None
         Feature names.
     """
@@ -198,6 +203,7 @@ def feature_bars(values, label: str, png, pdf=None, csv=None, title: str = "", n
         write_text(csv, frame.to_csv(index=False, float_format="%.6f"))
 
 
+@fill_doc(**_DOC)
 def similarity_heatmap(matrix, png, pdf=None, csv=None, title: str = "",
                        label: str = "Kendall similarity (fraction of concordant pairs)", vmin: float = 0.0) -> None:
     """The feature-by-feature similarity matrix as a heat map (GAS Fig. 7).
@@ -205,13 +211,7 @@ def similarity_heatmap(matrix, png, pdf=None, csv=None, title: str = "",
     Parameters
     ----------
     matrix : array-like, shape (d, d)
-    png : path
-        The figure as PNG.
-    pdf : path or None
-        The figure as PDF too.
-    csv : path or None
-        The numbers drawn, as CSV beside the figure.
-    title : str, default ''
+    %(figure_outputs)s
     label : str, default "Kendall similarity (fraction of concordant pairs)"
         The colour bar's label.
     vmin : float, default 0.0
@@ -234,6 +234,7 @@ def similarity_heatmap(matrix, png, pdf=None, csv=None, title: str = "",
         write_text(csv, frame.to_csv(index=False, float_format="%.6f"))
 
 
+@fill_doc(**_DOC)
 def class_densities(panels: list[dict], png, pdf=None, csv=None, title: str = "") -> None:
     """FS-ED Fig. 3: per relevance class, the density of a feature; a panel per ``panels`` entry.
 
@@ -241,13 +242,7 @@ def class_densities(panels: list[dict], png, pdf=None, csv=None, title: str = ""
     ----------
     panels : list of dict
         ``{"feature": id, "caption": str, "points": (p,), "densities": {label: (p,)}}``.
-    png : path
-        The figure as PNG.
-    pdf : path or None
-        The figure as PDF too.
-    csv : path or None
-        The numbers drawn, as CSV beside the figure.
-    title : str, default ''
+    %(figure_outputs)s
     """
     fig, axes = plt.subplots(1, len(panels), figsize=(4.4 * len(panels), 3.2), squeeze=False)
     rows = []
@@ -268,6 +263,7 @@ def class_densities(panels: list[dict], png, pdf=None, csv=None, title: str = ""
         write_text(csv, pd.DataFrame(rows).to_csv(index=False, float_format="%.6g"))
 
 
+@fill_doc(**_DOC)
 def elimination_curve(curves: dict, png, pdf=None, csv=None, title: str = "") -> None:
     """Lei & Han Table 2.1 as a figure: cross-validated error against the number of features kept.
 
@@ -277,13 +273,7 @@ def elimination_curve(curves: dict, png, pdf=None, csv=None, title: str = "") ->
     ----------
     curves : dict
         Fold -> list of (number of features, CV error).
-    png : path
-        The figure as PNG.
-    pdf : path or None
-        The figure as PDF too.
-    csv : path or None
-        The numbers drawn, as CSV beside the figure.
-    title : str, default ''
+    %(figure_outputs)s
     """
     fig, ax = plt.subplots(figsize=(5.0, 3.4))
     rows = []
@@ -302,6 +292,7 @@ def elimination_curve(curves: dict, png, pdf=None, csv=None, title: str = "") ->
         write_text(csv, pd.DataFrame(rows).to_csv(index=False, float_format="%.6f"))
 
 
+@fill_doc(**_DOC)
 def top_scores(scores, label: str, png, pdf=None, csv=None, title: str = "", names=None, n_top: int = 20) -> None:
     """Bars of the ``n_top`` largest scores by feature, largest on top (Lei & Han Fig. 3.1).
 
@@ -310,13 +301,7 @@ def top_scores(scores, label: str, png, pdf=None, csv=None, title: str = "", nam
     scores : array-like, shape (d,)
     label : str
         The axis label.
-    png : path
-        The figure as PNG.
-    pdf : path or None
-        The figure as PDF too.
-    csv : path or None
-        The numbers drawn, as CSV beside the figure.
-    title : str, default ''
+    %(figure_outputs)s
     names : sequence of str or None
         Feature names, shown when there are any.
     n_top : int, default 20
@@ -346,6 +331,7 @@ def top_scores(scores, label: str, png, pdf=None, csv=None, title: str = "", nam
         write_text(csv, frame.to_csv(index=False, float_format="%.6g"))
 
 
+@fill_doc(**_DOC)
 def criterion_path(path: dict, chosen_step: int, min_step: int, png, pdf=None, csv=None, title: str = "",
                    criterion: str = "BIC") -> None:
     """An information criterion along a penalty path (Lei & Han Fig. 2.1).
@@ -358,13 +344,7 @@ def criterion_path(path: dict, chosen_step: int, min_step: int, png, pdf=None, c
         Lists ``step`` (1-based), ``criterion`` and ``n_features`` (nonzero coefficients).
     chosen_step, min_step : int
         The chosen model's and the minimum's steps.
-    png : path
-        The figure as PNG.
-    pdf : path or None
-        The figure as PDF too.
-    csv : path or None
-        The numbers drawn, as CSV beside the figure.
-    title : str, default ''
+    %(figure_outputs)s
     criterion : str, default "BIC"
         The axis label.
     """
@@ -398,6 +378,7 @@ def criterion_path(path: dict, chosen_step: int, min_step: int, png, pdf=None, c
                                      ).to_csv(index=False, float_format="%.6g"))
 
 
+@fill_doc(**_DOC)
 def curves_by_group(frame: pd.DataFrame, x: str, metrics, group: str, png, pdf=None, csv=None, title: str = "",
                     baselines: dict | None = None, xlabel: str = "", logx: bool = False, ylabel: str = "{metric}",
                     legend_title: str | None = None) -> None:
@@ -412,13 +393,7 @@ def curves_by_group(frame: pd.DataFrame, x: str, metrics, group: str, png, pdf=N
         One panel each.
     group : str
         The column whose values make the lines.
-    png : path
-        The figure as PNG.
-    pdf : path or None
-        The figure as PDF too.
-    csv : path or None
-        The numbers drawn, as CSV beside the figure.
-    title : str, default ''
+    %(figure_outputs)s
     baselines : dict or None
         {label: {metric: value}}, drawn as horizontal dashed lines.
     xlabel : str, default ''

@@ -65,6 +65,17 @@ from ltrfs.docstrings import fill_doc
 
 #: docstring text the classes below share (``ltrfs.docstrings``)
 _DOC = {
+    "adarank_parameters_and_sections": """
+%(adarank_parameters)s
+
+Attributes
+----------
+%(adarank_attributes)s
+
+References
+----------
+%(adarank_paper)s
+""",
     "adarank_parameters": """
 n_rounds : int, default 500
     iteration budget (RankLib ``-round``; roll-backs count).
@@ -377,15 +388,7 @@ class AdaRankNDCG(AdaRank):
     ----------
     metric : str, default "ndcg@5"
         the optimised measure E (``ndcg@K``, ``map``, ``p@K``, ``meanndcg``).
-    %(adarank_parameters)s
-
-    Attributes
-    ----------
-    %(adarank_attributes)s
-
-    References
-    ----------
-    %(adarank_paper)s
+    %(adarank_parameters_and_sections)s
 
     Examples
     --------
@@ -411,15 +414,7 @@ class AdaRankMAP(AdaRank):
     ----------
     metric : str, default "map"
         the optimised measure E (``ndcg@K``, ``map``, ``p@K``, ``meanndcg``).
-    %(adarank_parameters)s
-
-    Attributes
-    ----------
-    %(adarank_attributes)s
-
-    References
-    ----------
-    %(adarank_paper)s
+    %(adarank_parameters_and_sections)s
 
     Examples
     --------

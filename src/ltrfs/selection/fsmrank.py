@@ -37,6 +37,20 @@ from ltrfs.docstrings import fill_doc
 
 #: docstring text the classes below share (``ltrfs.docstrings``)
 _DOC = {
+    "fsmrank_sections": """
+Parameters
+----------
+%(fsmrank_parameters)s
+
+Attributes
+----------
+%(fsmrank_attributes)s
+
+References
+----------
+%(fsmrank_paper)s
+See docs/methods.md, section 'FSMRank'.
+""",
     "fsmrank_parameters": """
 lambda1 : float >= 0 or None, default None
     Weight of the similarity penalty ``lambda1/2 w'Aw``; None chooses it on vali from
@@ -122,18 +136,7 @@ class _FSMRankBase(Selector):
     grid order; deterministic. Precomputed ``pearson`` scores (``{"importance": (d,),
     "similarity": (d, d)}`` of the training split) are used when given.
 
-    Parameters
-    ----------
-    %(fsmrank_parameters)s
-
-    Attributes
-    ----------
-    %(fsmrank_attributes)s
-
-    References
-    ----------
-    %(fsmrank_paper)s
-    See docs/methods.md, section 'FSMRank'.
+    %(fsmrank_sections)s
     """
 
     name = "fsmrank"
@@ -265,18 +268,7 @@ class FSMRankSelector(_FSMRankBase):
     features) and ``predict_scores_k(X, k)`` (the paper's k-feature FSMRank model: all but the top
     k weights set to 0).
 
-    Parameters
-    ----------
-    %(fsmrank_parameters)s
-
-    Attributes
-    ----------
-    %(fsmrank_attributes)s
-
-    References
-    ----------
-    %(fsmrank_paper)s
-    See docs/methods.md, section 'FSMRank'.
+    %(fsmrank_sections)s
 
     Examples
     --------

@@ -65,6 +65,15 @@ from ltrfs.docstrings import fill_doc
 
 #: docstring text the classes below share (``ltrfs.docstrings``)
 _DOC = {
+    "gas_ties_and_sections": """
+%(gas_ties)s
+
+Attributes
+----------
+%(gas_attributes)s
+
+%(gas_notes_references)s
+""",
     "gas_notes_references": """
 Notes
 -----
@@ -236,13 +245,7 @@ class GAS(Selector):
         ``ltrfs.scoring.SINGLE_FEATURE_METRICS``, any case; GAS-E) or "pairwise" (GAS-L).
     %(gas_parameters)s
     %(gas_pairwise_importance)s
-    %(gas_ties)s
-
-    Attributes
-    ----------
-    %(gas_attributes)s
-
-    %(gas_notes_references)s
+    %(gas_ties_and_sections)s
 
     Examples
     --------
@@ -433,13 +436,7 @@ class GASE(GAS):
     importance : str, default "ndcg@10"
         A single-feature metric (a key of ``ltrfs.scoring.SINGLE_FEATURE_METRICS``, any case).
     %(gas_parameters)s
-    %(gas_ties)s
-
-    Attributes
-    ----------
-    %(gas_attributes)s
-
-    %(gas_notes_references)s
+    %(gas_ties_and_sections)s
 
     Examples
     --------
@@ -489,13 +486,7 @@ class GASL(GAS):
     ----------
     %(gas_parameters)s
     %(gas_pairwise_importance)s
-    %(gas_ties)s
-
-    Attributes
-    ----------
-    %(gas_attributes)s
-
-    %(gas_notes_references)s
+    %(gas_ties_and_sections)s
 
     Examples
     --------
