@@ -33,6 +33,33 @@ constant_features_ : int64 (c,)
     where ``ranking_`` puts them).
 n_features_in_ : int
     d, the number of features seen in ``fit``.""",
+    # ``fit(X, y, qid, X_val=None, y_val=None, qid_val=None)`` of rankers and selectors
+    "fit_parameters": """
+X : array-like, shape (m, d)
+    Training features.
+y : array-like of int, shape (m,)
+    Relevance labels.
+qid : array-like, shape (m,)
+    Query id of every row (the rows of a query contiguous).
+""",
+    "fit_validation_returns": """
+X_val, y_val, qid_val : array-like or None
+    The validation split.
+
+Returns
+-------
+self
+""",
+    # ``predict(X)``-like methods: one score per row
+    "predict_sections": """
+Parameters
+----------
+X : array-like, shape (m, d)
+
+Returns
+-------
+float64 (m,)
+""",
 }
 
 _PLACEHOLDER = re.compile(r"^([ \t]*)%\((\w+)\)s[ \t]*$", re.M)
@@ -72,7 +99,7 @@ def fill(doc: str | None, fragments: dict[str, str]) -> str | None:
 
 
 def fill_doc(obj=None, /, **fragments):
-    """Decorator: fill the placeholders of a class's or function's docstring.
+    """Decorator: fill the placeholders of a function's docstring, or of a class's and its methods'.
 
     Used bare (``@fill_doc``) with ``FRAGMENTS`` only, or called (``@fill_doc(name=text)``) with
     more fragments.
@@ -92,6 +119,13 @@ def fill_doc(obj=None, /, **fragments):
 
     def decorate(target):
         target.__doc__ = fill(target.__doc__, names)
+        if isinstance(target, type):  # and the methods and properties the class defines
+            for member in vars(target).values():
+                function = getattr(member, "__func__", None) or getattr(member, "fget", None) or member
+                if callable(function) and getattr(function, "__doc__", None):
+                    function.__doc__ = fill(function.__doc__, names)
+                    if isinstance(member, property):
+                        member.__doc__ = function.__doc__
         return target
 
     return decorate if obj is None else decorate(obj)

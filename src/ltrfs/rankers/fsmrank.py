@@ -84,6 +84,7 @@ from ltrfs.rankers.base import LinearScores, Ranker
 from ltrfs.rankers.ranksvm import count_pairs, label_levels
 from ltrfs.rankers.ranksvm_primal import squared_hinge_pairs
 from ltrfs.scoring.pearson import pearson_scores
+from ltrfs.docstrings import fill_doc
 
 log = logging.getLogger(__name__)
 
@@ -641,6 +642,7 @@ def _as_data_matrix(X, what="X", n_features=None):
 # ----------------------------------------------------------------------------- ranker
 
 
+@fill_doc
 class FSMRank(LinearScores, Ranker):
     """FSMRank as a ranker: eq. (2) solved at the given lambdas, scores ``X @ coef_ + intercept_``.
 
@@ -725,12 +727,7 @@ class FSMRank(LinearScores, Ranker):
 
         Parameters
         ----------
-        X : array-like, shape (m, d)
-            Training features.
-        y : array-like of int, shape (m,)
-            Relevance labels.
-        qid : array-like, shape (m,)
-            Query id of every row (the rows of a query contiguous).
+        %(fit_parameters)s
         X_val, y_val, qid_val
             Accepted and unused.
 

@@ -34,6 +34,7 @@ from ltrfs.checks import check_fit_inputs, check_validation_split, check_X
 from ltrfs.params import Integer, Mapping, Options, Real
 from ltrfs.rankers.base import Ranker
 from ltrfs.ranking_data import group_ids
+from ltrfs.docstrings import fill_doc
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,7 @@ _MAX_LABEL = 31
 BACKENDS = ("xgboost", "lightgbm")
 
 
+@fill_doc
 class LambdaMART(Ranker):
     """LambdaMART (XGBoost ``rank:ndcg``) with the FS-ED preset.
 
@@ -158,18 +160,8 @@ class LambdaMART(Ranker):
 
         Parameters
         ----------
-        X : array-like, shape (m, d)
-            Training features.
-        y : array-like of int, shape (m,)
-            Relevance labels.
-        qid : array-like, shape (m,)
-            Query id of every row (the rows of a query contiguous).
-        X_val, y_val, qid_val : array-like or None
-            The validation split.
-
-        Returns
-        -------
-        self
+        %(fit_parameters)s
+        %(fit_validation_returns)s
         """
         import xgboost as xgb  # heavy (XGBoost, ~1.2 s): imported on use
 
@@ -244,13 +236,7 @@ class LambdaMART(Ranker):
     def predict(self, X) -> np.ndarray:
         """Scores from the trees 0..best_iteration_.
 
-        Parameters
-        ----------
-        X : array-like, shape (m, d)
-
-        Returns
-        -------
-        float64 (m,)
+        %(predict_sections)s
         """
         self._check_fitted("booster_")
         X = check_X(X, n_features=self.n_features_in_, dtype=np.float32)

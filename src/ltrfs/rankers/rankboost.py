@@ -61,6 +61,7 @@ from ltrfs.params import Convention, Integer, Metric, Options
 from ltrfs.rankers.base import Ranker
 from ltrfs.ranking_data import group_ids
 from ltrfs.tuning import DegenerateGridError, vali_score
+from ltrfs.docstrings import fill_doc
 
 log = logging.getLogger(__name__)
 
@@ -254,6 +255,7 @@ def pair_potentials(F, y, query_ptr, order=None) -> tuple[np.ndarray, float]:
 # ----------------------------------------------------------------------------- estimator
 
 
+@fill_doc
 class RankBoost(Ranker):
     """RankBoost with threshold weak rankers, RankLib's variant (see the module docstring).
 
@@ -414,13 +416,7 @@ class RankBoost(Ranker):
     def predict(self, X) -> np.ndarray:
         """Scores ``sum_t alpha_t 1[x_(f_t) > theta_t]``.
 
-        Parameters
-        ----------
-        X : array-like, shape (m, d)
-
-        Returns
-        -------
-        float64 (m,)
+        %(predict_sections)s
         """
         self._check_fitted("alphas_")
         X = check_X(X, n_features=self.n_features_in_)

@@ -53,6 +53,7 @@ from ltrfs.params import Convention, Integer, Metric, Options, Real
 from ltrfs.rankers.base import Ranker, standardise
 from ltrfs.rankers.ranksvm import count_pairs
 from ltrfs.tuning import DegenerateGridError, vali_score
+from ltrfs.docstrings import fill_doc
 
 log = logging.getLogger(__name__)
 
@@ -296,6 +297,7 @@ def loss_and_grad(params, Z, y, query_ptr, sigma: float = 1.0, alpha: float = 0.
 # ----------------------------------------------------------------------------- estimator
 
 
+@fill_doc
 class RankNet(Ranker):
     """RankNet: one sigmoid hidden layer, pairwise cross entropy, factorised gradient.
 
@@ -494,13 +496,7 @@ class RankNet(Ranker):
     def predict(self, X) -> np.ndarray:
         """Scores of the network on the standardised rows of X.
 
-        Parameters
-        ----------
-        X : array-like, shape (m, d)
-
-        Returns
-        -------
-        float64 (m,)
+        %(predict_sections)s
         """
         self._check_fitted("W1_")
         X = check_X(X, n_features=self.n_features_in_)

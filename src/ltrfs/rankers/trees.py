@@ -38,6 +38,7 @@ from ltrfs.params import Boolean, Convention, Integer, Mapping, Metric, Options,
 from ltrfs.rankers.base import Ranker
 from ltrfs.rankers.lambdamart import extra_xgb_params
 from ltrfs.tuning import DegenerateGridError, vali_score
+from ltrfs.docstrings import fill_doc
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +50,7 @@ _MART_SYNONYMS = {"eta": "learning_rate", "seed": "random_state", "nthread": "n_
                   "eval_metric": "metric"}
 
 
+@fill_doc
 class MART(Ranker):
     """MART / GBRT: boosted regression trees on the labels (XGBoost), RankLib's MART preset.
 
@@ -174,18 +176,8 @@ class MART(Ranker):
 
         Parameters
         ----------
-        X : array-like, shape (m, d)
-            Training features.
-        y : array-like of int, shape (m,)
-            Relevance labels.
-        qid : array-like, shape (m,)
-            Query id of every row (the rows of a query contiguous).
-        X_val, y_val, qid_val : array-like or None
-            The validation split.
-
-        Returns
-        -------
-        self
+        %(fit_parameters)s
+        %(fit_validation_returns)s
         """
         import xgboost as xgb  # heavy (XGBoost, ~1.2 s): imported on use
 
@@ -242,19 +234,14 @@ class MART(Ranker):
     def predict(self, X) -> np.ndarray:
         """Scores from the trees 0..best_iteration_.
 
-        Parameters
-        ----------
-        X : array-like, shape (m, d)
-
-        Returns
-        -------
-        float64 (m,)
+        %(predict_sections)s
         """
         self._check_fitted("booster_")
         X = check_X(X, n_features=self.n_features_in_, dtype=np.float32)
         return np.asarray(self.booster_.inplace_predict(X), dtype=np.float64)
 
 
+@fill_doc
 class RandomForest(Ranker):
     """Random Forests regression of the label (scikit-learn), RankLib's RFRanker preset.
 
@@ -351,12 +338,7 @@ class RandomForest(Ranker):
 
         Parameters
         ----------
-        X : array-like, shape (m, d)
-            Training features.
-        y : array-like of int, shape (m,)
-            Relevance labels.
-        qid : array-like, shape (m,)
-            Query id of every row (the rows of a query contiguous).
+        %(fit_parameters)s
         X_val, y_val, qid_val
             Accepted and unused.
 
@@ -378,13 +360,7 @@ class RandomForest(Ranker):
     def predict(self, X) -> np.ndarray:
         """Scores: the mean of the trees' predictions.
 
-        Parameters
-        ----------
-        X : array-like, shape (m, d)
-
-        Returns
-        -------
-        float64 (m,)
+        %(predict_sections)s
         """
         self._check_fitted("model_")
         X = check_X(X, n_features=self.n_features_in_, dtype=np.float32)

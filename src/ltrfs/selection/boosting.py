@@ -211,13 +211,7 @@ class GBMImportance(Selector):
     def predict_scores(self, X) -> np.ndarray:
         """The expected label ``sum_r classes_[r] P(r | x)`` of the booster.
 
-        Parameters
-        ----------
-        X : array-like, shape (m, d)
-
-        Returns
-        -------
-        float64 (m,)
+        %(predict_sections)s
         """
         proba = self.model_.predict_proba(np.asarray(X, dtype=np.float32))
         return st.expected_label(proba, self.classes_)

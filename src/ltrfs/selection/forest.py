@@ -293,13 +293,7 @@ class RFImportance(Selector):
     def predict_scores(self, X) -> np.ndarray:
         """The expected label ``sum_r classes_[r] P(r | x)`` of the forest on all features.
 
-        Parameters
-        ----------
-        X : array-like, shape (m, d)
-
-        Returns
-        -------
-        float64 (m,)
+        %(predict_sections)s
         """
         proba = self.forest_.predict_proba(np.asarray(X, dtype=np.float32))
         return st.expected_label(proba, self.classes_)

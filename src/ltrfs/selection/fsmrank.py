@@ -248,13 +248,7 @@ class _FSMRankBase(Selector):
     def predict_scores(self, X) -> np.ndarray:
         """The FSMRank model on all d features: ``X @ coef_ + intercept_``.
 
-        Parameters
-        ----------
-        X : array-like, shape (m, d)
-
-        Returns
-        -------
-        float64 (m,)
+        %(predict_sections)s
         """
         self._check_fitted("coef_")
         return _matvec_any(_as_data_matrix(X, n_features=len(self.coef_)), self.coef_) + self.intercept_
@@ -419,13 +413,7 @@ class FSMSVM(_FSMRankBase):
     def predict_scores(self, X) -> np.ndarray:
         """The RankSVM-Primal of the chosen t on its t features (the paper's FSMSVM model).
 
-        Parameters
-        ----------
-        X : array-like, shape (m, d)
-
-        Returns
-        -------
-        float64 (m,)
+        %(predict_sections)s
         """
         self._check_fitted("svm_")
         X = check_X(X, n_features=len(self.coef_))

@@ -546,13 +546,7 @@ class GreedyRankRLS(Selector):
     def predict_scores(self, X) -> np.ndarray:
         """Scores of the RankRLS model on the chosen features: ``X[:, ranking_[:k_]] @ coef_``.
 
-        Parameters
-        ----------
-        X : array-like, shape (m, d)
-
-        Returns
-        -------
-        float64 (m,)
+        %(predict_sections)s
         """
         self._check_fitted("coef_")
         X = check_X(X, n_features=self.n_features_in_)
