@@ -60,6 +60,20 @@ Returns
 -------
 float64 (m,)
 """,
+    # the ``(train, vali, convention)`` of a scorer in ``ltrfs.scoring.SCORERS`` that needs only train
+    "scorer_parameters": """
+train : RankingData
+    The fold's training split.
+vali : RankingData or None
+    The validation split (unused here).
+convention : str
+    Metric convention (unused: no ranking metric is involved).
+""",
+    # the planning methods of the workflow stages (``ltrfs.pipeline``)
+    "experiment_dataset": """
+experiment, dataset : str
+    The experiment and one of its datasets.
+""",
 }
 
 _PLACEHOLDER = re.compile(r"^([ \t]*)%\((\w+)\)s[ \t]*$", re.M)

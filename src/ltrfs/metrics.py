@@ -48,6 +48,20 @@ from numba import njit
 
 from ltrfs.metric_spec import CONVENTIONS, Convention, get_convention, parse_metric  # noqa: F401  (re-exported)
 from ltrfs.params import Integer, check_value
+from ltrfs.docstrings import fill_doc
+
+#: docstring text the classes below share (``ltrfs.docstrings``)
+_DOC = {
+    "ranking_inputs": """
+y : array-like of int, shape (m,)
+    Relevance labels >= 0.
+scores : array-like of float, shape (m,)
+    Predicted scores (no NaN); documents are ranked by score, descending.
+query_ptr : array-like of int, shape (q + 1,)
+    Query offsets: the rows of query i are ``query_ptr[i]:query_ptr[i + 1]`` (none empty).
+""",
+}
+
 
 __all__ = [
     "Convention",
@@ -351,18 +365,14 @@ class _Ranked:
 # public API
 
 
+@fill_doc(**_DOC)
 def evaluate(y, scores, query_ptr, convention="letor4", max_k: int = 10,
              ties: str = "file_order") -> QueryMetrics:
     """P@k, NDCG@k (k = 1..max_k), AP and MeanNDCG of every query (see the module docstring).
 
     Parameters
     ----------
-    y : array-like of int, shape (m,)
-        Relevance labels >= 0.
-    scores : array-like of float, shape (m,)
-        Predicted scores (no NaN); documents are ranked by score, descending.
-    query_ptr : array-like of int, shape (q + 1,)
-        Query offsets: the rows of query i are ``query_ptr[i]:query_ptr[i + 1]`` (none empty).
+    %(ranking_inputs)s
     convention : str or Convention, default "letor4"
         A built-in convention (letor3, letor4, mslr, standard) or a ``Convention``.
     max_k : int >= 1, default 10
@@ -401,18 +411,14 @@ def evaluate(y, scores, query_ptr, convention="letor4", max_k: int = 10,
     )
 
 
+@fill_doc(**_DOC)
 def metric_per_query(y, scores, query_ptr, metric: str, convention="letor4",
                      ties: str = "file_order") -> np.ndarray:
     """One metric for every query.
 
     Parameters
     ----------
-    y : array-like of int, shape (m,)
-        Relevance labels >= 0.
-    scores : array-like of float, shape (m,)
-        Predicted scores (no NaN); documents are ranked by score, descending.
-    query_ptr : array-like of int, shape (q + 1,)
-        Query offsets: the rows of query i are ``query_ptr[i]:query_ptr[i + 1]`` (none empty).
+    %(ranking_inputs)s
     metric : str
         ``ndcg@K``, ``p@K``, ``map`` or ``meanndcg`` for any K >= 1.
     convention : str or Convention, default "letor4"

@@ -13,6 +13,7 @@ from ltrfs.pipeline.tables import TablesPlanning
 from ltrfs.plots import metric_vs_k
 from ltrfs.selection import SELECTORS
 from ltrfs.util import write_text
+from ltrfs.docstrings import fill_doc
 
 __all__ = ["report_data", "figure_metric_vs_k", "metric_file_name", "METRIC_BY_FILE_NAME", "ArtefactsPlanning"]
 
@@ -83,6 +84,7 @@ def figure_metric_vs_k(table_csv, compare_csv, png, pdf, csv, *, metric: str, ti
                 f"{int(table.folds.max())} folds: {title}", baselines=baselines, curves=curves, comparison=comparison)
 
 
+@fill_doc
 class ArtefactsPlanning(TablesPlanning):
     """The targets and inputs of the figure and report-data jobs (parameters as ``ltrfs.pipeline.run.Run``)."""
 
@@ -98,8 +100,7 @@ class ArtefactsPlanning(TablesPlanning):
 
         Parameters
         ----------
-        experiment, dataset : str
-            The experiment and one of its datasets.
+        %(experiment_dataset)s
 
         Returns
         -------

@@ -18,6 +18,7 @@ from ltrfs.selection import SELECTORS
 from ltrfs.tables import (COMPARE_COLUMNS, REFERENCE_NOTE, by_k_markdown, compare, compare_markdown, read_references,
                           read_runs, summarise, to_markdown)
 from ltrfs.util import write_text
+from ltrfs.docstrings import fill_doc
 
 __all__ = ["write_tables", "write_published", "TablesPlanning"]
 
@@ -110,6 +111,7 @@ def write_published(spec: dict, paper_dir, tables: dict, dataset: str, title: st
     write_text(out["csv"], comparison.to_csv(index=False, float_format="%.6g"))
 
 
+@fill_doc
 class TablesPlanning(TrainPlanning):
     """The run files, references and settings of the table jobs (parameters as ``ltrfs.pipeline.run.Run``)."""
 
@@ -134,8 +136,7 @@ class TablesPlanning(TrainPlanning):
 
         Parameters
         ----------
-        experiment, dataset : str
-            The experiment and one of its datasets.
+        %(experiment_dataset)s
 
         Returns
         -------
@@ -149,8 +150,7 @@ class TablesPlanning(TrainPlanning):
 
         Parameters
         ----------
-        experiment, dataset : str
-            The experiment and one of its datasets.
+        %(experiment_dataset)s
         as_convention : str or None, default None
             The re-evaluated run files in this convention (``runs_{convention}``) instead.
 
@@ -176,8 +176,7 @@ class TablesPlanning(TrainPlanning):
 
         Parameters
         ----------
-        experiment, dataset : str
-            The experiment and one of its datasets.
+        %(experiment_dataset)s
         as_convention : str or None, default None
             The re-evaluated reference files in this convention instead.
 
@@ -205,8 +204,7 @@ class TablesPlanning(TrainPlanning):
 
         Parameters
         ----------
-        experiment, dataset : str
-            The experiment and one of its datasets.
+        %(experiment_dataset)s
 
         Returns
         -------
@@ -246,8 +244,7 @@ class TablesPlanning(TrainPlanning):
 
         Parameters
         ----------
-        experiment, dataset : str
-            The experiment and one of its datasets.
+        %(experiment_dataset)s
 
         Returns
         -------

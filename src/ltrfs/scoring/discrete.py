@@ -21,8 +21,25 @@ import numpy as np
 from ltrfs.ranking_data import RankingData
 from ltrfs.params import Integer, check_value
 from ltrfs.scoring.kendall import check_finite
+from ltrfs.docstrings import fill_doc
 
 #: default number of equal-frequency bins (the paper's baselines use 10)
+#: docstring text the classes below share (``ltrfs.docstrings``)
+_DOC = {
+    "discrete_sections": """
+Parameters
+----------
+X : ndarray, shape (m, d)
+y : ndarray of int, shape (m,)
+bins : int >= 2, default ``BINS``
+
+Returns
+-------
+float64 (d,)
+""",
+}
+
+
 BINS = 10
 
 
@@ -132,18 +149,11 @@ def chi_square_table(table: np.ndarray) -> float:
     return float((((table - expected) ** 2)[cells] / expected[cells]).sum())
 
 
+@fill_doc(**_DOC)
 def information_gain(X: np.ndarray, y: np.ndarray, bins: int = BINS) -> np.ndarray:
     """Information gain ``H(Y) - H(Y | bin)`` in bits of every feature against the labels.
 
-    Parameters
-    ----------
-    X : ndarray, shape (m, d)
-    y : ndarray of int, shape (m,)
-    bins : int >= 2, default ``BINS``
-
-    Returns
-    -------
-    float64 (d,)
+    %(discrete_sections)s
 
     References
     ----------
@@ -152,18 +162,11 @@ def information_gain(X: np.ndarray, y: np.ndarray, bins: int = BINS) -> np.ndarr
     return discrete_scores(X, y, bins)[0]
 
 
+@fill_doc(**_DOC)
 def chi_square(X: np.ndarray, y: np.ndarray, bins: int = BINS) -> np.ndarray:
     """Chi-square statistic of the bin x label table of every feature.
 
-    Parameters
-    ----------
-    X : ndarray, shape (m, d)
-    y : ndarray of int, shape (m,)
-    bins : int >= 2, default ``BINS``
-
-    Returns
-    -------
-    float64 (d,)
+    %(discrete_sections)s
 
     References
     ----------
@@ -204,17 +207,13 @@ def discrete_scores(X: np.ndarray, y: np.ndarray, bins: int = BINS) -> tuple[np.
     return ig, chi
 
 
+@fill_doc
 def scorer(train: RankingData, vali: RankingData | None, convention: str, bins: int = BINS) -> dict:
     """``SCORERS["discrete"]``: information gain and chi-square on the training split.
 
     Parameters
     ----------
-    train : RankingData
-        The fold's training split.
-    vali : RankingData or None
-        The validation split (unused here).
-    convention : str
-        Metric convention (unused: no ranking metric is involved).
+    %(scorer_parameters)s
     bins : int >= 2, default ``BINS``
 
     Returns

@@ -52,6 +52,7 @@ from numba import njit, prange
 
 from ltrfs.ranking_data import DataError, RankingData
 from ltrfs.params import Integer, check_value
+from ltrfs.docstrings import fill_doc
 
 #: the similarities: the paper's concordant-pair fraction (default) and Kendall's tau-b
 SIMILARITIES = ("concordance", "tau_b")
@@ -409,17 +410,13 @@ def _scores(sims: dict) -> dict:
     return {SCORE_KEYS[name]: sims[name] for name in SCORE_KEYS}
 
 
+@fill_doc
 def scorer(train: RankingData, vali: RankingData | None, convention: str, n_threads: int = 1) -> dict:
     """``SCORERS["kendall"]``: the Kendall similarities of the training split, one pass.
 
     Parameters
     ----------
-    train : RankingData
-        The fold's training split.
-    vali : RankingData or None
-        The validation split (unused here).
-    convention : str
-        Metric convention (unused: no ranking metric is involved).
+    %(scorer_parameters)s
     n_threads : int, default 1
 
     Returns
@@ -431,18 +428,14 @@ def scorer(train: RankingData, vali: RankingData | None, convention: str, n_thre
     return _scores(kendall_similarities(train.X, train.query_ptr, n_threads=n_threads))
 
 
+@fill_doc
 def scorer_chunk(train: RankingData, vali: RankingData | None, convention: str, chunk: int, n_chunks: int,
                  n_threads: int = 1) -> dict:
     """The Kendall similarities of the pairs of one chunk only (``chunk_pairs``).
 
     Parameters
     ----------
-    train : RankingData
-        The fold's training split.
-    vali : RankingData or None
-        The validation split (unused here).
-    convention : str
-        Metric convention (unused: no ranking metric is involved).
+    %(scorer_parameters)s
     chunk, n_chunks : int
     n_threads : int, default 1
 

@@ -35,6 +35,7 @@ from numba import njit, prange
 
 from ltrfs.ranking_data import DataError, RankingData
 from ltrfs.scoring.kendall import check_finite, check_query_ptr, check_threads
+from ltrfs.docstrings import fill_doc
 
 
 @njit(cache=True, parallel=True)
@@ -219,6 +220,7 @@ def pairwise_importance(loss, kind: str = "inverse", among=None) -> np.ndarray:
     return np.divide(1.0, loss, out=np.full(loss.shape, top), where=loss > 0)
 
 
+@fill_doc
 def scorer(train: RankingData, vali: RankingData | None, convention: str, n_threads: int = 1) -> dict:
     """``SCORERS["pairwise"]``: pairwise loss of every feature on the training split.
 
@@ -226,12 +228,7 @@ def scorer(train: RankingData, vali: RankingData | None, convention: str, n_thre
 
     Parameters
     ----------
-    train : RankingData
-        The fold's training split.
-    vali : RankingData or None
-        The validation split (unused here).
-    convention : str
-        Metric convention (unused: no ranking metric is involved).
+    %(scorer_parameters)s
     n_threads : int, default 1
         Numba threads.
 

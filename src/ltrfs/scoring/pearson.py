@@ -22,6 +22,7 @@ from threadpoolctl import threadpool_limits
 from ltrfs.params import Integer, check_value
 from ltrfs.ranking_data import RankingData
 from ltrfs.scoring.kendall import check_finite
+from ltrfs.docstrings import fill_doc
 
 #: importance of a constant feature (and of every feature when y is constant)
 EPS = 1e-6
@@ -98,17 +99,13 @@ def pearson_scores(X: np.ndarray, y: np.ndarray, chunk_rows: int = CHUNK_ROWS) -
     return importance, similarity
 
 
+@fill_doc
 def scorer(train: RankingData, vali: RankingData | None, convention: str, n_threads: int = 1) -> dict:
     """``SCORERS["pearson"]``: Pearson importance and similarity on the training split.
 
     Parameters
     ----------
-    train : RankingData
-        The fold's training split.
-    vali : RankingData or None
-        The validation split (unused here).
-    convention : str
-        Metric convention (unused: no ranking metric is involved).
+    %(scorer_parameters)s
     n_threads : int, default 1
         BLAS threads of the Gram-matrix products.
 
