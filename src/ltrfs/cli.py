@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ltrfs import __version__, io, metrics
+from ltrfs.docstrings import fill_doc
 from ltrfs.ranking_data import DataError
 from ltrfs.datasets.registry import load_registry
 from ltrfs.formats import load_models, predict, read_json, save_models, selection_record, view_for_k
@@ -32,10 +33,8 @@ from ltrfs.pipeline.train import fit_best
 from ltrfs.rankers import RANKERS, checked_grid
 from ltrfs.selection import SELECTORS, make_selector
 from ltrfs.util import error_line, parse_assignments, write_json
-from ltrfs.docstrings import fill_doc
 
-
-#: docstring text the classes below share (``ltrfs.docstrings``)
+#: docstring text written once for the docstrings below (``ltrfs.docstrings``)
 _DOC = {
     "command_parameters": """
 Parameters

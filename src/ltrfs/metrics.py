@@ -46,11 +46,11 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from ltrfs.docstrings import fill_doc
 from ltrfs.metric_spec import CONVENTIONS, Convention, get_convention, parse_metric  # noqa: F401  (re-exported)
 from ltrfs.params import Integer, check_value
-from ltrfs.docstrings import fill_doc
 
-#: docstring text the classes below share (``ltrfs.docstrings``)
+#: docstring text written once for the docstrings below (``ltrfs.docstrings``)
 _DOC = {
     "ranking_inputs": """
 y : array-like of int, shape (m,)

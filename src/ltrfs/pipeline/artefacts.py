@@ -8,12 +8,12 @@ from __future__ import annotations
 import logging
 
 from ltrfs import artefacts, io
+from ltrfs.docstrings import fill_doc
 from ltrfs.formats import METRIC_COLUMNS, column_name, read_csv, read_selection
 from ltrfs.pipeline.tables import TablesPlanning
 from ltrfs.plots import metric_vs_k
 from ltrfs.selection import SELECTORS
 from ltrfs.util import write_text
-from ltrfs.docstrings import fill_doc
 
 __all__ = ["report_data", "figure_metric_vs_k", "metric_file_name", "METRIC_BY_FILE_NAME", "ArtefactsPlanning"]
 

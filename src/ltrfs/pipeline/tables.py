@@ -11,6 +11,7 @@ import pandas as pd
 
 from ltrfs import published
 from ltrfs.config import OWN, validation_metric_of
+from ltrfs.docstrings import fill_doc
 from ltrfs.formats import column_name, read_csv
 from ltrfs.htmlpage import write_markdown
 from ltrfs.pipeline.train import TrainPlanning
@@ -18,7 +19,6 @@ from ltrfs.selection import SELECTORS
 from ltrfs.tables import (COMPARE_COLUMNS, REFERENCE_NOTE, by_k_markdown, compare, compare_markdown, read_references,
                           read_runs, summarise, to_markdown)
 from ltrfs.util import write_text
-from ltrfs.docstrings import fill_doc
 
 __all__ = ["write_tables", "write_published", "TablesPlanning"]
 

@@ -57,13 +57,13 @@ import time
 
 import numpy as np
 
+from ltrfs.docstrings import fill_doc
 from ltrfs.metrics import TIES, metric_per_query
 from ltrfs.params import Boolean, Convention, Integer, Metric, Options, Real
 from ltrfs.tuning import vali_score
 from ltrfs.rankers.base import LinearScores, Ranker
-from ltrfs.docstrings import fill_doc
 
-#: docstring text the classes below share (``ltrfs.docstrings``)
+#: docstring text written once for the docstrings below (``ltrfs.docstrings``)
 _DOC = {
     "adarank_parameters_and_sections": """
 %(adarank_parameters)s

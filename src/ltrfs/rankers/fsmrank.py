@@ -79,12 +79,12 @@ from numba import njit
 from threadpoolctl import threadpool_limits
 
 from ltrfs.checks import check_fit_inputs, check_X
+from ltrfs.docstrings import fill_doc
 from ltrfs.params import Integer, Options, Real, check_value
 from ltrfs.rankers.base import LinearScores, Ranker
 from ltrfs.rankers.ranksvm import count_pairs, label_levels
 from ltrfs.rankers.ranksvm_primal import squared_hinge_pairs
 from ltrfs.scoring.pearson import pearson_scores
-from ltrfs.docstrings import fill_doc
 
 log = logging.getLogger(__name__)
 

@@ -31,10 +31,10 @@ import time
 import numpy as np
 
 from ltrfs.checks import check_fit_inputs, check_validation_split, check_X
+from ltrfs.docstrings import fill_doc
 from ltrfs.params import Integer, Mapping, Options, Real
 from ltrfs.rankers.base import Ranker
 from ltrfs.ranking_data import group_ids
-from ltrfs.docstrings import fill_doc
 
 log = logging.getLogger(__name__)
 

@@ -56,12 +56,12 @@ import numpy as np
 from numba import njit
 
 from ltrfs.checks import check_X
+from ltrfs.docstrings import fill_doc
 from ltrfs.metrics import TIES
 from ltrfs.params import Convention, Integer, Metric, Options
 from ltrfs.rankers.base import Ranker
 from ltrfs.ranking_data import group_ids
 from ltrfs.tuning import DegenerateGridError, vali_score
-from ltrfs.docstrings import fill_doc
 
 log = logging.getLogger(__name__)
 

@@ -48,12 +48,12 @@ import numpy as np
 from numba import njit
 
 from ltrfs.checks import check_X
+from ltrfs.docstrings import fill_doc
 from ltrfs.metrics import TIES
 from ltrfs.params import Convention, Integer, Metric, Options, Real
 from ltrfs.rankers.base import Ranker, standardise
 from ltrfs.rankers.ranksvm import count_pairs
 from ltrfs.tuning import DegenerateGridError, vali_score
-from ltrfs.docstrings import fill_doc
 
 log = logging.getLogger(__name__)
 

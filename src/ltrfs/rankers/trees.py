@@ -33,12 +33,12 @@ import time
 import numpy as np
 
 from ltrfs.checks import check_fit_inputs, check_validation_split, check_X
+from ltrfs.docstrings import fill_doc
 from ltrfs.metrics import TIES
 from ltrfs.params import Boolean, Convention, Integer, Mapping, Metric, Options, Real
 from ltrfs.rankers.base import Ranker
 from ltrfs.rankers.lambdamart import extra_xgb_params
 from ltrfs.tuning import DegenerateGridError, vali_score
-from ltrfs.docstrings import fill_doc
 
 log = logging.getLogger(__name__)
 

@@ -18,20 +18,22 @@ from __future__ import annotations
 
 import numpy as np
 
+from ltrfs.docstrings import fill_doc
 from ltrfs.ranking_data import RankingData
 from ltrfs.params import Integer, check_value
 from ltrfs.scoring.kendall import check_finite
-from ltrfs.docstrings import fill_doc
 
-#: default number of equal-frequency bins (the paper's baselines use 10)
-#: docstring text the classes below share (``ltrfs.docstrings``)
+#: docstring text written once for the docstrings below (``ltrfs.docstrings``)
 _DOC = {
-    "discrete_sections": """
+    "discrete_parameters": """
 Parameters
 ----------
 X : ndarray, shape (m, d)
 y : ndarray of int, shape (m,)
 bins : int >= 2, default ``BINS``
+""",
+    "discrete_sections": """
+%(discrete_parameters)s
 
 Returns
 -------
@@ -39,7 +41,7 @@ float64 (d,)
 """,
 }
 
-
+#: default number of equal-frequency bins (the paper's baselines use 10)
 BINS = 10
 
 
@@ -79,14 +81,11 @@ def discretize(column: np.ndarray, bins: int = BINS) -> np.ndarray:
     return np.searchsorted(cuts, column, side="left").astype(np.int64)
 
 
+@fill_doc(**_DOC)
 def contingency_tables(X: np.ndarray, y: np.ndarray, bins: int = BINS):
     """The bin x label contingency table of every feature.
 
-    Parameters
-    ----------
-    X : ndarray, shape (m, d)
-    y : ndarray of int, shape (m,)
-    bins : int >= 2, default ``BINS``
+    %(discrete_parameters)s
 
     Yields
     ------
@@ -175,14 +174,11 @@ def chi_square(X: np.ndarray, y: np.ndarray, bins: int = BINS) -> np.ndarray:
     return discrete_scores(X, y, bins)[1]
 
 
+@fill_doc(**_DOC)
 def discrete_scores(X: np.ndarray, y: np.ndarray, bins: int = BINS) -> tuple[np.ndarray, np.ndarray]:
     """Information gain and chi-square of every feature from one discretisation.
 
-    Parameters
-    ----------
-    X : ndarray, shape (m, d)
-    y : ndarray of int, shape (m,)
-    bins : int >= 2, default ``BINS``
+    %(discrete_parameters)s
 
     Returns
     -------

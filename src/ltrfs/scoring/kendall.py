@@ -50,9 +50,9 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from ltrfs.docstrings import fill_doc
 from ltrfs.ranking_data import DataError, RankingData
 from ltrfs.params import Integer, check_value
-from ltrfs.docstrings import fill_doc
 
 #: the similarities: the paper's concordant-pair fraction (default) and Kendall's tau-b
 SIMILARITIES = ("concordance", "tau_b")

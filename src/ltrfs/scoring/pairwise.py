@@ -33,9 +33,9 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from ltrfs.docstrings import fill_doc
 from ltrfs.ranking_data import DataError, RankingData
 from ltrfs.scoring.kendall import check_finite, check_query_ptr, check_threads
-from ltrfs.docstrings import fill_doc
 
 
 @njit(cache=True, parallel=True)

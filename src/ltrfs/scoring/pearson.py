@@ -19,10 +19,10 @@ from __future__ import annotations
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from ltrfs.docstrings import fill_doc
 from ltrfs.params import Integer, check_value
 from ltrfs.ranking_data import RankingData
 from ltrfs.scoring.kendall import check_finite
-from ltrfs.docstrings import fill_doc
 
 #: importance of a constant feature (and of every feature when y is constant)
 EPS = 1e-6

@@ -40,11 +40,11 @@ from __future__ import annotations
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from ltrfs.docstrings import fill_doc
 from ltrfs.params import Integer, Options, Real
 from ltrfs.selection import statistical as st
 from ltrfs.selection.base import Selector
 from ltrfs.util import Progress
-from ltrfs.docstrings import fill_doc
 
 BACKENDS = ("exact", "xgboost", "hist")
 

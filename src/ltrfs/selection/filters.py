@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ltrfs.docstrings import fill_doc
 from ltrfs.params import Integer
 from ltrfs.scoring import discrete
 from ltrfs.scoring.pearson import pearson_scores
 from ltrfs.selection.base import Selector
-from ltrfs.docstrings import fill_doc
 
 
 class _DiscreteTopK(Selector):

@@ -30,11 +30,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ltrfs.docstrings import fill_doc
 from ltrfs.params import Boolean, Integer, Options, Real
 from ltrfs.selection import statistical as st
 from ltrfs.selection.base import Selector
 from ltrfs.util import Progress
-from ltrfs.docstrings import fill_doc
 
 IMPORTANCES = ("impurity", "permutation")
 

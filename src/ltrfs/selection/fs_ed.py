@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from ltrfs import metrics, scoring
+from ltrfs.docstrings import fill_doc
 from ltrfs.params import Boolean, Convention, Integer, Options
 from ltrfs.scoring import divergence
 from ltrfs.selection.base import Selector, single_feature_scores
-from ltrfs.docstrings import fill_doc
 
 SCALES = ("none", "minmax")
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from ltrfs import metrics
 from ltrfs.checks import check_validation_split, check_X
+from ltrfs.docstrings import fill_doc
 from ltrfs.params import Convention, Integer, ListOf, Metric, Options, Real
 from ltrfs.rankers.fsmrank import (LAMBDA1_GRID, LAMBDA2_GRID, PROBLEM_PARAMETERS, FSMProblem, SolveResult,
                                    _as_data_matrix, _blas_limit, _matvec_any, feature_order, fsmrank_solve,
@@ -33,9 +34,8 @@ from ltrfs.ranking_data import group_ids
 from ltrfs.scoring.pearson import pearson_scores
 from ltrfs.selection.base import Selector
 from ltrfs.tuning import ValiChoice
-from ltrfs.docstrings import fill_doc
 
-#: docstring text the classes below share (``ltrfs.docstrings``)
+#: docstring text written once for the docstrings below (``ltrfs.docstrings``)
 _DOC = {
     "fsmrank_sections": """
 Parameters

@@ -53,6 +53,7 @@ from __future__ import annotations
 import numpy as np
 
 from ltrfs import metrics, scoring
+from ltrfs.docstrings import fill_doc
 from ltrfs.params import Boolean, Convention, Integer, ListOf, Metric, Options, Real
 from ltrfs.rankers.ranksvm import RankSVM
 from ltrfs.ranking_data import query_ptr_from_qid
@@ -61,9 +62,8 @@ from ltrfs.scoring.pairwise import IMPORTANCES as PAIRWISE_IMPORTANCES
 from ltrfs.scoring.pairwise import pairwise_importance, pairwise_loss
 from ltrfs.selection.base import Selector, single_feature_scores
 from ltrfs.tuning import ValiChoice
-from ltrfs.docstrings import fill_doc
 
-#: docstring text the classes below share (``ltrfs.docstrings``)
+#: docstring text written once for the docstrings below (``ltrfs.docstrings``)
 _DOC = {
     "gas_ties_and_sections": """
 %(gas_ties)s

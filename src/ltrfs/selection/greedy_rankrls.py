@@ -65,11 +65,11 @@ from numba import njit, prange
 
 from ltrfs import metrics
 from ltrfs.checks import check_validation_split, check_X
+from ltrfs.docstrings import fill_doc
 from ltrfs.params import Convention, Integer, ListOf, Metric, Options, Real, check_value
 from ltrfs.rankers.rankrls import PAIR_WEIGHTS, centered_products, query_center, row_weights, solve_rankrls
 from ltrfs.selection.base import Selector
 from ltrfs.tuning import ValiChoice
-from ltrfs.docstrings import fill_doc
 
 DEFAULT_LAM_GRID = (2.0 ** -7, 2.0 ** 2, 2.0 ** 6, 2.0 ** 8)
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from ltrfs import metrics, scoring
+from ltrfs.docstrings import fill_doc
 from ltrfs.params import Convention, Options
 from ltrfs.selection.base import Selector, single_feature_scores
-from ltrfs.docstrings import fill_doc
 
 
 @fill_doc

@@ -39,10 +39,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ltrfs.docstrings import fill_doc
 from ltrfs.params import Integer, Options, Real
 from ltrfs.selection import statistical as st
 from ltrfs.selection.base import Selector
-from ltrfs.docstrings import fill_doc
 
 SOLVERS = ("cd", "liblinear", "saga")
 RULES = ("min", "1se")

@@ -68,10 +68,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ltrfs.docstrings import fill_doc
 from ltrfs.params import Integer, ListOf, Options, Real
 from ltrfs.selection import statistical as st
 from ltrfs.selection.base import Selector
-from ltrfs.docstrings import fill_doc
 
 
 def information_criterion(loglik: np.ndarray, df: np.ndarray, n: int, criterion: str = "bic") -> np.ndarray:

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ltrfs.docstrings import fill_doc
 from ltrfs.params import Integer
 from ltrfs.selection.base import Selector
-from ltrfs.docstrings import fill_doc
 
 
 @fill_doc

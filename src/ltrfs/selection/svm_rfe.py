@@ -68,10 +68,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ltrfs.docstrings import fill_doc
 from ltrfs.params import Integer, ListOf, Options, Real
 from ltrfs.selection import statistical as st
 from ltrfs.selection.base import Selector
-from ltrfs.docstrings import fill_doc
 
 
 def linear_svc(C: float, *, loss: str = "squared_hinge", tol: float = 1e-4, max_iter: int = 10000, random_state=0):

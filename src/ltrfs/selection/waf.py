@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ltrfs.selection.base import Selector
 from ltrfs.docstrings import fill_doc
+from ltrfs.selection.base import Selector
 
 
 @fill_doc
