@@ -74,6 +74,30 @@ convention : str
 experiment, dataset : str
     The experiment and one of its datasets.
 """,
+    # a selector that chooses nothing (``chosen_`` empty)
+    "selector_plain_attributes": """
+chosen_ : dict
+    Empty.
+%(selector_fit_attributes)s
+""",
+    # ``predict``-like methods of models that scale the features in ``fit``
+    "raw_features_parameters": """
+Parameters
+----------
+X : array-like, shape (m, d)
+    Raw features (the scaling learned in ``fit`` is applied here).
+""",
+    # the 1-slack cutting-plane solvers (``ltrfs.rankers.ranksvm``, ``ltrfs.rankers.svmmap``)
+    "cutting_plane_attributes": """
+coef_ : float64 (d,)
+    the weight vector; ``predict(X) = X @ coef_``
+objective_ : float
+    primal objective at ``coef_`` (exact, from the oracle)
+n_iter_ : int
+    cutting-plane iterations (oracle calls)
+converged_ : bool
+    stopping rule met within ``max_iter``
+""",
 }
 
 _PLACEHOLDER = re.compile(r"^([ \t]*)%\((\w+)\)s[ \t]*$", re.M)

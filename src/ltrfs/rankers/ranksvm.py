@@ -43,6 +43,7 @@ import warnings
 import numpy as np
 from numba import njit
 
+from ltrfs.docstrings import fill_doc
 from ltrfs.estimator import ConvergenceWarning
 from ltrfs.params import Boolean, Integer, Real
 from ltrfs.rankers.base import LinearScores, Ranker
@@ -498,6 +499,7 @@ def one_slack_solve(est, oracle, d: int, C: float, tol: float, max_iter: int, fi
         del est._warm
 
 
+@fill_doc
 class RankSVM(LinearScores, Ranker):
     """Linear RankSVM (svm_rank's objective and stopping rule), pair-free cutting planes.
 
@@ -521,14 +523,7 @@ class RankSVM(LinearScores, Ranker):
 
     Attributes
     ----------
-    coef_ : float64 (d,)
-        the weight vector; ``predict(X) = X @ coef_``
-    objective_ : float
-        primal objective at ``coef_`` (exact, from the oracle)
-    n_iter_ : int
-        cutting-plane iterations (oracle calls)
-    converged_ : bool
-        stopping rule met within ``max_iter``
+    %(cutting_plane_attributes)s
     tol_ : float
         the stopping tolerance used (``epsilon * pairs / n``)
     n_cuts_ : int

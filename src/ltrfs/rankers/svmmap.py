@@ -54,6 +54,7 @@ import time
 import numpy as np
 from numba import njit
 
+from ltrfs.docstrings import fill_doc
 from ltrfs.params import Boolean, Integer, Real
 from ltrfs.rankers.base import LinearScores, Ranker
 from ltrfs.rankers.ranksvm import _fingerprint, one_slack_solve
@@ -287,6 +288,7 @@ def most_violated(scores, y, query_ptr, relevant_min: int = 1, method: str = "gr
 # ----------------------------------------------------------------------------- estimator
 
 
+@fill_doc
 class SVMMAP(LinearScores, Ranker):
     """SVM-map (Yue et al. 2007): linear structural SVM with the 1 - AP loss, 1-slack cutting planes.
 
@@ -312,14 +314,7 @@ class SVMMAP(LinearScores, Ranker):
 
     Attributes
     ----------
-    coef_ : float64 (d,)
-        the weight vector; ``predict(X) = X @ coef_``
-    objective_ : float
-        primal objective at ``coef_`` (exact, from the oracle)
-    n_iter_ : int
-        cutting-plane iterations (oracle calls)
-    converged_ : bool
-        stopping rule met within ``max_iter``
+    %(cutting_plane_attributes)s
     tol_ : float
         the stopping tolerance used (``epsilon``)
     n_cuts_ : int

@@ -58,9 +58,7 @@ class InformationGain(_DiscreteTopK):
         Features by IG, descending.
     scores_ : float64 (d,)
         The information gain.
-    chosen_ : dict
-        Empty.
-    %(selector_fit_attributes)s
+    %(selector_plain_attributes)s
 
     References
     ----------
@@ -100,9 +98,7 @@ class ChiSquare(_DiscreteTopK):
         Features by the statistic, descending.
     scores_ : float64 (d,)
         The chi-square statistic.
-    chosen_ : dict
-        Empty.
-    %(selector_fit_attributes)s
+    %(selector_plain_attributes)s
 
     References
     ----------
@@ -138,9 +134,7 @@ class PearsonTopK(Selector):
         Features by absolute correlation, descending.
     scores_ : float64 (d,)
         The absolute correlation.
-    chosen_ : dict
-        Empty.
-    %(selector_fit_attributes)s
+    %(selector_plain_attributes)s
 
     References
     ----------

@@ -63,9 +63,7 @@ class FSED(Selector):
         The importance s, unscaled.
     d_ : float64 (d,)
         The expected divergence d, unscaled.
-    chosen_ : dict
-        Empty.
-    %(selector_fit_attributes)s
+    %(selector_plain_attributes)s
 
     Notes
     -----

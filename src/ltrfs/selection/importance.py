@@ -43,9 +43,7 @@ class ImportanceTopK(Selector):
         The importance (the metric, of the better orientation with "best").
     sign_ : float64 (d,)
         +1, or -1 where the ascending order won (``orientation="best"``).
-    chosen_ : dict
-        Empty.
-    %(selector_fit_attributes)s
+    %(selector_plain_attributes)s
 
     Notes
     -----

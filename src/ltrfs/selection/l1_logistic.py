@@ -310,10 +310,7 @@ class L1Logistic(Selector):
     def predict_scores(self, X) -> np.ndarray:
         """P(relevant) of the ``predict_rule`` model.
 
-        Parameters
-        ----------
-        X : array-like, shape (m, d)
-            Raw features (the scaling learned in ``fit`` is applied here).
+        %(raw_features_parameters)s
 
         Returns
         -------

@@ -330,10 +330,7 @@ class OrdinalCR(Selector):
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities at the chosen penalty.
 
-        Parameters
-        ----------
-        X : array-like, shape (m, d)
-            Raw features (the scaling learned in ``fit`` is applied here).
+        %(raw_features_parameters)s
 
         Returns
         -------
@@ -345,10 +342,7 @@ class OrdinalCR(Selector):
     def predict_scores(self, X) -> np.ndarray:
         """The expected label ``sum_r classes_[r] P(y = classes_[r] | x)``.
 
-        Parameters
-        ----------
-        X : array-like, shape (m, d)
-            Raw features (the scaling learned in ``fit`` is applied here).
+        %(raw_features_parameters)s
 
         Returns
         -------

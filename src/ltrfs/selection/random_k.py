@@ -22,9 +22,7 @@ class RandomK(Selector):
     ranking_ : int64 (d,)
         The permutation.
     scores_ : None
-    chosen_ : dict
-        Empty.
-    %(selector_fit_attributes)s
+    %(selector_plain_attributes)s
 
     References
     ----------

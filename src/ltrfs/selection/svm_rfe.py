@@ -497,10 +497,7 @@ class SVMRFE(Selector):
     def decision_function(self, X) -> np.ndarray:
         """Decision value ``w.x + b`` of the all-feature SVM.
 
-        Parameters
-        ----------
-        X : array-like, shape (m, d)
-            Raw features (the scaling learned in ``fit`` is applied here).
+        %(raw_features_parameters)s
 
         Returns
         -------
@@ -512,10 +509,7 @@ class SVMRFE(Selector):
     def predict_proba_relevant(self, X, block_rows: int = 65536) -> np.ndarray:
         """Bootstrap estimate of P(relevant | x) (module docstring); needs ``n_bootstrap >= 1``.
 
-        Parameters
-        ----------
-        X : array-like, shape (m, d)
-            Raw features (the scaling learned in ``fit`` is applied here).
+        %(raw_features_parameters)s
         block_rows : int, default 65536
             Rows per block (memory O(block_rows * B)).
 
@@ -539,10 +533,7 @@ class SVMRFE(Selector):
     def predict_scores(self, X) -> np.ndarray:
         """Ranking scores: bootstrap P(relevant | x) with ``n_bootstrap >= 1``, else the decision value.
 
-        Parameters
-        ----------
-        X : array-like, shape (m, d)
-            Raw features (the scaling learned in ``fit`` is applied here).
+        %(raw_features_parameters)s
 
         Returns
         -------

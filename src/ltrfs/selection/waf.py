@@ -20,9 +20,7 @@ class WAF(Selector):
     ranking_ : int64 (d,)
         ``0, 1, ..., d - 1`` (the file order).
     scores_ : None
-    chosen_ : dict
-        Empty.
-    %(selector_fit_attributes)s
+    %(selector_plain_attributes)s
 
     References
     ----------
