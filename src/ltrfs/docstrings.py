@@ -35,6 +35,8 @@ n_features_in_ : int
     d, the number of features seen in ``fit``.""",
     # ``fit(X, y, qid, X_val=None, y_val=None, qid_val=None)`` of rankers and selectors
     "fit_parameters": """
+Parameters
+----------
 X : array-like, shape (m, d)
     Training features.
 y : array-like of int, shape (m,)
@@ -42,7 +44,8 @@ y : array-like of int, shape (m,)
 qid : array-like, shape (m,)
     Query id of every row (the rows of a query contiguous).
 """,
-    "fit_validation_returns": """
+    "fit_sections": """
+%(fit_parameters)s
 X_val, y_val, qid_val : array-like or None
     The validation split.
 

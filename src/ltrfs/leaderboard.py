@@ -328,7 +328,7 @@ def recovery_table(selections, truths: dict, ks) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        One row per (dataset, method, k).
+        One row per (dataset, method, k): the means and the number of folds.
     """
     truth = {d: read_json(p) for d, p in truths.items()}
     rows = []

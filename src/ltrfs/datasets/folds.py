@@ -194,10 +194,8 @@ def data_root(entry: dict, root) -> Path:
 
     Parameters
     ----------
-    entry : dict
-        A validated registry entry.
-    root : path
-        The dataset folder.
+    entry, root : dict, path
+        A validated registry entry and the dataset folder.
 
     Returns
     -------
@@ -221,10 +219,8 @@ def fold_files(entry: dict, root, fold: int) -> dict[str, Path]:
 
     Parameters
     ----------
-    entry : dict
-        A validated registry entry.
-    root : path
-        The dataset folder.
+    entry, root : dict, path
+        A validated registry entry and the dataset folder.
     fold : int
         A fold number of ``entry["folds"]``.
 

@@ -344,6 +344,7 @@ def dataset_entry(registry: dict, name: str) -> dict:
     Returns
     -------
     dict
+        The entry of ``name``.
 
     Raises
     ------

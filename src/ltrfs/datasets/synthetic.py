@@ -703,10 +703,8 @@ def write_rar(path, files: dict[str, bytes]) -> Path:
 
     Parameters
     ----------
-    path : path
-        The archive to write.
-    files : dict
-        Member path -> bytes.
+    path, files : path, dict
+        The archive to write, and its members (member path -> bytes).
 
     Returns
     -------
@@ -740,10 +738,8 @@ def write_archive(path, files: dict[str, bytes], fmt: str | None = None) -> Path
 
     Parameters
     ----------
-    path : path
-        The archive to write.
-    files : dict
-        Member path -> bytes.
+    path, files : path, dict
+        The archive to write, and its members (member path -> bytes).
     fmt : str, optional
         zip, rar, tar, tar.gz, tar.bz2 or tar.xz; default: from the file name.
 

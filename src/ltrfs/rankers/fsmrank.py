@@ -725,8 +725,6 @@ class FSMRank(LinearScores, Ranker):
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
         """Solve eq. (2) at the given lambdas.
 
-        Parameters
-        ----------
         %(fit_parameters)s
         X_val, y_val, qid_val
             Accepted and unused.

@@ -158,10 +158,7 @@ class LambdaMART(Ranker):
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
         """Fit the trees, with early stopping on the validation split if given.
 
-        Parameters
-        ----------
-        %(fit_parameters)s
-        %(fit_validation_returns)s
+        %(fit_sections)s
         """
         import xgboost as xgb  # heavy (XGBoost, ~1.2 s): imported on use
 
@@ -270,6 +267,7 @@ def extra_xgb_params(params, own, synonyms: dict, model: str) -> dict:
     Returns
     -------
     dict
+        ``params`` as a dict ({} for None), once no key is refused.
 
     Raises
     ------

@@ -146,10 +146,8 @@ def listnet_objective(w, X, y, query_ptr, alpha: float = 0.0):
 
     Parameters
     ----------
-    w : ndarray, shape (d,)
-    X : ndarray, shape (m, d)
-    y : ndarray, shape (m,)
-    query_ptr : ndarray of int, shape (q + 1,)
+    w, X, y, query_ptr : ndarray
+        Weights (d,), features (m, d), labels (m,) and the int query offsets (q + 1,).
     alpha : float, default 0.0
 
     Returns

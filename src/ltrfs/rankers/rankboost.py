@@ -205,8 +205,8 @@ def label_sorted_order(y: np.ndarray, query_ptr: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    y : ndarray, shape (m,)
-    query_ptr : ndarray of int, shape (q + 1,)
+    y, query_ptr : ndarray
+        Labels (m,) and the int query offsets (q + 1,).
 
     Returns
     -------

@@ -145,10 +145,8 @@ def pairwise_objective(w, X, y, query_ptr, lam: float, pair_weight: str = "query
 
     Parameters
     ----------
-    w : ndarray, shape (d,)
-    X : ndarray, shape (m, d)
-    y : ndarray, shape (m,)
-    query_ptr : ndarray of int, shape (q + 1,)
+    w, X, y, query_ptr : ndarray
+        Weights (d,), features (m, d), labels (m,) and the int query offsets (q + 1,).
     lam : float
     pair_weight : {"query", "pair"}, default "query"
 

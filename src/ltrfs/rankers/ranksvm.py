@@ -94,10 +94,8 @@ def count_pairs(y: np.ndarray, query_ptr: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    y : ndarray of shape (m,)
-        Relevance labels.
-    query_ptr : ndarray of int64, shape (q + 1,)
-        Query boundaries.
+    y, query_ptr : ndarray
+        Relevance labels (m,) and the int64 query boundaries (q + 1,).
 
     Returns
     -------
@@ -188,10 +186,8 @@ def pairwise_hinge(scores, y, query_ptr):
     ----------
     scores : ndarray of float, shape (m,)
         Scores ``s = X w``.
-    y : ndarray of shape (m,)
-        Relevance labels.
-    query_ptr : ndarray of int64, shape (q + 1,)
-        Query boundaries.
+    y, query_ptr : ndarray
+        Relevance labels (m,) and the int64 query boundaries (q + 1,).
 
     Returns
     -------

@@ -97,10 +97,8 @@ def joint_feature(X, relevant, order) -> np.ndarray:
     ----------
     X : ndarray of shape (n, d)
         The query's feature rows.
-    relevant : array-like of bool, shape (n,)
-        Relevance of each document.
-    order : array-like of int, shape (n,)
-        The ranking: document indices, best first.
+    relevant, order : array-like, shape (n,)
+        Relevance of each document (bool) and the ranking (document indices, best first).
 
     Returns
     -------

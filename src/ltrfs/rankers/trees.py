@@ -174,10 +174,7 @@ class MART(Ranker):
 
         ``qid`` is validated but unused by the (pointwise) loss.
 
-        Parameters
-        ----------
-        %(fit_parameters)s
-        %(fit_validation_returns)s
+        %(fit_sections)s
         """
         import xgboost as xgb  # heavy (XGBoost, ~1.2 s): imported on use
 
@@ -336,8 +333,6 @@ class RandomForest(Ranker):
 
         ``qid`` is validated but unused (pointwise); no early stopping in a forest.
 
-        Parameters
-        ----------
         %(fit_parameters)s
         X_val, y_val, qid_val
             Accepted and unused.

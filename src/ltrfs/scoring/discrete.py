@@ -140,6 +140,7 @@ def chi_square_table(table: np.ndarray) -> float:
     Returns
     -------
     float
+        ``sum (observed - expected)^2 / expected`` over the cells with expected > 0.
     """
     table = np.asarray(table, dtype=np.float64)
     n = table.sum()

@@ -463,6 +463,7 @@ def merge_chunks(chunks) -> dict:
     Returns
     -------
     dict
+        ``scorer``'s keys, each a full (d, d) array.
 
     Raises
     ------

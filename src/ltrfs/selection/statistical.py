@@ -221,8 +221,8 @@ def cr_masks(level: np.ndarray, n_levels: int) -> tuple[np.ndarray, np.ndarray]:
 
     Parameters
     ----------
-    level : ndarray of int, shape (m,)
-    n_levels : int
+    level, n_levels : ndarray of int (m,), int
+        The rows' levels and K, as in ``cr_expand``.
 
     Returns
     -------
