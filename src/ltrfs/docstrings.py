@@ -53,6 +53,15 @@ Returns
 -------
 self
 """,
+    "fit_sections_unused_validation": """
+%(fit_parameters)s
+X_val, y_val, qid_val
+    Accepted and unused.
+
+Returns
+-------
+self
+""",
     # ``predict(X)``-like methods: one score per row
     "predict_sections": """
 Parameters
@@ -77,6 +86,15 @@ convention : str
 experiment, dataset : str
     The experiment and one of its datasets.
 """,
+    "experiment_dataset_paths": """
+Parameters
+----------
+%(experiment_dataset)s
+
+Returns
+-------
+list of str
+""",
     # a selector that chooses nothing (``chosen_`` empty)
     "selector_plain_attributes": """
 chosen_ : dict
@@ -100,6 +118,17 @@ n_iter_ : int
     cutting-plane iterations (oracle calls)
 converged_ : bool
     stopping rule met within ``max_iter``
+""",
+    # the boosted trees of ``ltrfs.rankers.trees`` and ``ltrfs.rankers.lambdamart``
+    "boosted_trees_parameters": """
+Parameters
+----------
+n_estimators : int, default 1000
+    boosting rounds (trees)
+learning_rate : float, default 0.1
+    shrinkage
+max_leaves : int, default 10
+    leaves per tree (leaf-wise growth, no depth limit)
 """,
 }
 

@@ -60,6 +60,14 @@ scores : array-like of float, shape (m,)
 query_ptr : array-like of int, shape (q + 1,)
     Query offsets: the rows of query i are ``query_ptr[i]:query_ptr[i + 1]`` (none empty).
 """,
+    "metric_examples_data": """
+Examples
+--------
+>>> import numpy as np
+>>> y = np.array([2, 0, 1, 0, 1])                # two queries: rows 0-2 and 3-4
+>>> scores = np.array([0.3, 0.9, 0.1, 0.5, 0.5])
+>>> query_ptr = np.array([0, 3, 5])
+""",
 }
 
 
@@ -386,12 +394,7 @@ def evaluate(y, scores, query_ptr, convention="letor4", max_k: int = 10,
     QueryMetrics
         float64 arrays of shape (q, max_k) and (q,).
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> y = np.array([2, 0, 1, 0, 1])                # two queries: rows 0-2 and 3-4
-    >>> scores = np.array([0.3, 0.9, 0.1, 0.5, 0.5])
-    >>> query_ptr = np.array([0, 3, 5])
+    %(metric_examples_data)s
     >>> qm = evaluate(y, scores, query_ptr, max_k=3)
     >>> qm.ndcg.shape
     (2, 3)
@@ -431,12 +434,7 @@ def metric_per_query(y, scores, query_ptr, metric: str, convention="letor4",
     -------
     float64 (q,)
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> y = np.array([2, 0, 1, 0, 1])                # two queries: rows 0-2 and 3-4
-    >>> scores = np.array([0.3, 0.9, 0.1, 0.5, 0.5])
-    >>> query_ptr = np.array([0, 3, 5])
+    %(metric_examples_data)s
     >>> metric_per_query(y, scores, query_ptr, "map").round(3)
     array([0.583, 0.5  ])
     >>> metric_per_query(y, scores, query_ptr, "map", ties="expected").round(3)  # 0.5 and 0.5 tie
@@ -454,6 +452,7 @@ def metric_per_query(y, scores, query_ptr, metric: str, convention="letor4",
     return r.mean_ndcg()
 
 
+@fill_doc(**_DOC)
 def mean_metrics(qm: QueryMetrics) -> dict[str, float]:
     """Macro averages over the queries of ``evaluate``'s per-query metrics.
 
@@ -466,12 +465,7 @@ def mean_metrics(qm: QueryMetrics) -> dict[str, float]:
     dict of str to float
         Keys P@1..P@max_k, MAP, NDCG@1..NDCG@max_k, MeanNDCG (NaN without queries).
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> y = np.array([2, 0, 1, 0, 1])                # two queries: rows 0-2 and 3-4
-    >>> scores = np.array([0.3, 0.9, 0.1, 0.5, 0.5])
-    >>> query_ptr = np.array([0, 3, 5])
+    %(metric_examples_data)s
     >>> means = mean_metrics(evaluate(y, scores, query_ptr, max_k=3))
     >>> list(means)
     ['P@1', 'P@2', 'P@3', 'MAP', 'NDCG@1', 'NDCG@2', 'NDCG@3', 'MeanNDCG']

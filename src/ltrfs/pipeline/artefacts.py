@@ -98,13 +98,7 @@ class ArtefactsPlanning(TablesPlanning):
         The feature reports are those its methods make possible (``ltrfs.artefacts.stems``); config
         ``artefacts`` restricts them.
 
-        Parameters
-        ----------
-        %(experiment_dataset)s
-
-        Returns
-        -------
-        list of str
+        %(experiment_dataset_paths)s
             The PNG files.
         """
         e = self.experiment(experiment)

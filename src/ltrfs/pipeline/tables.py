@@ -134,13 +134,7 @@ class TablesPlanning(TrainPlanning):
     def also_conventions(self, experiment: str, dataset: str) -> list[str]:
         """The experiment's ``also_conventions`` other than the dataset's own.
 
-        Parameters
-        ----------
-        %(experiment_dataset)s
-
-        Returns
-        -------
-        list of str
+        %(experiment_dataset_paths)s
         """
         own = self.convention_of(dataset)
         return [c for c in self.experiment(experiment).get("also_conventions", []) if c != own]
@@ -242,13 +236,7 @@ class TablesPlanning(TrainPlanning):
     def table_targets(self, experiment: str, dataset: str) -> list[str]:
         """The tables of an experiment on a dataset that ``rule all`` asks for.
 
-        Parameters
-        ----------
-        %(experiment_dataset)s
-
-        Returns
-        -------
-        list of str
+        %(experiment_dataset_paths)s
             The Markdown and HTML files.
         """
         e = self.experiment(experiment)

@@ -725,13 +725,7 @@ class FSMRank(LinearScores, Ranker):
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None):
         """Solve eq. (2) at the given lambdas.
 
-        %(fit_parameters)s
-        X_val, y_val, qid_val
-            Accepted and unused.
-
-        Returns
-        -------
-        self
+        %(fit_sections_unused_validation)s
         """
         self.validate_params()
         start = time.perf_counter()

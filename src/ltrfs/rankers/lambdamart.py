@@ -52,14 +52,7 @@ BACKENDS = ("xgboost", "lightgbm")
 class LambdaMART(Ranker):
     """LambdaMART (XGBoost ``rank:ndcg``) with the FS-ED preset.
 
-    Parameters
-    ----------
-    n_estimators : int, default 1000
-        boosting rounds (trees)
-    learning_rate : float, default 0.1
-        shrinkage
-    max_leaves : int, default 10
-        leaves per tree (leaf-wise growth, no depth limit)
+    %(boosted_trees_parameters)s
     early_stopping_rounds : int or None, default 100
         with a validation split, stop when vali ndcg@10 has not improved for this many rounds;
         None disables early stopping.

@@ -54,14 +54,7 @@ _MART_SYNONYMS = {"eta": "learning_rate", "seed": "random_state", "nthread": "n_
 class MART(Ranker):
     """MART / GBRT: boosted regression trees on the labels (XGBoost), RankLib's MART preset.
 
-    Parameters
-    ----------
-    n_estimators : int, default 1000
-        boosting rounds (trees)
-    learning_rate : float, default 0.1
-        shrinkage
-    max_leaves : int, default 10
-        leaves per tree (leaf-wise growth, no depth limit)
+    %(boosted_trees_parameters)s
     min_child_weight : float, default 1.0
         minimum hessian sum per leaf = minimum rows per leaf
     reg_lambda : float, default 0.0
@@ -333,13 +326,7 @@ class RandomForest(Ranker):
 
         ``qid`` is validated but unused (pointwise); no early stopping in a forest.
 
-        %(fit_parameters)s
-        X_val, y_val, qid_val
-            Accepted and unused.
-
-        Returns
-        -------
-        self
+        %(fit_sections_unused_validation)s
         """
         from sklearn.ensemble import RandomForestRegressor  # heavy (scikit-learn, ~1-2 s): imported on use
 

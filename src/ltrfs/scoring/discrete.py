@@ -136,6 +136,7 @@ def chi_square_table(table: np.ndarray) -> float:
     Parameters
     ----------
     table : ndarray, shape (bins, L)
+        A bin x label table (``contingency_tables``).
 
     Returns
     -------

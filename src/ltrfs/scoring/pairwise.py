@@ -113,8 +113,8 @@ def labelled_pairs(y: np.ndarray, query_ptr: np.ndarray) -> int:
 
     Parameters
     ----------
-    y, query_ptr : ndarray
-        Labels (m,) and the int query offsets (q + 1,).
+    y : ndarray, shape (m,)
+    query_ptr : ndarray of int, shape (q + 1,)
 
     Returns
     -------
