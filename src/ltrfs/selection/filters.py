@@ -17,6 +17,17 @@ from ltrfs.scoring.pearson import pearson_scores
 from ltrfs.selection.base import Selector
 
 
+#: docstring text the classes below share (``ltrfs.docstrings``)
+_DOC = {
+    "bins_parameters": """
+Parameters
+----------
+bins : int >= 2, default 10
+    Number of equal-frequency bins per feature.
+""",
+}
+
+
 class _DiscreteTopK(Selector):
     requires = ("discrete",)
     parameters = {"bins": [Integer(2)]}
@@ -39,7 +50,7 @@ class _DiscreteTopK(Selector):
         self.ranking_ = np.argsort(-scores, kind="stable").astype(np.int64)
 
 
-@fill_doc
+@fill_doc(**_DOC)
 class InformationGain(_DiscreteTopK):
     """Top k features by information gain of the feature, cut into bins, about the label.
 
@@ -47,10 +58,7 @@ class InformationGain(_DiscreteTopK):
     into ``bins`` equal-frequency bins (``ltrfs.scoring.discrete``); queries are ignored. Ties keep
     the lower feature index first.
 
-    Parameters
-    ----------
-    bins : int >= 2, default 10
-        Number of equal-frequency bins per feature.
+    %(bins_parameters)s
 
     Attributes
     ----------
@@ -80,17 +88,14 @@ class InformationGain(_DiscreteTopK):
     _key = "ig"
 
 
-@fill_doc
+@fill_doc(**_DOC)
 class ChiSquare(_DiscreteTopK):
     """Top k features by the chi-square statistic of the (bin x label) contingency table.
 
     The feature is cut into ``bins`` equal-frequency bins and the relevance labels are the classes
     (``ltrfs.scoring.discrete``); queries are ignored. Ties keep the lower feature index first.
 
-    Parameters
-    ----------
-    bins : int >= 2, default 10
-        Number of equal-frequency bins per feature.
+    %(bins_parameters)s
 
     Attributes
     ----------
