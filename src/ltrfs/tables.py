@@ -397,7 +397,7 @@ def compare_markdown(comparison: pd.DataFrame, columns=DEFAULT_COLUMNS, alpha: f
     comparison : pandas.DataFrame
         A ``compare`` result.
     columns : sequence of str, default ("NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "P@10", "MAP")
-        The metrics shown.
+        The metrics shown, as in ``to_markdown``.
     alpha : float, default 0.05
         ``*`` marks p < ``alpha``.
 
