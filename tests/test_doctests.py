@@ -19,7 +19,7 @@ from ltrfs.selection import SELECTORS
 ESTIMATORS = {**{f"selector {n}": c for n, c in SELECTORS.items()},
               **{f"ranker {n}": c for n, c in RANKERS.items()}}
 #: modules with examples beside those of the registered classes
-EXTRA_MODULES = ("ltrfs.examples", "ltrfs.metrics", "ltrfs.selection", "ltrfs.selection.base",
+EXTRA_MODULES = ("ltrfs.docstrings", "ltrfs.examples", "ltrfs.metrics", "ltrfs.selection", "ltrfs.selection.base",
                  "ltrfs.selection.statistical", "ltrfs.rankers", "ltrfs.scoring.discrete",
                  "ltrfs.scoring.pairwise", "ltrfs.scoring.kendall", "ltrfs.scoring.divergence",
                  "ltrfs.scoring.single_feature", "ltrfs.tuning")
