@@ -1,9 +1,9 @@
 """Docstring text written once and shared: named fragments filled into ``__doc__`` at import.
 
 A docstring line that holds only ``%(name)s`` is replaced by the fragment ``name``, each of its
-lines indented as the placeholder was (a fragment may hold placeholders too), so that ``help()``, ``__doc__`` and the doctests see the
-whole numpydoc text. Fragments are the package-wide ones of ``FRAGMENTS`` plus those a module
-passes to ``fill_doc``.
+lines indented as the placeholder was (a fragment may hold placeholders too), so that ``help()``,
+``__doc__`` and the doctests see the whole numpydoc text. Fragments are the package-wide ones of
+``FRAGMENTS`` plus those a module passes to ``fill_doc`` (its ``_DOC``).
 
 Examples
 --------
@@ -25,7 +25,7 @@ import re
 #: fragments every module may use
 FRAGMENTS = {
     # the attributes ``Selector.fit`` sets for every selector
-    "selector_fit_attributes": """\
+    "selector_fit_attributes": """
 seconds_ : float
     Wall-clock seconds of ``fit``.
 constant_features_ : int64 (c,)
