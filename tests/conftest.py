@@ -16,16 +16,10 @@ MQ2008_ZIP = SHARED_DATA / "MQ2008.zip"
 
 
 def pytest_collection_modifyitems(config, items):
-    """The docstring examples run late and the SLURM test last.
-
-    The examples (``test_doctests.py``) touch every compiled kernel of the package: run early,
-    they would compile on a fresh clone's empty Numba cache what the other tests compile at the
-    same time on the other worker (about a minute); run late, they load it from the cache. The
-    SLURM test runs last: once it has installed SLURM's client tools, every later Snakemake start
-    would wait 10 s for a controller that is down again (the SLURM executor plugin asks
-    ``scontrol show config`` when it loads, to word its help text)."""
-    items.sort(key=lambda item: (item.get_closest_marker("slurm") is not None,
-                                 item.path.name == "test_doctests.py"))
+    """The SLURM test runs last: once it has installed SLURM's client tools, every later
+    Snakemake start would wait 10 s for a controller that is down again (the SLURM executor
+    plugin asks ``scontrol show config`` when it loads, to word its help text)."""
+    items.sort(key=lambda item: item.get_closest_marker("slurm") is not None)
 
 
 def planted(n_queries=40, d=6, informative=(2,), seed=0, levels=3) -> RankingData:
