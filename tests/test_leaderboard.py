@@ -137,9 +137,9 @@ def test_all_experiments_board_only_when_two_experiments_have_one(tmp_path):
 def test_the_footnote_says_over_how_many_folds_the_means_are():
     import pandas as pd
 
-    from ltrfs.leaderboard import n_folds_text as _folds
+    from ltrfs.leaderboard import n_folds_text
 
-    assert _folds(pd.DataFrame({"folds": [5, 5]})) == "5 folds"
-    assert _folds(pd.DataFrame({"folds": [1]})) == "1 fold"
-    assert _folds(pd.DataFrame({"folds": [5, 1, 3]})) == "1 to 5 folds"  # rows only some folds have
-    assert _folds(pd.DataFrame({"method": ["x"]})) == "? folds"
+    assert n_folds_text(pd.DataFrame({"folds": [5, 5]})) == "5 folds"
+    assert n_folds_text(pd.DataFrame({"folds": [1]})) == "1 fold"
+    assert n_folds_text(pd.DataFrame({"folds": [5, 1, 3]})) == "1 to 5 folds"  # rows only some folds have
+    assert n_folds_text(pd.DataFrame({"method": ["x"]})) == "? folds"

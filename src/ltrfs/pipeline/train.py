@@ -22,7 +22,7 @@ from ltrfs.pipeline.select import SelectPlanning
 from ltrfs.rankers import make_ranker, ranker_class, ranker_grid
 from ltrfs.selection import SELECTORS
 from ltrfs.tuning import SELECTION_TIES, search
-from ltrfs.util import Progress, write_json, write_text
+from ltrfs.util import Progress, stable_seed, write_json, write_text
 
 __all__ = ["valid_ks", "fit_best", "OwnPredictions", "has_own_predictions", "train_own", "train", "run_text",
            "rescore", "reference", "SPLIT_TIES", "REFERENCES", "TrainPlanning"]
@@ -438,7 +438,8 @@ class TrainPlanning(SelectPlanning):
 
     def train_seed(self, wildcards) -> int:
         """A params function: the seed of a train job (config seed, dataset, fold, method, ranker)."""
-        return self.job_seed("dataset", "fold", "method", "ranker")(wildcards)
+        w = wildcards
+        return stable_seed(self.config["seed"], w.dataset, w.fold, w.method, w.ranker)
 
     def ranks_itself(self, method: str, ranker: str) -> bool:
         """Whether the ranker can rank with the method.
