@@ -17,6 +17,7 @@ import argparse
 import inspect
 import json
 import sys
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +28,7 @@ from ltrfs.ranking_data import DataError
 from ltrfs.datasets.registry import load_registry
 from ltrfs.formats import load_models, predict, read_json, save_models, selection_record, view_for_k
 from ltrfs.metrics import CONVENTIONS
-from ltrfs.params import describe
+from ltrfs.params import describe, parameter_help
 from ltrfs.pipeline.select import fit_selector
 from ltrfs.pipeline.train import fit_best
 from ltrfs.rankers import RANKERS, checked_grid
@@ -206,7 +207,8 @@ def cmd_datasets(args) -> int:
 
 
 def cmd_params(args) -> int:
-    """The parameters of a method or ranker: name, default, allowed values (its declaration)."""
+    """The parameters of a method or ranker: name, default, allowed values (its declaration) and,
+    on the next line, what it means (the first sentence of its docstring entry)."""
     found = [(kind, table[args.name]) for kind, table in (("method", SELECTORS), ("ranker", RANKERS))
              if args.name in table]
     if not found:
@@ -214,11 +216,16 @@ def cmd_params(args) -> int:
     for kind, cls in found:
         defaults = {name: p.default for name, p in inspect.signature(cls.__init__).parameters.items()
                     if name != "self"}
-        print(f"{kind} {args.name} ({cls.__name__}): parameter, default, allowed values")
+        meaning = parameter_help(cls)
+        print(f"{kind} {args.name} ({cls.__name__}): parameter, default, allowed values; below each, what it means")
         rows = [(name, repr(defaults.get(name)), describe(allowed)) for name, allowed in cls.parameters.items()]
         widths = [max((len(row[i]) for row in rows), default=0) for i in (0, 1)]
+        indent = " " * (6 + widths[0] + widths[1])
         for name, default, allowed in rows:
             print(f"  {name:{widths[0]}s}  {default:{widths[1]}s}  {allowed}")
+            if meaning.get(name):
+                print(textwrap.fill(meaning[name], width=max(100, len(indent) + 40), initial_indent=indent,
+                                    subsequent_indent=indent, break_on_hyphens=False))
     return 0
 
 

@@ -20,6 +20,7 @@ constraint list to a function argument (``n_threads`` of the scorers, ``max_k`` 
 """
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 import re
@@ -29,7 +30,7 @@ import numpy as np
 from ltrfs import metric_spec
 
 __all__ = ["Constraint", "Integer", "Real", "Options", "Boolean", "Metric", "Convention", "ListOf", "Mapping",
-           "Text", "accepts", "describe", "check_value", "check_params"]
+           "Text", "accepts", "describe", "check_value", "check_params", "parameter_help"]
 
 #: said after an n_jobs / n_threads error: the package never takes every core on its own
 _THREADS_HINT = " (ltrfs never uses all cores implicitly: give a thread count)"
@@ -327,3 +328,58 @@ def check_params(estimator) -> None:
     owner = getattr(estimator, "name", "") or type(estimator).__name__
     for name, allowed in type(estimator).parameters.items():
         check_value(name, getattr(estimator, name), allowed, owner)
+
+
+def _docstring_section(doc: str, title: str) -> list[str]:
+    """The lines of a numpydoc section (after its underline, up to the next section)."""
+    lines = doc.splitlines()
+    underlined = [i for i in range(len(lines) - 1)
+                  if lines[i].strip() and not lines[i].startswith(" ") and re.fullmatch(r"-{3,}", lines[i + 1].strip())]
+    for n, i in enumerate(underlined):
+        if lines[i].strip() == title:
+            end = underlined[n + 1] if n + 1 < len(underlined) else len(lines)
+            return lines[i + 2:end]
+    return []
+
+
+def _first_sentence(text: str) -> str:
+    """Up to the first full stop that ends a sentence (one before a capital letter or the end),
+    without reST's double backquotes."""
+    text = text.replace("``", "")
+    cut = re.search(r"\.(?=\s+[A-Z])", text)
+    return (text[:cut.start()] if cut else text.rstrip(".")).strip()
+
+
+def parameter_help(cls) -> dict[str, str]:
+    """What each parameter of an estimator class means, in a few words.
+
+    Read from the class docstring's numpydoc ``Parameters`` section (written once, where the
+    class is): the first sentence of each parameter's description. ``ltrfs params NAME`` prints it.
+
+    Parameters
+    ----------
+    cls : type
+        A selector or ranker class.
+
+    Returns
+    -------
+    dict of str to str
+        Parameter name -> its meaning; "" for a parameter documented without a description.
+
+    Examples
+    --------
+    >>> from ltrfs.rankers.pointwise import LinearRegressionRanker
+    >>> parameter_help(LinearRegressionRanker)["alpha"]
+    'ridge weight; 0 = ordinary least squares (lstsq)'
+    """
+    out: dict[str, str] = {}
+    names: list[str] = []
+    text: list[str] = []
+    for line in _docstring_section(inspect.getdoc(cls) or "", "Parameters") + ["end : (a sentinel)"]:
+        if line and not line.startswith(" "):  # "name : type" starts the next parameter
+            out.update({name: _first_sentence(" ".join(text)) for name in names})
+            names = [n.strip().lstrip("*") for n in line.partition(" : ")[0].split(",")]
+            text = []
+        elif line.strip():
+            text.append(line.strip())
+    return out

@@ -72,6 +72,7 @@ class LambdaMART(Ranker):
         ``lambdarank_pair_method``, ``objective``), or
         LightGBM parameter with backend "lightgbm"
     backend : {"xgboost", "lightgbm"}, default "xgboost"
+        the library that trains the trees (LightGBM must be installed for "lightgbm")
 
     Attributes
     ----------

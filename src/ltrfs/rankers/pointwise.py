@@ -37,6 +37,7 @@ class LinearRegressionRanker(LinearScores, Ranker):
     alpha : float, default 0.0
         ridge weight; 0 = ordinary least squares (lstsq)
     fit_intercept : bool, default True
+        fit a constant term (it does not change the ranking within a query)
     n_jobs : int, default 1
         BLAS threads (threadpoolctl)
 
@@ -103,6 +104,7 @@ class LogisticRanker(LinearScores, Ranker):
     relevant_min : int, default 1
         labels >= this are the positive class
     class_weight : None or "balanced", default None
+        "balanced" weighs each class by the inverse of its frequency (scikit-learn's rule)
     max_iter : int, default 1000
         lbfgs iterations
     tol : float, default 1e-4

@@ -239,7 +239,8 @@ class RandomForest(Ranker):
     ----------
     n_estimators : int, default 300
         trees (RankLib's bags)
-    max_features : float or int, default 0.3 features tried per split (fraction or count)
+    max_features : float or int, default 0.3
+        features tried per split (fraction or count)
     max_leaf_nodes : int or None, default 100
         leaves per tree (RankLib's RF ``-leaf``)
     min_samples_leaf : int, default 1
@@ -249,6 +250,7 @@ class RandomForest(Ranker):
     max_samples : float or None, default None
         bootstrap size (None = training size, RankLib's srate 1.0)
     random_state : int, default 0
+        seed of the bootstrap samples and of the features tried per split
     n_jobs : int, default 1
         threads (scikit-learn/joblib)
 

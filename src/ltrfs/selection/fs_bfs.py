@@ -253,7 +253,9 @@ class FSBFS(Selector):
     min_gain : float >= 0, default 0.0
         An expansion improves when its best child beats the best score by more than this.
     n_restarts, n_iterations, step_base, step_scale, tolerance : Coordinate Ascent settings
-        RankLib's defaults 5, 25, 0.05, 2.0, 0.001 (``ltrfs.rankers.coord_ascent``).
+        Coordinate Ascent's restarts, trial steps per direction, first step, step growth and
+        stopping tolerance, as ``ltrfs.rankers.coord_ascent`` (RankLib's defaults 5, 25, 0.05, 2.0,
+        0.001).
     restart_init : {"random", "uniform"}, default "random"
         Start of restarts 2..R (``coordinate_ascent``).
     warm_start : bool, default False

@@ -11,7 +11,11 @@ predicted with ``lambda.min``. This selector does the same:
    with every coefficient 0) down to ``lambda_min_ratio * lambda_max`` (1e-4 when rows
    outnumber features, else 1e-2), evenly spaced in log scale;
 3. ``cv``-fold cross-validation with the folds grouped by query (scikit-learn
-   ``GroupKFold``: a query never spans a training and a held-out part); the loss is the mean
+   ``GroupKFold``: a query never spans a training and a held-out part). The folds are fixed, not
+   drawn: ``GroupKFold`` deals the queries, the largest first, each to the fold with the fewest
+   rows so far, so ``random_state`` does not change them (cv.glmnet draws them at random; here
+   two seeds give the same folds, and with the default ``solver="cd"`` and all rows the same
+   selection). The loss is the mean
    held-out log-loss; ``rule="min"`` takes the penalty of the lowest mean loss,
    ``rule="1se"`` the largest penalty whose mean loss is within one standard error
    (std over folds / sqrt(folds)) of the lowest;
@@ -138,7 +142,8 @@ class L1Logistic(Selector):
     relevant_min : int >= 1, default 2
         Labels ``>= relevant_min`` are relevant (2 for 5-level MSLR data; 1 on 3-level LETOR data).
     cv : int >= 2, default 10
-        Cross-validation folds, grouped by query.
+        Cross-validation folds, grouped by query and fixed whatever the seed (scikit-learn's
+        GroupKFold deals the queries, largest first, to the fold with the fewest rows).
     n_lambdas : int >= 1, default 100
         Length of the penalty path.
     lambda_min_ratio : float or None, default None
@@ -154,7 +159,7 @@ class L1Logistic(Selector):
     sample_size : int >= 2 or None, default None
         Rows drawn (seeded) to fit on; None: all rows (the report used 10,000).
     random_state : int >= 0 or None, default 0
-        Seed of the row sample and of liblinear/saga.
+        Seed of the row sample (``sample_size``) and of liblinear/saga, not of the CV folds.
     n_jobs : int >= 1, default 1
         Folds fitted in parallel.
 
