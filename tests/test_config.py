@@ -120,3 +120,29 @@ def test_validation_metric_per_experiment(config, registry):
     dataset = checked["experiments"]["demo"]["datasets"][0]
     assert train_metrics(checked)[(dataset, "importance", "ranksvm")] == "map"
     assert ("MQ2008", "importance", "ranksvm") not in train_metrics(checked)  # not run: the top-level metric
+
+
+def test_numbers_in_a_config_file_read_as_people_write_them(registry, tmp_path):
+    """Snakemake reads --configfile with YAML 1.1, which leaves 1e-7, 1E-7 and -.5 as text; check()
+    reads them as the numbers they are (and .5, 5. stay numbers) in the methods' and rankers'
+    params and grids."""
+    from snakemake.common.configfile import load_configfile
+
+    text = (REPO / "config/config.yaml").read_text()
+    text = text.replace("\nmethods:\n", "\nmethods:\n"
+                        "  l1_tight: {algorithm: l1_logistic, params: {tol: 1e-7, lambda_min_ratio: 1E-3}}\n"
+                        "  fsm_small: {algorithm: fsmrank, params: {lambda1_grid: [.5, 5., 1e-2], lambda2_grid: [-.5]}}\n", 1)
+    text = text.replace("\nrankers:\n", "\nrankers:\n"
+                        "  ranksvm_small: {algorithm: ranksvm, grid: {C: [1e-3, 1E2, .5, 5.]}}\n", 1)
+    path = tmp_path / "config.yaml"
+    path.write_text(text)
+    loaded = load_configfile(str(path))
+    assert loaded["methods"]["l1_tight"]["params"]["tol"] == "1e-7"  # what YAML 1.1 gives
+    with pytest.raises(ConfigError, match=r"lambda2_grid must be a non-empty list of finite numbers >= 0; got \[-0\.5\]$"):
+        check(copy.deepcopy(loaded), SCHEMA, registry)
+    loaded["methods"]["fsm_small"]["params"]["lambda2_grid"] = ["2E1"]
+    checked = check(loaded, SCHEMA, registry)
+    assert checked["methods"]["l1_tight"]["params"] == {"tol": 1e-7, "lambda_min_ratio": 1e-3}
+    assert checked["methods"]["fsm_small"]["params"] == {"lambda1_grid": [0.5, 5.0, 0.01], "lambda2_grid": [20.0]}
+    assert checked["rankers"]["ranksvm_small"]["grid"] == {"C": [1e-3, 100.0, 0.5, 5.0]}
+    assert all(type(v) is float for v in checked["rankers"]["ranksvm_small"]["grid"]["C"])

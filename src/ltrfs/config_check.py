@@ -19,6 +19,7 @@ from ltrfs.formats import column_name
 from ltrfs.rankers import RANKERS, checked_grid
 from ltrfs.scoring import CHUNKED
 from ltrfs.selection import SELECTORS, make_selector
+from ltrfs.util import with_numbers
 
 __all__ = ["check"]
 
@@ -50,6 +51,7 @@ def check(config: dict, schema_path, registry: dict | None = None) -> dict:
         One line naming the config key, for the first problem.
     """
     schema = yaml.safe_load(Path(schema_path).read_text())
+    _read_numbers(config)
     for key in ("datasets_present_only", "train_batch"):  # --config key=true arrives as a string
         if isinstance(config.get(key), str) and config[key].lower() in ("true", "false", "yes", "no"):
             config[key] = config[key].lower() in ("true", "yes")
@@ -65,6 +67,21 @@ def check(config: dict, schema_path, registry: dict | None = None) -> dict:
         registry = load_registry(config["datasets_file"])
     _check_names(config, registry)
     return config
+
+
+def _read_numbers(config: dict) -> None:
+    """The methods' and rankers' parameters and grids with numbers read as YAML 1.2 writes them.
+
+    Snakemake loads ``--configfile`` with a YAML 1.1 reader, which leaves ``1e-7`` as text; here,
+    in place, every such text is made the number it is (``ltrfs.util.with_numbers``), as ``--set``
+    reads it on the command line.
+    """
+    for section in ("methods", "rankers"):
+        for entry in (config.get(section) or {}).values():
+            if isinstance(entry, dict):
+                for key in ("params", "grid"):
+                    if isinstance(entry.get(key), dict):
+                        entry[key] = with_numbers(entry[key])
 
 
 def _unknown(what: str, name: str, where: str, valid) -> ConfigError:
