@@ -6,6 +6,10 @@ of features t, a boosting round) is scored by the mean over vali queries of a me
 with ``ties="expected"`` by default (``ltrfs.metrics``): a model that ties documents earns the
 expected value over the orders of the tied documents, not the credit of the data file's order.
 
+A choice at an edge of its grid (the largest C of a RankSVM grid) is told in one warning line
+(logger ``ltrfs``: the job's log in the workflow, ``ltrfs: warning: ...`` on the command line),
+naming the parameter and the edge (``grid_edges``): the best value may lie beyond the grid.
+
 A model whose scores are constant within every vali query (all-zero weights, one tied value)
 is *degenerate*: it ranks nothing. It is recorded with its score but never chosen; when every
 point of a grid is degenerate, ``ValiChoice.best`` raises ``DegenerateGridError`` naming the
@@ -30,8 +34,8 @@ import numpy as np
 
 from ltrfs import metrics
 
-__all__ = ["SELECTION_TIES", "DegenerateGridError", "constant_within_queries", "vali_score", "ValiChoice",
-           "expand_grid", "grid_points", "checked_points", "search"]
+__all__ = ["SELECTION_TIES", "DegenerateGridError", "constant_within_queries", "vali_score", "grid_edges",
+           "ValiChoice", "expand_grid", "grid_points", "checked_points", "search"]
 
 log = logging.getLogger("ltrfs")
 
@@ -98,6 +102,63 @@ def vali_score(y, scores, query_ptr, metric: str, convention="letor4",
     return value, constant_within_queries(scores, query_ptr)
 
 
+def _as_mapping(point, names) -> dict:
+    """A grid point as parameter name -> value: a dict as it is, a scalar or tuple by ``names``."""
+    if isinstance(point, dict):
+        return point
+    if names is None:
+        return {}
+    if isinstance(names, str):
+        return {names: point}
+    return {name: value for name, value in zip(names, point) if name is not None}
+
+
+def grid_edges(points, chosen, names=None) -> list[str]:
+    """What to tell when a chosen grid point is at an edge of its grid.
+
+    A parameter counts when the points give it at least 3 distinct numbers (with 2, every choice
+    is an edge) and the chosen value is the smallest or the largest of them. A smallest value of
+    0 is a bound, not a guess (a penalty or a weight cannot go below it), and is not told.
+
+    Parameters
+    ----------
+    points : list
+        The grid points offered (dicts, or scalars/tuples named by ``names``).
+    chosen : dict, scalar or tuple
+        The chosen point.
+    names : str, sequence of str or None, or None
+        The parameter of a scalar point, or of each entry of a tuple point (None: not a grid
+        parameter, e.g. a number of features); dict points name their own.
+
+    Returns
+    -------
+    list of str
+        One line per parameter at an edge, e.g. ``"C = 5.24 chosen on vali is the largest value
+        of its grid (0.01 .. 5.24, 20 values); the best C may lie beyond it: widen the grid"``.
+
+    Examples
+    --------
+    >>> print(*grid_edges([{"C": 0.1}, {"C": 1}, {"C": 10}], {"C": 10}))
+    C = 10 chosen on vali is the largest value of its grid (0.1 .. 10, 3 values); the best C may lie
+    beyond it: widen the grid
+    >>> grid_edges([{"C": 0.1}, {"C": 1}, {"C": 10}], {"C": 1})
+    []
+    """
+    chosen = _as_mapping(chosen, names)
+    lines = []
+    for name, value in chosen.items():
+        values = {v for point in points for key, v in _as_mapping(point, names).items()
+                  if key == name and isinstance(v, (int, float, np.number)) and not isinstance(v, (bool, np.bool_))}
+        if len(values) < 3 or not isinstance(value, (int, float, np.number)) or isinstance(value, (bool, np.bool_)):
+            continue
+        low, high = min(values), max(values)
+        edge = "largest" if value == high else "smallest" if value == low and value != 0 else None
+        if edge:
+            lines.append(f"{name} = {value:g} chosen on vali is the {edge} value of its grid ({low:g} .. {high:g}, "
+                         f"{len(values)} values); the best {name} may lie beyond it: widen the grid")
+    return lines
+
+
 class ValiChoice:
     """The best non-degenerate candidate of a vali grid (ties keep the earlier candidate).
 
@@ -115,6 +176,10 @@ class ValiChoice:
         As ``ltrfs.metrics.metric_per_query``.
     ties : {"expected", "file_order"}, default "expected"
         As ``ltrfs.metrics.metric_per_query``.
+    names : str, sequence of str or None, default None
+        The parameter of scalar points, or of each entry of tuple points (``grid_edges``); dict
+        points name their own. ``best`` warns once (logger ``ltrfs``) when the chosen point is at
+        an edge of the grid.
 
     Attributes
     ----------
@@ -139,8 +204,10 @@ class ValiChoice:
     """
 
     def __init__(self, what: str, y, query_ptr, metric: str, convention="letor4",
-                 ties: str = SELECTION_TIES):
+                 ties: str = SELECTION_TIES, names=None):
         self.what = what
+        self.names = names
+        self._edges_told = False
         self.y = np.asarray(y)
         self.query_ptr = np.asarray(query_ptr)
         self.metric = metric
@@ -214,6 +281,10 @@ class ValiChoice:
             raise DegenerateGridError(
                 f"{self.what}: every vali candidate ({grid}{more}) gives the same score to all documents "
                 "of every vali query (a degenerate model); widen the grid (e.g. smaller penalties)")
+        if not self._edges_told:
+            self._edges_told = True
+            for line in grid_edges([t["params"] for t in self.trials], self._best[0], self.names):
+                log.warning("%s: %s", self.what, line)
         return self._best
 
 
