@@ -333,8 +333,10 @@ def test_fs_ed_reads_precomputed_scores_and_scales():
     bad = {"divergence": {"divergence": np.array([0.1, np.nan, 0.2, 0.3])}}
     with pytest.raises(ValueError, match="no value for feature 2 .*merge_chunks"):
         FSED().fit(tr.X, tr.y, tr.qid, X_val=va.X, precomputed=bad)
-    with pytest.raises(ValueError, match="fs_ed needs the validation split"):
+    with pytest.raises(ValueError, match=r"^fs_ed: points='vali' compares the class densities at the validation "
+                                         r"rows: pass X_val to fit, or set points='grid'$") as caught:
         FSED().fit(tr.X, tr.y, tr.qid)
+    assert (caught.value.method, caught.value.instead) == ("fs_ed", "points=grid")  # checks.NeedsValidation
 
 
 @pytest.mark.parametrize("params, message", [

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ltrfs import metrics, scoring
+from ltrfs.checks import NeedsValidation
 from ltrfs.docstrings import fill_doc
 from ltrfs.params import Boolean, Convention, Integer, Options
 from ltrfs.scoring import divergence
@@ -133,8 +134,8 @@ class FSED(Selector):
                                  "(an unmerged chunk? use divergence.merge_chunks)")
             return div
         if X_val is None and self.points == "vali":
-            raise ValueError("fs_ed needs the validation split (X_val) to compute the divergence "
-                             "with points='vali', or precomputed['divergence']")
+            raise NeedsValidation("fs_ed: points='vali' compares the class densities at the validation rows: "
+                                  "pass X_val to fit, or set points='grid'", self.name, "points=grid")
         if X_val is not None:
             X_val = np.asarray(X_val)
             if X_val.ndim != 2 or X_val.shape[1] != d:

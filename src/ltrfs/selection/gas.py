@@ -53,6 +53,7 @@ from __future__ import annotations
 import numpy as np
 
 from ltrfs import metrics, scoring
+from ltrfs.checks import NeedsValidation
 from ltrfs.docstrings import fill_doc
 from ltrfs.params import Boolean, Convention, Integer, ListOf, Metric, Options, Real
 from ltrfs.rankers.ranksvm import RankSVM
@@ -374,8 +375,8 @@ class GAS(Selector):
 
     def _choose_c(self, w, e, active, X, y, query_ptr, X_val, y_val, qid_val, sign) -> float:
         if X_val is None or y_val is None or qid_val is None:
-            raise ValueError(f"{self.name}: c=None chooses c on validation data, but none was given; "
-                             "pass X_val, y_val and qid_val to fit, or set c")
+            raise NeedsValidation(f"{self.name}: c=None chooses c on validation data, but none was given; "
+                                  "pass X_val, y_val and qid_val to fit, or set c", self.name, "c=VALUE")
         X_val = np.asarray(X_val)
         y_val = np.asarray(y_val)
         if X_val.ndim != 2 or X_val.shape[1] != X.shape[1] or y_val.shape != (X_val.shape[0],):
@@ -383,7 +384,8 @@ class GAS(Selector):
                              f"got X_val {X_val.shape}, y_val {y_val.shape}")
         ptr_val, _ = query_ptr_from_qid(np.asarray(qid_val))
         t = min(int(self.t_vali), len(active))
-        choice = ValiChoice(f"{self.name} (c grid)", y_val, ptr_val, self.vali_metric, self.convention, self.ties)
+        choice = ValiChoice(f"{self.name} (c grid)", y_val, ptr_val, self.vali_metric, self.convention, self.ties,
+                            names="c")
         seen: dict[tuple, tuple[float, bool]] = {}
         for c in self.c_grid:
             order, _ = gas_greedy(w, e, float(c), t)

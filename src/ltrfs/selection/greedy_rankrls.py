@@ -64,7 +64,7 @@ import numpy as np
 from numba import njit, prange
 
 from ltrfs import metrics
-from ltrfs.checks import check_validation_split, check_X
+from ltrfs.checks import NeedsValidation, check_validation_split, check_X
 from ltrfs.docstrings import fill_doc
 from ltrfs.params import Convention, Integer, ListOf, Metric, Options, Real, check_value
 from ltrfs.rankers.rankrls import PAIR_WEIGHTS, centered_products, query_center, row_weights, solve_rankrls
@@ -494,8 +494,8 @@ class GreedyRankRLS(Selector):
         vali = check_validation_split(d, X_val, y_val, qid_val)
         has_vali = vali is not None
         if self.lam is None and not has_vali:
-            raise ValueError(f"{self.name}: lam=None chooses lambda on validation data, but none was given; "
-                             "pass X_val, y_val and qid_val to fit, or set lam")
+            raise NeedsValidation(f"{self.name}: lam=None chooses lambda on validation data, but none was given; "
+                                  "pass X_val, y_val and qid_val to fit, or set lam", self.name, "lam=VALUE")
         if has_vali:
             X_val, y_val, ptr_val = vali
         grid = [float(self.lam)] if self.lam is not None else [float(v) for v in self.lam_grid]
@@ -503,7 +503,7 @@ class GreedyRankRLS(Selector):
                                         if metrics.parse_metric(m) != metrics.parse_metric(self.metric)]
         details, paths = {}, {}
         choice = ValiChoice(f"{self.name} (lambda x k)", y_val, ptr_val, self.metric, self.convention,
-                            self.ties) if has_vali else None
+                            self.ties, names=("lam", None)) if has_vali else None
         for lam in grid:
             order, errors, extra = greedy_path(X, y, query_ptr, lam, k, pair_weight=self.pair_weight,
                                                n_jobs=self.n_jobs, return_details=True)
