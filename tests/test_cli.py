@@ -1,5 +1,6 @@
 """The command line round trip: select -> train -> predict -> eval on a small file."""
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -259,14 +260,21 @@ def test_a_bad_parameter_is_reported_before_any_data_is_read(capsys, argv, messa
     assert code == 2 and err == f"ltrfs: error: {message}\n"
 
 
-def test_params_lists_each_parameter_with_its_default_and_allowed_values(capsys):
+def test_params_lists_each_parameter_with_its_default_allowed_values_and_meaning(capsys):
+    from ltrfs.params import parameter_help
+
     code, out, _ = run(capsys, "params", "lambdamart")
     lines = out.splitlines()
-    assert code == 0 and lines[0] == "ranker lambdamart (LambdaMART): parameter, default, allowed values"
-    rows = {line.split()[0]: line for line in lines[1:]}
-    assert rows["max_leaves"].split(None, 2)[1:] == ["10", "an integer >= 2"]
-    assert rows["subsample"].split(None, 2)[1:] == ["1.0", "a number in (0, 1]"]
-    assert set(rows) == set(__import__("ltrfs.rankers", fromlist=["RANKERS"]).RANKERS["lambdamart"].parameters)
+    assert code == 0 and lines[0] == ("ranker lambdamart (LambdaMART): parameter, default, allowed values; "
+                                      "below each, what it means")
+    rows = {line.split()[0]: i for i, line in enumerate(lines) if i and not line.startswith("    ")}
+    assert lines[rows["max_leaves"]].split(None, 2)[1:] == ["10", "an integer >= 2"]
+    assert lines[rows["max_leaves"] + 1].strip() == "leaves per tree (leaf-wise growth, no depth limit)"
+    assert lines[rows["subsample"]].split(None, 2)[1:] == ["1.0", "a number in (0, 1]"]
+    assert lines[rows["subsample"] + 1].strip() == "row subsampling per tree (randomness -> random_state)"
+    assert set(rows) == set(RANKERS["lambdamart"].parameters)
+    # the meaning is the first sentence of the parameter's docstring entry
+    assert parameter_help(RANKERS["lambdamart"])["min_child_weight"] == "minimum hessian sum in a leaf"
     code, _, err = run(capsys, "params", "svm")
     assert code == 2 and err.startswith("ltrfs: error: unknown method or ranker 'svm'; valid: adarank_map")
 
@@ -290,3 +298,158 @@ def test_a_full_disk_is_one_line_naming_the_file_and_leaves_nothing(files, tmp_p
     target = args[-1]
     assert result.returncode == 2 and result.stderr == f"ltrfs: error: {target}: file too large; nothing was written\n"
     assert list(out.iterdir()) == []
+
+
+def test_train_test_prints_the_test_metrics_and_saves_the_scores(files, tmp_path, capsys):
+    """``ltrfs train ... --test T`` (RankLib's -train -validate -test): after training, stdout is
+    the test file's Eval-Score table, exactly what ``ltrfs predict | ltrfs eval`` gives; stderr
+    names the --metric's value; --save-scores holds what ``ltrfs predict`` prints."""
+    model, saved = tmp_path / "m.pkl", tmp_path / "test_scores.txt"
+    code, out, err = run(capsys, "train", "--ranker", "ranksvm", "--set", "C=[0.01,1]", files["train"],
+                         "--vali", files["vali"], "--test", files["vali"], "--save-scores", saved, "--out", model)
+    assert code == 0, err
+    _, predicted, _ = run(capsys, "predict", model, files["vali"])
+    assert saved.read_text() == predicted
+    _, evaluated, _ = run(capsys, "eval", files["vali"], saved)
+    assert out == evaluated
+    vali = io.read_letor(files["vali"])
+    scores = np.array(predicted.split(), dtype=float)
+    want = metrics.metric_per_query(vali.y, scores, vali.query_ptr, "ndcg@10", "letor4", ties="file_order").mean()
+    assert f"ltrfs: test ndcg@10 {want:.4f} on 20 queries of {files['vali']} (letor4, tied scores in file order); " \
+           f"wrote the scores to {saved}\n" in err
+    average = [line for line in out.splitlines() if line.startswith("Average")]
+    assert float(average[1].split("\t")[10]) == pytest.approx(want, abs=5e-5)
+    # --save-scores needs --test, told before any data is read
+    code, _, err = run(capsys, "train", "--ranker", "ranksvm", "/no/such/train.txt", "--save-scores", saved,
+                       "--out", model)
+    assert code == 2 and err == "ltrfs: error: --save-scores writes the scores of the --test file: give --test\n"
+
+
+def test_eval_defaults_to_letor4(files, tmp_path, capsys):
+    scores = tmp_path / "s.txt"
+    scores.write_text("".join(f"{v}\n" for v in io.read_letor(files["vali"]).X[:, 1]))
+    outputs = [run(capsys, "eval", *extra, files["vali"], scores) for extra in ([], ["--convention", "letor4"],
+                                                                              ["--convention", "letor3"])]
+    assert outputs[0][0] == 0 and outputs[0] == outputs[1]
+    assert outputs[0][1] != outputs[2][1]  # letor3 counts NDCG otherwise: the default is not letor3
+
+
+def test_select_k_writes_subsets_and_a_ranklib_feature_file(files, tmp_path, capsys):
+    """``--k 2 --k 4`` and ``--k 2,4`` alike write subsets {"2": ..., "4": ...}: a prefix method's
+    first K ids, WAF's every feature; ``--format ranklib`` writes one K's ids, one a line."""
+    records = []
+    for ks in (["--k", "2", "--k", "4"], ["--k", "2,4"], ["--k", "4,2", "--k", "2"]):
+        out = tmp_path / f"sel{len(records)}.json"
+        code, _, err = run(capsys, "select", "--method", "importance", files["train"], *ks, "--out", out)
+        assert code == 0, err
+        records.append({k: v for k, v in json.loads(out.read_text()).items() if k != "seconds"})
+    assert records[0] == records[1] == records[2]
+    record = records[0]
+    assert record["subsets"] == {"2": sorted(record["ranking"][:2]), "4": sorted(record["ranking"][:4])}
+    assert set(record["subsets"]["2"]) == {2, 5}  # the planted features
+    feature_file = tmp_path / "features.txt"
+    code, _, err = run(capsys, "select", "--method", "importance", files["train"], "--k", "4", "--format", "ranklib",
+                       "--out", feature_file)
+    assert code == 0, err
+    assert feature_file.read_text() == "".join(f"{f}\n" for f in sorted(record["ranking"][:4]))
+    # the subset trains the same model as --selection/--k and as --features
+    from ltrfs.formats import features_for_k
+
+    assert (features_for_k(record, 4) + 1).tolist() == [int(x) for x in feature_file.read_text().split()]
+    code, out, _ = run(capsys, "select", "--method", "waf", files["train"], "--k", "3", "--format", "ranklib")
+    assert code == 0 and out == "1\n2\n3\n4\n5\n6\n"  # WAF keeps every feature
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["select", "--method", "fs_bfs", "/no/such/train.txt", "--k", "2"],
+     "fs_bfs: --k writes feature subsets, but fs_bfs projects: its k features are weighted sums of the data's "
+     "features, not a subset (train on them with 'ltrfs train --selection FILE --k K')"),
+    (["select", "--method", "importance", "/no/such/train.txt", "--k", "2,3", "--format", "ranklib"],
+     "--format ranklib writes the features of one subset: give one --k (got 2, 3)"),
+    (["select", "--method", "importance", "/no/such/train.txt", "--format", "ranklib"],
+     "--format ranklib writes the features of one subset: give one --k"),
+    (["select", "--method", "importance", "/no/such/train.txt", "--k", "5,x"],
+     "--k expects whole numbers >= 1, as --k 5 or --k 5,10; got '5,x'"),
+    (["select", "--method", "importance", "/no/such/train.txt", "--k", "0"],
+     "--k expects whole numbers >= 1, as --k 5 or --k 5,10; got '0'"),
+    (["select", "--method", "importance", "{train}", "--k", "7"], "--k 7: the data has only 6 features"),
+    (["select", "--method", "fs_ed", "{train}"], "fs_ed needs --vali (or --set points=grid)"),
+    (["select", "--method", "gas_e", "{train}"], "gas_e needs --vali (or --set c=VALUE)"),
+    (["select", "--method", "l1_logistic", "--set", "tol=1e-7", "--set", "cv=[", "{train}"],
+     "--set 'cv=[': not a YAML value"),
+])
+def test_select_errors_in_the_command_line_words(files, capsys, argv, message):
+    code, _, err = run(capsys, *[a.format(train=files["train"]) for a in argv])
+    assert code == 2 and err.startswith(f"ltrfs: error: {message}") and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("text, value", [("1e-7", 1e-7), ("1E-7", 1e-7), (".5", 0.5), ("5.", 5.0), ("-.5", -0.5),
+                                         ("1.0e-7", 1e-7), ("+2E3", 2000.0), ("[1e-3, .5]", [1e-3, 0.5]),
+                                         ("10", 10), ("map", "map"), ("1se", "1se")])
+def test_set_reads_numbers_as_people_write_them(text, value):
+    from ltrfs.util import parse_assignments
+
+    parsed = parse_assignments([f"x={text}"])["x"]
+    assert parsed == value and type(parsed) is type(value)
+
+
+def test_set_tol_1e_7_reaches_the_method(files, tmp_path, capsys):
+    """YAML 1.1 reads 1e-7 as text: once the error 'tol must be a finite number > 0 or None; got
+    '1e-7''; now the number."""
+    sel = tmp_path / "sel.json"
+    code, _, err = run(capsys, "select", "--method", "l1_logistic", "--set", "tol=1e-7", "--set", "relevant_min=1",
+                       "--set", "cv=3", "--set", "n_lambdas=5", files["train"], "--out", sel)
+    assert code == 0, err
+    assert json.loads(sel.read_text())["params"]["tol"] == 1e-7
+
+
+@pytest.mark.filterwarnings("ignore:L1 path")
+def test_l1_logistic_folds_are_fixed_whatever_the_seed_as_documented(files, tmp_path, capsys):
+    """l1_logistic's CV folds are GroupKFold's fixed deal (docs/methods.md, ``ltrfs params``): on all
+    rows with the default solver, --seed 0 and --seed 1 select the same; the seed draws the
+    sample_size rows."""
+    def select(*extra):
+        out = tmp_path / "sel.json"
+        code, _, err = run(capsys, "select", "--method", "l1_logistic", "--set", "relevant_min=1", "--set", "cv=3",
+                           "--set", "n_lambdas=8", *extra, files["train"], "--out", out)
+        assert code == 0, err
+        record = json.loads(out.read_text())
+        return record["ranking"], record["chosen"]
+
+    assert select("--seed", "0") == select("--seed", "1")
+    sampled = [select("--seed", s, "--set", "sample_size=150")[1]["cv_logloss"] for s in ("0", "1")]
+    assert sampled[0] != sampled[1]
+    code, out, _ = run(capsys, "params", "l1_logistic")
+    text = " ".join(out.split())
+    assert "Cross-validation folds, grouped by query and fixed whatever the seed" in text
+    assert "Seed of the row sample (sample_size) and of liblinear/saga, not of the CV folds" in text
+    methods_doc = (Path(__file__).resolve().parents[1] / "docs/methods.md").read_text()
+    assert "The folds are fixed, not drawn as" in methods_doc
+
+
+def test_a_grid_choice_at_its_edge_is_a_warning_line(files, tmp_path, capsys):
+    """RankSVM picks the largest C of this grid on the planted vali file: one warning line names
+    the parameter and the edge; a choice inside the grid warns nothing."""
+    from ltrfs.formats import load_models
+
+    model = tmp_path / "m.pkl"
+    code, _, err = run(capsys, "train", "--ranker", "ranksvm", "--set", "C=[0.01,0.1,1]", files["train"],
+                       "--vali", files["vali"], "--out", model)
+    assert code == 0 and load_models(model)[6]["params"]["C"] == 1
+    assert [line for line in err.splitlines() if "warning" in line] == [
+        "ltrfs: warning: ranksvm: C = 1 chosen on vali is the largest value of its grid (0.01 .. 1, 3 values); "
+        "the best C may lie beyond it: widen the grid"]
+    code, _, err = run(capsys, "train", "--ranker", "ranksvm", "--set", "C=[0.01,1,100]", files["train"],
+                       "--vali", files["vali"], "--out", model)
+    assert code == 0 and load_models(model)[6]["params"]["C"] == 1 and "warning" not in err
+
+
+def test_every_positional_argument_and_vali_has_help():
+    from ltrfs.cli import build_parser
+
+    parser = build_parser()
+    subparsers = next(a for a in parser._actions if a.dest == "command").choices
+    for name, sub in subparsers.items():
+        for action in sub._actions:
+            if not action.option_strings or "--vali" in action.option_strings:
+                assert action.help, (name, action.dest)

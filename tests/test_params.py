@@ -72,3 +72,41 @@ def test_the_defaults_pass_and_a_wrong_type_fails_naming_the_parameter(label):
         assert not accepts(allowed, wrong)
         with pytest.raises(ValueError, match=rf"^{owner}: {name} must be .*; got <object object"):
             cls(**{name: wrong}).validate_params()
+
+
+@pytest.mark.parametrize("label", sorted(ESTIMATORS))
+def test_every_declared_parameter_says_what_it_means(label):
+    """``ltrfs params`` prints each parameter's meaning: the first sentence of its entry in the class
+    docstring's Parameters section, which every declared parameter has."""
+    from ltrfs.params import parameter_help
+
+    meaning = parameter_help(ESTIMATORS[label])
+    missing = [name for name in ESTIMATORS[label].parameters if not meaning.get(name)]
+    assert not missing, f"{label}: no description of {missing} in the docstring's Parameters section"
+    assert all("\n" not in text and "``" not in text and not text.endswith(".") for text in meaning.values())
+
+
+def test_parameter_help_reads_the_first_sentence_of_each_entry():
+    from ltrfs.params import parameter_help
+
+    class Demo:
+        """A demo.
+
+        Parameters
+        ----------
+        alpha : float, default 1.0
+            The ridge weight (``alpha``). Larger values shrink more;
+            e.g. 10 shrinks a lot.
+        low, high : int
+            The bounds, e.g. 0 and 1.
+        *args
+            Passed on.
+
+        Returns
+        -------
+        beta : float
+            Not a parameter.
+        """
+
+    assert parameter_help(Demo) == {"alpha": "The ridge weight (alpha)", "low": "The bounds, e.g. 0 and 1",
+                                    "high": "The bounds, e.g. 0 and 1", "args": "Passed on"}

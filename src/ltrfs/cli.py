@@ -1,10 +1,12 @@
 """The ``ltrfs`` command line: the workflow's operations on single files, for researchers who
 work outside Snakemake (the way RankLib users do).
 
-    ltrfs eval --convention letor4 DATA SCORES [--per-query]
-    ltrfs select --method NAME [--set key=value ...] TRAIN [--vali VALI] [--out FILE]
-    ltrfs train --ranker NAME [--set key=value ...] TRAIN [--vali VALI]
+    ltrfs eval [--convention letor4] DATA SCORES [--per-query]
+    ltrfs select --method NAME [--set key=value ...] TRAIN [--vali VALI] [--k 5,10 ...]
+                 [--format json|ranklib] [--out FILE]
+    ltrfs train --ranker NAME [--set key=value ...] TRAIN [--vali VALI] [--test TEST [--save-scores FILE]]
                 [--features 3,7,12 | --selection FILE --k K] --out MODEL
+    ltrfs params NAME
     ltrfs predict MODEL DATA
     ltrfs datasets
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import logging
 import sys
 import textwrap
 from pathlib import Path
@@ -24,16 +27,17 @@ import numpy as np
 
 from ltrfs import __version__, io, metrics
 from ltrfs.docstrings import fill_doc
+from ltrfs.checks import NeedsValidation
 from ltrfs.ranking_data import DataError
 from ltrfs.datasets.registry import load_registry
-from ltrfs.formats import load_models, predict, read_json, save_models, selection_record, view_for_k
+from ltrfs.formats import load_models, no_subsets, predict, read_json, save_models, selection_record, view_for_k
 from ltrfs.metrics import CONVENTIONS
 from ltrfs.params import describe, parameter_help
 from ltrfs.pipeline.select import fit_selector
 from ltrfs.pipeline.train import fit_best
 from ltrfs.rankers import RANKERS, checked_grid
 from ltrfs.selection import SELECTORS, make_selector
-from ltrfs.util import error_line, parse_assignments, write_json
+from ltrfs.util import error_line, parse_assignments, write_json, write_text
 
 #: docstring text written once for the docstrings below (``ltrfs.docstrings``)
 _DOC = {
@@ -87,19 +91,56 @@ def cmd_eval(args) -> int:
     return 0
 
 
+def _ks(values, n_features: int | None = None) -> list[int]:
+    """The subset sizes of ``--k`` (repeatable, each ``5`` or ``5,10``), sorted, each once."""
+    ks = set()
+    for value in values or ():
+        for part in str(value).split(","):
+            if not part.strip().isdigit() or int(part) < 1:
+                raise ValueError(f"--k expects whole numbers >= 1, as --k 5 or --k 5,10; got {value!r}")
+            ks.add(int(part))
+    bad = [k for k in sorted(ks) if n_features is not None and k > n_features]
+    if bad:
+        raise ValueError(f"--k {bad[0]}: the data has only {n_features} features")
+    return sorted(ks)
+
+
+def _fit_selector(method: dict, train, vali, args):
+    """``fit_selector`` with a missing validation split told in the command line's words."""
+    try:
+        return fit_selector(method, train, vali, seed=args.seed, convention=args.convention, ties=args.ties)
+    except NeedsValidation as exc:
+        instead = f" (or --set {exc.instead})" if exc.instead else ""
+        raise ValueError(f"{exc.method} needs --vali{instead}") from None
+
+
 @fill_doc(**_DOC)
 def cmd_select(args) -> int:
-    """``ltrfs select``: fit a selector on a training file and write its selection record.
+    """``ltrfs select``: fit a selector on a training file and write its selection record (or, with
+    ``--format ranklib``, the feature file of one ``--k``).
 
     %(command_parameters)s
     """
     method = {"algorithm": args.method, "params": parse_assignments(args.set)}
     make_selector(args.method, **method["params"]).validate_params()  # before reading any data
+    ks = _ks(args.k)
+    if args.format == "ranklib" and len(ks) != 1:
+        raise ValueError("--format ranklib writes the features of one subset: give one --k"
+                         + (f" (got {', '.join(map(str, ks))})" if ks else ""))
+    if ks and SELECTORS[args.method].projects:
+        raise ValueError(no_subsets(args.method))
     train = _read(args.train, args)
-    vali = _read(args.vali, args) if args.vali else None
-    selector = fit_selector(method, train, vali, seed=args.seed, convention=args.convention, ties=args.ties)
-    record = selection_record(args.method, method, selector)
-    if args.out:
+    _ks(args.k, train.n_features)
+    vali = _read(args.vali, args, train.n_features) if args.vali else None
+    selector = _fit_selector(method, train, vali, args)
+    record = selection_record(args.method, method, selector, ks=ks)
+    if args.format == "ranklib":  # RankLib's -feature file: one feature id a line
+        text = "".join(f"{f}\n" for f in record["subsets"][str(ks[0])])
+        if args.out:
+            write_text(args.out, text)
+        else:
+            sys.stdout.write(text)
+    elif args.out:
         write_json(args.out, record)
     else:
         json.dump(record, sys.stdout, indent=1)
@@ -141,6 +182,8 @@ def cmd_train(args) -> int:
     if grid:
         ranker["grid"] = grid
     points = checked_grid(ranker)  # every grid point's parameters, before reading any data
+    if args.save_scores and not args.test:
+        raise ValueError("--save-scores writes the scores of the --test file: give --test")
     selection = None
     if args.selection:
         selection = read_json(args.selection, keys=("n_features",), what="a selection file",
@@ -150,6 +193,7 @@ def cmd_train(args) -> int:
     features, projection = _features(args, train.n_features, selection)
     width = len(features) if projection is None else projection.shape[1]
     vali = _read(args.vali, args, train.n_features) if args.vali else None
+    test = _read(args.test, args, train.n_features) if args.test else None
     if vali is None and len(points) > 1:
         raise ValueError(f"{args.ranker}: the grid {', '.join(sorted(points[0]))} has {len(points)} points; "
                          f"give --vali to choose on, or fix them with --set")
@@ -166,7 +210,27 @@ def cmd_train(args) -> int:
     kind = "features" if projection is None else "projected features"
     print(f"ltrfs: trained {args.ranker} on {width} {kind} with {({**params, **point})}; wrote {args.out}",
           file=sys.stderr)
+    if test is not None:
+        _report_test(args, model, test.view(features, projection))
     return 0
+
+
+#: how ``train --test`` ranks tied scores: in file order, as ``ltrfs eval`` and the official scripts
+TEST_TIES = "file_order"
+
+
+def _report_test(args, model, test) -> None:
+    """RankLib's ``-test``: the test file's Eval-Score table on stdout (what ``ltrfs eval`` prints for
+    the model's scores), its ``--metric`` on stderr, and the scores in ``--save-scores``."""
+    scores = np.asarray(model.predict(test.X), dtype=np.float64)
+    if args.save_scores:
+        write_text(args.save_scores, "".join(f"{s:.9g}\n" for s in scores))  # as 'ltrfs predict' prints
+    qm = metrics.evaluate(test.y, scores, test.query_ptr, convention=args.convention, max_k=10, ties=TEST_TIES)
+    sys.stdout.write(metrics.format_eval_score(test.query_ids, qm))
+    value = metrics.metric_per_query(test.y, scores, test.query_ptr, args.metric, args.convention, TEST_TIES).mean()
+    saved = f"; wrote the scores to {args.save_scores}" if args.save_scores else ""
+    print(f"ltrfs: test {args.metric} {value:.4f} on {test.n_queries} queries of {args.test} "
+          f"({args.convention}, tied scores in file order){saved}", file=sys.stderr)
 
 
 @fill_doc(**_DOC)
@@ -229,59 +293,86 @@ def cmd_params(args) -> int:
     return 0
 
 
+def _data_options(p) -> None:
+    """The options of every subcommand that reads data files."""
+    p.add_argument("--null-policy", choices=["min", "zero", "error"], default="min",
+                   help="LETOR 3.0 NULL values: per-query minimum (default), zero, or an error")
+    p.add_argument("--n-features", type=int, help="number of features of sparse text files "
+                   "(default: the highest feature id present)")
+
+
+def _common_options(p) -> None:
+    """The options of the subcommands that fit (select, train)."""
+    _data_options(p)
+    p.add_argument("--convention", choices=sorted(CONVENTIONS), default="letor4",
+                   help="metric convention (default letor4)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the method's or ranker's random choices (its random_state; default 0)")
+    p.add_argument("--ties", choices=["expected", "file_order"], default="expected",
+                   help="how selection and the vali choice rank tied values: expected over all orders "
+                        "of the tied documents (default) or the file's order")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE",
+                   help="a parameter (repeatable); a YAML list value is a grid chosen on --vali")
+
+
+def _add_eval(sub) -> None:
+    """The ``eval`` subcommand."""
+    p = sub.add_parser("eval", help="evaluate a score file, Eval-Score table")
+    p.add_argument("--convention", choices=sorted(CONVENTIONS), default="letor4",
+                   help="metric convention (default letor4, as select and train)")
+    p.add_argument("--per-query", action="store_true", help="one row per query before the averages")
+    p.add_argument("--ties", choices=["file_order", "expected"], default="file_order",
+                   help="tied scores in file order, as the official scripts (default), or the expected "
+                        "value over all orders of the tied documents")
+    p.add_argument("data", help="the judged file: LETOR/SVMlight text (optionally .gz) or an .npz of the workflow")
+    p.add_argument("scores", help="one score per line, in the data file's row order")
+    _data_options(p)
+    p.set_defaults(func=cmd_eval)
+
+
+def _add_select(sub) -> None:
+    """The ``select`` subcommand."""
+    p = sub.add_parser("select", help="run a feature-selection method, write JSON")
+    p.add_argument("--method", required=True, metavar="METHOD",
+                   help=f"the selection algorithm, one of: {', '.join(sorted(SELECTORS))}")
+    p.add_argument("train", help="the training file the method selects on (LETOR/SVMlight text, optionally .gz, "
+                                 "or an .npz of the workflow)")
+    p.add_argument("--vali", help="a validation file, for the methods that choose on it (fs_ed, gas, fsmrank, "
+                                  "greedy_rankrls, ...)")
+    p.add_argument("--k", action="append", metavar="K",
+                   help="also write the K-feature subset as subsets: {K: ids} (repeatable, or K1,K2,...)")
+    p.add_argument("--format", choices=["json", "ranklib"], default="json",
+                   help="json: the selection record (default); ranklib: RankLib's -feature file of the one --k "
+                        "(one 1-based feature id a line)")
+    p.add_argument("--out", help="output file (default: standard output; missing folders are created)")
+    _common_options(p)
+    p.set_defaults(func=cmd_select)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``ltrfs`` argument parser, one subcommand per ``cmd_*`` function (docs/cli.md)."""
     parser = argparse.ArgumentParser(prog="ltrfs", description="Feature selection for learning to rank.")
     parser.add_argument("--version", action="version", version=f"ltrfs {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     sub = parser.add_subparsers(dest="command", required=True)
-
-    def data_options(p):
-        p.add_argument("--null-policy", choices=["min", "zero", "error"], default="min",
-                       help="LETOR 3.0 NULL values: per-query minimum (default), zero, or an error")
-        p.add_argument("--n-features", type=int, help="number of features of sparse text files "
-                       "(default: the highest feature id present)")
-
-    def common(p):
-        data_options(p)
-        p.add_argument("--convention", choices=sorted(CONVENTIONS), default="letor4",
-                       help="metric convention (default letor4)")
-        p.add_argument("--seed", type=int, default=0)
-        p.add_argument("--ties", choices=["expected", "file_order"], default="expected",
-                       help="how selection and the vali choice rank tied values: expected over all orders "
-                            "of the tied documents (default) or the file's order")
-        p.add_argument("--set", action="append", metavar="KEY=VALUE",
-                       help="a parameter (repeatable); a YAML list value is a grid chosen on --vali")
-
-    p = sub.add_parser("eval", help="evaluate a score file, Eval-Score table")
-    p.add_argument("--convention", choices=sorted(CONVENTIONS), required=True)
-    p.add_argument("--per-query", action="store_true", help="one row per query before the averages")
-    p.add_argument("--ties", choices=["file_order", "expected"], default="file_order",
-                   help="tied scores in file order, as the official scripts (default), or the expected "
-                        "value over all orders of the tied documents")
-    p.add_argument("data")
-    p.add_argument("scores", help="one score per line, in the data file's row order")
-    data_options(p)
-    p.set_defaults(func=cmd_eval)
-
-    p = sub.add_parser("select", help="run a feature-selection method, write JSON")
-    p.add_argument("--method", required=True, metavar="METHOD",
-                   help=f"the selection algorithm, one of: {', '.join(sorted(SELECTORS))}")
-    p.add_argument("train")
-    p.add_argument("--vali")
-    p.add_argument("--out", help="JSON file (default: standard output; missing folders are created)")
-    common(p)
-    p.set_defaults(func=cmd_select)
+    common, data_options = _common_options, _data_options  # the names the train and predict parsers use
+    _add_eval(sub)
+    _add_select(sub)
 
     p = sub.add_parser("train", help="train a ranker (grid chosen on --vali)")
     p.add_argument("--ranker", required=True, metavar="RANKER", help=f"one of: {', '.join(sorted(RANKERS))}")
-    p.add_argument("train")
-    p.add_argument("--vali")
+    p.add_argument("train", help="the training file (LETOR/SVMlight text, optionally .gz, or an .npz of the workflow)")
+    p.add_argument("--vali", help="a validation file: the grid of --set lists (or the ranker's default grid) is "
+                                  "chosen on it, and rankers that stop early watch it")
+    p.add_argument("--test", help="a test file: after training, print its Eval-Score table (as 'ltrfs eval') "
+                                  "and its --metric")
+    p.add_argument("--save-scores", metavar="FILE", help="write the --test file's scores, one a line (as 'ltrfs "
+                                                         "predict')")
     p.add_argument("--features", help="comma-separated 1-based feature ids")
     p.add_argument("--selection", help="a selection JSON from 'ltrfs select'")
     p.add_argument("--k", type=int, help="number of features of --selection")
     p.add_argument("--out", required=True, help="model file (signed with your key; missing folders are created)")
-    p.add_argument("--metric", default="ndcg@10", help="vali metric choosing the grid point")
+    p.add_argument("--metric", default="ndcg@10", help="vali metric choosing the grid point, also printed for --test")
     p.add_argument("--threads", type=int, default=1)
     common(p)
     p.set_defaults(func=cmd_train)
@@ -294,7 +385,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trust-model", action="store_true",
                    help="load a model file not written with your key (a pickle runs code when loaded: "
                         "only for files from a source you trust)")
-    p.add_argument("data")
+    p.add_argument("data", help="the file to score (LETOR/SVMlight text, optionally .gz, or an .npz of the workflow)")
     p.add_argument("--k", type=int, help="which model of a workflow model file")
     data_options(p)
     p.set_defaults(func=cmd_predict)
@@ -310,10 +401,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _WarningLine(logging.Handler):
+    """The package's warnings (logger ``ltrfs``, e.g. a vali choice at the edge of its grid) as one
+    line ``ltrfs: warning: <what>`` each, on the standard error of the moment."""
+
+    def emit(self, record) -> None:
+        """Print one record."""
+        print(f"ltrfs: warning: {record.getMessage()}", file=sys.stderr)
+
+
 def main(argv=None) -> int:
     """Exit code 0, 2 for a problem of the input (one line ``ltrfs: error: <what>``), 1 for a
     failure of ltrfs itself (one line too; ``--debug`` shows the traceback)."""
     args = build_parser().parse_args(argv)
+    logger = logging.getLogger("ltrfs")
+    if not any(isinstance(h, _WarningLine) for h in logger.handlers):
+        logger.addHandler(_WarningLine(logging.WARNING))
     try:
         return args.func(args)
     except BrokenPipeError:  # output piped into head & co.

@@ -25,8 +25,8 @@ from ltrfs.ranking_data import DataError, RankingData
 from ltrfs.util import atomic_path
 
 __all__ = ["REBUILD", "read_csv", "read_json", "read_npz", "METRIC_COLUMNS", "column_name", "RUN_HEAD",
-           "REFERENCE_HEAD", "run_lines", "save_scores", "load_scores", "selection_record", "read_selection",
-           "features_for_k", "n_views", "view_for_k", "save_selector", "load_selector", "save_models",
+           "REFERENCE_HEAD", "run_lines", "save_scores", "load_scores", "no_subsets", "selection_record",
+           "read_selection", "features_for_k", "n_views", "view_for_k", "save_selector", "load_selector", "save_models",
            "load_models", "predict"]
 
 REBUILD = "delete it and run the workflow again to rebuild it"
@@ -202,7 +202,24 @@ def load_scores(paths: dict) -> dict:
 
 # ----------------------------------------------------------------------------- selection records
 
-def selection_record(name: str, method: dict, selector) -> dict:
+def no_subsets(name: str) -> str:
+    """The error of asking a projecting method (FS-BFS) for feature subsets (``ltrfs select --k``).
+
+    Parameters
+    ----------
+    name : str
+        The method.
+
+    Returns
+    -------
+    str
+        One line.
+    """
+    return (f"{name}: --k writes feature subsets, but {name} projects: its k features are weighted sums of "
+            "the data's features, not a subset (train on them with 'ltrfs train --selection FILE --k K')")
+
+
+def selection_record(name: str, method: dict, selector, ks=()) -> dict:
     """The JSON-able description of a fitted selector (``select/{method}.json``).
 
     Parameters
@@ -213,14 +230,18 @@ def selection_record(name: str, method: dict, selector) -> dict:
         Its config entry (``{"algorithm": ..., "params": ...}``).
     selector : ltrfs.selection.base.Selector
         Fitted.
+    ks : sequence of int, default ()
+        Subset sizes whose subsets are written in ``subsets`` whatever the method
+        (``ltrfs select --k``); an error for a projecting method (``no_subsets``).
 
     Returns
     -------
     dict
         ``ranking`` is the feature order (1-based ids) and ``scores`` the method's score of
-        feature id i at position i - 1 (null when the method has none). ``subsets`` (k -> ids)
-        is written only for methods whose k-subsets are not prefixes of the ranking; otherwise
-        subset k is ``ranking[:k]``. ``projection`` (FS-BFS) lists, per new feature, the
+        feature id i at position i - 1 (null when the method has none). ``subsets`` (k -> sorted
+        ids) holds the subset of every k in ``ks``, and of every k for methods whose k-subsets
+        are not prefixes of the ranking; any other subset k is ``ranking[:k]`` (all features for
+        a method that does not use k, WAF). ``projection`` (FS-BFS) lists, per new feature, the
         features and weights it sums.
     """
     d = selector.n_features_in_
@@ -248,8 +269,12 @@ def selection_record(name: str, method: dict, selector) -> dict:
     if getattr(selector, "sign_", None) is not None:
         # -1 where the method found the feature useful in ascending order (orientation "best")
         record["sign"] = [int(s) for s in selector.sign_]
-    if selector.uses_k and not selector.prefix_consistent:
-        record["subsets"] = {str(k): sorted(int(f) + 1 for f in selector.support(k)) for k in range(1, d + 1)}
+    every_k = range(1, d + 1) if selector.uses_k and not selector.prefix_consistent else ()
+    if ks and projection is not None:
+        raise ValueError(no_subsets(name))
+    wanted = sorted({*every_k, *(int(k) for k in ks)})
+    if wanted:
+        record["subsets"] = {str(k): sorted(int(f) + 1 for f in selector.support(k)) for k in wanted}
     return record
 
 

@@ -135,6 +135,8 @@ class Selector(Estimator):
     uses_k: bool = True
     #: True when the k-subsets are prefixes of ``ranking_`` (the greedy/top-k methods)
     prefix_consistent: bool = True
+    #: True when the k-view is a projection (new features), not a subset of features (FS-BFS)
+    projects: bool = False
 
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None, precomputed=None):
         """Learn the feature order.

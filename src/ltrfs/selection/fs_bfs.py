@@ -315,6 +315,8 @@ class FSBFS(Selector):
     name = "fs_bfs"
     #: the k-view is the first k columns of ``projection_`` (a prefix of the subsets found)
     prefix_consistent = True
+    #: the k-view is k new features (weighted sums), not k of the data's features
+    projects = True
     parameters = {
         "k": [Integer(1)],
         "metric": [Metric()],
