@@ -103,7 +103,7 @@ class Selector(Estimator):
 
     A subclass sets ``name`` (its configuration name), ``parameters`` (the declaration of its
     constructor parameters, ``ltrfs.params``), optionally ``requires`` (scorers it reads from the
-    workflow's cache), ``uses_k`` and ``prefix_consistent``, and implements ``_fit(X, y,
+    workflow's cache), ``uses_k``, ``prefix_consistent`` and ``projects``, and implements ``_fit(X, y,
     query_ptr, X_val, y_val, qid_val, precomputed)`` setting ``ranking_`` (and ``scores_``,
     ``chosen_`` as it has them).
 
