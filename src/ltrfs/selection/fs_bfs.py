@@ -313,6 +313,8 @@ class FSBFS(Selector):
     name = "fs_bfs"
     #: the k-view is the first k columns of ``projection_`` (a prefix of the subsets found)
     prefix_consistent = True
+    #: the k-view is a projection d -> k (new features), not a subset of the original ones
+    subset = False
     parameters = {
         "k": [Integer(1)],
         "metric": [Metric()],
