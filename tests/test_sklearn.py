@@ -320,13 +320,14 @@ def test_the_checks_table_lists_every_method():
 def test_check_estimator_fails_only_the_documented_checks(name, checks_that_fit):
     params, documented = documented_checks()[name]
     failed = failed_checks(FeatureSelector(name, k=2, params=params))
-    assert len(checks_that_fit) == 24  # the count the page states
+    counted = sklearn.__version__.startswith("1.9.")  # the page's counts are scikit-learn 1.9's
+    assert len(checks_that_fit) == 24 or not counted
     if documented == "none":
         assert failed == set()
     elif documented == "every check that fits":
         assert failed == checks_that_fit
     elif documented == "every check that calls `fit`":
-        assert failed > checks_that_fit and len(failed - checks_that_fit) == 7
+        assert failed > checks_that_fit and (len(failed - checks_that_fit) == 7 or not counted)
     else:
         assert failed == set(re.findall(r"`(check_\w+)`", documented))
 
