@@ -27,7 +27,6 @@ import numpy as np
 
 from ltrfs import __version__, io, metrics
 from ltrfs.docstrings import fill_doc
-from ltrfs.checks import NeedsValidation
 from ltrfs.ranking_data import DataError
 from ltrfs.datasets.registry import load_registry
 from ltrfs.formats import load_models, no_subsets, predict, read_json, save_models, selection_record, view_for_k
@@ -105,13 +104,12 @@ def _ks(values, n_features: int | None = None) -> list[int]:
     return sorted(ks)
 
 
-def _fit_selector(method: dict, train, vali, args):
-    """``fit_selector`` with a missing validation split told in the command line's words."""
-    try:
-        return fit_selector(method, train, vali, seed=args.seed, convention=args.convention, ties=args.ties)
-    except NeedsValidation as exc:
-        instead = f" (or --set {exc.instead})" if exc.instead else ""
-        raise ValueError(f"{exc.method} needs --vali{instead}") from None
+def _needs_vali(selector, name: str) -> None:
+    """A one-line error when the method, as set, chooses on validation data and --vali is missing."""
+    need = selector.needs_validation()
+    if need is not None:
+        instead = " ".join(f"--set {key}={value}" for key, value in need[1].items())
+        raise ValueError(f"{name} needs --vali" + (f" (or {instead})" if instead else ""))
 
 
 @fill_doc(**_DOC)
@@ -122,7 +120,10 @@ def cmd_select(args) -> int:
     %(command_parameters)s
     """
     method = {"algorithm": args.method, "params": parse_assignments(args.set)}
-    make_selector(args.method, **method["params"]).validate_params()  # before reading any data
+    unfitted = make_selector(args.method, **method["params"])
+    unfitted.validate_params()  # before reading any data
+    if not args.vali:
+        _needs_vali(unfitted, args.method)
     ks = _ks(args.k)
     if args.format == "ranklib" and len(ks) != 1:
         raise ValueError("--format ranklib writes the features of one subset: give one --k"
@@ -132,7 +133,7 @@ def cmd_select(args) -> int:
     train = _read(args.train, args)
     _ks(args.k, train.n_features)
     vali = _read(args.vali, args, train.n_features) if args.vali else None
-    selector = _fit_selector(method, train, vali, args)
+    selector = fit_selector(method, train, vali, seed=args.seed, convention=args.convention, ties=args.ties)
     record = selection_record(args.method, method, selector, ks=ks)
     if args.format == "ranklib":  # RankLib's -feature file: one feature id a line
         text = "".join(f"{f}\n" for f in record["subsets"][str(ks[0])])

@@ -68,7 +68,8 @@ class Estimator:
         valid = self._param_names()
         for name, value in params.items():
             if name not in valid:
-                raise ValueError(f"{type(self).__name__} has no parameter {name!r}; valid: {', '.join(valid)}")
+                raise ValueError(f"{type(self).__name__} has no parameter {name!r}; "
+                                 f"valid: {', '.join(valid) or '(none)'}")
             setattr(self, name, value)
         return self
 

@@ -18,7 +18,8 @@ groups, so its groups keep their order); an instance with ``constant_last=False`
 method's order as it is.
 
 ``support(k)`` gives the 0-based indices of the k-feature subset, ``transform(X, k)`` the
-k-feature view of X.
+k-feature view of X. ``needs_validation()`` says, before a fit, whether the current parameters
+make the method choose something on the validation split (``ltrfs.sklearn`` asks it).
 """
 from __future__ import annotations
 
@@ -137,6 +138,26 @@ class Selector(Estimator):
     prefix_consistent: bool = True
     #: True when the k-view is a projection (new features), not a subset of features (FS-BFS)
     projects: bool = False
+
+    def needs_validation(self) -> tuple[str, dict] | None:
+        """Why ``fit`` needs the validation split with the current parameters, or None.
+
+        Returns
+        -------
+        (reason, fix) or None
+            ``reason``: one clause saying what the method does on the validation split;
+            ``fix``: example parameters under which it runs without one (empty when none do).
+            None when ``fit`` runs without ``X_val``.
+
+        Examples
+        --------
+        >>> from ltrfs.selection import make_selector
+        >>> make_selector("gas_e").needs_validation()
+        ('gas_e chooses c on validation data when c is None', {'c': 0.01})
+        >>> make_selector("gas_e", c=0.01).needs_validation() is None
+        True
+        """
+        return None
 
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None, precomputed=None):
         """Learn the feature order.

@@ -114,6 +114,11 @@ class FSED(Selector):
         self.n_jobs = n_jobs
         self.ties = ties
 
+    def needs_validation(self) -> tuple[str, dict] | None:  # noqa: D102 (Selector's docstring)
+        if self.points != "vali":
+            return None
+        return "fs_ed compares the class densities at the validation rows when points='vali'", {"points": "grid"}
+
     def _importance(self, X, y, query_ptr, precomputed) -> np.ndarray:
         table = single_feature_scores(X, y, query_ptr, precomputed, self.convention, self.ties)
         s, _ = scoring.importance(table, self.metric, "descending")

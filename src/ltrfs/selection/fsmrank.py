@@ -169,6 +169,17 @@ class _FSMRankBase(Selector):
         self.ties = ties
         self.scale = scale
 
+    def needs_validation(self) -> tuple[str, dict] | None:  # noqa: D102 (Selector's docstring)
+        n1 = 1 if self.lambda1 is not None else len(self.lambda1_grid)
+        n2 = 1 if self.lambda2 is not None else len(self.lambda2_grid)
+        if n1 * n2 == 1:
+            return None
+        def fixed(value, grid):  # the given value, or the middle of its grid as an example
+            return value if value is not None else float(grid[len(grid) // 2])
+
+        fix = {"lambda1": fixed(self.lambda1, self.lambda1_grid), "lambda2": fixed(self.lambda2, self.lambda2_grid)}
+        return f"{self.name} chooses lambda1 and lambda2 on validation data when either is None", fix
+
     # ------------------------------------------------------------------ helpers
     def _pearson(self, X, y, precomputed):
         d = X.shape[1]
@@ -383,6 +394,9 @@ class FSMSVM(_FSMRankBase):
         if self.C is not None:
             return [float(self.C)]
         return [float(c) for c in (self.C_grid if self.C_grid is not None else RankSVMPrimal.default_grid["C"])]
+
+    def needs_validation(self) -> tuple[str, dict] | None:  # noqa: D102 (Selector's docstring)
+        return "fsmsvm chooses its number of features t (and RankSVM's C) on validation data, always", {}
 
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
         d = np.asarray(X).shape[1]

@@ -401,6 +401,10 @@ class GAS(Selector):
         return best_c
 
     # ------------------------------------------------------------------ fit
+    def needs_validation(self) -> tuple[str, dict] | None:  # noqa: D102 (Selector's docstring)
+        return None if self.c is not None else (f"{self.name} chooses c on validation data when c is None",
+                                                {"c": 0.01})
+
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
         d = X.shape[1]
         raw, sign = self._importance(X, y, query_ptr, precomputed)

@@ -486,6 +486,12 @@ class GreedyRankRLS(Selector):
         self.n_jobs = n_jobs
         self.ties = ties
 
+    def needs_validation(self) -> tuple[str, dict] | None:  # noqa: D102 (Selector's docstring)
+        if self.lam is not None:
+            return None
+        example = float(self.lam_grid[len(self.lam_grid) // 2])  # the middle of the grid
+        return "greedy_rankrls chooses lambda on validation data when lam is None", {"lam": example}
+
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
         d = X.shape[1]
         k = d if self.k is None else int(self.k)
