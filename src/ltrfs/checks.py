@@ -19,22 +19,9 @@ from ltrfs.ranking_data import query_ptr_from_qid
 class NeedsValidation(ValueError):
     """A method was asked to choose something on validation data, and ``fit`` got none.
 
-    The message speaks to Python users (``X_val``, ``c=None``); ``ltrfs select`` tells the same
-    as ``"<method> needs --vali (or --set <instead>)"``.
-
-    Parameters
-    ----------
-    message : str
-        The one-line message.
-    method : str
-        The method's name.
-    instead : str or None, default None
-        A setting that needs no validation split, as ``key=value`` (e.g. ``"points=grid"``).
+    The message speaks to Python users (``X_val``, ``c=None``); ``ltrfs select`` asks the method's
+    ``needs_validation()`` before reading data and says ``"<method> needs --vali (or --set ...)"``.
     """
-
-    def __init__(self, message: str, method: str, instead: str | None = None):
-        super().__init__(message)
-        self.method, self.instead = method, instead
 
 
 def check_X(X, what: str = "X", *, n_features: int | None = None, dtype=np.float64) -> np.ndarray:

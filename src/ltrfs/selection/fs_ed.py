@@ -140,7 +140,7 @@ class FSED(Selector):
             return div
         if X_val is None and self.points == "vali":
             raise NeedsValidation("fs_ed: points='vali' compares the class densities at the validation rows: "
-                                  "pass X_val to fit, or set points='grid'", self.name, "points=grid")
+                                  "pass X_val to fit, or set points='grid'")
         if X_val is not None:
             X_val = np.asarray(X_val)
             if X_val.ndim != 2 or X_val.shape[1] != d:

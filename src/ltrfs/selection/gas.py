@@ -376,7 +376,7 @@ class GAS(Selector):
     def _choose_c(self, w, e, active, X, y, query_ptr, X_val, y_val, qid_val, sign) -> float:
         if X_val is None or y_val is None or qid_val is None:
             raise NeedsValidation(f"{self.name}: c=None chooses c on validation data, but none was given; "
-                                  "pass X_val, y_val and qid_val to fit, or set c", self.name, "c=VALUE")
+                                  "pass X_val, y_val and qid_val to fit, or set c")
         X_val = np.asarray(X_val)
         y_val = np.asarray(y_val)
         if X_val.ndim != 2 or X_val.shape[1] != X.shape[1] or y_val.shape != (X_val.shape[0],):

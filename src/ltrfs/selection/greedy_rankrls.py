@@ -501,7 +501,7 @@ class GreedyRankRLS(Selector):
         has_vali = vali is not None
         if self.lam is None and not has_vali:
             raise NeedsValidation(f"{self.name}: lam=None chooses lambda on validation data, but none was given; "
-                                  "pass X_val, y_val and qid_val to fit, or set lam", self.name, "lam=VALUE")
+                                  "pass X_val, y_val and qid_val to fit, or set lam")
         if has_vali:
             X_val, y_val, ptr_val = vali
         grid = [float(self.lam)] if self.lam is not None else [float(v) for v in self.lam_grid]
