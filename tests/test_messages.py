@@ -31,7 +31,8 @@ def test_the_registry_and_an_os_error_say_no_such_file_too(tmp_path):
     with pytest.raises(ValueError) as exc:
         load_registry(path)
     assert str(exc.value) == f"dataset registry {path}: no such file"
-    assert error_line(FileNotFoundError(2, "No such file or directory", "a/b.txt")) == "ltrfs: error: a/b.txt: no such file"
+    missing = FileNotFoundError(2, "No such file or directory", "a/b.txt")
+    assert error_line(missing) == "ltrfs: error: a/b.txt: no such file"
     assert error_line(PermissionError(13, "Permission denied", "a/b.txt")) == "ltrfs: error: a/b.txt: permission denied"
 
 

@@ -105,6 +105,13 @@ def test_the_cost_figure_notes_points_drawn_at_0_01_s_only_when_there_are_some(d
     # one dataset: named once, in the figure's title, not again above its panel
     assert measured._suptitle.get_text() == "Accuracy against selection cost: synthetic"
     assert measured.axes[0].get_title() == ""
+    # plain numbers on the log axis, the 2s and 5s labelled within two decades (0.1 .. 2 s here)
+    measured.canvas.draw()
+    ax = measured.axes[0]
+    low, high = ax.get_xlim()
+    ticks = [t.get_text() for t in (*ax.get_xticklabels(), *ax.get_xticklabels(minor=True))
+             if t.get_text() and low <= t.get_position()[0] <= high]
+    assert sorted(ticks, key=float) == ["0.1", "0.2", "0.5", "1", "2"]
 
 
 @pytest.mark.parametrize("title, dataset, expected", [

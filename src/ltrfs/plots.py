@@ -177,12 +177,18 @@ DODGE_NOTE = "number of features k\n(lines shifted sideways \u2264 \u00b1{shift:
 
 
 def _dodge(rows: pd.DataFrame, n_lines: int) -> float:
-    """The sideways step between neighbouring lines' points: the lines together span at most a
-    fifth of the smallest gap between the ks, and none with one fold (no error bars to separate)."""
-    steps = np.diff(np.unique(rows.k_num)) if len(rows) else np.array([])
-    if not steps.size or n_lines < 2 or rows.folds.max() < 2:
+    """The sideways step between neighbouring lines' points of a metric-vs-k figure
+    (``_line_step``), none with one fold (no error bars to separate)."""
+    if not len(rows) or rows.folds.max() < 2:
         return 0.0
-    return 0.2 * steps.min() / (n_lines - 1)
+    return _line_step(rows.k_num, n_lines)
+
+
+def _line_step(ks, n_lines: int) -> float:
+    """The sideways step between neighbouring lines' points so that ``n_lines`` lines together
+    span a fifth of the smallest gap between the ``ks`` (0 for one line or one k)."""
+    steps = np.diff(np.unique(np.asarray(ks, dtype=float)))
+    return 0.2 * steps.min() / (n_lines - 1) if steps.size and n_lines > 1 else 0.0
 
 
 def _max_shift(dodge: float, n_lines: int) -> float:
@@ -578,16 +584,16 @@ def _per_dataset_lines(frame: pd.DataFrame, lines, png, *, ylabel: str, title: s
     """Curves against k: one panel per dataset, one colour per method; ``lines`` is a list of
     (column, line style, marker) drawn for each method (the first one labelled with the method);
     ``extra_legend`` (handle, label) pairs explain the styles; ``hline``: a grey dotted level.
-    Each method's points are shifted a little along k (at most a quarter of the smallest step
-    between ks), so that methods with equal values stay visible side by side."""
+    Each method's points are shifted a little along k (``_line_step``: together a fifth of the
+    smallest step between ks; the x label gives the largest shift), so that methods with equal
+    values stay visible side by side."""
     datasets = list(dict.fromkeys(frame.dataset)) or [""]
     methods = list(dict.fromkeys(frame.method))
     palette = plt.get_cmap("tab20" if len(methods) > 10 else "tab10")
     fig, axes = plt.subplots(1, len(datasets), figsize=(4.4 * len(datasets), 3.4), squeeze=False, sharey=True)
     for ax, dataset in zip(axes[0], datasets):
         part = frame[frame.dataset == dataset]
-        steps = np.diff(np.unique(part.k.astype(float)))
-        dodge = 0.5 * steps.min() / max(len(methods), 1) if steps.size else 0.0
+        dodge = _line_step(part.k, len(methods))
         for i, method in enumerate(methods):
             rows = part[part.method == method].sort_values("k")
             k = rows.k.astype(float) + dodge * (i - (len(methods) - 1) / 2)
@@ -596,10 +602,15 @@ def _per_dataset_lines(frame: pd.DataFrame, lines, png, *, ylabel: str, title: s
                         label=method if j == 0 else None)
         if hline is not None:
             ax.axhline(hline, color="grey", lw=0.8, ls=":")
-        ax.set_xlabel("k (features selected; methods shifted\nslightly apart along k)" if dodge else
+        shift = _max_shift(dodge, len(methods))
+        ax.set_xlabel(f"k (features selected; lines shifted\nsideways \u2264 \u00b1{shift:.2g} k)" if dodge else
                       "k (features selected)")
         ax.set_title(f"{dataset}, {int(part.folds.max()) if len(part) else 0} folds", fontsize=9)
-        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+        ks = sorted(set(part.k.astype(int)))
+        if 0 < len(ks) <= 12:  # ticks at the ks drawn: a point shifted sideways still reads as its k
+            ax.set_xticks(ks)
+        else:
+            ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
         ax.grid(alpha=0.3)
         if ylim:
             ax.set_ylim(*ylim)
@@ -682,6 +693,7 @@ def accuracy_vs_cost(chosen: pd.DataFrame, cost: pd.DataFrame, metric: str, png,
         if dataset in levels.index:
             ax.axhline(levels[dataset], color="k", lw=1, ls=":", label="all features (mean over rankers)")
         ax.set_xscale("log")
+        _plain_log_ticks(ax)
         ax.set_xlabel("selection CPU seconds per fold (log)")
         if len(datasets) > 1:  # one dataset: the figure's title names it
             ax.set_title(dataset, fontsize=9)
@@ -701,6 +713,21 @@ def accuracy_vs_cost(chosen: pd.DataFrame, cost: pd.DataFrame, metric: str, png,
     save(fig, png)
     if csv:
         write_text(csv, points.to_csv(index=False, float_format="%.6g"))
+
+
+def _plain_log_ticks(ax) -> None:
+    """Plain numbers (0.5, 1, 2, 10) on a log x axis instead of powers of ten; within two decades
+    the 2s and 5s between the powers are labelled too (matplotlib's own labels for them overlap)."""
+    low, high = ax.get_xlim()
+    plain = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}")
+    ax.xaxis.set_major_formatter(plain)
+    few = high / low < 100
+
+    def minor(v, _):
+        mantissa = round(v / 10 ** np.floor(np.log10(v)), 6)
+        return f"{v:g}" if few and mantissa in (2, 5) else ""
+
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.FuncFormatter(minor))
 
 
 def _unmeasured_note(unmeasured: pd.DataFrame) -> str:
