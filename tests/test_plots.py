@@ -122,3 +122,15 @@ def test_the_cost_figure_notes_points_drawn_at_0_01_s_only_when_there_are_some(d
 def test_a_title_that_names_the_dataset_is_not_followed_by_it_again(title, dataset, expected):
     run = types.SimpleNamespace(experiment=lambda name: {"title": title})
     assert Run.experiment_title(run, "demo", dataset) == expected
+
+
+def test_the_recovery_curves_shift_their_lines_by_a_fifth_of_a_step_and_say_so(drawn, tmp_path):
+    recovery = pd.DataFrame([{"dataset": "synthetic", "method": m, "k": k, "precision": 1.0, "recall": k / 10,
+                              "folds": 5} for m in ("a", "b", "c") for k in (3, 6, 10)])
+    plots.recovery_curves(recovery, tmp_path / "r.png")
+    (fig,) = drawn
+    ax = fig.axes[0]
+    xs = np.concatenate([np.asarray(line.get_xdata(), dtype=float) for line in ax.lines])  # precision and recall
+    assert np.abs(xs - np.round(xs)).max() == pytest.approx(0.3)
+    assert ax.get_xlabel() == "k (features selected; lines shifted\nsideways \u2264 \u00b10.3 k)"
+    assert list(ax.get_xticks()) == [3, 6, 10]
