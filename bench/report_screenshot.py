@@ -86,7 +86,7 @@ def screenshot(report: Path, out: Path, size: str, view, profile: Path) -> None:
         page = report.with_name("report_view.html")
         page.write_text(head + CLICKER.replace("CLICKS", json.dumps(view)) + "</body>" + tail)
     out.parent.mkdir(parents=True, exist_ok=True)
-    browser = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+    browser = [chromium(), "--headless", "--no-sandbox", "--disable-gpu",
                f"--user-data-dir={profile}", "--virtual-time-budget=8000", f"--window-size={size}"]
     if view:
         dom = subprocess.run([*browser, "--dump-dom", page.as_uri()], check=True, capture_output=True, text=True).stdout
