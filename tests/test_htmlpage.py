@@ -42,3 +42,11 @@ def test_write_markdown_writes_both_or_only_markdown(tmp_path):
     assert "<title>given</title>" in (tmp_path / "t.html").read_text()
     write_markdown(tmp_path / "u.md", "no table")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.html", "t.md", "u.md"]
+
+
+def test_a_wide_table_scrolls_in_its_own_box_not_the_page():
+    html = page(TABLE + "\n" + TABLE)
+    boxes = re.findall(r'<div class="table">\s*<table>.*?</table>\s*</div>', html, flags=re.S)
+    assert len(boxes) == 2 and html.count("<table>") == 2  # every table in its box, the notes outside
+    assert re.search(r"div\.table \{[^}]*overflow: auto", html)
+    assert "<p>Cells:" in html.split("</div>")[1]

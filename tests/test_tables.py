@@ -63,8 +63,10 @@ def test_written_tables(runs, tmp_path):
     md = (tmp_path / "t.md").read_text()
     assert "| imp | r | 2 | " in md and "0.4500 ± 0.2121" in md
     assert "| imp | r | vali (2) |" in md
-    # header, rule, 4 rows, a blank line and the footnote saying what the cells are
-    assert to_markdown(summarise(read_runs(runs))).count("\n") == 2 + 4 + 2
+    # header, rule, 4 rows, a blank line and the footnote saying what the cells are, then how to read "vali (2)"
+    assert to_markdown(summarise(read_runs(runs))).count("\n") == 2 + 4 + 2 + 2
+    assert ('\n\nk = "vali" (2): the k chosen on each fold\'s validation split (the k with the best vali '
+            'NDCG@10), in brackets every k some fold chose; the test metrics are each fold\'s at its own choice.\n') in md
     assert "mean ± standard deviation over the 2 folds' means" in md
     one = to_markdown(summarise(read_runs([r for r in runs if r["fold"] == 1])))  # a single split: no ±
     assert "±" not in one.split("\n\n")[0] and "one fold (the dataset's single train/vali/test split)" in one
@@ -99,8 +101,11 @@ def test_metric_by_k_table(runs):
     lines = by_k_markdown(summarise(read_runs(runs), "NDCG@10")).splitlines()
     assert lines[0] == "| method | ranker | k=2 | k=4 | vali | fixed |"
     # WAF's only k (8, all features) is outside the grid: the "fixed" column
-    assert lines[2:] == ["| imp | r | 0.4500 | 0.4000 | 0.4500 (2) |  |",
-                         "| waf | r |  |  |  | 0.4000 (k=8) |"]
+    assert lines[2:4] == ["| imp | r | 0.4500 | 0.4000 | 0.4500 (2) |  |",
+                          "| waf | r |  |  |  | 0.4000 (k=8) |"]
+    assert lines[4:] == ["", 'the "vali" column (2): the k chosen on each fold\'s validation split (the k with the best '
+                             'vali NDCG@10), in brackets every k some fold chose; the test metrics are each fold\'s at '
+                             'its own choice.']
 
 
 def test_unknown_table_metric(runs):
@@ -208,6 +213,7 @@ def test_own_model_curve_has_no_vali_row_and_compares_at_the_full_model(own_runs
     md = to_markdown(table, ("NDCG@10",), comparison=comp)
     assert "| fsm | own | 8 | 0.5000 ± 0.0000▲1 |" in md and "1 = fsm/own vs gas/svm" in md
     assert "| fsm | own | 2 | 0.7500 ± 0.0707 |" in md  # per-k tests mark the figures, not the table
+    assert "| gas | svm | vali (2,4) |" in md and 'k = "vali" (2,4): the k chosen on each fold\'s validation' in md
     assert "▲" not in to_markdown(table, ("NDCG@10",), comparison=comp, alpha=0.01)
     only_ndcg = comp.assign(p=comp.p.where(comp.metric == "NDCG@10", 1.0))
     assert "▲" not in to_markdown(table, ("P@1",), comparison=only_ndcg)  # marks and their note: shown columns only

@@ -66,14 +66,32 @@ def _read(path, args, n_features=None):
 
 
 def _read_scores(path, n_rows: int) -> np.ndarray:
+    """One score per line of ``path`` (blank lines and ``#`` comments skipped); every error names
+    the line as a text editor numbers it (1-based)."""
     try:
-        scores = np.loadtxt(path, dtype=np.float64, ndmin=1)
-    except ValueError as exc:
-        raise DataError(f"{path}: not one number per line ({exc})") from None
-    if scores.ndim != 1 or len(scores) != n_rows:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file") from None
+    except UnicodeDecodeError:
+        raise DataError(f"{path}: not a text file of scores (not UTF-8)") from None
+    scores, line_of = [], []
+    for number, line in enumerate(lines, 1):
+        fields = line.partition("#")[0].split()
+        if not fields:
+            continue
+        if len(fields) > 1:
+            raise DataError(f"{path}: line {number}: {len(fields)} values, expected one score per line")
+        try:
+            scores.append(float(fields[0]))
+        except ValueError:
+            raise DataError(f"{path}: line {number}: {fields[0]!r} is not a number") from None
+        line_of.append(number)
+    scores = np.asarray(scores, dtype=np.float64)
+    if len(scores) != n_rows:
         raise DataError(f"{path}: {len(scores)} scores for {n_rows} rows of the data file")
     if not np.all(np.isfinite(scores)):
-        raise DataError(f"{path}: line {int(np.flatnonzero(~np.isfinite(scores))[0]) + 1} is not a finite number")
+        raise DataError(f"{path}: line {line_of[int(np.flatnonzero(~np.isfinite(scores))[0])]} is not a finite number")
     return scores
 
 

@@ -20,7 +20,8 @@ body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; fo
 h1, h2, h3, h4 { font-weight: 600; margin: 18px 0 8px; }
 h1 { font-size: 19px; } h2 { font-size: 16px; } h3 { font-size: 15px; } h4 { font-size: 13px; }
 p { max-width: 980px; line-height: 1.45; }
-table { border-collapse: collapse; margin: 6px 0 10px; }
+div.table { overflow: auto; max-width: 100%; max-height: 85vh; margin: 6px 0 10px; }
+table { border-collapse: collapse; }
 th, td { border: 1px solid #d0d7de; padding: 3px 8px; white-space: nowrap; }
 th { background: #f3f4f6; text-align: left; position: sticky; top: 0; }
 tr:nth-child(even) td { background: #fafbfc; }
@@ -36,7 +37,9 @@ def page(text: str, title: str | None = None) -> str:
     """One HTML page (UTF-8, inline CSS) from Markdown text.
 
     Headings, paragraphs and pipe tables; cells that hold decimal numbers are right-aligned
-    whatever the Markdown's alignment.
+    whatever the Markdown's alignment, and a table wider or taller than the window scrolls in
+    its own box (``overflow: auto``, at most 85% of the window's height, the header row kept in
+    view) rather than widening the page.
 
     Parameters
     ----------
@@ -51,6 +54,9 @@ def page(text: str, title: str | None = None) -> str:
     """
     body = markdown.markdown(text, extensions=["tables"], output_format="html")
     body = _NUMBER_CELL.sub(r'<td class="num">\1</td>', body)
+    # a table wider (or taller) than the window scrolls inside its own box, whose scroll bars stay in
+    # view: the page and its notes keep the window's width
+    body = body.replace("<table>", '<div class="table">\n<table>').replace("</table>", "</table>\n</div>")
     if title is None:
         heading = re.search(r"^#+\s*(.+)$", text, flags=re.M)
         title = heading.group(1).strip() if heading else "table"

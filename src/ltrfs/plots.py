@@ -56,10 +56,13 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
     1-3). One legend for the figure; points whose mean covers fewer folds than the others are left
     out (the table marks them). The standard deviation over folds is drawn as error bars when a
     panel has at most ``max_error_bars`` lines (beyond that they hide the lines; the CSV keeps it),
-    the lines' bars side by side, shifted a little in k. The all-features ``baselines`` are drawn
-    as a horizontal dashed line with a std band, and the reference rows of the table
-    (``tables.REFERENCE_RANKER``: a constant score in file order and in random order) as grey
-    dotted and dash-dotted lines in every panel.
+    the lines' bars side by side, shifted a little in k (together at most a fifth of the gap
+    between ks; the x label gives the shift; no shift with one fold). The
+    all-features ``baselines`` are drawn as a horizontal dashed line with a std band, and the
+    reference rows of the table (``tables.REFERENCE_RANKER``: a constant score in file order and
+    in random order) as grey dotted and dash-dotted lines in every panel or, when they lie outside
+    the y axis fitted to the lines, as grey triangles on its edge with their values, and the legend
+    says "below the axis".
 
     Parameters
     ----------
@@ -99,8 +102,7 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
                              squeeze=False, sharey=True)
     handles, marks = {}, {}
     bars = max((part.label.nunique() for part in panels.values()), default=0) <= max_error_bars
-    steps = np.diff(np.unique(rows.k_num)) if len(rows) else np.array([])
-    dodge = 0.5 * steps.min() / max(len(labels), 1) if steps.size else 0.0
+    dodge = _dodge(rows, len(labels)) if bars else 0.0
     for ax, (name, panel) in zip(axes[0], panels.items()):
         for label, group in panel.groupby("label", sort=False):
             group = group.sort_values("k_num")
@@ -131,9 +133,6 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
                     marks[f"circled: differs from {shown}, same k; paired t-test p < {alpha:g})"] = ax.plot(
                         hit.k_num + (shift if bars else 0.0), hit[metric], ls="none", marker="o", ms=9, mfc="none", mec=edge, mew=1.1)[0]
         handles.update(marks)
-        for (ref_name, ref), style in zip(references.groupby("method", sort=False), (":", "-.")):
-            value = ref[metric].iloc[0]  # the legend gives the value: the line may lie below the fitted range
-            handles[f"{ref_name} (no model): {value:.3f}"] = ax.axhline(value, ls=style, lw=1, color="0.45")
         if name:
             ax.set_title(name)
         ax.set_xlabel("number of features k")
@@ -145,7 +144,14 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
         low, high = (rows[metric] - spread).min(), (rows[metric] + spread).max()
         pad = 0.15 * (high - low) or 0.01
         axes[0][0].set_ylim(low - pad, high + pad)
-    fig.legend(list(handles.values()), list(handles), fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    handles.update(_draw_references(axes[0], references, metric))
+    ks = sorted(set(rows.k_num[~rows.method.isin(list(baselines))]))
+    for ax in axes[0]:  # ticks at the ks run: a point shifted sideways still reads as its k
+        if ks:
+            ax.set_xticks(ks)
+        if dodge:
+            ax.set_xlabel(DODGE_NOTE.format(shift=_max_shift(dodge, len(labels))))
+    _legend_beside(fig, axes[0], list(handles.values()), list(handles))
     if title:
         fig.suptitle(title, y=1.03)
     save(fig, png, pdf)
@@ -164,6 +170,67 @@ def _significant_points(comparison, metric: str, alpha: float) -> dict:
         return {}
     rows = comparison[(comparison["at"] == "k") & (comparison.metric == metric) & (comparison.p < alpha)]
     return {(a, b): set(part.k_b.astype(str)) for (a, b), part in rows.groupby(["a", "b"], sort=False)}
+
+
+#: the x label of a metric-vs-k figure whose lines are shifted sideways (``{shift}``: the largest shift)
+DODGE_NOTE = "number of features k\n(lines shifted sideways \u2264 \u00b1{shift:.2g} k)"
+
+
+def _dodge(rows: pd.DataFrame, n_lines: int) -> float:
+    """The sideways step between neighbouring lines' points of a metric-vs-k figure
+    (``_line_step``), none with one fold (no error bars to separate)."""
+    if not len(rows) or rows.folds.max() < 2:
+        return 0.0
+    return _line_step(rows.k_num, n_lines)
+
+
+def _line_step(ks, n_lines: int) -> float:
+    """The sideways step between neighbouring lines' points so that ``n_lines`` lines together
+    span a fifth of the smallest gap between the ``ks`` (0 for one line or one k)."""
+    steps = np.diff(np.unique(np.asarray(ks, dtype=float)))
+    return 0.2 * steps.min() / (n_lines - 1) if steps.size and n_lines > 1 else 0.0
+
+
+def _max_shift(dodge: float, n_lines: int) -> float:
+    """The largest shift of a point from its k, for lines ``dodge`` apart."""
+    return dodge * (n_lines - 1) / 2
+
+
+def _draw_references(axes, references: pd.DataFrame, metric: str) -> dict:
+    """The reference rows (a constant score in file order, in random order) in every panel.
+
+    Within the y axis each is a grey horizontal line; beyond it (often far below the lines the
+    axis fits), a grey triangle on the axis edge it lies beyond, with its value, and the legend
+    says "below the axis" or "above the axis". Returns legend label -> handle.
+    """
+    out = {}
+    low, high = axes[0].get_ylim()
+    for i, ((name, ref), style) in enumerate(zip(references.groupby("method", sort=False), (":", "-."))):
+        value = ref[metric].iloc[0]
+        if low <= value <= high:
+            for ax in axes:
+                handle = ax.axhline(value, ls=style, lw=1, color="0.45")
+            out[f"{name} (no model): {value:.3f}"] = handle
+            continue
+        below = value < low
+        marker, fill = ("v" if below else "^"), ("0.45" if i == 0 else "white")
+        x, y = 0.97 - 0.2 * i, (0.0 if below else 1.0)  # on the bottom (top) edge, from the right
+        for ax in axes:
+            ax.plot([x], [y], transform=ax.transAxes, clip_on=False, ls="none", marker=marker, ms=7, mfc=fill,
+                    mec="0.45", zorder=5)
+            ax.annotate(f"{value:.3f}", (x, y), xycoords="axes fraction", xytext=(-6, 5 if below else -5),
+                        textcoords="offset points", ha="right", va="bottom" if below else "top", fontsize=7,
+                        color="0.35")
+        out[f"{name} (no model): {value:.3f}, {'below' if below else 'above'} the axis"] = Line2D(
+            [], [], ls="none", marker=marker, ms=7, mfc=fill, mec="0.45")
+    return out
+
+
+def _legend_beside(fig, axes, handles, labels, **kwargs) -> None:
+    """One legend for the figure, just right of its rightmost panel (no empty band between them)."""
+    right = max(ax.get_position().x1 for ax in np.ravel(axes))
+    gap = 0.12 / fig.get_figwidth()  # about 0.12 inch
+    fig.legend(handles, labels, fontsize=8, loc="center left", bbox_to_anchor=(right + gap, 0.5), **kwargs)
 
 
 def _feature_labels(n: int, names=None) -> list[str]:
@@ -417,8 +484,7 @@ def curves_by_group(frame: pd.DataFrame, x: str, metrics, group: str, png, pdf=N
         ax.set_ylabel(ylabel.format(metric=metric))
         ax.grid(alpha=0.3)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, fontsize=8, loc="center left", bbox_to_anchor=(0.92, 0.5), title=legend_title,
-               title_fontsize=8)
+    _legend_beside(fig, axes[0], handles, labels, title=legend_title, title_fontsize=8)
     if title:
         fig.suptitle(title, y=1.03)
     save(fig, png, pdf)
@@ -470,7 +536,7 @@ def grouped_bars(rows: pd.DataFrame, group: str, bar: str, value: str, png, pdf=
     ax.grid(axis="y", alpha=0.3)
     top = (rows[value] + rows[value + "_std"]).max()
     ax.set_ylim(0, top * 1.15 if top == top and top > 0 else 1)
-    fig.legend(list(handles.values()), list(handles), fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    _legend_beside(fig, [ax], list(handles.values()), list(handles))
     if title:
         ax.set_title(title, fontsize=10)
     save(fig, png, pdf)
@@ -518,16 +584,16 @@ def _per_dataset_lines(frame: pd.DataFrame, lines, png, *, ylabel: str, title: s
     """Curves against k: one panel per dataset, one colour per method; ``lines`` is a list of
     (column, line style, marker) drawn for each method (the first one labelled with the method);
     ``extra_legend`` (handle, label) pairs explain the styles; ``hline``: a grey dotted level.
-    Each method's points are shifted a little along k (at most a quarter of the smallest step
-    between ks), so that methods with equal values stay visible side by side."""
+    Each method's points are shifted a little along k (``_line_step``: together a fifth of the
+    smallest step between ks; the x label gives the largest shift), so that methods with equal
+    values stay visible side by side."""
     datasets = list(dict.fromkeys(frame.dataset)) or [""]
     methods = list(dict.fromkeys(frame.method))
     palette = plt.get_cmap("tab20" if len(methods) > 10 else "tab10")
     fig, axes = plt.subplots(1, len(datasets), figsize=(4.4 * len(datasets), 3.4), squeeze=False, sharey=True)
     for ax, dataset in zip(axes[0], datasets):
         part = frame[frame.dataset == dataset]
-        steps = np.diff(np.unique(part.k.astype(float)))
-        dodge = 0.5 * steps.min() / max(len(methods), 1) if steps.size else 0.0
+        dodge = _line_step(part.k, len(methods))
         for i, method in enumerate(methods):
             rows = part[part.method == method].sort_values("k")
             k = rows.k.astype(float) + dodge * (i - (len(methods) - 1) / 2)
@@ -536,10 +602,15 @@ def _per_dataset_lines(frame: pd.DataFrame, lines, png, *, ylabel: str, title: s
                         label=method if j == 0 else None)
         if hline is not None:
             ax.axhline(hline, color="grey", lw=0.8, ls=":")
-        ax.set_xlabel("k (features selected; methods shifted\nslightly apart along k)" if dodge else
+        shift = _max_shift(dodge, len(methods))
+        ax.set_xlabel(f"k (features selected; lines shifted\nsideways \u2264 \u00b1{shift:.2g} k)" if dodge else
                       "k (features selected)")
         ax.set_title(f"{dataset}, {int(part.folds.max()) if len(part) else 0} folds", fontsize=9)
-        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+        ks = sorted(set(part.k.astype(int)))
+        if 0 < len(ks) <= 12:  # ticks at the ks drawn: a point shifted sideways still reads as its k
+            ax.set_xticks(ks)
+        else:
+            ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
         ax.grid(alpha=0.3)
         if ylim:
             ax.set_ylim(*ylim)
@@ -547,9 +618,9 @@ def _per_dataset_lines(frame: pd.DataFrame, lines, png, *, ylabel: str, title: s
     handles, labels = axes[0][0].get_legend_handles_labels()
     handles += [h for h, _ in extra_legend]
     labels += [lab for _, lab in extra_legend]
-    fig.legend(handles, labels, fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5))
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
+    _legend_beside(fig, axes[0], handles, labels)
     save(fig, png)
 
 
@@ -596,6 +667,7 @@ def accuracy_vs_cost(chosen: pd.DataFrame, cost: pd.DataFrame, metric: str, png,
     levels = chosen[chosen.method.isin(list(baselines))].groupby("dataset")[metric].mean()
     points = (chosen.groupby(["dataset", "method"], sort=False)[metric].mean().reset_index()
               .merge(cost, on=["dataset", "method"], how="inner"))
+    unmeasured = points[points.cpu_s < 0.01]  # too short for Snakemake's benchmark (0 s): drawn at 0.01 s
     points["cpu_s"] = points.cpu_s.clip(lower=0.01)
     datasets = list(dict.fromkeys(points.dataset)) or [""]
     methods = list(dict.fromkeys(points.method))
@@ -621,8 +693,10 @@ def accuracy_vs_cost(chosen: pd.DataFrame, cost: pd.DataFrame, metric: str, png,
         if dataset in levels.index:
             ax.axhline(levels[dataset], color="k", lw=1, ls=":", label="all features (mean over rankers)")
         ax.set_xscale("log")
+        _plain_log_ticks(ax)
         ax.set_xlabel("selection CPU seconds per fold (log)")
-        ax.set_title(dataset, fontsize=9)
+        if len(datasets) > 1:  # one dataset: the figure's title names it
+            ax.set_title(dataset, fontsize=9)
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel(f"test {metric} at the vali-chosen k\n(mean over folds and rankers)")
     handles, labels = [], []
@@ -631,14 +705,37 @@ def accuracy_vs_cost(chosen: pd.DataFrame, cost: pd.DataFrame, metric: str, png,
             if lab not in labels:
                 handles.append(h)
                 labels.append(lab)
-    fig.legend(handles, labels, fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    fig.suptitle("Accuracy against selection cost", fontsize=10)
-    fig.text(0.01, -0.02, "Jobs too short for Snakemake's benchmark to measure (0 s) are drawn at 0.01 s.",
-             fontsize=8, ha="left", va="top")
+    fig.suptitle("Accuracy against selection cost" + (f": {datasets[0]}" if len(datasets) == 1 else ""), fontsize=10)
+    if len(unmeasured):
+        fig.text(0.01, -0.02, _unmeasured_note(unmeasured), fontsize=8, ha="left", va="top")
     fig.tight_layout()
+    _legend_beside(fig, axes[0], handles, labels)
     save(fig, png)
     if csv:
         write_text(csv, points.to_csv(index=False, float_format="%.6g"))
+
+
+def _plain_log_ticks(ax) -> None:
+    """Plain numbers (0.5, 1, 2, 10) on a log x axis instead of powers of ten; within two decades
+    the 2s and 5s between the powers are labelled too (matplotlib's own labels for them overlap)."""
+    low, high = ax.get_xlim()
+    plain = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}")
+    ax.xaxis.set_major_formatter(plain)
+    few = high / low < 100
+
+    def minor(v, _):
+        mantissa = round(v / 10 ** np.floor(np.log10(v)), 6)
+        return f"{v:g}" if few and mantissa in (2, 5) else ""
+
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.FuncFormatter(minor))
+
+
+def _unmeasured_note(unmeasured: pd.DataFrame) -> str:
+    """The note under the accuracy-vs-cost figure naming the points drawn at 0.01 s."""
+    names = sorted(set(unmeasured.method))
+    shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+    return (f"Drawn at 0.01 s: {shown} (selection too short for Snakemake's benchmark to measure, "
+            f"{unmeasured.cpu_s.max():.2g} s).")
 
 
 def recovery_curves(recovery: pd.DataFrame, png) -> None:

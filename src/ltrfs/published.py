@@ -146,7 +146,8 @@ def to_markdown(comparison: pd.DataFrame, title: str = "", tolerance: float | No
         return "\n".join(lines + ["The paper publishes no number for this dataset (a stand-in's numbers, for "
                                    "instance, say nothing about the real data)."]) + "\n"
     note = ("Cells: ours / published (ours − published); ours is the test mean over the folds of the "
-            "results table, at the k chosen on vali where the method has a k grid; published values "
+            "results table, at the k chosen on vali where the method has a k grid (k = \"vali (15,20)\": each "
+            "fold's own choice, every k some fold chose in brackets); published values "
             "from config/published (see its README for how each was read); — : no run of ours.")
     if comparison.metric.isin(COUNTS).any():
         note += (" k_best: the number of features the paper reports as best; ours is the k whose vali "

@@ -253,12 +253,24 @@ def to_markdown(table: pd.DataFrame, columns=DEFAULT_COLUMNS, metric: str = "NDC
     lines += ["", f"Test metrics, {summary}; p: paired "
               "two-sided t-test of the per-query test values against WAF with the same ranker, all folds' "
               "queries pooled. " + REFERENCE_NOTE]
+    lines += _vali_note(table, metric)
     if marks:
         pairs = comparison[["a", "b"]].drop_duplicates().itertuples(index=False)
         lines += ["", f"▲n / ▼n: significantly above / below (p < {alpha:g}, paired two-sided t-test, all folds' "
                       "test queries pooled) the other side of comparison n: "
                   + "; ".join(f"{n} = {a} vs {b}" for n, (a, b) in enumerate(pairs, 1)) + "."]
     return "\n".join(lines) + "\n"
+
+
+def _vali_note(table: pd.DataFrame, metric: str, column: bool = False) -> list[str]:
+    """The footnote lines that read a vali row's k, e.g. "vali (15,20)", when the table has one."""
+    vali = table[table.k == "vali"]
+    if vali.empty:
+        return []
+    example = max(vali.k_chosen.astype(str), key=lambda ks: (ks.count(","), ks))
+    where = 'the "vali" column' if column else 'k = "vali"'
+    return ["", f"{where} ({example}): the k chosen on each fold's validation split (the k with the best vali "
+                f"{metric}), in brackets every k some fold chose; the test metrics are each fold's at its own choice."]
 
 
 REFERENCE_NOTE = ("Reference rows (ranker " + REFERENCE_RANKER + "): every document gets the same score, "
@@ -311,6 +323,7 @@ def by_k_markdown(table: pd.DataFrame, metric: str = "NDCG@10", alpha: float = 0
         label = "all tied" if ranker == REFERENCE_RANKER else f"k={own.iloc[0]['k']}" if not own.empty else ""
         cells.append("" if own.empty else f"{cell(own.iloc[0].to_dict())} ({label})")
         lines.append("| " + " | ".join([method, ranker] + cells) + " |")
+    lines += _vali_note(table, metric, column=True)
     if (table["folds"] < n_folds).any():
         lines += ["", f"† mean over fewer than {n_folds} folds: some folds could not give this k "
                       "(k above the features the method built there)"]

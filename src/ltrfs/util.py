@@ -373,15 +373,37 @@ def error_line(exc: BaseException) -> str:
     Parameters
     ----------
     exc : BaseException
-        An OSError is told as "<file>: <what went wrong>".
+        An OSError is told as "<file>: <what went wrong>" (``os_error_text``).
 
     Returns
     -------
     str
     """
     if isinstance(exc, OSError) and exc.filename is not None:
-        return f"ltrfs: error: {exc.filename}: {(exc.strerror or str(exc)).lower()}"
+        return f"ltrfs: error: {os_error_text(exc)}"
     return f"ltrfs: error: {exc}"
+
+
+def os_error_text(exc: OSError, path=None) -> str:
+    """"<path>: <what went wrong>", in the one wording of every reader for a missing file.
+
+    A missing file is "<path>: no such file" wherever it is told (the readers of ``ltrfs.formats``,
+    ``ltrfs.io``, the registry, the command line); other errors keep the system's words, in lower case.
+
+    Parameters
+    ----------
+    exc : OSError
+    path : path-like or None
+        The file named; None: the error's own ``filename``.
+
+    Returns
+    -------
+    str
+    """
+    path = exc.filename if path is None else path
+    if isinstance(exc, FileNotFoundError):
+        return f"{path}: no such file"
+    return f"{path}: {(exc.strerror or str(exc)).lower()}"
 
 
 def log_to(path=None, level: str = "INFO") -> None:

@@ -68,6 +68,7 @@ import yaml
 
 from ltrfs.datasets import synthetic
 from ltrfs.datasets.archive_spec import format_of, parse_checksum
+from ltrfs.util import os_error_text
 
 SPLITS = ("train", "vali", "test")
 
@@ -308,7 +309,7 @@ def load_registry(path) -> dict[str, dict]:
     try:
         text = path.read_text()
     except OSError as exc:
-        raise ValueError(f"dataset registry {path}: cannot read: {exc.strerror or exc}") from None
+        raise ValueError(f"dataset registry {os_error_text(exc, path)}") from None
     try:
         raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -382,7 +383,7 @@ def feature_names(entry: dict, root=None) -> list[str] | None:
     try:
         lines = p.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
-        raise ValueError(f"dataset {entry.get('name', '?')!r}: feature_names: cannot read {p}: {exc.strerror or exc}") from None
+        raise ValueError(f"dataset {entry.get('name', '?')!r}: feature_names: {os_error_text(exc, p)}") from None
     lines = [line.strip() for line in lines if line.strip()]
     n = entry.get("n_features")
     if n is not None and len(lines) != n:

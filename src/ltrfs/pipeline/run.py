@@ -1,6 +1,7 @@
 """The questions every stage's planning asks of a run: its config and the dataset registry."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ltrfs.config import convention_of, folds_of, train_metrics
@@ -92,6 +93,19 @@ class Run:
         return feature_names(self.registry[dataset], Path(self.config["datasets_file"]).parent)
 
     def experiment_title(self, experiment: str, dataset: str) -> str:
-        """The experiment's title, followed by the dataset unless the title names it already."""
+        """The experiment's title, followed by the dataset unless the title names it already.
+
+        Any case and spelling of separators names it: "Synthetic data" names ``synthetic``,
+        "MSLR-WEB10K" names ``mslr_web10k``.
+
+        Parameters
+        ----------
+        experiment, dataset : str
+
+        Returns
+        -------
+        str
+        """
         title = self.experiment(experiment).get("title", experiment)
-        return title if dataset in title else f"{title}: {dataset}"
+        plain = re.sub(r"[^0-9a-z]", "", title.lower())
+        return title if re.sub(r"[^0-9a-z]", "", dataset.lower()) in plain else f"{title}: {dataset}"

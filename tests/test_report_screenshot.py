@@ -1,0 +1,75 @@
+"""bench/report_screenshot.py builds the report outside the repository and leaves its tree as it was.
+
+Snakemake and Chromium are replaced by fakes that write what the real ones write (the report,
+the screenshot, the clicked page's DOM), so the test runs without a finished run or a browser."""
+import importlib.util
+import shutil
+import subprocess
+import types
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+RUN = subprocess.run  # the real one: the fakes below replace subprocess.run for the script
+
+
+@pytest.fixture
+def script():
+    spec = importlib.util.spec_from_file_location("report_screenshot", REPO / "bench" / "report_screenshot.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _git_status() -> str | None:
+    if not shutil.which("git") or not (REPO / ".git").exists():
+        return None
+    done = RUN(["git", "-C", str(REPO), "status", "--porcelain"], capture_output=True, text=True)
+    return done.stdout if done.returncode == 0 else None
+
+
+def _fakes(calls: list, report_dirs: list):
+    def run(cmd, **kwargs):
+        calls.append(cmd)
+        if "--report" in cmd:
+            report = Path(cmd[cmd.index("--report") + 1])
+            report_dirs.append(report.parent)
+            report.write_text("<html><body><p>report</p></body></html>")
+            return types.SimpleNamespace(returncode=0, stderr="", stdout="")
+        shot = [a for a in cmd if a.startswith("--screenshot=")]
+        if shot:
+            Path(shot[0].split("=", 1)[1]).write_bytes(b"\x89PNG fake")
+        return types.SimpleNamespace(returncode=0, stdout='<body data-clicked="9">', stderr="")  # every click made
+    return run
+
+
+@pytest.mark.parametrize("view", [[], ["demo", "Tables"]])
+def test_the_report_is_built_in_a_temporary_folder_and_the_repository_is_unchanged(script, monkeypatch, tmp_path,
+                                                                                 view):
+    before = _git_status()
+    calls, report_dirs = [], []
+    monkeypatch.setattr(script.subprocess, "run", _fakes(calls, report_dirs))
+    monkeypatch.setattr(script, "chromium", lambda: "chromium")
+    out = tmp_path / "shot.png"
+    script.main(["--workdir", str(tmp_path), "--out", str(out), *(["--view", *view] if view else [])])
+    assert out.read_bytes() == b"\x89PNG fake"
+    (folder,) = report_dirs
+    assert REPO not in folder.parents and folder != REPO and tmp_path not in folder.parents
+    assert not folder.exists()  # the temporary folder is gone with its report
+    shot = calls[-1]
+    assert shot[-1].endswith("report_view.html" if view else "report.html")
+    assert any(a.startswith("--user-data-dir=") and str(folder) in a for a in shot)
+    assert not (REPO / "report_view.html").exists() and not (tmp_path / "report.html").exists()
+    if before is not None:
+        assert _git_status() == before
+
+
+def test_report_dir_keeps_the_report_and_its_clicking_copy(script, monkeypatch, tmp_path):
+    monkeypatch.setattr(script.subprocess, "run", _fakes([], []))
+    monkeypatch.setattr(script, "chromium", lambda: "chromium")
+    keep = tmp_path / "kept"
+    script.main(["--workdir", str(tmp_path), "--out", str(tmp_path / "s.png"), "--report-dir", str(keep),
+                 "--view", "Leaderboard"])
+    assert sorted(p.name for p in keep.iterdir()) == ["report.html", "report_view.html"]
+    assert '["Leaderboard"]' in (keep / "report_view.html").read_text()
