@@ -21,6 +21,7 @@ from ltrfs.formats import (REFERENCE_HEAD, RUN_HEAD, load_models, load_selector,
 from ltrfs.pipeline.select import SelectPlanning
 from ltrfs.rankers import make_ranker, ranker_class, ranker_grid
 from ltrfs.selection import SELECTORS
+from ltrfs.selection.base import OwnPredictions
 from ltrfs.tuning import SELECTION_TIES, search
 from ltrfs.util import Progress, stable_seed, write_json, write_text
 
@@ -101,32 +102,6 @@ def fit_best(ranker: dict, train: RankingData, vali: RankingData | None, *, metr
         base["warm_start"] = True
     return search(lambda **point: make_ranker(algorithm, **{**base, **point}), points, train, vali,
                   what=algorithm, metric=metric, convention=convention, ties=ties, warm_start=warm)
-
-
-class OwnPredictions:
-    """A fitted selector used as a ranker.
-
-    ``predict(X)`` is its ``predict_scores(X)`` (P(relevant) or the expected label, as Lei & Han
-    report them), or with ``k`` its ``predict_scores_k(X, k)`` (its model restricted to its top k
-    features, Lai et al. Figs. 1-3).
-
-    Parameters
-    ----------
-    selector : Selector
-        A fitted selector with ``predict_scores`` (and ``predict_scores_k`` when ``k`` is given).
-    k : int or None, default None
-        Restrict the model to the selector's top k features.
-    """
-
-    def __init__(self, selector, k: int | None = None):
-        self.selector = selector
-        self.k = k
-
-    def predict(self, X) -> np.ndarray:
-        """Scores float64 (m,) of the rows of ``X`` by the selector's own model."""
-        if self.k is None:
-            return self.selector.predict_scores(X)
-        return self.selector.predict_scores_k(X, self.k)
 
 
 def has_own_predictions(algorithm: str) -> bool:
