@@ -364,6 +364,8 @@ def _read_model_file(path, what: str, kind: str, trust: bool):
         raise DataError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise DataError(f"{path}: is a directory, not a {what} file") from None
+    if not raw:
+        raise DataError(f"{path}: empty file, not a {what} file")
     if raw.startswith(signed.MAGIC):
         obj = signed.load(path, what, trust=trust)
         if not isinstance(obj, dict) or obj.get("format") != (MODEL_FORMAT if kind == MODEL_KIND else SELECTOR_FORMAT):
@@ -451,11 +453,14 @@ def _damage(exc: Exception) -> str:
 
 def _model_document(record: dict) -> dict:
     """A model record as JSON (``save_models``); NoCodeFreeForm when its estimator has no such form."""
+    estimator = record["estimator"]
+    if not hasattr(estimator, "to_state"):
+        raise NoCodeFreeForm(f"a {type(estimator).__name__} has no code-free form")
     projection = record.get("projection")
     return {"ranker": record["ranker"], "n_features": int(record["n_features"]),
             "features": [int(f) + 1 for f in record["features"]],
             "projection": None if projection is None else np.asarray(projection, dtype=np.float64).tolist(),
-            "params": to_jsonable(record.get("params")), "model": record["estimator"].to_state()}
+            "params": to_jsonable(record.get("params")), "model": estimator.to_state()}
 
 
 def _model_record(doc: dict) -> dict:

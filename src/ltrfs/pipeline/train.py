@@ -1,6 +1,6 @@
 """Stage train (``workflow/rules/train.smk``): train a ranker on every k-view of a selection,
 hyperparameters chosen on vali (``ltrfs.tuning``), and evaluate the models on vali and test in
-the same job: ``models/{method}/{ranker}.pkl`` and ``.json``, ``runs/{method}/{ranker}.tsv``
+the same job: ``models/{method}/{ranker}.model`` and ``.json``, ``runs/{method}/{ranker}.tsv``
 (``ltrfs.formats``). Also the evaluations that need no training: ``reference.tsv`` (a constant
 score) and ``runs_{convention}/`` (saved models in another metric convention, ``rescore``)."""
 from __future__ import annotations
@@ -115,7 +115,7 @@ def own_selector(path, selection: dict):
     Parameters
     ----------
     path : str or os.PathLike or None
-        The method's ``select/{method}.pkl``.
+        The method's ``select/{method}.model``.
     selection : dict
         The selection record.
 
@@ -134,7 +134,7 @@ def own_selector(path, selection: dict):
         raise ValueError(f"method {selection['method']!r} ({algorithm}) has no predictions of its own; "
                          f"these have: {', '.join(a for a in sorted(SELECTORS) if has_own_predictions(a))}")
     if path is None:
-        raise ValueError(f"ranker own needs the fitted method of {selection['method']!r} (select/{{method}}.pkl)")
+        raise ValueError(f"ranker own needs the fitted method of {selection['method']!r} (select/{{method}}.model)")
     return load_selector(path, selection["method"])
 
 
@@ -335,7 +335,7 @@ def rescore(model_path, split_paths: dict, out_path, *, convention: str, ties: d
     Parameters
     ----------
     model_path : str or os.PathLike
-        ``models/{method}/{ranker}.pkl``.
+        ``models/{method}/{ranker}.model``.
     split_paths : dict
         ``{"vali": path, "test": path}``.
     out_path : str or os.PathLike
@@ -393,7 +393,7 @@ class TrainPlanning(SelectPlanning):
         """Ranker ``own`` reads the method's fitted model, written by its select job."""
         if self.ranker_config(wildcards)["algorithm"] != OWN:
             return {}
-        return {"selector": f"{self.fold.format(**wildcards)}/select/{wildcards.method}.pkl"}
+        return {"selector": f"{self.fold.format(**wildcards)}/select/{wildcards.method}.model"}
 
     def threads_of(self, method: str, ranker: str) -> int:
         """The ranker's own ``threads`` (default 1); ranker ``own`` takes the method's."""
