@@ -341,15 +341,16 @@ class TreeEnsemble:
 
     def _leaf_values(self, X: np.ndarray, tree: dict) -> np.ndarray:
         left, right, feature, threshold = tree["left"], tree["right"], tree["feature"], tree["threshold"]
-        rows = np.arange(X.shape[0])
         node = np.zeros(X.shape[0], dtype=np.int64)
+        rows = np.arange(X.shape[0])  # the rows not at a leaf yet
         for _ in range(len(left)):  # a path is never longer than the tree has nodes
-            inner = left[node] >= 0
-            if not inner.any():
+            at = node[rows]
+            inner = left[at] >= 0
+            rows, at = rows[inner], at[inner]
+            if not len(rows):
                 break
-            at = node[inner]
-            go_left = X[rows[inner], feature[at]] <= threshold[at]
-            node[inner] = np.where(go_left, left[at], right[at])
+            go_left = X[rows, feature[at]] <= threshold[at]
+            node[rows] = np.where(go_left, left[at], right[at])
         return tree["value"][node]
 
     def _summed(self, X) -> np.ndarray:
