@@ -32,7 +32,7 @@ def test_select_train_predict_eval_round_trip(files, tmp_path, capsys):
     record = json.loads(sel.read_text())
     assert record["params"]["metric"] == "map" and record["n_features"] == 6
     assert set(record["ranking"][:2]) == {2, 5}  # the planted features, 1-based
-    model = tmp_path / "m.pkl"
+    model = tmp_path / "m.model"
     code, _, err = run(capsys, "train", "--ranker", "ranksvm", "--set", "C=[0.01,1]", files["train"],
                        "--vali", files["vali"], "--selection", sel, "--k", 2, "--out", model)
     assert code == 0, err
@@ -53,7 +53,7 @@ def test_select_train_predict_eval_round_trip(files, tmp_path, capsys):
 
 
 def test_train_with_explicit_features_and_per_query_eval(files, tmp_path, capsys):
-    model = tmp_path / "m.pkl"
+    model = tmp_path / "m.model"
     assert run(capsys, "train", "--ranker", "ranksvm", "--set", "C=0.5", files["train"], "--features", "2,5",
                "--out", model)[0] == 0
     code, out, _ = run(capsys, "predict", model, files["train"])
@@ -74,7 +74,7 @@ def test_train_with_explicit_features_and_per_query_eval(files, tmp_path, capsys
     (["eval", "--convention", "letor4", "{train}", "{tmp}/short.txt"], "scores for"),
     (["select", "--method", "importance", "{bad}"], "bad.txt:2:"),
     (["eval", "--convention", "letor4", "{train}", "{tmp}"], "{tmp}: is a directory"),
-    (["predict", "{tmp}/missing.pkl", "{train}"], "{tmp}/missing.pkl: no such file"),
+    (["predict", "{tmp}/missing.model", "{train}"], "{tmp}/missing.model: no such file"),
 ])
 def test_errors_are_one_line(files, tmp_path, capsys, argv, message):
     (tmp_path / "short.txt").write_text("1\n2\n")
@@ -122,7 +122,7 @@ def test_fixed_parameter_is_not_replaced_by_the_default_grid(files, tmp_path, ca
 
     assert ranker_grid({"algorithm": "ranksvm", "params": {"C": 1.0}}) == [{}]
     assert len(ranker_grid({"algorithm": "ranksvm"})) == 20
-    model = tmp_path / "m.pkl"
+    model = tmp_path / "m.model"
     assert run(capsys, "train", "--ranker", "ranksvm", "--set", "C=0.5", files["train"], "--vali", files["vali"],
                "--out", model)[0] == 0
     record = load_models(model)[6]
@@ -132,9 +132,9 @@ def test_fixed_parameter_is_not_replaced_by_the_default_grid(files, tmp_path, ca
 def test_train_without_vali_needs_a_single_grid_point(files, tmp_path, capsys):
     from ltrfs.formats import load_models
 
-    code, _, err = run(capsys, "train", "--ranker", "ranksvm", files["train"], "--out", tmp_path / "m.pkl")
+    code, _, err = run(capsys, "train", "--ranker", "ranksvm", files["train"], "--out", tmp_path / "m.model")
     assert code == 2 and "has 20 points; give --vali" in err
-    model = tmp_path / "l.pkl"
+    model = tmp_path / "l.model"
     assert run(capsys, "train", "--ranker", "lambdamart", "--set", "n_estimators=30", files["train"],
                "--out", model)[0] == 0
     booster = load_models(model)[6]["estimator"]
@@ -144,7 +144,7 @@ def test_train_without_vali_needs_a_single_grid_point(files, tmp_path, capsys):
 def test_predict_pads_sparse_files_to_the_model_width(files, tmp_path, capsys):
     from ltrfs.formats import load_models
 
-    model = tmp_path / "m.pkl"
+    model = tmp_path / "m.model"
     run(capsys, "train", "--ranker", "ranksvm", "--set", "C=0.1", files["train"], "--out", model)
     dense = io.read_letor(files["vali"])
     sparse = tmp_path / "sparse.txt"  # feature 6 left out of every line, as SVMlight allows
@@ -176,7 +176,7 @@ def test_bad_model_selection_and_parameter_files(files, tmp_path, capsys, make_f
 
 
 def test_predict_names_the_available_k(files, tmp_path, capsys):
-    model = tmp_path / "m.pkl"
+    model = tmp_path / "m.model"
     run(capsys, "train", "--ranker", "ranksvm", "--set", "C=0.1", files["train"], "--out", model)
     code, _, err = run(capsys, "predict", model, files["vali"], "--k", 3)
     assert code == 2 and "has no model for k=3; available: 6" in err
@@ -187,7 +187,7 @@ def test_bare_train_uses_the_default_grid_for_every_ranker(files, tmp_path, caps
     """``ltrfs train --ranker NAME TRAIN --vali VALI`` works for every ranker with its default
     grid (chosen on vali) and ``ltrfs predict`` scores every row; the planted features make the
     model clearly better than file order."""
-    model = tmp_path / "m.pkl"
+    model = tmp_path / "m.model"
     code, _, err = run(capsys, "train", "--ranker", ranker, files["train"], "--vali", files["vali"], "--out", model)
     assert code == 0, err
     code, out, err = run(capsys, "predict", model, files["vali"])
@@ -214,7 +214,7 @@ def test_projection_selection_round_trip(files, tmp_path, capsys):
     assert projection.shape == (len(features), 2)
     groups = record["projection"][:2]
     assert sorted(features + 1) == sorted(f for g in groups for f in g["features"])
-    model_path = tmp_path / "m.pkl"
+    model_path = tmp_path / "m.model"
     code, _, err = run(capsys, "train", "--ranker", "ranksvm", "--set", "C=1.0", files["train"],
                        "--selection", sel, "--k", 2, "--out", model_path)
     assert code == 0, err
@@ -247,9 +247,9 @@ def test_eval_ties_option(files, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["train", "--ranker", "lambdamart", "--set", "max_leaves=1", "/no/such/train.txt", "--out", "/tmp/never.pkl"],
+    (["train", "--ranker", "lambdamart", "--set", "max_leaves=1", "/no/such/train.txt", "--out", "/tmp/never.model"],
      "lambdamart: max_leaves must be an integer >= 2; got 1"),
-    (["train", "--ranker", "ranksvm", "--set", "C=[1,0]", "/no/such/train.txt", "--out", "/tmp/never.pkl"],
+    (["train", "--ranker", "ranksvm", "--set", "C=[1,0]", "/no/such/train.txt", "--out", "/tmp/never.model"],
      "ranksvm: C must be a finite number > 0; got 0"),
     (["select", "--method", "gas", "--set", "t_vali=0", "/no/such/train.txt"], "gas: t_vali must be an integer >= 1; got 0"),
 ])
@@ -281,7 +281,7 @@ def test_params_lists_each_parameter_with_its_default_allowed_values_and_meaning
 
 @pytest.mark.parametrize("argv", [
     ["select", "--method", "importance", "{train}", "--out", "{out}/sel.json"],
-    ["train", "--ranker", "ranksvm", "--set", "C=1", "{train}", "--out", "{out}/model.pkl"],
+    ["train", "--ranker", "ranksvm", "--set", "C=1", "{train}", "--out", "{out}/model.model"],
 ])
 def test_a_full_disk_is_one_line_naming_the_file_and_leaves_nothing(files, tmp_path, argv):
     """A write that fails half-way (here the file-size limit of the process, as a full disk

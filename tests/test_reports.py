@@ -29,10 +29,10 @@ def fold(tmp_path):
 def test_own_ranker_is_the_methods_model_fitted_by_the_selection(fold, tmp_path):
     method = {"algorithm": "ordinal_cr"}
     select("cr", method, fold["train"], fold["vali"], {}, tmp_path / "cr.json", seed=5, convention="letor4",
-           out_selector=tmp_path / "cr.pkl")
-    train(tmp_path / "cr.json", "own", {"algorithm": OWN}, fold["train"], fold["vali"], tmp_path / "m.pkl",
-          tmp_path / "m.json", ks=[], metric="ndcg@10", convention="letor4", seed=5, selector_path=tmp_path / "cr.pkl")
-    models = load_models(tmp_path / "m.pkl")
+           out_selector=tmp_path / "cr.model")
+    train(tmp_path / "cr.json", "own", {"algorithm": OWN}, fold["train"], fold["vali"], tmp_path / "m.model",
+          tmp_path / "m.json", ks=[], metric="ndcg@10", convention="letor4", seed=5, selector_path=tmp_path / "cr.model")
+    models = load_models(tmp_path / "m.model")
     assert list(models) == [6]  # one model on all d features
     vali = io.load_npz(fold["vali"])
     train_data = io.load_npz(fold["train"])
@@ -42,12 +42,12 @@ def test_own_ranker_is_the_methods_model_fitted_by_the_selection(fold, tmp_path)
     assert info["algorithm"] == OWN and info["k"]["6"]["chosen"]["n_selected"] == oracle.chosen_["n_selected"]
     # the selector file must be this selection's
     select("cr2", method, fold["train"], fold["vali"], {}, tmp_path / "cr2.json", seed=5, convention="letor4")
-    with pytest.raises(ValueError, match=r"cr.pkl: holds method 'cr', the selection is 'cr2'"):
-        train(tmp_path / "cr2.json", "own", {"algorithm": OWN}, fold["train"], fold["vali"], tmp_path / "m2.pkl",
+    with pytest.raises(ValueError, match=r"cr.model: holds method 'cr', the selection is 'cr2'"):
+        train(tmp_path / "cr2.json", "own", {"algorithm": OWN}, fold["train"], fold["vali"], tmp_path / "m2.model",
               tmp_path / "m2.json", ks=[], metric="ndcg@10", convention="letor4", seed=5,
-              selector_path=tmp_path / "cr.pkl")
+              selector_path=tmp_path / "cr.model")
     with pytest.raises(ValueError, match=r"m.json: not an ltrfs selector file"):
-        train(tmp_path / "cr2.json", "own", {"algorithm": OWN}, fold["train"], fold["vali"], tmp_path / "m2.pkl",
+        train(tmp_path / "cr2.json", "own", {"algorithm": OWN}, fold["train"], fold["vali"], tmp_path / "m2.model",
               tmp_path / "m2.json", ks=[], metric="ndcg@10", convention="letor4", seed=5,
               selector_path=tmp_path / "m.json")
 
@@ -56,9 +56,9 @@ def test_own_ranker_needs_a_method_with_a_model(fold, tmp_path):
     select("w", {"algorithm": "waf"}, fold["train"], fold["vali"], {}, tmp_path / "w.json", seed=1,
            convention="letor4")
     with pytest.raises(ValueError, match=r"method 'w' \(waf\) has no predictions of its own; these have: "):
-        train(tmp_path / "w.json", "own", {"algorithm": OWN}, fold["train"], fold["vali"], tmp_path / "m.pkl",
+        train(tmp_path / "w.json", "own", {"algorithm": OWN}, fold["train"], fold["vali"], tmp_path / "m.model",
               tmp_path / "m.json", ks=[], metric="ndcg@10", convention="letor4", seed=1)
-    assert not (tmp_path / "m.pkl").exists()
+    assert not (tmp_path / "m.model").exists()
 
 
 def test_methods_with_own_predictions_are_the_statistical_ones_and_the_embedded_models():

@@ -1,5 +1,7 @@
-"""Model files cannot run a stranger's code (ltrfs.signed): only pickles signed with the user's
-key are unpickled; crafted, foreign, empty and truncated files are one-line errors."""
+"""Model files cannot run a stranger's code (ltrfs.signed): the models with no code-free form
+(tests/test_model_files.py) and the model files of earlier versions are pickles, and only those
+signed with the user's key are unpickled; crafted, foreign, empty and truncated files are
+one-line errors."""
 import os
 import pickle
 import subprocess
@@ -8,7 +10,7 @@ import sys
 import pytest
 
 from ltrfs import signed
-from ltrfs.formats import load_models, save_models
+from ltrfs.formats import MODEL_FORMAT, load_models, save_models
 from ltrfs.ranking_data import DataError
 
 
@@ -16,6 +18,11 @@ from ltrfs.ranking_data import DataError
 def own_key(tmp_path, monkeypatch):
     monkeypatch.delenv("LTRFS_MODEL_KEY", raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+
+
+def save_pickle(path, models):
+    """A signed model pickle, as ltrfs writes for a model with no code-free form."""
+    signed.dump(path, {"format": MODEL_FORMAT, "models": models})
 
 
 class Payload:
@@ -29,7 +36,7 @@ class Payload:
 
 
 def test_round_trip_and_a_private_key(tmp_path):
-    save_models(tmp_path / "m.pkl", {5: {"ranker": "x", "estimator": [1, 2]}})
+    save_models(tmp_path / "m.pkl", {5: {"ranker": "x", "estimator": [1, 2]}})  # no code-free form: a pickle
     assert load_models(tmp_path / "m.pkl") == {5: {"ranker": "x", "estimator": [1, 2]}}
     assert (signed.key_path().stat().st_mode & 0o777) == 0o600
     assert (tmp_path / "m.pkl").read_bytes().startswith(signed.MAGIC)
@@ -51,7 +58,7 @@ def test_crafted_files_are_refused_without_running_anything(tmp_path):
 
 def test_another_users_file_needs_trust(tmp_path, monkeypatch):
     monkeypatch.setenv("LTRFS_MODEL_KEY", "11" * 32)
-    save_models(tmp_path / "theirs.pkl", {3: {"ranker": "y"}})
+    save_pickle(tmp_path / "theirs.pkl", {3: {"ranker": "y"}})
     monkeypatch.delenv("LTRFS_MODEL_KEY")
     with pytest.raises(DataError, match="not written with your ltrfs key"):
         load_models(tmp_path / "theirs.pkl")
@@ -61,7 +68,7 @@ def test_another_users_file_needs_trust(tmp_path, monkeypatch):
 @pytest.mark.parametrize("cut,what", [(0, "empty file"), (10, "not an ltrfs model file"),
                                       (-5, r"truncated or damaged model file \(\d+ of \d+ bytes\)")])
 def test_empty_and_truncated_files(tmp_path, cut, what):
-    save_models(tmp_path / "m.pkl", {5: {"ranker": "x"}})
+    save_pickle(tmp_path / "m.pkl", {5: {"ranker": "x"}})
     raw = (tmp_path / "m.pkl").read_bytes()
     (tmp_path / "m.pkl").write_bytes(raw[:cut])
     with pytest.raises(DataError, match=what):
@@ -80,3 +87,4 @@ def test_cli_refuses_a_crafted_model_in_one_line(tmp_path):
     helptext = subprocess.run([sys.executable, "-m", "ltrfs", "predict", "--help"], capture_output=True, text=True,
                               env=env).stdout
     assert "--trust-model" in helptext and "run code when loaded" in " ".join(helptext.split())
+    assert "JSON that runs no code when loaded" in " ".join(helptext.split())

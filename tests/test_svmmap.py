@@ -360,10 +360,10 @@ def test_cli_train_and_predict(tmp_path, capsys):
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         code = main(["train", "--ranker", "svmmap", str(tmp_path / "train.txt"), "--vali", str(tmp_path / "vali.txt"),
-                     "--out", str(tmp_path / "m.pkl")])
+                     "--out", str(tmp_path / "m.model")])
     assert code == 0, capsys.readouterr().err
     capsys.readouterr()
-    assert main(["predict", str(tmp_path / "m.pkl"), str(tmp_path / "vali.txt")]) == 0
+    assert main(["predict", str(tmp_path / "m.model"), str(tmp_path / "vali.txt")]) == 0
     scores = np.array(capsys.readouterr().out.split(), dtype=float)
     ours = metric_per_query(vali.y, scores, vali.query_ptr, "map").mean()
     order = metric_per_query(vali.y, np.zeros(vali.n_rows), vali.query_ptr, "map").mean()

@@ -117,7 +117,7 @@ def test_table_matches_runs_and_models(finished):
         fold_means.append(test["NDCG@10"].mean())
         # ...and the run file holds the metrics of the saved model's scores on the test split
         data = io.load_npz(root / f"fold{fold}/data/test.npz")
-        model = load_models(root / f"fold{fold}/models/importance/ranksvm.pkl")[4]
+        model = load_models(root / f"fold{fold}/models/importance/ranksvm.model")[4]
         qm = metrics.evaluate(data.y, predict(model, data), data.query_ptr, "standard")
         np.testing.assert_allclose(test["NDCG@10"].to_numpy(), qm.ndcg[:, 9], atol=1e-8)
         selection = json.loads((root / f"fold{fold}/select/importance.json").read_text())
@@ -263,7 +263,7 @@ def test_own_ranker_runs_only_for_methods_with_a_model(tmp_path):
     out = snakemake(tmp_path, "-n")
     # per fold: waf and ordinal_cr with ranksvm, ordinal_cr with its own model; not waf with own
     assert planned_jobs(out)["train_synthetic_tiny_ordinal_cr"] == 2 and planned_jobs(out)["train_synthetic_tiny_waf"] == 2
-    assert re.search(r"rule train_synthetic_tiny_ordinal_cr:\n    input: [^\n]*select/ordinal_cr.pkl", out.stdout)
+    assert re.search(r"rule train_synthetic_tiny_ordinal_cr:\n    input: [^\n]*select/ordinal_cr.model", out.stdout)
     assert "runs/waf/own.tsv" not in out.stdout + out.stderr
 
 
@@ -402,7 +402,7 @@ def test_a_failing_job_says_why_in_its_log_and_leaves_no_output(tmp_path, finish
          ["results/leaderboard/leaderboard.csv", "results/leaderboard/leaderboard.html"]),
         (f"{r}/fold1/runs/random/ranksvm.tsv", "garbage\n", f"{r}/tables/tiny.csv", [f"{r}/tables/tiny.md"]),
         (f"{r}/fold1/select/importance.json", "{not json", f"{r}/fold1/runs/importance/ranksvm.tsv",
-         [f"{r}/fold1/runs/importance/lambdamart.tsv", f"{r}/fold1/models/importance/ranksvm.pkl"]),
+         [f"{r}/fold1/runs/importance/lambdamart.tsv", f"{r}/fold1/models/importance/ranksvm.model"]),
         (f"{r}/fold1/scores/single_feature.npz", "not a zip", f"{r}/fold1/select/importance.json", []),
         (f"{r}/fold1/data/train.npz", "not a zip", f"{r}/fold1/scores/single_feature.npz", []),
         ("resources/synthetic-tiny/data/all.txt", None, f"{r}/fold1/data/train.npz",

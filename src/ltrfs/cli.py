@@ -390,20 +390,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--features", help="comma-separated 1-based feature ids")
     p.add_argument("--selection", help="a selection JSON from 'ltrfs select'")
     p.add_argument("--k", type=int, help="number of features of --selection")
-    p.add_argument("--out", required=True, help="model file (signed with your key; missing folders are created)")
+    p.add_argument("--out", required=True, help="model file: JSON that anyone can load without running code "
+                   "(docs/outputs.md#model-files); missing folders are created")
     p.add_argument("--metric", default="ndcg@10", help="vali metric choosing the grid point, also printed for --test")
     p.add_argument("--threads", type=int, default=1)
     common(p)
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("predict", help="print one score per line for a data file",
-                       description="Print one score per line for a data file. Model files are pickles, which run "
-                       "code when loaded: ltrfs signs the ones it writes with your key (~/.config/ltrfs/model.key) "
-                       "and loads only those, unless --trust-model.")
-    p.add_argument("model", help="a model file of 'ltrfs train' or of the workflow (models/{method}/{ranker}.pkl)")
+                       description="Print one score per line for a data file. Model files are JSON that runs no "
+                       "code when loaded: a model from anyone loads as it is. Only models with no code-free form "
+                       "(ranker own of gbm_importance) and the .pkl files of earlier ltrfs versions are pickles, which run code "
+                       "when loaded: ltrfs signs the ones it writes with your key (~/.config/ltrfs/model.key) and "
+                       "loads only those, unless --trust-model.")
+    p.add_argument("model", help="a model file of 'ltrfs train' or of the workflow (models/{method}/{ranker}.model)")
     p.add_argument("--trust-model", action="store_true",
-                   help="load a model file not written with your key (a pickle runs code when loaded: "
-                        "only for files from a source you trust)")
+                   help="load a signed pickle not written with your key (a pickle runs code when loaded: "
+                        "only for files from a source you trust); JSON model files need no trust")
     p.add_argument("data", help="the file to score (LETOR/SVMlight text, optionally .gz, or an .npz of the workflow)")
     p.add_argument("--k", type=int, help="which model of a workflow model file")
     data_options(p)

@@ -2,8 +2,8 @@
 
     scores/{scorer}.npz           ``save_scores`` / ``load_scores``    per-feature scores of a fold
     select/{method}.json          ``selection_record``, ``view_for_k`` the selection record
-    select/{method}.pkl           ``save_selector`` / ``load_selector`` the fitted method (ranker own)
-    models/{method}/{ranker}.pkl  ``save_models`` / ``load_models``    one model per k
+    select/{method}.model         ``save_selector`` / ``load_selector`` the fitted method (ranker own)
+    models/{method}/{ranker}.model ``save_models`` / ``load_models``   one model per k
     runs/{method}/{ranker}.tsv    ``RUN_HEAD``, ``run_lines``          per-query vali and test metrics
     reference.tsv                 ``REFERENCE_HEAD``                   the same for a constant score
 
@@ -11,6 +11,10 @@ Reading any of the pipeline's own files (``read_csv``, ``read_json``, ``read_npz
 one-line ``DataError`` naming the file and how to rebuild it when it is missing, truncated or
 not in its format, never a pandas or json traceback from deep inside. Feature ids in the JSON
 files are 1-based, as in the data files; arrays in memory are 0-based.
+
+Model and selector files are JSON that runs no code when read (``ltrfs.state``), loaded from
+anyone; only a model with no code-free form is a pickle signed with the user's key
+(``ltrfs.signed``). The loaders tell the two apart by the first bytes.
 """
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ import numpy as np
 
 from ltrfs import signed
 from ltrfs.ranking_data import DataError, RankingData
+from ltrfs.state import NoCodeFreeForm, estimator_from_state, to_jsonable
 from ltrfs.util import atomic_path
 
 __all__ = ["REBUILD", "read_csv", "read_json", "read_npz", "METRIC_COLUMNS", "column_name", "RUN_HEAD",
@@ -368,21 +373,54 @@ def view_for_k(selection: dict, k: int) -> tuple[np.ndarray, np.ndarray | None]:
 
 # ----------------------------------------------------------------------------- model files
 
+#: the code-free model and selector files (JSON): their ``format`` and ``version``
+MODEL_KIND, SELECTOR_KIND, CODE_FREE_VERSION = "ltrfs-model", "ltrfs-selector", 2
+#: the ``format`` inside a signed pickle (``ltrfs.signed``): models or selectors with no code-free form
 MODEL_FORMAT = 1
 SELECTOR_FORMAT = 1
+RETRAIN = "write it again with this ltrfs (the workflow rebuilds it when you delete it)"
 
 
-def _unpickle(path, what: str, format_: int, trust: bool = False) -> dict:
-    """A signed pickle (``ltrfs.signed``) of ``what``, refused unless it is the user's own or
-    ``trust``."""
-    obj = signed.load(path, what, trust=trust)
-    if not isinstance(obj, dict) or obj.get("format") != format_:
-        raise DataError(f"{path}: not an ltrfs {what} file")
-    return obj
+def _read_model_file(path, what: str, kind: str, trust: bool):
+    """(``"json"``, document) for a code-free file, (``"pickle"``, object) for a signed pickle."""
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise DataError(f"{path}: is a directory, not a {what} file") from None
+    if not raw:
+        raise DataError(f"{path}: empty file, not a {what} file")
+    if raw.startswith(signed.MAGIC):
+        obj = signed.load(path, what, trust=trust)
+        if not isinstance(obj, dict) or obj.get("format") != (MODEL_FORMAT if kind == MODEL_KIND else SELECTOR_FORMAT):
+            raise DataError(f"{path}: not an ltrfs {what} file")
+        return "pickle", obj
+    if not raw.lstrip()[:1] == b"{":
+        raise DataError(f"{path}: not an ltrfs {what} file (neither JSON nor a signed pickle); {RETRAIN}")
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DataError(f"{path}: damaged {what} file (not JSON: {_first_line(exc)}); {RETRAIN}") from None
+    if not isinstance(doc, dict) or doc.get("format") != kind:
+        raise DataError(f"{path}: not an ltrfs {what} file (no \"format\": \"{kind}\"); {RETRAIN}")
+    if doc.get("version") != CODE_FREE_VERSION:
+        raise DataError(f"{path}: {what} file version {doc.get('version')!r}; this ltrfs reads version "
+                        f"{CODE_FREE_VERSION}: {RETRAIN}")
+    return "json", doc
+
+
+def _write_json_model(path, doc: dict) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(doc, separators=(",", ":")) + "\n", encoding="utf-8")
 
 
 def save_selector(path, method: str, selector) -> None:
-    """Pickle (signed) the fitted selector of a method (``select/{method}.pkl``).
+    """Write the fitted selector of a method (``select/{method}.model``), code-free when it can be.
+
+    JSON (``{"format": "ltrfs-selector", "version": 2, "method", "selector"}``, the selector's
+    ``to_state``) for every selector with a code-free form; a pickle signed with the user's key
+    (``ltrfs.signed``) for the others (``gbm_importance``).
 
     Parameters
     ----------
@@ -393,10 +431,15 @@ def save_selector(path, method: str, selector) -> None:
     selector : Selector
         The fitted selector.
     """
-    signed.dump(path, {"format": SELECTOR_FORMAT, "method": method, "selector": selector})
+    try:
+        doc = {"format": SELECTOR_KIND, "version": CODE_FREE_VERSION, "method": method, "selector": selector.to_state()}
+    except NoCodeFreeForm:
+        signed.dump(path, {"format": SELECTOR_FORMAT, "method": method, "selector": selector})
+        return
+    _write_json_model(path, doc)
 
 
-def load_selector(path, method: str):
+def load_selector(path, method: str, trust: bool = False):
     """The fitted selector of ``save_selector``; an error when it holds another method.
 
     Parameters
@@ -405,20 +448,81 @@ def load_selector(path, method: str):
         The file of ``save_selector``.
     method : str
         The method expected.
+    trust : bool, default False
+        Accept a signed pickle not written with the user's key (a code-free file needs no trust).
 
     Returns
     -------
     Selector
         The fitted selector.
     """
-    obj = _unpickle(path, "selector", SELECTOR_FORMAT)
-    if obj["method"] != method:
-        raise ValueError(f"{path}: holds method {obj['method']!r}, the selection is {method!r}")
-    return obj["selector"]
+    from ltrfs.selection.base import Selector  # imported on use: the registry imports every method
+
+    form, obj = _read_model_file(path, "selector", SELECTOR_KIND, trust)
+    if obj.get("method") != method:
+        raise ValueError(f"{path}: holds method {obj.get('method')!r}, the selection is {method!r}")
+    if form == "pickle":
+        return obj["selector"]
+    try:
+        return Selector.from_state(obj["selector"])
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise DataError(f"{path}: damaged selector file ({_damage(exc)}); {RETRAIN}") from None
+
+
+def _damage(exc: Exception) -> str:
+    """What a KeyError and the like says about a hand-edited file, in a few words."""
+    if isinstance(exc, KeyError):
+        return f"no key {exc.args[0]!r}"
+    return _first_line(exc)
+
+
+def _model_document(record: dict) -> dict:
+    """A model record as JSON (``save_models``); NoCodeFreeForm when its estimator has no such form."""
+    estimator = record["estimator"]
+    if not hasattr(estimator, "to_state"):
+        raise NoCodeFreeForm(f"a {type(estimator).__name__} has no code-free form")
+    projection = record.get("projection")
+    return {"ranker": record["ranker"], "n_features": int(record["n_features"]),
+            "features": [int(f) + 1 for f in record["features"]],
+            "projection": None if projection is None else np.asarray(projection, dtype=np.float64).tolist(),
+            "params": to_jsonable(record.get("params")), "model": estimator.to_state()}
+
+
+def _model_record(doc: dict) -> dict:
+    """The model record of ``_model_document``, its parts checked against each other."""
+    d = doc["n_features"]
+    if isinstance(d, bool) or not isinstance(d, int) or d < 1:
+        raise ValueError(f"n_features {d!r} is not a positive integer")
+    ids = doc["features"]
+    if not isinstance(ids, list) or not ids or not all(isinstance(f, int) and not isinstance(f, bool) for f in ids):
+        raise ValueError("features is not a list of feature ids")
+    features = np.asarray(ids, dtype=np.int64) - 1
+    if features.min() < 0 or features.max() >= d:
+        raise ValueError(f"a feature id is outside 1..{d}")
+    projection = doc["projection"]
+    width = len(features)
+    if projection is not None:
+        projection = np.asarray(projection, dtype=np.float64)
+        if projection.ndim != 2 or projection.shape[0] != len(features):
+            raise ValueError(f"projection of shape {list(projection.shape)} for {len(features)} features")
+        width = projection.shape[1]
+    estimator = estimator_from_state(doc["model"])
+    own = doc["model"].get("kind") == "own"
+    fitted = estimator.selector.n_features_in_ if own else getattr(estimator, "n_features_in_", None)
+    if fitted != width:
+        raise ValueError(f"the {doc['ranker']} model takes {fitted} features, the record gives it {width}")
+    return {"ranker": doc["ranker"], "n_features": d, "features": features, "projection": projection,
+            "params": doc["params"], "estimator": estimator}
 
 
 def save_models(path, models: dict) -> None:
-    """Pickle (signed) the models of one training job.
+    """Write the models of one training job, code-free when every one of them can be.
+
+    JSON, ``{"format": "ltrfs-model", "version": 2, "models": {"<k>": {"ranker", "n_features",
+    "features" (1-based ids), "projection" (rows: features, columns: the k new features; or
+    null), "params", "model" (the estimator's ``to_state``)}}}``, which ``load_models`` reads
+    from anyone without running code; a pickle signed with the user's key (``ltrfs.signed``)
+    when a model has no code-free form (ranker ``own`` of ``gbm_importance``).
 
     Parameters
     ----------
@@ -428,25 +532,52 @@ def save_models(path, models: dict) -> None:
         k -> {"ranker", "n_features" (of the training data), "features" (0-based),
         "projection" ((n, k) or None/absent), "params", "estimator"}.
     """
-    signed.dump(path, {"format": MODEL_FORMAT, "models": models})
+    try:
+        doc = {"format": MODEL_KIND, "version": CODE_FREE_VERSION,
+               "models": {str(k): _model_document(record) for k, record in sorted(models.items())}}
+    except NoCodeFreeForm:
+        signed.dump(path, {"format": MODEL_FORMAT, "models": models})
+        return
+    _write_json_model(path, doc)
 
 
 def load_models(path, trust: bool = False) -> dict:
     """The models of ``save_models``.
+
+    A code-free (JSON) file loads from anyone; a signed pickle only when it was written with the
+    user's key or ``trust`` is given (``ltrfs.signed``).
 
     Parameters
     ----------
     path : str or os.PathLike
         The file of ``save_models``.
     trust : bool, default False
-        Accept a file not written with the user's key (``ltrfs.signed``); refused otherwise.
+        Accept a signed pickle not written with the user's key; refused otherwise.
 
     Returns
     -------
     dict
-        k -> model record.
+        k -> model record (0-based ``features``, the fitted ``estimator``).
+
+    Raises
+    ------
+    DataError
+        One line naming the file: missing, not a model file, an untrusted pickle, or a damaged
+        or hand-edited JSON model (a missing key, weights that do not fit the features).
     """
-    return _unpickle(path, "model", MODEL_FORMAT, trust)["models"]
+    form, obj = _read_model_file(path, "model", MODEL_KIND, trust)
+    if form == "pickle":
+        return obj["models"]
+    models = obj.get("models")
+    if not isinstance(models, dict) or not models:
+        raise DataError(f"{path}: damaged model file (no models); {RETRAIN}")
+    out = {}
+    for key, doc in models.items():
+        try:
+            out[int(key)] = _model_record(doc)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise DataError(f"{path}: damaged model file (model {key}: {_damage(exc)}); {RETRAIN}") from None
+    return out
 
 
 def predict(model: dict, data: RankingData) -> np.ndarray:

@@ -1,11 +1,13 @@
-"""Model and selector files that cannot run a stranger's code: pickles signed with the user's key.
+"""Pickles that cannot run a stranger's code: signed with the user's key.
 
-A fitted ranker (XGBoost, LightGBM, scikit-learn and this package's own estimators) is stored
-as a pickle, and loading a pickle runs whatever code the file names. So every model or selector
-file ltrfs writes carries an HMAC-SHA256 of its pickle under a key of the user (``key``), and
-ltrfs unpickles a file only when that signature checks out: a file from elsewhere, crafted or
-merely written with another key, is refused before a single byte is unpickled. A file one trusts
-anyway (a colleague's model) is loaded with ``trust=True`` (``ltrfs predict --trust-model``).
+Model and selector files are code-free JSON (``ltrfs.state``) wherever the model has such a form;
+the others (ranker ``own`` of ``gbm_importance``, whose model is a scikit-learn or XGBoost
+classifier object) and the model files of earlier versions are pickles, and loading a pickle
+runs whatever code the file names. So every pickle ltrfs writes carries an HMAC-SHA256 of its
+pickle under a key of the user (``key``), and ltrfs unpickles a file only when that signature
+checks out: a file from elsewhere, crafted or merely written with another key, is refused before
+a single byte is unpickled. A pickle one trusts anyway (a colleague's) is loaded with
+``trust=True`` (``ltrfs predict --trust-model``).
 
 File layout: the line ``LTRFS-SIGNED-PICKLE 1``, a line ``<hex HMAC> <payload bytes>``, then
 the pickle. The key is ``$LTRFS_MODEL_KEY`` (hex) when set, else 32 random bytes kept in

@@ -8,7 +8,7 @@ rule select:
         vali=f"{FOLD}/data/vali.npz",
     output:
         selection=f"{FOLD}/select/{{method}}.json",
-        selector=f"{FOLD}/select/{{method}}.pkl",
+        selector=f"{FOLD}/select/{{method}}.model",
     threads: PLAN.select_threads
     # selections first: a long selection then overlaps the trainings of the short ones
     priority: 10

@@ -13,7 +13,7 @@ rule train:
         vali=f"{FOLD}/data/vali.npz",
         test=f"{FOLD}/data/test.npz",
     output:
-        model=f"{FOLD}/models/{{method}}/{{ranker}}.pkl",
+        model=f"{FOLD}/models/{{method}}/{{ranker}}.model",
         info=f"{FOLD}/models/{{method}}/{{ranker}}.json",
         run=f"{FOLD}/runs/{{method}}/{{ranker}}.tsv",
     params:
@@ -55,10 +55,10 @@ if config["train_batch"]:
                 train=f"{_fold}/data/train.npz",
                 vali=f"{_fold}/data/vali.npz",
                 test=f"{_fold}/data/test.npz",
-                **({"selector": f"{_fold}/select/{_method}.pkl"} if _own else {}),
+                **({"selector": f"{_fold}/select/{_method}.model"} if _own else {}),
             output:
                 [f"{_fold}/{folder}/{_method}/{r}.{ext}" for r in _rankers
-                 for folder, ext in (("models", "pkl"), ("models", "json"), ("runs", "tsv"))],
+                 for folder, ext in (("models", "model"), ("models", "json"), ("runs", "tsv"))],
             params:
                 jobs=lambda w, d=_dataset, m=_method, rs=tuple(_rankers): PLAN.batch_jobs(d, m, rs, w.fold),
                 convention=lambda w, d=_dataset: PLAN.convention_of(d),
@@ -116,7 +116,7 @@ use rule reference as reference_as with:
 rule rescore:
     """A train job's saved models evaluated in another metric convention (``also_conventions``)."""
     input:
-        model=f"{FOLD}/models/{{method}}/{{ranker}}.pkl",
+        model=f"{FOLD}/models/{{method}}/{{ranker}}.model",
         vali=f"{FOLD}/data/vali.npz",
         test=f"{FOLD}/data/test.npz",
     output:

@@ -1,6 +1,6 @@
 """Stage select (``workflow/rules/select.smk``): fit one feature-selection method on a fold and
 write its selection record (``select/{method}.json``, ``ltrfs.formats.selection_record``) and
-the fitted method (``select/{method}.pkl``, the model of ranker ``own``)."""
+the fitted method (``select/{method}.model``, the model of ranker ``own``)."""
 from __future__ import annotations
 
 import logging

@@ -1,6 +1,6 @@
 """Stage train (``workflow/rules/train.smk``): train a ranker on every k-view of a selection,
 hyperparameters chosen on vali (``ltrfs.tuning``), and evaluate the models on vali and test in
-the same job: ``models/{method}/{ranker}.pkl`` and ``.json``, ``runs/{method}/{ranker}.tsv``
+the same job: ``models/{method}/{ranker}.model`` and ``.json``, ``runs/{method}/{ranker}.tsv``
 (``ltrfs.formats``). Also the evaluations that need no training: ``reference.tsv`` (a constant
 score) and ``runs_{convention}/`` (saved models in another metric convention, ``rescore``)."""
 from __future__ import annotations
@@ -21,6 +21,7 @@ from ltrfs.formats import (REFERENCE_HEAD, RUN_HEAD, load_models, load_selector,
 from ltrfs.pipeline.select import SelectPlanning
 from ltrfs.rankers import make_ranker, ranker_class, ranker_grid
 from ltrfs.selection import SELECTORS
+from ltrfs.selection.base import OwnPredictions
 from ltrfs.tuning import SELECTION_TIES, search
 from ltrfs.util import Progress, stable_seed, write_json, write_text
 
@@ -103,32 +104,6 @@ def fit_best(ranker: dict, train: RankingData, vali: RankingData | None, *, metr
                   what=algorithm, metric=metric, convention=convention, ties=ties, warm_start=warm)
 
 
-class OwnPredictions:
-    """A fitted selector used as a ranker.
-
-    ``predict(X)`` is its ``predict_scores(X)`` (P(relevant) or the expected label, as Lei & Han
-    report them), or with ``k`` its ``predict_scores_k(X, k)`` (its model restricted to its top k
-    features, Lai et al. Figs. 1-3).
-
-    Parameters
-    ----------
-    selector : Selector
-        A fitted selector with ``predict_scores`` (and ``predict_scores_k`` when ``k`` is given).
-    k : int or None, default None
-        Restrict the model to the selector's top k features.
-    """
-
-    def __init__(self, selector, k: int | None = None):
-        self.selector = selector
-        self.k = k
-
-    def predict(self, X) -> np.ndarray:
-        """Scores float64 (m,) of the rows of ``X`` by the selector's own model."""
-        if self.k is None:
-            return self.selector.predict_scores(X)
-        return self.selector.predict_scores_k(X, self.k)
-
-
 def has_own_predictions(algorithm: str) -> bool:
     """Whether a selection algorithm can rank by itself (ranker ``own``)."""
     return hasattr(SELECTORS[algorithm], "predict_scores")
@@ -140,7 +115,7 @@ def own_selector(path, selection: dict):
     Parameters
     ----------
     path : str or os.PathLike or None
-        The method's ``select/{method}.pkl``.
+        The method's ``select/{method}.model``.
     selection : dict
         The selection record.
 
@@ -159,7 +134,7 @@ def own_selector(path, selection: dict):
         raise ValueError(f"method {selection['method']!r} ({algorithm}) has no predictions of its own; "
                          f"these have: {', '.join(a for a in sorted(SELECTORS) if has_own_predictions(a))}")
     if path is None:
-        raise ValueError(f"ranker own needs the fitted method of {selection['method']!r} (select/{{method}}.pkl)")
+        raise ValueError(f"ranker own needs the fitted method of {selection['method']!r} (select/{{method}}.model)")
     return load_selector(path, selection["method"])
 
 
@@ -360,7 +335,7 @@ def rescore(model_path, split_paths: dict, out_path, *, convention: str, ties: d
     Parameters
     ----------
     model_path : str or os.PathLike
-        ``models/{method}/{ranker}.pkl``.
+        ``models/{method}/{ranker}.model``.
     split_paths : dict
         ``{"vali": path, "test": path}``.
     out_path : str or os.PathLike
@@ -418,7 +393,7 @@ class TrainPlanning(SelectPlanning):
         """Ranker ``own`` reads the method's fitted model, written by its select job."""
         if self.ranker_config(wildcards)["algorithm"] != OWN:
             return {}
-        return {"selector": f"{self.fold.format(**wildcards)}/select/{wildcards.method}.pkl"}
+        return {"selector": f"{self.fold.format(**wildcards)}/select/{wildcards.method}.model"}
 
     def threads_of(self, method: str, ranker: str) -> int:
         """The ranker's own ``threads`` (default 1); ranker ``own`` takes the method's."""

@@ -80,7 +80,20 @@ class Ranker(Estimator):
 
 class LinearScores:
     """Mixin for linear rankers: ``predict(X) = X @ coef_ + intercept_`` (float64 (m,); no
-    intercept unless the model sets ``intercept_``), also as ``decision_function``."""
+    intercept unless the model sets ``intercept_``), also as ``decision_function``.
+
+    Its code-free state is the weights and intercept (``ltrfs.state``): every preprocessing a
+    linear ranker learns (ListNet's standardisation, FSMRank's scaling) is folded into them."""
+
+    state_attributes = ("n_features_in_", "coef_", "intercept_")
+    optional_state_attributes = ("intercept_",)
+
+    def check_state(self) -> None:
+        """A one-line ValueError unless ``coef_`` is a float vector of ``n_features_in_`` weights."""
+        coef = np.asarray(self.coef_)
+        if coef.ndim != 1 or coef.dtype.kind != "f" or len(coef) != int(self.n_features_in_):
+            raise ValueError(f"{self.name}: {coef.size} weights of dtype {coef.dtype} for "
+                             f"{self.n_features_in_} features")
 
     def predict(self, X) -> np.ndarray:
         """Scores float64 (m,) = X @ coef_ (+ intercept_)."""

@@ -104,6 +104,8 @@ class LambdaMART(Ranker):
     """
 
     name = "lambdamart"
+    #: the code-free state (``ltrfs.state``): the booster in XGBoost's JSON or LightGBM's text format
+    state_attributes = ("n_features_in_", "booster_", "best_iteration_")
     default_grid: dict = {}
 
     parameters = {

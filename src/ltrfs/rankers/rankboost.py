@@ -319,6 +319,8 @@ class RankBoost(Ranker):
     """
 
     name = "rankboost"
+    #: the code-free state (``ltrfs.state``): the weak rankers
+    state_attributes = ("n_features_in_", "features_", "thresholds_", "alphas_")
     default_grid: dict = {}
 
     parameters = {
@@ -412,6 +414,16 @@ class RankBoost(Ranker):
         self.n_features_in_ = d
         self.seconds_ = time.perf_counter() - start
         log.debug("RankBoost done: %d rounds, %d weak rankers kept, %.3f s", n_iter, keep, self.seconds_)
+
+    def check_state(self) -> None:
+        """A one-line ValueError unless the weak rankers' arrays have one length and name features
+        of the model."""
+        n, d = len(self.alphas_), int(self.n_features_in_)
+        if len(self.features_) != n or len(self.thresholds_) != n:
+            raise ValueError(f"rankboost: {len(self.features_)} features, {len(self.thresholds_)} thresholds "
+                             f"and {n} weights")
+        if n and not (0 <= self.features_.min() and self.features_.max() < d):
+            raise ValueError(f"rankboost: a weak ranker's feature is outside 0..{d - 1}")
 
     def predict(self, X) -> np.ndarray:
         """Scores ``sum_t alpha_t 1[x_(f_t) > theta_t]``.

@@ -377,6 +377,8 @@ class RankNet(Ranker):
     """
 
     name = "ranknet"
+    #: the code-free state (``ltrfs.state``): the network and the standardisation of its inputs
+    state_attributes = ("n_features_in_", "W1_", "b1_", "w2_", "mean_", "scale_")
     default_grid: dict = {}
 
     parameters = {
@@ -492,6 +494,15 @@ class RankNet(Ranker):
         self.seconds_ = time.perf_counter() - start
         log.debug("RankNet done: %d epochs, best %d (vali %s), %.3f s", n_iter, self.best_iteration_,
                   self.best_score_, self.seconds_)
+
+    def check_state(self) -> None:
+        """A one-line ValueError unless the weights' shapes fit ``n_features_in_`` inputs."""
+        d = int(self.n_features_in_)
+        H = self.W1_.shape[1] if self.W1_.ndim == 2 else -1
+        if (self.W1_.shape != (d, H) or self.b1_.shape != (H,) or self.w2_.shape != (H,)
+                or self.mean_.shape != (d,) or self.scale_.shape != (d,)):
+            raise ValueError(f"ranknet: weights of shapes {self.W1_.shape}, {self.b1_.shape}, {self.w2_.shape} and "
+                             f"a standardisation of {self.mean_.shape}, {self.scale_.shape} for {d} features")
 
     def predict(self, X) -> np.ndarray:
         """Scores of the network on the standardised rows of X.

@@ -112,6 +112,8 @@ class MART(Ranker):
     """
 
     name = "mart"
+    #: the code-free state (``ltrfs.state``): the booster in XGBoost's JSON format
+    state_attributes = ("n_features_in_", "booster_")
     default_grid: dict = {}
 
     parameters = {
@@ -277,6 +279,8 @@ class RandomForest(Ranker):
     """
 
     name = "random_forest"
+    #: the code-free state (``ltrfs.state``): the trees' arrays (``ltrfs.state.TreeEnsemble``)
+    state_attributes = ("n_features_in_", "model_")
     default_grid: dict = {}
 
     parameters = {

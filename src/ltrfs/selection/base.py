@@ -158,6 +158,9 @@ class Selector(Estimator):
         True
         """
         return None
+    #: the code-free state (``ltrfs.state``) of the fitted selector kept beside its selection:
+    #: what ranker ``own`` reads (a method with a model of its own adds what ``predict_scores`` reads)
+    state_attributes = ("n_features_in_", "ranking_", "chosen_")
 
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None, precomputed=None):
         """Learn the feature order.
@@ -235,3 +238,61 @@ class Selector(Estimator):
             ``X[:, support(k)]``.
         """
         return np.asarray(X)[:, self.support(k)]
+
+
+class OwnPredictions:
+    """A fitted selector used as a ranker (ranker ``own``).
+
+    ``predict(X)`` is its ``predict_scores(X)`` (P(relevant) or the expected label, as Lei & Han
+    report them), or with ``k`` its ``predict_scores_k(X, k)`` (its model restricted to its top k
+    features, Lai et al. Figs. 1-3).
+
+    Parameters
+    ----------
+    selector : Selector
+        A fitted selector with ``predict_scores`` (and ``predict_scores_k`` when ``k`` is given).
+    k : int or None, default None
+        Restrict the model to the selector's top k features.
+    """
+
+    def __init__(self, selector, k: int | None = None):
+        self.selector = selector
+        self.k = k
+
+    def predict(self, X) -> np.ndarray:
+        """Scores float64 (m,) of the rows of ``X`` by the selector's own model."""
+        if self.k is None:
+            return self.selector.predict_scores(X)
+        return self.selector.predict_scores_k(X, self.k)
+
+    def to_state(self) -> dict:
+        """The code-free state (``ltrfs.state``): the selector's, and k.
+
+        Raises
+        ------
+        ltrfs.state.NoCodeFreeForm
+            When the selector has none.
+        """
+        return {"kind": "own", "k": self.k, "selector": self.selector.to_state()}
+
+    @classmethod
+    def from_state(cls, state: dict) -> "OwnPredictions":
+        """The object of ``to_state``.
+
+        Parameters
+        ----------
+        state : dict
+            Written by ``to_state``.
+
+        Returns
+        -------
+        OwnPredictions
+        """
+        selector = Selector.from_state(state["selector"])
+        k = state["k"]
+        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= len(selector.ranking_)):
+            raise ValueError(f"own model: k={k!r} is outside 1..{len(selector.ranking_)}")
+        if not hasattr(selector, "predict_scores") or (k is not None and not hasattr(selector, "predict_scores_k")):
+            raise ValueError(f"own model: method {selector.name!r} has no predictions of its own"
+                             + ("" if k is None else " for k features"))
+        return cls(selector, k)

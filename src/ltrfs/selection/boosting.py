@@ -111,6 +111,9 @@ class GBMImportance(Selector):
     """
 
     name = "gbm_importance"
+    #: no code-free form: the model is a scikit-learn gradient boosting or an XGBoost classifier
+    #: object (``model_``), kept as a signed pickle (``ltrfs.signed``)
+    state_attributes = None
     parameters = {
         "n_estimators": [Integer(1)],
         "learning_rate": [Real(0, None, closed="neither")],

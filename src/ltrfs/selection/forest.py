@@ -192,6 +192,8 @@ class RFImportance(Selector):
     """
 
     name = "rf_importance"
+    #: the code-free state (``ltrfs.state``): the forest's trees as arrays (``ltrfs.state.TreeEnsemble``)
+    state_attributes = Selector.state_attributes + ("forest_", "classes_")
     # an int is a count and a float a fraction (scikit-learn reads them by type); 1 is a count
     parameters = {
         "n_estimators": [Integer(1)],

@@ -291,6 +291,8 @@ class FSMRankSelector(_FSMRankBase):
     """
 
     name = "fsmrank"
+    #: the code-free state (``ltrfs.state``): the FSMRank model and the scaling offsets of its k-feature cut
+    state_attributes = Selector.state_attributes + ("coef_", "intercept_", "scale_lo_")
 
     def predict_scores_k(self, X, k: int) -> np.ndarray:
         """The paper's k-feature FSMRank model: all weights but the top k (``ranking_[:k]``) zeroed.
@@ -372,6 +374,8 @@ class FSMSVM(_FSMRankBase):
     """
 
     name = "fsmsvm"
+    #: the code-free state (``ltrfs.state``): the RankSVM-Primal on its features
+    state_attributes = Selector.state_attributes + ("coef_", "svm_", "svm_features_")
     requires = ("pearson",)
     parameters = {**_FSMRankBase.parameters,
                   "t_grid": [ListOf(Integer(1)), None],

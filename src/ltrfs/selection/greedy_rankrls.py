@@ -463,6 +463,8 @@ class GreedyRankRLS(Selector):
     """
 
     name = "greedy_rankrls"
+    #: the code-free state (``ltrfs.state``): the RankRLS weights of the chosen k features
+    state_attributes = Selector.state_attributes + ("k_", "coef_")
     parameters = {
         "k": [Integer(1), None],
         "lam": [Real(0, None, closed="neither"), None],

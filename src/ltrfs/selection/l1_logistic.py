@@ -207,6 +207,8 @@ class L1Logistic(Selector):
     """
 
     name = "l1_logistic"
+    #: the code-free state (``ltrfs.state``): the standardisation and the predicting weights
+    state_attributes = Selector.state_attributes + ("mean_", "scale_", "_predict_coef")
     parameters = {
         "rule": [Options(*RULES)],
         "predict_rule": [Options(*RULES)],

@@ -242,6 +242,8 @@ class OrdinalCR(Selector):
     """
 
     name = "ordinal_cr"
+    #: the code-free state (``ltrfs.state``): the standardisation, weights, cut points and classes
+    state_attributes = Selector.state_attributes + ("mean_", "scale_", "coef_", "intercept_", "classes_")
     parameters = {
         "n_lambdas": [Integer(2)],
         "lambda_min_ratio": [Real(0, 1, closed="neither"), None],

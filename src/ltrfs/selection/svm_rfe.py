@@ -349,6 +349,11 @@ class SVMRFE(Selector):
     """
 
     name = "svm_rfe"
+    #: the code-free state (``ltrfs.state``): the standardisation, the SVM and, with bootstraps,
+    #: their SVMs and Platt scalings
+    state_attributes = Selector.state_attributes + ("mean_", "scale_", "coef_", "intercept_", "platt_",
+                                                    "boot_coef_", "boot_intercept_")
+    optional_state_attributes = ("platt_", "boot_coef_", "boot_intercept_")
     parameters = {
         "C": [Real(0, None, closed="neither"), ListOf(Real(0, None, closed="neither"))],
         "step": [Integer(1), Real(0, 1, closed="neither")],  # a count, or a fraction of the features
