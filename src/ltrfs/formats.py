@@ -383,14 +383,7 @@ RETRAIN = "write it again with this ltrfs (the workflow rebuilds it when you del
 
 def _read_model_file(path, what: str, kind: str, trust: bool):
     """(``"json"``, document) for a code-free file, (``"pickle"``, object) for a signed pickle."""
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise DataError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise DataError(f"{path}: is a directory, not a {what} file") from None
-    if not raw:
-        raise DataError(f"{path}: empty file, not a {what} file")
+    raw = signed.read_bytes(path, what)
     if raw.startswith(signed.MAGIC):
         obj = signed.load(path, what, trust=trust)
         if not isinstance(obj, dict) or obj.get("format") != (MODEL_FORMAT if kind == MODEL_KIND else SELECTOR_FORMAT):

@@ -77,6 +77,31 @@ def dump(path, obj) -> None:
             fh.write(MAGIC + f"{_signature(payload)} {len(payload)}\n".encode() + payload)
 
 
+def read_bytes(path, what: str) -> bytes:
+    """The bytes of a model or selector file, with one-line errors for a missing, empty or folder path.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+    what : str
+        What the file holds, for error messages.
+
+    Returns
+    -------
+    bytes
+    """
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise DataError(f"{path}: is a directory, not a {what} file") from None
+    if not raw:
+        raise DataError(f"{path}: empty file, not a {what} file")
+    return raw
+
+
 def load(path, what: str = "model", trust: bool = False):
     """The object in a file written by ``dump``.
 
@@ -99,14 +124,7 @@ def load(path, what: str = "model", trust: bool = False):
     DataError
         For an empty, truncated or foreign file, or an untrusted signature.
     """
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise DataError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise DataError(f"{path}: is a directory, not a {what} file") from None
-    if not raw:
-        raise DataError(f"{path}: empty file, not a {what} file")
+    raw = read_bytes(path, what)
     if not raw.startswith(MAGIC):
         raise DataError(f"{path}: not an ltrfs {what} file (no 'LTRFS-SIGNED-PICKLE' header; files of ltrfs "
                         "before signed models must be made again)")
