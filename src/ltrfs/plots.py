@@ -48,7 +48,7 @@ def save(fig, png, pdf=None) -> None:
 @fill_doc(**_DOC)
 def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title: str = "",
                 baselines=("waf",), max_error_bars: int = 8, curves=None, comparison=None,
-                alpha: float = 0.05) -> None:
+                alpha: float = 0.05, n_features: int | None = None) -> None:
     """Test ``metric`` (mean over folds) against k, the metric-vs-k figure of every paper.
 
     By default one panel per ranker, one line per method, each method in the same colour in every
@@ -77,6 +77,9 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
         A ``tables.compare`` result (rows ``at == "k"``): each point of a pair's side b where side a
         differs from it at p < ``alpha`` gets an open circle in side a's colour.
     alpha : float, default 0.05
+    n_features : int or None, default None
+        The dataset's number of features d: the k axis labels k = d "all (d)" (where a k above d
+        lands too).
     """
     references = table[table.ranker == REFERENCE_RANKER]
     table = table[table.ranker != REFERENCE_RANKER]
@@ -98,7 +101,8 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
     fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels) + (1.5 if curves else 0), 3.4),
                              squeeze=False, sharey=True)
     handles, marks = {}, {}
-    bars = max((part.label.nunique() for part in panels.values()), default=0) <= max_error_bars
+    one_fold = len(rows) > 0 and int(rows.folds.max()) == 1  # no std over folds: no bars, no band
+    bars = max((part.label.nunique() for part in panels.values()), default=0) <= max_error_bars and not one_fold
     steps = np.diff(np.unique(rows.k_num)) if len(rows) else np.array([])
     dodge = 0.5 * steps.min() / max(len(labels), 1) if steps.size else 0.0
     for ax, (name, panel) in zip(axes[0], panels.items()):
@@ -106,8 +110,10 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
             group = group.sort_values("k_num")
             if group.method.iloc[0] in baselines:
                 mean, std = group[metric].iloc[0], group[metric + "_std"].iloc[0]
-                handles[f"{label} (band: ± std over folds)"] = ax.axhline(mean, ls="--", lw=1, color="k")
-                ax.axhspan(mean - std, mean + std, color="k", alpha=0.07)
+                band = "" if one_fold else " (band: ± std over folds)"
+                handles[f"{label}{band}"] = ax.axhline(mean, ls="--", lw=1, color="k")
+                if not one_fold:
+                    ax.axhspan(mean - std, mean + std, color="k", alpha=0.07)
                 continue
             if bars:  # side by side: each line's bars a little to the left or right of the k
                 shift = dodge * (labels.index(label) - (len(labels) - 1) / 2) if label in labels else 0.0
@@ -138,7 +144,8 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
             ax.set_title(name)
         ax.set_xlabel("number of features k")
         ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel(f"test {metric}, mean over folds\n"
+        _label_all_features(ax, n_features, panel.k_num[~panel.method.isin(list(baselines))])
+    axes[0][0].set_ylabel(f"test {metric}, one fold" if one_fold else f"test {metric}, mean over folds\n"
                           + ("(bars: ± std over folds)" if bars else "(± std over folds: in the CSV)"))
     if len(rows):  # fit the lines (with their bars), not the reference rows far below (shared y axis)
         spread = rows[metric + "_std"].fillna(0.0) if bars else 0.0
@@ -156,6 +163,19 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
             out["significant_vs"] = [";".join(a for (a, b), ks in significant.items() if b == f"{m}/{r}" and k in ks)
                                      for m, r, k in zip(out.method, out.ranker, out.k)]
         write_text(csv, out.to_csv(index=False, float_format="%.6f"))
+
+
+def _label_all_features(ax, n_features, ks) -> None:
+    """Write "all (d)" at k = d on the k axis when a point lies there (the default ticks stay,
+    but not those that would overlap it)."""
+    if n_features is None or n_features not in set(ks):
+        return
+    low, high = ax.get_xlim()
+    near = 0.06 * (high - low)
+    ticks = [t for t in ax.get_xticks() if low <= t < n_features - near]  # no k above d
+    ticks = sorted([*ticks, n_features])
+    ax.set_xticks(ticks, [f"all ({n_features})" if t == n_features else f"{t:g}" for t in ticks])
+    ax.set_xlim(low, high)
 
 
 def _significant_points(comparison, metric: str, alpha: float) -> dict:
@@ -538,7 +558,8 @@ def _per_dataset_lines(frame: pd.DataFrame, lines, png, *, ylabel: str, title: s
             ax.axhline(hline, color="grey", lw=0.8, ls=":")
         ax.set_xlabel("k (features selected; methods shifted\nslightly apart along k)" if dodge else
                       "k (features selected)")
-        ax.set_title(f"{dataset}, {int(part.folds.max()) if len(part) else 0} folds", fontsize=9)
+        n = int(part.folds.max()) if len(part) else 0
+        ax.set_title(f"{dataset}, {n} fold{'s' * (n != 1)}", fontsize=9)
         ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
         ax.grid(alpha=0.3)
         if ylim:
@@ -570,9 +591,11 @@ def stability_curves(stab: pd.DataFrame, png) -> None:
     Kuncheva. A stability index for feature selection. AIAP 2007.
     """
     chance = Line2D([], [], color="grey", lw=0.8, ls=":")
+    one_fold = len(stab) > 0 and (stab.folds == 1).all()  # no pair of folds: nothing to draw
     _per_dataset_lines(stab, [("kuncheva", "-", "o")], png, hline=0.0,
                        ylabel="Kuncheva index of top-k sets\n(mean over fold pairs)",
-                       title="Stability of the selection across folds", extra_legend=[(chance, "chance (random k-sets)")])
+                       title="Stability of the selection across folds" + (" (one fold: no stability)" if one_fold else ""),
+                       extra_legend=[(chance, "chance (random k-sets)")])
 
 
 def accuracy_vs_cost(chosen: pd.DataFrame, cost: pd.DataFrame, metric: str, png, csv=None, baselines=()) -> None:
