@@ -216,8 +216,8 @@ def chosen_k_bars(table_csv, compare_csv, png, pdf, csv, *, metric: str = "NDCG@
                        star=[(m, r) in starred for m, r in zip(rows.method, rows.ranker)],
                        k_used=[kc if k == "vali" else k for k, kc in zip(rows.k, rows.k_chosen)])
     plots.grouped_bars(rows, "ranker", "method", metric, png, pdf, title=title,
-                       ylabel=(f"test {metric}, mean over folds (± std)" if rows.folds.max() > 1
-                               else f"test {metric}, one fold"),
+                       ylabel=(f"test {metric}, one fold" if "folds" in rows and rows.folds.max() == 1
+                               else f"test {metric}, mean over folds (± std)"),
                        marks={"plus": ("+", f"p < {alpha:g} against all features (WAF), same ranker"),
                               "star": ("*", f"p < {alpha:g} against the other method of its compare pair")})
     keep = ["ranker", "method", "k", "k_used", metric, metric + "_std", "p_vs_waf", "plus", "star"]
