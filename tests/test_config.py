@@ -7,7 +7,7 @@ import yaml
 from snakemake.utils import update_config
 
 from ltrfs.config import ConfigError, k_grid
-from ltrfs.config_check import check
+from ltrfs.config_check import check, k_notices
 from ltrfs.datasets.registry import load_registry
 from ltrfs.selection import SELECTORS
 
@@ -76,6 +76,8 @@ def test_every_shipped_config_is_valid(registry):
      r"^config experiments\.demo2\.validation_metric: 'map' differs from 'ndcg@10' of experiment 'demo' for "),
     (lambda c: c["experiments"]["demo"].update(artefacts=["convergenc"]),
      r"^config experiments\.demo\.artefacts: unknown artefact 'convergenc'; valid: chosen_k, convergence, "),
+    (lambda c: c.update(run_name="my run"),
+     r"^config run_name: 'my run' does not match "),
     (lambda c: c.update(colour="red"),
      r"^config \(top level\): Additional properties are not allowed \('colour' was unexpected\)$"),
 ])
@@ -146,3 +148,35 @@ def test_numbers_in_a_config_file_read_as_people_write_them(registry, tmp_path):
     assert checked["methods"]["fsm_small"]["params"] == {"lambda1_grid": [0.5, 5.0, 0.01], "lambda2_grid": [20.0]}
     assert checked["rankers"]["ranksvm_small"]["grid"] == {"C": [1e-3, 100.0, 0.5, 5.0]}
     assert all(type(v) is float for v in checked["rankers"]["ranksvm_small"]["grid"]["C"])
+
+
+def test_run_name_defaults_to_the_experiments_run(config, registry):
+    """The leaderboard folder's name: the config's run_name, else the experiments of run joined."""
+    assert check(copy.deepcopy(config), SCHEMA, registry)["run_name"] == "demo"
+    config["experiments"]["inter"] = copy.deepcopy(config["experiments"]["demo"])
+    config["run"] = ["demo", "inter"]
+    assert check(copy.deepcopy(config), SCHEMA, registry)["run_name"] == "demo+inter"
+    config["run_name"] = "both"
+    assert check(config, SCHEMA, registry)["run_name"] == "both"
+
+
+def test_k_above_the_features_is_said_per_dataset(config, registry):
+    """k above a dataset's feature count: where every k is above, the selectors' rows use all d
+    features (one line says so, per experiment and dataset); where only some are, those are
+    skipped; WAF alone takes no k; an absent dataset (datasets_present_only) says nothing."""
+    config["experiments"]["demo"].update(datasets=["MQ2008", "OHSUMED", "synthetic"], k=[100, 200])
+    config["experiments"]["mixed"] = {**config["experiments"]["demo"], "datasets": ["OHSUMED"], "k": [10, 45, 46, 50]}
+    config["experiments"]["waf_only"] = {**config["experiments"]["demo"], "methods": ["waf"], "k": [1000]}
+    config["run"] = ["demo", "mixed", "waf_only"]
+    checked = check(config, SCHEMA, registry)
+    assert k_notices(checked, registry) == [
+        "experiment demo: k 100, 200 > the 46 features of MQ2008: its selectors' rows use all 46 features "
+        "(\"all (46)\" in tables and figures); k 100, 200 > the 45 features of OHSUMED: its selectors' rows use all "
+        "45 features (\"all (45)\" in tables and figures); k 100, 200 > the 30 features of synthetic: its selectors' "
+        "rows use all 30 features (\"all (30)\" in tables and figures)",
+        "experiment mixed: k 46, 50 > the 45 features of OHSUMED: skipped there"]
+    assert k_notices(checked, registry, present=lambda d: d == "synthetic")[0] == (
+        "experiment demo: k 100, 200 > the 30 features of synthetic: its selectors' rows use all 30 features "
+        "(\"all (30)\" in tables and figures)")
+    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    assert k_notices(check(config, SCHEMA, registry), registry) == []  # the default run: every k fits

@@ -359,6 +359,40 @@ def test_data_root_found_below_and_ambiguity(tmp_path):
         folds.locate_data_root(entry(archive="t.zip", pattern="X/Fold{fold}/{split}.txt"), tmp_path)
 
 
+def test_missing_folds_say_how_to_run_the_complete_ones(tmp_path, capsys):
+    """Only Fold1 of a folds layout: the message names what is missing and how to run fold 1
+    alone (``folds: [1]`` in the registry entry); with that, the data is found and ``ltrfs
+    datasets`` lists fold 1 only."""
+    import yaml
+
+    from ltrfs.cli import main
+
+    folds_tree(tmp_path / "data", top=None)
+    (tmp_path / "data/Fold3/vali.txt").unlink()
+    with pytest.raises(DataError, match=r"Fold3/vali.txt missing in .*; to run only the complete folds, "
+                                        r"set `folds: \[1, 2, 4, 5\]`"):
+        folds.locate_data_root(entry(path=str(tmp_path / "data")), tmp_path / "data")
+    for fold in (2, 3, 4, 5):
+        for split in ("train", "vali", "test"):
+            (tmp_path / f"data/Fold{fold}/{split}.txt").unlink(missing_ok=True)
+    with pytest.raises(DataError) as exc:
+        folds.locate_data_root(entry(name="mine", path=str(tmp_path / "data")), tmp_path / "data", what="mine")
+    assert str(exc.value) == (f"mine: Fold2/train.txt (and 11 more) missing in {tmp_path / 'data'}; to run only the "
+                              "complete fold, set `folds: [1]` in the dataset's registry entry (config/datasets.yaml; "
+                              "see docs/datasets.md)")
+    restricted = entry(path=str(tmp_path / "data"), folds=[1])
+    assert folds.locate_data_root(restricted, tmp_path / "data") == tmp_path / "data"
+    (tmp_path / "data/Fold1/test.txt").unlink()  # no complete fold: no advice
+    with pytest.raises(DataError, match=r"Fold1/test.txt \(and 12 more\) missing in [^;]*$"):
+        folds.locate_data_root(entry(path=str(tmp_path / "data")), tmp_path / "data")
+    registry = tmp_path / "datasets.yaml"
+    registry.write_text(yaml.safe_dump({"mine": {"path": str(tmp_path / "data"), "layout": "folds", "folds": [1]},
+                                        "all5": {"path": str(tmp_path / "data"), "layout": "folds"}}))
+    assert main(["datasets", "--registry", str(registry)]) == 0
+    rows = {line.split()[0]: line.split()[2] for line in capsys.readouterr().out.splitlines()[1:]}
+    assert rows == {"mine": "1", "all5": "1,2,3,4,5"}
+
+
 # ----------------------------------------------------------------------------- fetch
 
 def toy_entry(toy, **fields):

@@ -143,3 +143,39 @@ def test_the_footnote_says_over_how_many_folds_the_means_are():
     assert n_folds_text(pd.DataFrame({"folds": [1]})) == "1 fold"
     assert n_folds_text(pd.DataFrame({"folds": [5, 1, 3]})) == "1 to 5 folds"  # rows only some folds have
     assert n_folds_text(pd.DataFrame({"method": ["x"]})) == "? folds"
+
+
+def test_one_fold_says_no_stability(tmp_path):
+    """With one fold there is no pair of folds: the board's Jaccard and Kuncheva cells say so
+    (not "nan"), and with two folds they are numbers (from the folds' top-k sets)."""
+    import json
+
+    rows = [("waf", "svm", "46", 0.5, np.nan, 0.4, 1)]
+    rows += [(m, "svm", k, 0.3 + 0.1 * i + 0.01 * j, 0.1, 0.3, 1)
+             for i, m in enumerate("abc") for j, k in enumerate(("5", "10", "vali"))]
+    table = tmp_path / "e.csv"
+    pd.DataFrame(rows, columns=["method", "ranker", "k", "NDCG@10", "p_vs_waf", "MAP", "folds"]).to_csv(table, index=False)
+
+    def board(folds):
+        selections = []
+        for m in "abc":
+            for fold in folds:
+                path = tmp_path / f"{m}{fold}.json"
+                path.write_text(json.dumps({"ranking": list(range(1, 47))[::fold], "n_features": 46}))
+                selections.append({"dataset": "D", "method": m, "fold": fold, "path": str(path)})
+        out = {key: str(tmp_path / f"out_{key}.txt") for key in ("csv", "md", "html", "stability", "cost", "smallest_k",
+                                                                 "pareto_csv")}
+        out |= {"stability_png": str(tmp_path / "s.png"), "pareto": str(tmp_path / "p.png"), "cd": str(tmp_path / "cd")}
+        write_leaderboard([{"experiment": "e", "dataset": "D", "path": str(table)}], selections, [], out, ks=[5, 10])
+        md = (tmp_path / "out_md.txt").read_text()
+        return next(line for line in md.splitlines() if line.startswith("| a ")), pd.read_csv(out["csv"])
+
+    line, frame = board([1])
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert cells[5:7] == ["one fold: no stability"] * 2  # Jaccard, Kuncheva
+    assert (frame.stability_folds == 1).all() and frame.jaccard.isna().all()
+    line, frame = board([1, 2])
+    jac = np.mean([len(set(range(1, 47)[:k]) & set(list(range(1, 47))[::2][:k])) / len(set(range(1, 47)[:k])
+                   | set(list(range(1, 47))[::2][:k])) for k in (5, 10)])
+    assert "no stability" not in line and frame.set_index("method").loc["a", "jaccard"] == pytest.approx(jac)
+    assert f"{jac:.3f}" in line

@@ -5,7 +5,7 @@ from scipy import stats
 
 from ltrfs.formats import METRIC_COLUMNS
 from ltrfs.pipeline.tables import write_tables
-from ltrfs.tables import by_k_markdown, read_runs, summarise, to_markdown
+from ltrfs.tables import by_k_markdown, k_label, read_runs, summarise, to_markdown
 
 
 def write_run(path, rows):
@@ -68,8 +68,9 @@ def test_written_tables(runs, tmp_path):
     assert ('\n\nk = "vali" (2): the k chosen on each fold\'s validation split (the k with the best vali '
             'NDCG@10), in brackets every k some fold chose; the test metrics are each fold\'s at its own choice.\n') in md
     assert "mean ± standard deviation over the 2 folds' means" in md
-    one = to_markdown(summarise(read_runs([r for r in runs if r["fold"] == 1])))  # a single split: no ±
-    assert "±" not in one.split("\n\n")[0] and "one fold (the dataset's single train/vali/test split)" in one
+    one = to_markdown(summarise(read_runs([r for r in runs if r["fold"] == 2])), folds=[2])  # one fold: no ±
+    assert "±" not in one.split("\n\n")[0] and "Test metrics, fold 2 only (one fold: no standard deviation)" in one
+    assert "single train/vali/test split" not in one  # fold 2 of five is no single split
 
 
 def test_reference_rows(runs, tmp_path):
@@ -247,3 +248,57 @@ def test_k_best_is_the_vali_best_k_of_the_fold_pooled_curve(runs):
     assert list(cells.ours) == [2.0, 8.0] and list(cells.difference) == [-1.0, 0.0]
     md = published_markdown(cells, tolerance=0.015)
     assert "| imp | r | vali (2) | 2 / 3 (-1) |" in md and "| waf | — | 8 | 8 / 8 (+0) |" in md
+
+
+def test_k_of_all_features_reads_all_d(runs, tmp_path):
+    """A row at k = d (WAF, or a selector whose every k was above d and so trained on all d
+    features) reads "all (d)" in both Markdown tables; the CSV keeps the number."""
+    assert k_label("8", 8) == "all (8)" and k_label("4", 8) == "4" and k_label("8", None) == "8"
+    table = summarise(read_runs(runs))
+    md = to_markdown(table, n_features=8)
+    assert "| waf | r | all (8) |" in md and "| imp | r | 2 |" in md
+    assert by_k_markdown(table, n_features=8).splitlines()[3] == "| waf | r |  |  |  | 0.4000 (all (8)) |"
+    # a grid that reaches d: its column is "all (d)"
+    grid = summarise(read_runs([{**r, "method": "imp"} for r in runs if r["method"] == "waf"] +
+                               [r for r in runs if r["method"] == "imp"]))
+    assert by_k_markdown(grid, n_features=8).splitlines()[0] == "| method | ranker | k=2 | k=4 | all (8) | vali | fixed |"
+    write_tables(runs, tmp_path / "t.csv", tmp_path / "t.md", n_features=8)
+    assert "| waf | r | all (8) |" in (tmp_path / "t.md").read_text()
+    assert "8" in set(pd.read_csv(tmp_path / "t.csv", dtype={"k": str}).k)
+
+
+def test_no_p_column_without_waf(runs, tmp_path):
+    """A table whose methods hold no all-features baseline has no p-value column, and its
+    footnotes say nothing of p."""
+    mine = [r for r in runs if r["method"] == "imp"]
+    write_tables(mine, tmp_path / "t.csv", tmp_path / "t.md", baselines=())
+    md = (tmp_path / "t.md").read_text()
+    head = next(line for line in md.splitlines() if line.startswith("| method | ranker | k |"))
+    assert head == "| method | ranker | k | NDCG@1 | NDCG@3 | NDCG@5 | NDCG@10 | P@10 | MAP |"
+    assert "vs WAF" not in md and "against WAF" not in md
+    assert "| imp | r | 2 | " in md and md.count("| imp | r |") == 3 + 1  # three rows, one by-k row
+    with_waf = to_markdown(summarise(read_runs(runs)))  # with WAF: the column is there
+    assert "p (NDCG@10 vs WAF) |" in with_waf.splitlines()[0]
+
+
+@pytest.mark.filterwarnings("ignore:Precision loss:RuntimeWarning")  # the one-fold t-test of 2 queries
+def test_figure_labels_all_features_and_one_fold(runs, tmp_path, monkeypatch):
+    """The metric-vs-k figure: the k = d tick reads "all (d)" (no tick above d), and with one fold
+    the y label promises no ± std (there is none), nor does the baseline's legend."""
+    from ltrfs import plots
+
+    drawn = []
+    monkeypatch.setattr(plots, "save", lambda fig, png, pdf=None: drawn.append(fig))
+    one_fold = summarise(read_runs([r for r in runs if r["fold"] == 1]))
+    plots.metric_vs_k(one_fold, "NDCG@10", tmp_path / "f.png", n_features=4)
+    ax = drawn[0].axes[0]
+    ticks = {t.get_text(): t.get_position()[0] for t in ax.get_xticklabels()}
+    assert ticks["all (4)"] == 4 and all(x < 4 for x in ticks.values() if x != 4)
+    assert ax.get_ylabel() == "test NDCG@10, one fold"
+    assert [t.get_text() for t in drawn[0].legends[0].get_texts()][:2] == ["imp", "waf"]
+    plots.metric_vs_k(one_fold, "NDCG@10", tmp_path / "f.png", n_features=8)  # only WAF's line is at d
+    assert not any("all (" in t.get_text() for t in drawn[1].axes[0].get_xticklabels())
+    plots.metric_vs_k(summarise(read_runs(runs)), "NDCG@10", tmp_path / "f.png")  # two folds, d unknown
+    ax = drawn[2].axes[0]
+    assert "± std over folds" in ax.get_ylabel() and not any("all (" in t.get_text() for t in ax.get_xticklabels())
+    assert "waf (band: ± std over folds)" in [t.get_text() for t in drawn[2].legends[0].get_texts()]

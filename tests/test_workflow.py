@@ -149,7 +149,7 @@ def test_per_ranker_train_jobs_give_the_same_tables(tmp_path, finished):
 def test_leaderboard_follows_the_tables_and_selections(finished):
     root = finished / "results"
     table = pd.read_csv(root / "synthetic-tiny/tables/tiny.csv", dtype={"k": str})
-    board = pd.read_csv(root / "leaderboard/leaderboard.csv").set_index("method")
+    board = pd.read_csv(root / "leaderboard/tiny/leaderboard.csv").set_index("method")
     assert set(board.index) == {"random", "importance", "fs_ed"} and set(board.scope) == {"tiny"}  # WAF is the bar
     # mean ranks recomputed from the table: blocks (ranker x k), k = 2 and 4 (k = 40 > 12 features is dropped)
     rows = table[table.k.isin(["2", "4"]) & table.method.isin(board.index)]
@@ -164,26 +164,26 @@ def test_leaderboard_follows_the_tables_and_selections(finished):
     jac = np.mean([len(set(tops[1][:k]) & set(tops[2][:k])) / len(set(tops[1][:k]) | set(tops[2][:k])) for k in (2, 4)])
     assert board.loc["importance", "jaccard"] == pytest.approx(jac)
     # cost: the select job and the scorer jobs it reads, from their benchmark files
-    cost = pd.read_csv(root / "leaderboard/cost.csv").set_index("method")
+    cost = pd.read_csv(root / "leaderboard/tiny/cost.csv").set_index("method")
     bench = finished / "benchmarks"
     per_fold = [sum(pd.read_csv(p, sep="\t").cpu_time.iloc[-1] for p in
                     (bench / f"select/synthetic-tiny/fold{f}/importance.tsv", bench / f"score/synthetic-tiny/fold{f}/single_feature.tsv"))
                 for f in (1, 2)]
     assert cost.loc["importance", "cpu_s"] == pytest.approx(np.mean(per_fold), abs=1e-6)
-    small = pd.read_csv(root / "leaderboard/smallest_k.csv")
+    small = pd.read_csv(root / "leaderboard/tiny/smallest_k.csv")
     assert len(small) == 6 and set(small.metric) == {"NDCG@10"}
-    md = (root / "leaderboard/leaderboard.md").read_text()
+    md = (root / "leaderboard/tiny/leaderboard.md").read_text()
     assert "## Experiment tiny" in md and "Friedman p =" in md and "## How many features can be dropped" in md
     # the planted features (truth.json): the selectors that find them rank above random
-    recovery = pd.read_csv(root / "leaderboard/planted_recovery.csv")
+    recovery = pd.read_csv(root / "leaderboard/tiny/planted_recovery.csv")
     assert set(recovery.k) == {2, 4} and (recovery.folds == 2).all()
     for method in ("importance", "fs_ed"):
         assert board.loc[method, "planted_precision"] > board.loc["random", "planted_precision"]
         assert board.loc[method, "rank_NDCG@10"] < board.loc["random", "rank_NDCG@10"]
     assert "## Planted features found" in md
     for png in ("critical_difference/tiny", "stability", "accuracy_vs_cost", "planted_recovery"):
-        assert (root / f"leaderboard/{png}.png").stat().st_size > 10_000
-    assert [p.name for p in (root / "leaderboard/critical_difference").glob("*.png")] == ["tiny.png"]
+        assert (root / f"leaderboard/tiny/{png}.png").stat().st_size > 10_000
+    assert [p.name for p in (root / "leaderboard/tiny/critical_difference").glob("*.png")] == ["tiny.png"]
 
 
 def report_index(zip_path: Path) -> tuple[dict, dict]:
@@ -211,9 +211,9 @@ def test_report_holds_every_table_and_figure_by_experiment(finished, tmp_path):
                                                  "results/synthetic-tiny/tables/top_features/tiny.html"}
     assert categories["tiny"]["Figures"] == ["results/figures/tiny/synthetic-tiny_NDCG10.png"]
     board = {p for paths in categories["Leaderboard"].values() for p in paths}
-    assert {f"results/leaderboard/{n}" for n in ("leaderboard.html", "critical_difference/tiny.png", "stability.png",
+    assert {f"results/leaderboard/tiny/{n}" for n in ("leaderboard.html", "critical_difference/tiny.png", "stability.png",
                                                   "accuracy_vs_cost.png", "planted_recovery.png")} == board
-    assert results["results/leaderboard/critical_difference/tiny.png"]["labels"] == {
+    assert results["results/leaderboard/tiny/critical_difference/tiny.png"]["labels"] == {
         "figure": "critical-difference diagram: tiny"}
     # tables are HTML pages (shown inline by the report, not offered as downloads) that hold
     # the Markdown's table, its marks and its footnote
@@ -226,9 +226,72 @@ def test_report_holds_every_table_and_figure_by_experiment(finished, tmp_path):
     assert "<table>" in table["text"] and "<td>waf</td>" in table["text"]
     assert all(f">{c}</td>" in table["text"] for c in cells if c), cells
     assert "mean ± standard deviation over the 2 folds" in md and "mean ± standard deviation over the 2 folds" in table["text"]
-    board_md = (finished / "results/leaderboard/leaderboard.md").read_text()
+    board_md = (finished / "results/leaderboard/tiny/leaderboard.md").read_text()
     n_tables = len(re.findall(r"^\|[-:| ]+\|$", board_md, flags=re.M))
-    assert n_tables >= 3 and results["results/leaderboard/leaderboard.html"]["text"].count("<table>") == n_tables
+    assert n_tables >= 3 and results["results/leaderboard/tiny/leaderboard.html"]["text"].count("<table>") == n_tables
+
+
+def two_run_config(name: str, methods: list, **top) -> dict:
+    """A one-fold, one-ranker config of experiment ``name`` on the tiny data."""
+    return {**CONFIG, **top, "run": [name], "chunks": {},
+            "experiments": {name: {"datasets": ["synthetic-tiny"], "folds": [1], "methods": methods,
+                                   "rankers": ["ranksvm"], "k": [2, 4], "figure_metrics": ["NDCG@10"],
+                                   "artefacts": []}},
+            "methods": {m: {"algorithm": m} for m in methods},
+            "rankers": {"ranksvm": {"algorithm": "ranksvm", "grid": {"C": [0.1]}}}}
+
+
+def test_two_configs_in_one_results_folder_keep_their_leaderboards_and_reports(tmp_path):
+    """The default config, then another one (run_name "second"), in one working directory: each
+    run's leaderboard is in its own folder and names only its experiment, a dry run of either
+    plans nothing afterwards (no leaderboard rerun on a params change), and each report holds
+    only its own run's tables, figures and leaderboard. One fold: the table says "fold 1 only",
+    the leaderboard "one fold: no stability"."""
+    first = two_run_config("a", ["waf", "random", "importance", "pearson"])
+    second = two_run_config("b", ["waf", "pearson", "ig", "chi"], run_name="second")
+    (tmp_path / "second.yaml").write_text(yaml.safe_dump(second))
+    write_config(tmp_path, first)
+    snakemake(tmp_path)
+    snakemake(tmp_path, "--configfile", str(tmp_path / "second.yaml"))
+    boards = tmp_path / "results/leaderboard"
+    assert sorted(p.name for p in boards.iterdir()) == ["a", "second"]
+    for folder, scope, methods in (("a", "a", {"random", "importance", "pearson"}), ("second", "b", {"pearson", "ig", "chi"})):
+        board = pd.read_csv(boards / folder / "leaderboard.csv")
+        assert set(board.scope) == {scope} and set(board.method) == methods
+        assert [p.name for p in (boards / folder / "critical_difference").glob("*.png")] == [f"{scope}.png"]
+        md = (boards / folder / "leaderboard.md").read_text()
+        assert f"## Experiment {scope}" in md and "one fold: no stability" in md
+    # the second run did not touch the first one's files, and neither run plans anything now
+    for configfile in (tmp_path / "config.yaml", tmp_path / "second.yaml"):
+        dry = snakemake(tmp_path, "-n", "--configfile", str(configfile))
+        assert planned_jobs(dry) == {}, (dry.stdout + dry.stderr)[-3000:]
+    table = (tmp_path / "results/synthetic-tiny/tables/a.md").read_text()
+    assert "Test metrics, fold 1 only (one fold: no standard deviation)" in table and "±" not in table
+    assert "| waf | ranksvm | all (12) |" in table
+    for configfile, scope, folder in ((tmp_path / "config.yaml", "a", "a"), (tmp_path / "second.yaml", "b", "second")):
+        snakemake(tmp_path, "--configfile", str(configfile), "--report", str(tmp_path / f"{scope}.zip"))
+        categories, results = report_index(tmp_path / f"{scope}.zip")
+        assert set(categories) == {scope, "Leaderboard"}
+        board = {p for paths in categories["Leaderboard"].values() for p in paths}
+        assert board and all(p.startswith(f"results/leaderboard/{folder}/") for p in board), board
+        assert results[f"results/leaderboard/{folder}/critical_difference/{scope}.png"]["labels"] == {
+            "figure": f"critical-difference diagram: {scope}"}
+        tables = {p for sub in categories[scope].values() for p in sub if "/tables/" in p}
+        assert tables == {f"results/synthetic-tiny/tables/{scope}.html",
+                          f"results/synthetic-tiny/tables/top_features/{scope}.html"}
+
+
+def test_k_above_the_features_is_said_on_the_terminal(tmp_path):
+    """k: [100, 200] on the 12 features of the tiny data: the config check says, once, on the
+    terminal, that these rows use all 12 features; the dry run goes on."""
+    config = two_run_config("big", ["waf", "importance"])
+    config["experiments"]["big"]["k"] = [100, 200]
+    write_config(tmp_path, config)
+    dry = snakemake(tmp_path, "-n")
+    line = ("ltrfs: experiment big: k 100, 200 > the 12 features of synthetic-tiny: its selectors' rows use all 12 "
+            "features (\"all (12)\" in tables and figures)")
+    assert dry.stderr.count(line) == 1, dry.stderr[-3000:]
+    assert planned_jobs(dry)["train_synthetic_tiny_importance"] == 1
 
 
 def test_feature_reports_follow_the_methods(finished):
@@ -398,8 +461,8 @@ def test_a_failing_job_says_why_in_its_log_and_leaves_no_output(tmp_path, finish
     shutil.copytree(finished, work, symlinks=True)
     r = "results/synthetic-tiny"
     stages = [  # (the damaged input, what to write in it, a target of the failing job, its other outputs)
-        (f"{r}/tables/tiny.csv", "method,ranker\nx", "results/leaderboard/leaderboard.md",
-         ["results/leaderboard/leaderboard.csv", "results/leaderboard/leaderboard.html"]),
+        (f"{r}/tables/tiny.csv", "method,ranker\nx", "results/leaderboard/tiny/leaderboard.md",
+         ["results/leaderboard/tiny/leaderboard.csv", "results/leaderboard/tiny/leaderboard.html"]),
         (f"{r}/fold1/runs/random/ranksvm.tsv", "garbage\n", f"{r}/tables/tiny.csv", [f"{r}/tables/tiny.md"]),
         (f"{r}/fold1/select/importance.json", "{not json", f"{r}/fold1/runs/importance/ranksvm.tsv",
          [f"{r}/fold1/runs/importance/lambdamart.tsv", f"{r}/fold1/models/importance/ranksvm.model"]),
@@ -448,7 +511,7 @@ def test_a_live_runs_lock_is_kept(tmp_path):
     locks.mkdir(parents=True)
     live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", "snakemake"])
     try:
-        (locks / "0.output.lock").write_text("results/leaderboard/leaderboard.md\n")
+        (locks / "0.output.lock").write_text("results/leaderboard/tiny/leaderboard.md\n")
         (tmp_path / ".snakemake" / runlock.OWNER).write_text(json.dumps(
             {"host": socket.gethostname(), "pid": live.pid, "started": "now"}))
         result = snakemake(tmp_path, check=False)

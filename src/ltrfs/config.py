@@ -27,6 +27,22 @@ class ConfigError(ValueError):
     """A configuration problem; the message is one line."""
 
 
+def default_run_name(run) -> str:
+    """The run's name when the config gives no ``run_name``: its experiments joined with "+".
+
+    Parameters
+    ----------
+    run : sequence of str
+        The config's ``run``: the experiments being run.
+
+    Returns
+    -------
+    str
+        E.g. ``"demo"``, or ``"lai2013_table1+lai2013_table2"``.
+    """
+    return "+".join(run)
+
+
 def folds_of(config: dict, registry: dict, experiment: str, dataset: str) -> list[int]:
     """The folds of a dataset an experiment runs on.
 

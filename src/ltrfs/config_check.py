@@ -13,7 +13,7 @@ import jsonschema
 import yaml
 
 from ltrfs.artefacts import ARTEFACTS
-from ltrfs.config import DEFAULTS, EXPERIMENT_DEFAULTS, OWN, ConfigError, train_metrics
+from ltrfs.config import DEFAULTS, EXPERIMENT_DEFAULTS, OWN, ConfigError, default_run_name, train_metrics
 from ltrfs.datasets.registry import load_registry
 from ltrfs.formats import column_name
 from ltrfs.rankers import RANKERS, checked_grid
@@ -21,7 +21,7 @@ from ltrfs.scoring import CHUNKED
 from ltrfs.selection import SELECTORS, make_selector
 from ltrfs.util import with_numbers
 
-__all__ = ["check"]
+__all__ = ["check", "k_notices"]
 
 
 def _where(error: jsonschema.ValidationError) -> str:
@@ -60,6 +60,7 @@ def check(config: dict, schema_path, registry: dict | None = None) -> dict:
         raise ConfigError(f"config {_where(error)}: {error.message}")
     for key, value in DEFAULTS.items():
         config.setdefault(key, value)
+    config.setdefault("run_name", default_run_name(config["run"]))
     for experiment in config["experiments"].values():
         for key, value in EXPERIMENT_DEFAULTS.items():
             experiment.setdefault(key, list(value))
@@ -163,3 +164,51 @@ def _check_names(config: dict, registry: dict) -> None:
         for ranker in experiment["rankers"]:
             if ranker not in config["rankers"]:
                 raise _unknown("ranker", ranker, f"experiments.{ename}.rankers", config["rankers"])
+
+
+def k_notices(config: dict, registry: dict, present=None) -> list[str]:
+    """One line per experiment being run whose k values exceed a dataset's number of features.
+
+    A selector cannot keep more features than there are: k above d is skipped where the
+    experiment has smaller k values too, and where every k is above d its selectors are trained
+    on all d features once (``ltrfs.pipeline.train.valid_ks``), the rows the tables and figures
+    label "all (d)". The idiom of a large k for "all features" (``k: [1000]``) is meant; these
+    lines say where it applies. Datasets whose registry entry gives no ``n_features`` are not
+    known before their files are read and are left out.
+
+    Parameters
+    ----------
+    config : dict
+        The checked configuration.
+    registry : dict
+        The dataset registry.
+    present : callable or None, default None
+        ``present(dataset) -> bool``: the datasets taking part (``datasets_present_only``);
+        None: every dataset.
+
+    Returns
+    -------
+    list of str
+        E.g. ``"experiment e: k 100, 200 > the 46 features of MQ2008: its selectors' rows use all
+        46 features ("all (46)" in tables and figures)"``.
+    """
+    lines = []
+    for name in config["run"]:
+        experiment = config["experiments"][name]
+        if not any(SELECTORS[config["methods"][m]["algorithm"]].uses_k for m in experiment["methods"]):
+            continue  # WAF alone: k means nothing
+        parts = []
+        for dataset in experiment["datasets"]:
+            d = registry[dataset].get("n_features")
+            above = sorted(k for k in experiment["k"] if d and k > d)
+            if not above or (present is not None and not present(dataset)):
+                continue
+            ks = ", ".join(map(str, above))
+            if len(above) == len(experiment["k"]):
+                parts.append(f"k {ks} > the {d} features of {dataset}: its selectors' rows use all {d} features "
+                             f"(\"all ({d})\" in tables and figures)")
+            else:
+                parts.append(f"k {ks} > the {d} features of {dataset}: skipped there")
+        if parts:
+            lines.append(f"experiment {name}: " + "; ".join(parts))
+    return lines

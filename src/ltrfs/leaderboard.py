@@ -410,6 +410,13 @@ def n_folds_text(long: pd.DataFrame) -> str:
     return f"{folds[0]} fold{'s' * (folds[0] > 1)}" if len(folds) == 1 else f"{folds[0]} to {folds[-1]} folds"
 
 
+def _no_stability(part: pd.DataFrame) -> pd.Series:
+    """Per leaderboard row, why it has no stability value: one fold (no pair of folds to
+    compare), or no k below the number of features (a top-k set of every feature is the same set)."""
+    folds = part.get("stability_folds", pd.Series(0, index=part.index))
+    return pd.Series(["one fold: no stability" if f == 1 else "no k below d" for f in folds], index=part.index)
+
+
 def markdown(result: pd.DataFrame, small: pd.DataFrame, metrics, *, alpha: float, n_folds: str,
              recovery: pd.DataFrame | None = None) -> str:
     """The leaderboard as Markdown.
@@ -454,7 +461,11 @@ def markdown(result: pd.DataFrame, small: pd.DataFrame, metrics, *, alpha: float
         names = {f"rank_{m}": f"rank {m}" for m in metrics} | {f"mean_{m}": f"mean {m}" for m in metrics}
         names |= {"jaccard": "Jaccard", "kuncheva": "Kuncheva", "select_cpu_s": "select CPU s", "select_peak_mb": "peak MB",
                   "planted_precision": "planted precision"}
-        table = part[cols].rename(columns=names)
+        table = part[cols].copy()
+        why = _no_stability(part)
+        for col in ("jaccard", "kuncheva"):  # say why a cell has no value
+            table[col] = [why[i] if v != v else f"{v:.3f}" for i, v in zip(part.index, part[col])]
+        table = table.rename(columns=names)
         head.append(table.to_markdown(index=False, floatfmt=".3f"))
         head += ["", f"Rank: mean rank over blocks (dataset x ranker x k) by the test metric averaged over the "
                  f"folds ({n_folds}), 1 = best, ties share ranks; mean: the metric's mean over the same "

@@ -13,7 +13,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from ltrfs.docstrings import fill_doc  # noqa: E402
-from ltrfs.tables import REFERENCE_RANKER  # noqa: E402
+from ltrfs.tables import REFERENCE_RANKER, k_label  # noqa: E402
 from ltrfs.util import atomic_path, write_text  # noqa: E402
 
 #: docstring text written once for the docstrings below (``ltrfs.docstrings``)
@@ -48,7 +48,7 @@ def save(fig, png, pdf=None) -> None:
 @fill_doc(**_DOC)
 def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title: str = "",
                 baselines=("waf",), max_error_bars: int = 8, curves=None, comparison=None,
-                alpha: float = 0.05) -> None:
+                alpha: float = 0.05, n_features: int | None = None) -> None:
     """Test ``metric`` (mean over folds) against k, the metric-vs-k figure of every paper.
 
     By default one panel per ranker, one line per method, each method in the same colour in every
@@ -80,6 +80,9 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
         A ``tables.compare`` result (rows ``at == "k"``): each point of a pair's side b where side a
         differs from it at p < ``alpha`` gets an open circle in side a's colour.
     alpha : float, default 0.05
+    n_features : int or None, default None
+        The dataset's number of features d: the k axis labels k = d "all (d)" (where a k above d
+        lands too).
     """
     references = table[table.ranker == REFERENCE_RANKER]
     table = table[table.ranker != REFERENCE_RANKER]
@@ -101,15 +104,18 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
     fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels) + (1.5 if curves else 0), 3.4),
                              squeeze=False, sharey=True)
     handles, marks = {}, {}
-    bars = max((part.label.nunique() for part in panels.values()), default=0) <= max_error_bars
+    one_fold = len(rows) > 0 and int(rows.folds.max()) == 1  # no std over folds: no bars, no band
+    bars = max((part.label.nunique() for part in panels.values()), default=0) <= max_error_bars and not one_fold
     dodge = _dodge(rows, len(labels)) if bars else 0.0
     for ax, (name, panel) in zip(axes[0], panels.items()):
         for label, group in panel.groupby("label", sort=False):
             group = group.sort_values("k_num")
             if group.method.iloc[0] in baselines:
                 mean, std = group[metric].iloc[0], group[metric + "_std"].iloc[0]
-                handles[f"{label} (band: ± std over folds)"] = ax.axhline(mean, ls="--", lw=1, color="k")
-                ax.axhspan(mean - std, mean + std, color="k", alpha=0.07)
+                band = "" if one_fold else " (band: ± std over folds)"
+                handles[f"{label}{band}"] = ax.axhline(mean, ls="--", lw=1, color="k")
+                if not one_fold:
+                    ax.axhspan(mean - std, mean + std, color="k", alpha=0.07)
                 continue
             if bars:  # side by side: each line's bars a little to the left or right of the k
                 shift = dodge * (labels.index(label) - (len(labels) - 1) / 2) if label in labels else 0.0
@@ -137,7 +143,7 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
             ax.set_title(name)
         ax.set_xlabel("number of features k")
         ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel(f"test {metric}, mean over folds\n"
+    axes[0][0].set_ylabel(f"test {metric}, one fold" if one_fold else f"test {metric}, mean over folds\n"
                           + ("(bars: ± std over folds)" if bars else "(± std over folds: in the CSV)"))
     if len(rows):  # fit the lines (with their bars), not the reference rows far below (shared y axis)
         spread = rows[metric + "_std"].fillna(0.0) if bars else 0.0
@@ -146,9 +152,10 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
         axes[0][0].set_ylim(low - pad, high + pad)
     handles.update(_draw_references(axes[0], references, metric))
     ks = sorted(set(rows.k_num[~rows.method.isin(list(baselines))]))
-    for ax in axes[0]:  # ticks at the ks run: a point shifted sideways still reads as its k
-        if ks:
-            ax.set_xticks(ks)
+    for ax in axes[0]:  # ticks at the ks run: a point shifted sideways still reads as its k; "all (d)" at k = d
+        shown = ks if len(ks) <= 12 else sorted({*ks[::-(-len(ks) // 10)], ks[-1]})  # at most ~11 labels
+        if shown:
+            ax.set_xticks(shown, [k_label(int(k), n_features) for k in shown])
         if dodge:
             ax.set_xlabel(DODGE_NOTE.format(shift=_max_shift(dodge, len(labels))))
     _legend_beside(fig, axes[0], list(handles.values()), list(handles))
@@ -605,7 +612,8 @@ def _per_dataset_lines(frame: pd.DataFrame, lines, png, *, ylabel: str, title: s
         shift = _max_shift(dodge, len(methods))
         ax.set_xlabel(f"k (features selected; lines shifted\nsideways \u2264 \u00b1{shift:.2g} k)" if dodge else
                       "k (features selected)")
-        ax.set_title(f"{dataset}, {int(part.folds.max()) if len(part) else 0} folds", fontsize=9)
+        n = int(part.folds.max()) if len(part) else 0
+        ax.set_title(f"{dataset}, {n} fold{'s' * (n != 1)}", fontsize=9)
         ks = sorted(set(part.k.astype(int)))
         if 0 < len(ks) <= 12:  # ticks at the ks drawn: a point shifted sideways still reads as its k
             ax.set_xticks(ks)
@@ -641,9 +649,11 @@ def stability_curves(stab: pd.DataFrame, png) -> None:
     Kuncheva. A stability index for feature selection. AIAP 2007.
     """
     chance = Line2D([], [], color="grey", lw=0.8, ls=":")
+    one_fold = len(stab) > 0 and (stab.folds == 1).all()  # no pair of folds: nothing to draw
     _per_dataset_lines(stab, [("kuncheva", "-", "o")], png, hline=0.0,
                        ylabel="Kuncheva index of top-k sets\n(mean over fold pairs)",
-                       title="Stability of the selection across folds", extra_legend=[(chance, "chance (random k-sets)")])
+                       title="Stability of the selection across folds" + (" (one fold: no stability)" if one_fold else ""),
+                       extra_legend=[(chance, "chance (random k-sets)")])
 
 
 def accuracy_vs_cost(chosen: pd.DataFrame, cost: pd.DataFrame, metric: str, png, csv=None, baselines=()) -> None:

@@ -182,7 +182,8 @@ def greedy_path_figure(path_files: dict, png, pdf, csv, *, title: str = "", tabl
             baselines[f"{row['ranker']}, all features (tuned on vali)"] = {m: row[m] for m in metric_names}
     plots.curves_by_group(frame, "k", metric_names, "lambda", png, pdf, csv, title=title, baselines=baselines,
                           xlabel="number of selected features k",
-                          ylabel=f"test {{metric}}, mean over {len(path_files)} folds",
+                          ylabel=(f"test {{metric}}, mean over {len(path_files)} folds" if len(path_files) > 1
+                                  else "test {metric}, one fold"),
                           legend_title="RankRLS λ (greedy path;\nat k = d: all features)")
 
 
@@ -215,7 +216,8 @@ def chosen_k_bars(table_csv, compare_csv, png, pdf, csv, *, metric: str = "NDCG@
                        star=[(m, r) in starred for m, r in zip(rows.method, rows.ranker)],
                        k_used=[kc if k == "vali" else k for k, kc in zip(rows.k, rows.k_chosen)])
     plots.grouped_bars(rows, "ranker", "method", metric, png, pdf, title=title,
-                       ylabel=f"test {metric}, mean over folds (± std)",
+                       ylabel=(f"test {metric}, one fold" if "folds" in rows and rows.folds.max() == 1
+                               else f"test {metric}, mean over folds (± std)"),
                        marks={"plus": ("+", f"p < {alpha:g} against all features (WAF), same ranker"),
                               "star": ("*", f"p < {alpha:g} against the other method of its compare pair")})
     keep = ["ranker", "method", "k", "k_used", metric, metric + "_std", "p_vs_waf", "plus", "star"]

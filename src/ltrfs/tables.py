@@ -205,8 +205,44 @@ def _marks(comparison: pd.DataFrame | None, alpha: float) -> dict:
     return out
 
 
+def k_label(k, n_features: int | None = None) -> str:
+    """How tables and figures show a k: ``"all (46)"`` for k = d (every feature; a k above d
+    lands there too, ``ltrfs.pipeline.train.valid_ks``), else the number.
+
+    Parameters
+    ----------
+    k : int or str
+        A number of features (a table's k column holds strings).
+    n_features : int or None, default None
+        d, the dataset's number of features; None: unknown, every k is shown as a number.
+
+    Returns
+    -------
+    str
+    """
+    return f"all ({int(k)})" if n_features is not None and str(k) == str(n_features) else str(k)
+
+
+def folds_text(folds) -> str:
+    """What the fold means of a table are over: "the 5 folds' means" or "fold 1 only"
+    (one fold has no standard deviation).
+
+    Parameters
+    ----------
+    folds : sequence of int
+        The folds the table's runs come from.
+
+    Returns
+    -------
+    str
+    """
+    folds = sorted(set(int(f) for f in folds))
+    return f"fold {folds[0]} only" if len(folds) == 1 else f"the {len(folds)} folds' means"
+
+
 def to_markdown(table: pd.DataFrame, columns=DEFAULT_COLUMNS, metric: str = "NDCG@10", title: str | None = None,
-                comparison: pd.DataFrame | None = None, alpha: float = 0.05) -> str:
+                comparison: pd.DataFrame | None = None, alpha: float = 0.05, n_features: int | None = None,
+                folds=None) -> str:
     """A readable table: mean ± std over folds for ``columns``, k chosen, p-value vs WAF.
 
     Parameters
@@ -224,20 +260,25 @@ def to_markdown(table: pd.DataFrame, columns=DEFAULT_COLUMNS, metric: str = "NDC
         significantly above / below side b of pair n.
     alpha : float, default 0.05
         Significance level of the marks.
+    n_features : int or None, default None
+        The dataset's number of features: rows at k = d read "all (d)" (``k_label``).
+    folds : sequence of int or None, default None
+        The folds of the table's runs, for the footnote (None: counted from the table).
 
     Returns
     -------
     str
-        The Markdown table.
+        The Markdown table; without the p column when no row has a p-value (no WAF among the methods).
     """
     columns = list(columns or DEFAULT_COLUMNS)
     marks = {key: mark for key, mark in _marks(comparison, alpha).items() if key[3] in columns}
-    head = ["method", "ranker", "k"] + columns + [f"p ({metric} vs WAF)"]
+    with_p = bool(table["p_vs_waf"].notna().any()) if len(table) else False
+    head = ["method", "ranker", "k"] + columns + ([f"p ({metric} vs WAF)"] if with_p else [])
     lines = ([f"### {title}", ""] if title else []) + ["| " + " | ".join(head) + " |",
                                                          "|" + "---|" * len(head)]
     n_folds = int(table["folds"].max()) if len(table) else 0
     for row in table.to_dict("records"):
-        k = f"vali ({row['k_chosen']})" if row["k"] == "vali" else row["k"]
+        k = f"vali ({row['k_chosen']})" if row["k"] == "vali" else k_label(row["k"], n_features)
         if row["ranker"] == REFERENCE_RANKER:
             k = "all tied"
         if row["folds"] < n_folds:  # e.g. k above the features a method built in some folds
@@ -246,13 +287,15 @@ def to_markdown(table: pd.DataFrame, columns=DEFAULT_COLUMNS, metric: str = "NDC
         cells += [f"{row[c]:.4f}" + (f" ± {row[c + '_std']:.4f}" if n_folds > 1 else "")
                   + marks.get((row["method"], row["ranker"], row["k"], c), "") for c in columns]
         p = row["p_vs_waf"]
-        cells.append("" if p != p else f"{p:.3g}")
+        cells += ["" if p != p else f"{p:.3g}"] if with_p else []
         lines.append("| " + " | ".join(cells) + " |")
-    summary = (f"mean ± standard deviation over the {n_folds} folds' means" if n_folds > 1
-               else "one fold (the dataset's single train/vali/test split)")
-    lines += ["", f"Test metrics, {summary}; p: paired "
-              "two-sided t-test of the per-query test values against WAF with the same ranker, all folds' "
-              "queries pooled. " + REFERENCE_NOTE]
+    if n_folds > 1:
+        summary = f"mean ± standard deviation over the {n_folds} folds' means"
+    else:
+        summary = f"{folds_text(folds) if folds else 'one fold'} (one fold: no standard deviation)"
+    p_note = ("; p: paired two-sided t-test of the per-query test values against WAF with the same ranker, "
+              "all folds' queries pooled" if with_p else "")
+    lines += ["", f"Test metrics, {summary}{p_note}. " + REFERENCE_NOTE]
     lines += _vali_note(table, metric)
     if marks:
         pairs = comparison[["a", "b"]].drop_duplicates().itertuples(index=False)
@@ -278,7 +321,8 @@ REFERENCE_NOTE = ("Reference rows (ranker " + REFERENCE_RANKER + "): every docum
                   "ties) or in expectation over all orders (random order).")
 
 
-def by_k_markdown(table: pd.DataFrame, metric: str = "NDCG@10", alpha: float = 0.05) -> str:
+def by_k_markdown(table: pd.DataFrame, metric: str = "NDCG@10", alpha: float = 0.05,
+                  n_features: int | None = None) -> str:
     """``metric`` (test, fold mean) with one row per (method, ranker) and one column per k.
 
     Besides the k columns: ``vali`` (the k chosen on vali) and ``fixed`` for rows whose one k is
@@ -294,6 +338,8 @@ def by_k_markdown(table: pd.DataFrame, metric: str = "NDCG@10", alpha: float = 0
         The metric shown.
     alpha : float, default 0.05
         Significance level of ``*``.
+    n_features : int or None, default None
+        The dataset's number of features: k = d reads "all (d)" (``k_label``).
 
     Returns
     -------
@@ -304,7 +350,8 @@ def by_k_markdown(table: pd.DataFrame, metric: str = "NDCG@10", alpha: float = 0
     single = table[table.k != "vali"].groupby(["method", "ranker"])["k"].transform("nunique") == 1
     grid = sorted({int(k) for k in table.k[(table.k != "vali") & ~single]})
     fixed = table[(table.k != "vali") & single & ~table.k.isin([str(k) for k in grid])]
-    head = ["method", "ranker"] + [f"k={k}" for k in grid] + ["vali", "fixed"]
+    head = ["method", "ranker"] + [f"k={k}" if k != n_features else k_label(k, n_features) for k in grid]
+    head += ["vali", "fixed"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for (method, ranker), rows in table.groupby(["method", "ranker"], sort=False):
         by_k = {row["k"]: row for row in rows.to_dict("records")}
@@ -320,7 +367,9 @@ def by_k_markdown(table: pd.DataFrame, metric: str = "NDCG@10", alpha: float = 0
         vali = by_k.get("vali")
         cells.append("" if vali is None else f"{cell(vali)} ({vali['k_chosen']})")
         own = fixed[(fixed.method == method) & (fixed.ranker == ranker)]
-        label = "all tied" if ranker == REFERENCE_RANKER else f"k={own.iloc[0]['k']}" if not own.empty else ""
+        label = ("" if own.empty else "all tied" if ranker == REFERENCE_RANKER
+                 else k_label(own.iloc[0]["k"], n_features) if own.iloc[0]["k"] == str(n_features)
+                 else f"k={own.iloc[0]['k']}")
         cells.append("" if own.empty else f"{cell(own.iloc[0].to_dict())} ({label})")
         lines.append("| " + " | ".join([method, ranker] + cells) + " |")
     lines += _vali_note(table, metric, column=True)

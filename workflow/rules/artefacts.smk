@@ -39,6 +39,7 @@ rule figure_metric_vs_k:
         title=lambda w: PLAN.experiment_title(w.experiment, w.dataset),
         baselines=lambda w: PLAN.baselines(w.experiment),
         curves=lambda w: PLAN.experiment(w.experiment).get("figure_curves"),
+        n_features=lambda w: PLAN.n_features_of(w.dataset),
     resources:
         mem_mb=scaled(500, 4),
         runtime=scaled(5, 0.2),

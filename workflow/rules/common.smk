@@ -12,7 +12,7 @@ os.environ.update(
 
 from ltrfs import artefacts, runlock
 from ltrfs.config import ConfigError
-from ltrfs.config_check import check
+from ltrfs.config_check import check, k_notices
 from ltrfs.datasets.download import available
 from ltrfs.datasets.registry import load_registry
 from ltrfs.pipeline.plan import Plan
@@ -63,6 +63,9 @@ for _experiment in config["experiments"].values():
     _experiment["datasets"] = with_stand_ins(_experiment["datasets"])
 
 PLAN = Plan(config, REGISTRY, present)
+if workflow.is_main_process:  # once, on the terminal: where a large k means "all features"
+    for _line in k_notices(config, REGISTRY, present):
+        print(f"ltrfs: {_line}", file=sys.stderr)
 RESOURCES = PLAN.resources
 RESULTS = PLAN.results
 FOLD = PLAN.fold

@@ -1,4 +1,5 @@
-# Stage leaderboard (ltrfs.pipeline.leaderboard): every selector of the run ranked, with stability and cost.
+# Stage leaderboard (ltrfs.pipeline.leaderboard): every selector of the run ranked, with stability and cost,
+# in the run's own folder results/leaderboard/{run_name}/ (LEADERBOARD).
 
 
 rule leaderboard:
@@ -26,9 +27,9 @@ rule leaderboard:
         recovery=f"{LEADERBOARD}/planted_recovery.csv",
         recovery_png=report(f"{LEADERBOARD}/planted_recovery.png", caption="../report/planted_recovery.rst",
                             category="Leaderboard", labels={"figure": "planted features found"}),
-    params:
-        records=lambda w: PLAN.leaderboard_records,
-        truths=lambda w: PLAN.planted_truths(),
+    params:  # small values only: Snakemake shows a changed param as the reason to rerun
+        spec=PLAN.leaderboard_spec,
+        truths=PLAN.planted_truths(),
         ks=PLAN.leaderboard_ks(),
         baselines=PLAN.all_baselines(),
         own=PLAN.all_own_rankers(),
@@ -38,8 +39,8 @@ rule leaderboard:
     conda:
         "../../envs/ltrfs.yaml"
     log:
-        "logs/leaderboard/leaderboard.log",
+        f"logs/leaderboard/{PLAN.config['run_name']}.log",
     benchmark:
-        "benchmarks/leaderboard/leaderboard.tsv"
+        f"benchmarks/leaderboard/{PLAN.config['run_name']}.tsv"
     script:
         "../scripts/leaderboard.py"

@@ -21,6 +21,7 @@ rule tables:
         title=lambda w: PLAN.experiment_title(w.experiment, w.dataset),
         baselines=lambda w: PLAN.baselines(w.experiment),
         own=lambda w: PLAN.own_rankers(w.experiment),
+        n_features=lambda w: PLAN.n_features_of(w.dataset),
     resources:
         mem_mb=scaled(500, 4),
         runtime=scaled(5, 0.2),

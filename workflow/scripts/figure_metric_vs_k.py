@@ -6,4 +6,5 @@ from ltrfs.util import log_to
 log_to(snakemake.log[0])
 out, params = snakemake.output, snakemake.params
 figure_metric_vs_k(snakemake.input.table, snakemake.input.compare, out.png, out.pdf, out.csv, metric=params.metric,
-                   title=params.title, baselines=params.baselines, curves=params.curves)
+                   title=params.title, baselines=params.baselines, curves=params.curves,
+                   n_features=params.n_features)

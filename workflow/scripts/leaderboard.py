@@ -1,9 +1,9 @@
 """Snakemake adapter: the leaderboard of the run's selectors (ltrfs.leaderboard)."""
-from ltrfs.pipeline.leaderboard import write_leaderboard
+from ltrfs.pipeline.leaderboard import leaderboard_records, write_leaderboard
 from ltrfs.util import log_to
 
 log_to(snakemake.log[0])
-records = snakemake.params.records
+records = leaderboard_records(**snakemake.params.spec)
 write_leaderboard(records["tables"], records["selections"], records["costs"], dict(snakemake.output.items()),
                   ks=snakemake.params.ks, baselines=snakemake.params.baselines, own=snakemake.params.own,
                   truths=snakemake.params.truths)

@@ -7,4 +7,5 @@ write_tables(snakemake.params.runs, snakemake.output.csv, snakemake.output.md, o
              references=snakemake.params.references, pairs=snakemake.params.pairs,
              out_compare=snakemake.output.compare, own=snakemake.params.own,
              columns=snakemake.params.columns or None,
-             metric=snakemake.params.metric, title=snakemake.params.title, baselines=snakemake.params.baselines)
+             metric=snakemake.params.metric, title=snakemake.params.title, baselines=snakemake.params.baselines,
+             n_features=snakemake.params.n_features)

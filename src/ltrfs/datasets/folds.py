@@ -185,8 +185,21 @@ def locate_data_root(entry: dict, base, *, what: str | None = None, skip=()) -> 
     missing = [p.as_posix() for p in files if not (root / p).is_file()]
     if missing:
         more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
-        raise DataError(f"{what}: {missing[0]}{more} missing in {root}")
+        raise DataError(f"{what}: {missing[0]}{more} missing in {root}{_fold_hint(entry, root)}")
     return root
+
+
+def _fold_hint(entry: dict, root: Path) -> str:
+    """How to run the folds that are there, when some folds of a folds layout are complete."""
+    if len(entry["folds"]) < 2:
+        return ""
+    complete = [fold for fold in entry["folds"]
+                if all((root / rel).is_file() for rel in _file_names(entry, fold).values())]
+    if not complete:
+        return ""
+    listed = ", ".join(map(str, complete))
+    return (f"; to run only the complete fold{'s' * (len(complete) > 1)}, set `folds: [{listed}]` in the "
+            "dataset's registry entry (config/datasets.yaml; see docs/datasets.md)")
 
 
 def data_root(entry: dict, root) -> Path:

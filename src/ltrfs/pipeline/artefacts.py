@@ -55,7 +55,7 @@ def report_data(name: str, selection_path, split_path, out_path, context: dict) 
 
 
 def figure_metric_vs_k(table_csv, compare_csv, png, pdf, csv, *, metric: str, title: str, baselines,
-                       curves=None) -> None:
+                       curves=None, n_features: int | None = None) -> None:
     """Draw test ``metric`` against k, one panel per ranker (``ltrfs.plots.metric_vs_k``).
 
     The experiment's ``compare`` pairs are marked where they differ.
@@ -77,11 +77,15 @@ def figure_metric_vs_k(table_csv, compare_csv, png, pdf, csv, *, metric: str, ti
     curves : list or None, default None
         The experiment's ``figure_curves``: one panel holding those lines instead of one panel
         per ranker.
+    n_features : int or None, default None
+        The dataset's number of features: k = d is labelled "all (d)".
     """
     table = read_csv(table_csv, ("method", "ranker", "k", "folds"), dtype={"k": str})
     comparison = read_csv(compare_csv, dtype={"k_a": str, "k_b": str, "key_a": str, "key_b": str})
+    n = int(table.folds.max())
     metric_vs_k(table, metric, png, pdf, csv, title=f"Test {metric} against the number of features k, "
-                f"{int(table.folds.max())} folds: {title}", baselines=baselines, curves=curves, comparison=comparison)
+                f"{n} fold{'s' * (n != 1)}: {title}", baselines=baselines, curves=curves, comparison=comparison,
+                n_features=n_features)
 
 
 @fill_doc

@@ -1,7 +1,7 @@
 """Stage leaderboard (``workflow/rules/leaderboard.smk``): every selector of the run ranked per
 experiment and over all of them (Friedman, Nemenyi, critical-difference diagrams), with its
 stability across folds, its selection cost and the smallest k that keeps up with all features
-(``results/leaderboard/``; the statistics are ``ltrfs.leaderboard``'s)."""
+(``results/leaderboard/{run_name}/``; the statistics are ``ltrfs.leaderboard``'s)."""
 from __future__ import annotations
 
 from functools import cached_property
@@ -20,7 +20,7 @@ from ltrfs.selection import SELECTORS
 from ltrfs.tables import REFERENCE_RANKER
 from ltrfs.util import write_text
 
-__all__ = ["write_leaderboard", "LeaderboardPlanning"]
+__all__ = ["write_leaderboard", "leaderboard_records", "LeaderboardPlanning"]
 
 
 def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[dict], out: dict, *,
@@ -102,6 +102,7 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
         c = cost[(cost.method == row.method) & cost.dataset.isin(ds)]
         planted = recovery[(recovery.method == row.method) & recovery.dataset.isin(ds)]
         extra.append({"jaccard": s.jaccard.mean(), "kuncheva": s.kuncheva.mean(),
+                      "stability_folds": int(s.folds.min()) if len(s) else 0,
                       "select_cpu_s": c.cpu_s.mean(), "select_peak_mb": c.peak_mb.max(),
                       "planted_precision": planted.precision.mean() if len(planted) else np.nan})
     result = pd.concat([result.reset_index(drop=True), pd.DataFrame(extra)], axis=1)
@@ -124,34 +125,80 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
     plots.accuracy_vs_cost(chosen, cost, first, out["pareto"], csv=out.get("pareto_csv"), baselines=baselines)
 
 
+def leaderboard_records(tables: list, selections: list, *, results: str = "results", chunks: dict | None = None) -> dict:
+    """The files a leaderboard reads, from the compact description the rule passes as params.
+
+    The leaderboard rule's params hold only this description (a few hundred bytes), not the
+    file lists: Snakemake compares a rule's params with those of the last run of its outputs,
+    and shows the difference as the reason to rerun.
+
+    Parameters
+    ----------
+    tables : list
+        ``[experiment, dataset, metric]`` of every table ranked (metric: the table's vali metric).
+    selections : list
+        ``[dataset, method, algorithm, folds]`` of every competing method on a dataset.
+    results : str, default "results"
+        The results folder.
+    chunks : dict or None, default None
+        Scorer -> the number of jobs one fold's scores are split into (config ``chunks``).
+
+    Returns
+    -------
+    dict
+        ``tables`` ({experiment, dataset, metric, path}), ``selections`` ({dataset, method,
+        fold, path}) and ``costs`` ({dataset, method, fold, paths: the benchmark files of the
+        select job and of the scorer jobs it reads}).
+    """
+    chunks = chunks or {}
+    out = {"tables": [{"experiment": e, "dataset": d, "metric": m, "path": f"{results}/{d}/tables/{e}.csv"}
+                      for e, d, m in tables],
+           "selections": [], "costs": []}
+    for dataset, method, algorithm, folds in selections:
+        for fold in folds:
+            bench = f"benchmarks/score/{dataset}/fold{fold}"
+            paths = [f"benchmarks/select/{dataset}/fold{fold}/{method}.tsv"]
+            for scorer in SELECTORS[algorithm].requires:
+                n = int(chunks.get(scorer, 1))
+                paths.append(f"{bench}/{scorer}.tsv")
+                paths += [f"{bench}/{scorer}.chunk{i}of{n}.tsv" for i in range(1, n + 1)] if n > 1 else []
+            out["selections"].append({"dataset": dataset, "method": method, "fold": fold,
+                                      "path": f"{results}/{dataset}/fold{fold}/select/{method}.json"})
+            out["costs"].append({"dataset": dataset, "method": method, "fold": fold, "paths": paths})
+    return out
+
+
 class LeaderboardPlanning(ArtefactsPlanning):
     """What the leaderboard job reads and its settings (parameters as ``ltrfs.pipeline.run.Run``)."""
 
+    @property
+    def leaderboard(self) -> str:
+        """The run's leaderboard folder, ``{results}/leaderboard/{run_name}``: runs of other configs
+        in the same results folder keep theirs."""
+        return f"{self.results}/leaderboard/{self.config['run_name']}"
+
     @cached_property  # the config is fixed once the workflow is parsed
-    def leaderboard_records(self) -> dict:
-        """What the leaderboard reads: the tables of the experiments being run (with their table
-        metric), every fold's selection of their competing methods (not WAF) and the benchmark
-        files of those select jobs and of the scorer jobs they read."""
-        tables, selections, costs, seen = [], [], [], set()
+    def leaderboard_spec(self) -> dict:
+        """The compact description of what the leaderboard reads (``leaderboard_records``'s
+        arguments): the tables of the experiments being run with their table metric, and every
+        competing method (not WAF) on each of their datasets with its folds."""
+        tables, selections, seen = [], [], set()
         for name, e, dataset in self.run_experiments():
-            tables.append({"experiment": name, "dataset": dataset, "metric": self.table_metric(name),
-                           "path": f"{self.results}/{dataset}/tables/{name}.csv"})
+            tables.append([name, dataset, self.table_metric(name)])
             for method in e["methods"]:
                 algorithm = self.algorithm(method)
                 if algorithm == "waf" or (dataset, method) in seen:
                     continue
                 seen.add((dataset, method))
-                for fold in self.folds(name, dataset):
-                    bench = f"benchmarks/score/{dataset}/fold{fold}"
-                    paths = [f"benchmarks/select/{dataset}/fold{fold}/{method}.tsv"]
-                    for scorer in SELECTORS[algorithm].requires:
-                        n = self.n_chunks(scorer)
-                        paths.append(f"{bench}/{scorer}.tsv")
-                        paths += [f"{bench}/{scorer}.chunk{i}of{n}.tsv" for i in range(1, n + 1)] if n > 1 else []
-                    selections.append({"dataset": dataset, "method": method, "fold": fold,
-                                       "path": f"{self.fold_folder(dataset, fold)}/select/{method}.json"})
-                    costs.append({"dataset": dataset, "method": method, "fold": fold, "paths": paths})
-        return {"tables": tables, "selections": selections, "costs": costs}
+                selections.append([dataset, method, algorithm, list(self.folds(name, dataset))])
+        scorers = {s for *_, algorithm, _ in selections for s in SELECTORS[algorithm].requires}
+        chunks = {s: self.n_chunks(s) for s in sorted(scorers) if self.n_chunks(s) > 1}
+        return {"tables": tables, "selections": selections, "results": self.results, "chunks": chunks}
+
+    @cached_property
+    def leaderboard_records(self) -> dict:
+        """What the leaderboard reads (``leaderboard_records`` of ``leaderboard_spec``)."""
+        return leaderboard_records(**self.leaderboard_spec)
 
     def planted_datasets(self) -> list[str]:
         """The run's generated datasets (registry layout ``synthetic``): their truth.json names

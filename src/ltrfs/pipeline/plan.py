@@ -15,11 +15,6 @@ __all__ = ["Plan"]
 class Plan(LeaderboardPlanning):
     """The planning of a run (``ltrfs.pipeline.run.Run``: a checked config and the registry)."""
 
-    @property
-    def leaderboard(self) -> str:
-        """The leaderboard's folder, ``{results}/leaderboard``."""
-        return f"{self.results}/leaderboard"
-
     def all_targets(self) -> list[str]:
         """What ``rule all`` asks for: every table and figure of the experiments being run, on
         their present datasets, and the leaderboard."""

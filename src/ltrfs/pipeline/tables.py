@@ -16,8 +16,8 @@ from ltrfs.formats import column_name, read_csv
 from ltrfs.htmlpage import write_markdown
 from ltrfs.pipeline.train import TrainPlanning
 from ltrfs.selection import SELECTORS
-from ltrfs.tables import (COMPARE_COLUMNS, REFERENCE_NOTE, by_k_markdown, compare, compare_markdown, read_references,
-                          read_runs, summarise, to_markdown)
+from ltrfs.tables import (COMPARE_COLUMNS, REFERENCE_NOTE, by_k_markdown, compare, compare_markdown, folds_text,
+                          read_references, read_runs, summarise, to_markdown)
 from ltrfs.util import write_text
 
 __all__ = ["write_tables", "write_published", "TablesPlanning"]
@@ -25,7 +25,7 @@ __all__ = ["write_tables", "write_published", "TablesPlanning"]
 
 def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", title=None,
                  baselines=("waf",), references: list[dict] | None = None, pairs=(),
-                 out_compare=None, own=(), columns=None, out_html=None) -> pd.DataFrame:
+                 out_compare=None, own=(), columns=None, out_html=None, n_features: int | None = None) -> pd.DataFrame:
     """Write an experiment's tables: the long table as CSV, and as Markdown (and HTML).
 
     The Markdown has the table of ``columns`` and then ``metric`` by k.
@@ -57,6 +57,9 @@ def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", 
         The metrics of the Markdown table (None: ``DEFAULT_COLUMNS``).
     out_html : str or os.PathLike or None, default None
         The Markdown as an HTML page.
+    n_features : int or None, default None
+        The dataset's number of features: rows at k = d (all features, where a k above d lands
+        too) read "all (d)" in the Markdown; the CSV keeps the number.
 
     Returns
     -------
@@ -72,9 +75,13 @@ def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", 
     if out_compare is not None:
         write_text(out_compare, comparison.to_csv(index=False, float_format="%.6g"))
     tests = f"\n#### Paired t-tests\n\n{compare_markdown(comparison, columns)}" if pairs else ""
-    write_markdown(out_md, to_markdown(table, columns, metric=metric, title=title, comparison=comparison)
-                   + f"\n#### {metric} by k (test, mean over "
-                   f"folds; * p < 0.05 against WAF; vali: the k chosen on vali)\n\n" + by_k_markdown(table, metric)
+    folds = sorted({int(r["fold"]) for r in runs})
+    notes = ["test", "mean over folds" if len(folds) > 1 else folds_text(folds)]
+    notes += ["* p < 0.05 against WAF"] if table["p_vs_waf"].notna().any() else []
+    write_markdown(out_md, to_markdown(table, columns, metric=metric, title=title, comparison=comparison,
+                                       n_features=n_features, folds=folds)
+                   + f"\n#### {metric} by k ({'; '.join(notes)}; vali: the k chosen on vali)\n\n"
+                   + by_k_markdown(table, metric, n_features=n_features)
                    + "\n" + REFERENCE_NOTE + "\n" + tests, out_html)
     return table
 
@@ -122,6 +129,11 @@ class TablesPlanning(TrainPlanning):
     def own_rankers(self, experiment: str) -> list[str]:
         """The experiment's rankers that are the method's own model (algorithm own)."""
         return [r for r in self.experiment(experiment)["rankers"] if self.config["rankers"][r]["algorithm"] == OWN]
+
+    def n_features_of(self, dataset: str) -> int | None:
+        """The dataset's number of features from the registry (None where the entry leaves it to
+        the files): the k that tables and figures label "all (d)"."""
+        return self.registry[dataset].get("n_features")
 
     def table_metric(self, experiment: str) -> str:
         """The run-file column of the experiment's vali metric (k chosen on vali, p-values)."""
