@@ -112,6 +112,7 @@ def run_on_generated_archives(paper: str, tmp_path: Path, archives, datasets, ex
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_lai2013_runs_end_to_end_on_generated_archives(tmp_path):
     """The lai2013 config, unchanged but for fold 1 and a short k grid, on generated archives in
     the real layouts (OHSUMED.zip with QueryLevelNorm, MQ2008.zip, Gov.rar for HP2004 and
@@ -159,6 +160,7 @@ def test_pahikkala2010_runs_end_to_end_on_generated_archives(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_gupta2012_runs_end_to_end_on_generated_archives(tmp_path):
     """The gupta2012 config on generated OHSUMED (.zip), MQ2007 (.rar) and MQ2008 archives, and,
     Yahoo! set 2 being absent, on its registry stand-in (700 features, 104 of them zero; shrunk
@@ -203,6 +205,7 @@ def test_gupta2012_runs_end_to_end_on_generated_archives(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_geng2007_runs_end_to_end_on_generated_archives(tmp_path):
     """The geng2007 config on generated OHSUMED (.zip) and Gov (.rar, TD2004) archives, fold 1:
     Figs. 2-5 (every metric against k, RankSVM and RankNet panels, every selector), Fig. 6 (MAP of
@@ -230,6 +233,7 @@ def test_geng2007_runs_end_to_end_on_generated_archives(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_lei2017_runs_end_to_end_on_the_mslr_stand_in(tmp_path):
     """The lei2017 config without the MSLR archive: its registry stand-in (136 features with
     MSLR's names, labels 0-4; shrunk to 60 queries here) runs all three experiments: the

@@ -33,7 +33,7 @@ import pytest
 from conftest import REPO
 from test_workflow import planned_jobs, write_config
 
-pytestmark = [pytest.mark.slurm, pytest.mark.slow]
+pytestmark = [pytest.mark.slurm, pytest.mark.slow, pytest.mark.long]
 
 START = REPO / "tests/slurm/start-cluster.sh"
 STOP = REPO / "tests/slurm/stop-cluster.sh"

@@ -134,6 +134,7 @@ def test_table_matches_runs_and_models(finished):
     assert "train lambdamart: 1 of 1" in (finished / "logs/train/synthetic-tiny/fold1/waf/lambdamart.log").read_text()
 
 
+@pytest.mark.long
 def test_per_ranker_train_jobs_give_the_same_tables(tmp_path, finished):
     """train_batch: false, one job per ranker (rule train): the same run files and table as the
     batched jobs of the finished run."""
@@ -241,6 +242,7 @@ def two_run_config(name: str, methods: list, **top) -> dict:
             "rankers": {"ranksvm": {"algorithm": "ranksvm", "grid": {"C": [0.1]}}}}
 
 
+@pytest.mark.long
 def test_two_configs_in_one_results_folder_keep_their_leaderboards_and_reports(tmp_path):
     """The default config, then another one (run_name "second"), in one working directory: each
     run's leaderboard is in its own folder and names only its experiment, a dry run of either
@@ -378,6 +380,7 @@ def test_bad_config_is_one_line(tmp_path):
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.long
 def test_interrupted_run_resumes_with_only_the_unfinished_jobs(tmp_path, finished):
     write_config(tmp_path, CONFIG)
     total = sum(planned_jobs(snakemake(tmp_path, "-n")).values())
@@ -421,6 +424,7 @@ def test_interrupted_run_resumes_with_only_the_unfinished_jobs(tmp_path, finishe
     assert (tmp_path / table).read_bytes() == (finished / table).read_bytes()
 
 
+@pytest.mark.long
 def test_killed_run_resumes_with_the_same_command(tmp_path, finished):
     """kill -9 of Snakemake and its jobs (a crash, a power cut) at three points of a run; the same
     command again, without --unlock, removes the dead run's lock, reruns the jobs cut short and
@@ -598,6 +602,7 @@ def test_registry_decides_the_artefact_targets():
                            SELECTORS) == ["importance_plot_rf"]  # no curve: no elimination figure
 
 
+@pytest.mark.long
 def test_every_declared_artefact_is_drawn_from_its_stage_files(tmp_path):
     """A dry run plans exactly the registry's artefacts (one job each, rule ``artefact``); the run
     draws every declared artefact; the figures only read what the stages wrote: the Greedy
