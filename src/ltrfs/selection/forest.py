@@ -132,7 +132,8 @@ class RFImportance(Selector):
     keep : float in (0, 1), default 0.7
         Fraction of features kept per elimination step (rfcv's ``step``).
     cv : int >= 2, default 5
-        Folds of the curve, grouped by query.
+        Folds of the curve, grouped by query and fixed whatever the seed (as l1_logistic's:
+        ``statistical.grouped_folds``).
     recursive : bool, default False
         Re-rank with each smaller forest (rfcv's option).
     sample_size : int >= 2 or None, default None

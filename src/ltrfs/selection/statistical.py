@@ -135,7 +135,8 @@ def binarise(y: np.ndarray, relevant_min: int) -> np.ndarray:
 
 
 def grouped_folds(group: np.ndarray, n_splits: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Cross-validation folds grouped by query (scikit-learn's ``GroupKFold``).
+    """Cross-validation folds grouped by query (scikit-learn's ``GroupKFold``), the same for
+    every seed: the queries are dealt, largest first, to the fold with the fewest rows.
 
     Parameters
     ----------

@@ -281,14 +281,16 @@ class SVMRFE(Selector):
         ``max(0, 1 - t)^2`` or the report's ``max(0, 1 - t)`` (module docstring on why the squared
         hinge is the default).
     cv : int >= 2, default 5
-        Folds to choose C from a list.
+        Folds to choose C from a list, grouped by query and fixed whatever the seed (as
+        l1_logistic's: ``statistical.grouped_folds``).
     tune_sample_size : int or None, default None
         Rows drawn for the C choice; None: all (the report used 500).
     n_bootstrap : int >= 0, default 0
         Bootstrap replicates for class probabilities; 0 ranks by the decision value (the report
         used 50).
     rfe_cv : int, 0 or >= 2, default 0
-        Folds of the resampled elimination curve; 0: none (the report used 20).
+        Folds of the resampled elimination curve, grouped by query and fixed whatever the seed;
+        0: none (the report used 20).
     tol : float > 0, default 1e-4
         liblinear's tolerance.
     max_iter : int >= 1, default 10000
