@@ -33,52 +33,9 @@ class Estimator:
     #: those of ``state_attributes`` a fitted model may lack (e.g. a linear model's intercept)
     optional_state_attributes: tuple = ()
 
-    def to_state(self) -> dict:
-        """The fitted model as JSON-able data that runs no code when read (``ltrfs.state``).
-
-        Returns
-        -------
-        dict
-            The class's name, its parameters and its ``state_attributes``.
-
-        Raises
-        ------
-        ltrfs.state.NoCodeFreeForm
-            When the class (or one of its attributes) has no code-free form.
-        """
-        from ltrfs.state import estimator_state  # imported on use: it looks the registries up
-
-        return estimator_state(self)
-
-    @classmethod
-    def from_state(cls, state: dict):
-        """The fitted model of ``to_state``, scoring bitwise as the one written.
-
-        Parameters
-        ----------
-        state : dict
-            Written by ``to_state``.
-
-        Returns
-        -------
-        Estimator
-            An instance of this class.
-
-        Raises
-        ------
-        ValueError
-            One line, for a state of another class or a damaged one.
-        """
-        from ltrfs.state import estimator_from_state
-
-        estimator = estimator_from_state(state)
-        if not isinstance(estimator, cls):
-            raise ValueError(f"the state holds a {type(estimator).__name__}, not a {cls.__name__}")
-        return estimator
-
     def check_state(self) -> None:
         """A one-line ValueError when attributes read back from a file do not fit together
-        (subclasses check their shapes); called by ``from_state``."""
+        (subclasses check their shapes); called by ``ltrfs.state.estimator_from_state``."""
 
     @classmethod
     def _param_names(cls) -> list[str]:

@@ -26,7 +26,7 @@ import numpy as np
 
 from ltrfs import signed
 from ltrfs.ranking_data import DataError, RankingData
-from ltrfs.state import NoCodeFreeForm, estimator_from_state, to_jsonable
+from ltrfs.state import NoCodeFreeForm, estimator_from_state, estimator_state, to_jsonable
 from ltrfs.util import atomic_path
 
 __all__ = ["REBUILD", "read_csv", "read_json", "read_npz", "METRIC_COLUMNS", "column_name", "RUN_HEAD",
@@ -412,7 +412,7 @@ def save_selector(path, method: str, selector) -> None:
     """Write the fitted selector of a method (``select/{method}.model``), code-free when it can be.
 
     JSON (``{"format": "ltrfs-selector", "version": 2, "method", "selector"}``, the selector's
-    ``to_state``) for every selector with a code-free form; a pickle signed with the user's key
+    ``ltrfs.state.estimator_state``) for every selector with a code-free form; a pickle signed with the user's key
     (``ltrfs.signed``) for the others (``gbm_importance``).
 
     Parameters
@@ -425,7 +425,7 @@ def save_selector(path, method: str, selector) -> None:
         The fitted selector.
     """
     try:
-        doc = {"format": SELECTOR_KIND, "version": CODE_FREE_VERSION, "method": method, "selector": selector.to_state()}
+        doc = {"format": SELECTOR_KIND, "version": CODE_FREE_VERSION, "method": method, "selector": estimator_state(selector)}
     except NoCodeFreeForm:
         signed.dump(path, {"format": SELECTOR_FORMAT, "method": method, "selector": selector})
         return
@@ -457,7 +457,7 @@ def load_selector(path, method: str, trust: bool = False):
     if form == "pickle":
         return obj["selector"]
     try:
-        return Selector.from_state(obj["selector"])
+        return estimator_from_state(obj["selector"], Selector)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise DataError(f"{path}: damaged selector file ({_damage(exc)}); {RETRAIN}") from None
 
@@ -471,14 +471,12 @@ def _damage(exc: Exception) -> str:
 
 def _model_document(record: dict) -> dict:
     """A model record as JSON (``save_models``); NoCodeFreeForm when its estimator has no such form."""
-    estimator = record["estimator"]
-    if not hasattr(estimator, "to_state"):
-        raise NoCodeFreeForm(f"a {type(estimator).__name__} has no code-free form")
+    model = estimator_state(record["estimator"])  # NoCodeFreeForm first, before any other work
     projection = record.get("projection")
     return {"ranker": record["ranker"], "n_features": int(record["n_features"]),
             "features": [int(f) + 1 for f in record["features"]],
             "projection": None if projection is None else np.asarray(projection, dtype=np.float64).tolist(),
-            "params": to_jsonable(record.get("params")), "model": estimator.to_state()}
+            "params": to_jsonable(record.get("params")), "model": model}
 
 
 def _model_record(doc: dict) -> dict:
@@ -513,7 +511,7 @@ def save_models(path, models: dict) -> None:
 
     JSON, ``{"format": "ltrfs-model", "version": 2, "models": {"<k>": {"ranker", "n_features",
     "features" (1-based ids), "projection" (rows: features, columns: the k new features; or
-    null), "params", "model" (the estimator's ``to_state``)}}}``, which ``load_models`` reads
+    null), "params", "model" (``ltrfs.state.estimator_state`` of the estimator)}}}``, which ``load_models`` reads
     from anyone without running code; a pickle signed with the user's key (``ltrfs.signed``)
     when a model has no code-free form (ranker ``own`` of ``gbm_importance``).
 

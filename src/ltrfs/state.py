@@ -118,8 +118,10 @@ def encode(value):
         return {"type": type(value).__name__, "items": [encode(v) for v in value]}
     if isinstance(value, dict):
         return {"type": "dict", "items": [[encode(k), encode(v)] for k, v in value.items()]}
-    if hasattr(value, "to_state"):
+    if isinstance(value, TreeEnsemble):
         return {"type": "estimator", **value.to_state()}
+    if hasattr(value, "state_attributes"):  # a ranker or selector inside another (FSM-SVM's SVM)
+        return {"type": "estimator", **estimator_state(value)}
     module, name = type(value).__module__, type(value).__name__
     if module.startswith("xgboost") and name == "Booster":
         return {"type": "xgboost", "model": bytes(value.save_raw("json")).decode("utf-8")}
@@ -205,6 +207,10 @@ def estimator_state(estimator) -> dict:
         When its class declares no ``state_attributes`` or is not registered, or an attribute
         has no code-free form.
     """
+    from ltrfs.selection.base import OwnPredictions  # imported on use: the selectors sit below this module
+
+    if isinstance(estimator, OwnPredictions):  # ranker own: the selector's state, and k
+        return {"kind": "own", "k": estimator.k, "selector": estimator_state(estimator.selector)}
     cls = type(estimator)
     names = getattr(cls, "state_attributes", None)
     kind = next((k for k, table in _registries().items() if table.get(getattr(cls, "name", None)) is cls), None)
@@ -218,13 +224,16 @@ def estimator_state(estimator) -> dict:
             "attributes": {a: encode(getattr(estimator, a)) for a in names if hasattr(estimator, a)}}
 
 
-def estimator_from_state(state: dict):
-    """The estimator of ``estimator_state`` (or ``OwnPredictions.to_state``, ``TreeEnsemble.to_state``).
+def estimator_from_state(state: dict, expected: type | None = None):
+    """The estimator of ``estimator_state`` (or ``TreeEnsemble.to_state``), scoring bitwise as
+    the one written.
 
     Parameters
     ----------
     state : dict
         As written.
+    expected : type or None, default None
+        The class (or a base) the estimator must be; a ValueError otherwise.
 
     Returns
     -------
@@ -236,11 +245,31 @@ def estimator_from_state(state: dict):
     ValueError
         One line: an unknown class, a parameter it does not take, a missing attribute.
     """
+    estimator = _from_state(state)
+    if expected is not None and not isinstance(estimator, expected):
+        raise ValueError(f"the state holds a {type(estimator).__name__}, not a {expected.__name__}")
+    return estimator
+
+
+def _own_from_state(state: dict):
+    """The ``OwnPredictions`` (ranker own) of ``estimator_state``: the selector, and k checked."""
+    from ltrfs.selection.base import OwnPredictions, Selector  # imported on use, as above
+
+    selector = estimator_from_state(state["selector"], Selector)
+    k = state["k"]
+    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= len(selector.ranking_)):
+        raise ValueError(f"own model: k={k!r} is outside 1..{len(selector.ranking_)}")
+    if not hasattr(selector, "predict_scores") or (k is not None and not hasattr(selector, "predict_scores_k")):
+        raise ValueError(f"own model: method {selector.name!r} has no predictions of its own"
+                         + ("" if k is None else " for k features"))
+    return OwnPredictions(selector, k)
+
+
+def _from_state(state: dict):
+    """``estimator_from_state`` without the class check."""
     kind = state.get("kind")
     if kind == "own":
-        from ltrfs.selection.base import OwnPredictions
-
-        return OwnPredictions.from_state(state)
+        return _own_from_state(state)
     if kind == "forest":
         return TreeEnsemble.from_state(state)
     table = _registries().get(kind)

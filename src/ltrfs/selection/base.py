@@ -264,35 +264,3 @@ class OwnPredictions:
         if self.k is None:
             return self.selector.predict_scores(X)
         return self.selector.predict_scores_k(X, self.k)
-
-    def to_state(self) -> dict:
-        """The code-free state (``ltrfs.state``): the selector's, and k.
-
-        Raises
-        ------
-        ltrfs.state.NoCodeFreeForm
-            When the selector has none.
-        """
-        return {"kind": "own", "k": self.k, "selector": self.selector.to_state()}
-
-    @classmethod
-    def from_state(cls, state: dict) -> "OwnPredictions":
-        """The object of ``to_state``.
-
-        Parameters
-        ----------
-        state : dict
-            Written by ``to_state``.
-
-        Returns
-        -------
-        OwnPredictions
-        """
-        selector = Selector.from_state(state["selector"])
-        k = state["k"]
-        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= len(selector.ranking_)):
-            raise ValueError(f"own model: k={k!r} is outside 1..{len(selector.ranking_)}")
-        if not hasattr(selector, "predict_scores") or (k is not None and not hasattr(selector, "predict_scores_k")):
-            raise ValueError(f"own model: method {selector.name!r} has no predictions of its own"
-                             + ("" if k is None else " for k features"))
-        return cls(selector, k)
