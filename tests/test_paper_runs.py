@@ -21,8 +21,10 @@ REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
 
 #: Lai et al. cells allowed past the tolerance, with the reason docs/papers/lai2013.md gives: OHSUMED's test
-#: folds have 21-22 queries, so one query moves the 5-fold NDCG@1 mean by about 0.009
-LAI_WIDER = {("OHSUMED", "NDCG@1"): 0.03}
+#: folds have 21-22 queries, so one query moves the 5-fold NDCG@1 mean by about 0.009 (NDCG@2 alike)
+LAI_WIDER = {("OHSUMED", "NDCG@1"): 0.03, ("OHSUMED", "NDCG@2"): 0.03}
+#: single cells past even that, each named on the paper's page: (dataset, method, metric) -> bound
+LAI_CELLS = {("OHSUMED", "fsmsvm", "NDCG@2"): 0.035}
 
 
 def run_paper(paper: str, workdir: Path, archives=("OHSUMED.zip", "MQ2008.zip"), extra=()) -> None:
@@ -42,8 +44,9 @@ def run_paper(paper: str, workdir: Path, archives=("OHSUMED.zip", "MQ2008.zip"),
 
 @pytest.mark.paper
 def test_lai2013_tables_within_the_stated_tolerance(tmp_path):
-    """Every experiment's published cells within its config's ``published.tolerance`` (Table II:
-    NDCG@10 and MAP, as docs/papers/lai2013.md states; OHSUMED's NDCG@1 within ``LAI_WIDER``)."""
+    """Every experiment's published cells, Tables I and II in the paper's 11 columns, within its
+    config's ``published.tolerance`` (Table II: NDCG@10 and MAP, as docs/papers/lai2013.md states;
+    OHSUMED's NDCG@1 and NDCG@2 within ``LAI_WIDER``, one cell within ``LAI_CELLS``)."""
     run_paper("lai2013", tmp_path)
     config = yaml.safe_load((REPO / "config/papers/lai2013.yaml").read_text())
     numbers = published.load("lai2013", REPO / "config/published")
@@ -59,7 +62,8 @@ def test_lai2013_tables_within_the_stated_tolerance(tmp_path):
                 assert cells.empty
                 continue
             assert len(cells) and cells.ours.notna().all(), (dataset, experiment)
-            bound = cells.metric.map(lambda m: LAI_WIDER.get((dataset, m), spec["tolerance"]))
+            bound = [LAI_CELLS.get((dataset, method, metric), LAI_WIDER.get((dataset, metric), spec["tolerance"]))
+                     for method, metric in zip(cells.method, cells.metric)]
             off = cells[cells.difference.abs() > bound]
             assert off.empty, off.to_string()
 
