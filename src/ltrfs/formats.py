@@ -27,7 +27,7 @@ import numpy as np
 from ltrfs import signed
 from ltrfs.ranking_data import DataError, RankingData
 from ltrfs.state import NoCodeFreeForm, estimator_from_state, estimator_state, to_jsonable
-from ltrfs.util import atomic_path
+from ltrfs.util import write_text
 
 __all__ = ["REBUILD", "read_csv", "read_json", "read_npz", "METRIC_COLUMNS", "column_name", "RUN_HEAD",
            "REFERENCE_HEAD", "run_lines", "save_scores", "load_scores", "no_subsets", "selection_record",
@@ -249,6 +249,8 @@ def selection_record(name: str, method: dict, selector, ks=()) -> dict:
         a method that does not use k, WAF). ``projection`` (FS-BFS) lists, per new feature, the
         features and weights it sums.
     """
+    if ks and selector.projects:
+        raise ValueError(no_subsets(name))
     d = selector.n_features_in_
     scores = None if selector.scores_ is None else [float(s) for s in selector.scores_]
     record = {
@@ -275,8 +277,6 @@ def selection_record(name: str, method: dict, selector, ks=()) -> dict:
         # -1 where the method found the feature useful in ascending order (orientation "best")
         record["sign"] = [int(s) for s in selector.sign_]
     every_k = range(1, d + 1) if selector.uses_k and not selector.prefix_consistent else ()
-    if ks and projection is not None:
-        raise ValueError(no_subsets(name))
     wanted = sorted({*every_k, *(int(k) for k in ks)})
     if wanted:
         record["subsets"] = {str(k): sorted(int(f) + 1 for f in selector.support(k)) for k in wanted}
@@ -381,15 +381,16 @@ SELECTOR_FORMAT = 1
 RETRAIN = "write it again with this ltrfs (the workflow rebuilds it when you delete it)"
 
 
-def _read_model_file(path, what: str, kind: str, trust: bool):
-    """(``"json"``, document) for a code-free file, (``"pickle"``, object) for a signed pickle."""
+def _read_model_file(path, what: str, kind: str, pickle_format: int, trust: bool):
+    """(``"json"``, document) for a code-free file of ``kind``, (``"pickle"``, object) for a signed
+    pickle of ``pickle_format``."""
     raw = signed.read_bytes(path, what)
     if raw.startswith(signed.MAGIC):
-        obj = signed.load(path, what, trust=trust)
-        if not isinstance(obj, dict) or obj.get("format") != (MODEL_FORMAT if kind == MODEL_KIND else SELECTOR_FORMAT):
+        obj = signed.loads(raw, path, what, trust=trust)
+        if not isinstance(obj, dict) or obj.get("format") != pickle_format:
             raise DataError(f"{path}: not an ltrfs {what} file")
         return "pickle", obj
-    if not raw.lstrip()[:1] == b"{":
+    if raw.lstrip()[:1] != b"{":
         raise DataError(f"{path}: not an ltrfs {what} file (neither JSON nor a signed pickle); {RETRAIN}")
     try:
         doc = json.loads(raw.decode("utf-8"))
@@ -401,11 +402,6 @@ def _read_model_file(path, what: str, kind: str, trust: bool):
         raise DataError(f"{path}: {what} file version {doc.get('version')!r}; this ltrfs reads version "
                         f"{CODE_FREE_VERSION}: {RETRAIN}")
     return "json", doc
-
-
-def _write_json_model(path, doc: dict) -> None:
-    with atomic_path(path) as tmp:
-        tmp.write_text(json.dumps(doc, separators=(",", ":")) + "\n", encoding="utf-8")
 
 
 def save_selector(path, method: str, selector) -> None:
@@ -429,7 +425,7 @@ def save_selector(path, method: str, selector) -> None:
     except NoCodeFreeForm:
         signed.dump(path, {"format": SELECTOR_FORMAT, "method": method, "selector": selector})
         return
-    _write_json_model(path, doc)
+    write_text(path, json.dumps(doc, separators=(",", ":")) + "\n")
 
 
 def load_selector(path, method: str, trust: bool = False):
@@ -451,7 +447,7 @@ def load_selector(path, method: str, trust: bool = False):
     """
     from ltrfs.selection.base import Selector  # imported on use: the registry imports every method
 
-    form, obj = _read_model_file(path, "selector", SELECTOR_KIND, trust)
+    form, obj = _read_model_file(path, "selector", SELECTOR_KIND, SELECTOR_FORMAT, trust)
     if obj.get("method") != method:
         raise ValueError(f"{path}: holds method {obj.get('method')!r}, the selection is {method!r}")
     if form == "pickle":
@@ -498,8 +494,7 @@ def _model_record(doc: dict) -> dict:
             raise ValueError(f"projection of shape {list(projection.shape)} for {len(features)} features")
         width = projection.shape[1]
     estimator = estimator_from_state(doc["model"])
-    own = doc["model"].get("kind") == "own"
-    fitted = estimator.selector.n_features_in_ if own else getattr(estimator, "n_features_in_", None)
+    fitted = getattr(estimator, "n_features_in_", None)
     if fitted != width:
         raise ValueError(f"the {doc['ranker']} model takes {fitted} features, the record gives it {width}")
     return {"ranker": doc["ranker"], "n_features": d, "features": features, "projection": projection,
@@ -529,7 +524,7 @@ def save_models(path, models: dict) -> None:
     except NoCodeFreeForm:
         signed.dump(path, {"format": MODEL_FORMAT, "models": models})
         return
-    _write_json_model(path, doc)
+    write_text(path, json.dumps(doc, separators=(",", ":")) + "\n")
 
 
 def load_models(path, trust: bool = False) -> dict:
@@ -556,7 +551,7 @@ def load_models(path, trust: bool = False) -> dict:
         One line naming the file: missing, not a model file, an untrusted pickle, or a damaged
         or hand-edited JSON model (a missing key, weights that do not fit the features).
     """
-    form, obj = _read_model_file(path, "model", MODEL_KIND, trust)
+    form, obj = _read_model_file(path, "model", MODEL_KIND, MODEL_FORMAT, trust)
     if form == "pickle":
         return obj["models"]
     models = obj.get("models")

@@ -124,7 +124,28 @@ def load(path, what: str = "model", trust: bool = False):
     DataError
         For an empty, truncated or foreign file, or an untrusted signature.
     """
-    raw = read_bytes(path, what)
+    return loads(read_bytes(path, what), path, what, trust)
+
+
+def loads(raw: bytes, path, what: str = "model", trust: bool = False):
+    """The object in the bytes ``raw`` of a file written by ``dump`` (``load`` once they are read).
+
+    Parameters
+    ----------
+    raw : bytes
+        The file's bytes.
+    path : str or os.PathLike
+        The file, for error messages.
+    what : str, default "model"
+        What the file holds, for error messages.
+    trust : bool, default False
+        Accept a file whose signature is not the user's (it is refused otherwise).
+
+    Returns
+    -------
+    object
+        The unpickled object.
+    """
     if not raw.startswith(MAGIC):
         raise DataError(f"{path}: not an ltrfs {what} file (no 'LTRFS-SIGNED-PICKLE' header; files of ltrfs "
                         "before signed models must be made again)")

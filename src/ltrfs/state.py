@@ -30,7 +30,6 @@ import base64
 
 import numpy as np
 
-from ltrfs.ranking_data import DataError
 
 __all__ = ["NoCodeFreeForm", "BASE64_FROM", "encode", "decode", "estimator_state", "estimator_from_state",
            "TreeEnsemble", "to_jsonable"]
@@ -276,6 +275,8 @@ def _from_state(state: dict):
     if table is None or state.get("name") not in table:
         raise ValueError(f"unknown {kind or 'estimator'} {state.get('name')!r}")
     cls = table[state["name"]]
+    if cls.state_attributes is None:  # as estimator_state refuses to write one
+        raise ValueError(f"{state['name']} has no code-free form")
     try:
         estimator = cls(**decode(state["params"]))
     except TypeError as exc:

@@ -259,6 +259,11 @@ class OwnPredictions:
         self.selector = selector
         self.k = k
 
+    @property
+    def n_features_in_(self) -> int:
+        """The columns ``predict`` takes: the selector's."""
+        return self.selector.n_features_in_
+
     def predict(self, X) -> np.ndarray:
         """Scores float64 (m,) of the rows of ``X`` by the selector's own model."""
         if self.k is None:
