@@ -304,7 +304,7 @@ def test_train_test_prints_the_test_metrics_and_saves_the_scores(files, tmp_path
     """``ltrfs train ... --test T`` (RankLib's -train -validate -test): after training, stdout is
     the test file's Eval-Score table, exactly what ``ltrfs predict | ltrfs eval`` gives; stderr
     names the --metric's value; --save-scores holds what ``ltrfs predict`` prints."""
-    model, saved = tmp_path / "m.pkl", tmp_path / "test_scores.txt"
+    model, saved = tmp_path / "m.model", tmp_path / "test_scores.txt"
     code, out, err = run(capsys, "train", "--ranker", "ranksvm", "--set", "C=[0.01,1]", files["train"],
                          "--vali", files["vali"], "--test", files["vali"], "--save-scores", saved, "--out", model)
     assert code == 0, err
@@ -315,7 +315,7 @@ def test_train_test_prints_the_test_metrics_and_saves_the_scores(files, tmp_path
     vali = io.read_letor(files["vali"])
     scores = np.array(predicted.split(), dtype=float)
     want = metrics.metric_per_query(vali.y, scores, vali.query_ptr, "ndcg@10", "letor4", ties="file_order").mean()
-    assert f"ltrfs: test ndcg@10 {want:.4f} on 20 queries of {files['vali']} (letor4, tied scores in file order); " \
+    assert f"ltrfs: test ndcg@10 {want:.4f} on {vali.n_queries} queries of {files['vali']} (letor4, tied scores in file order); " \
            f"wrote the scores to {saved}\n" in err
     average = [line for line in out.splitlines() if line.startswith("Average")]
     assert float(average[1].split("\t")[10]) == pytest.approx(want, abs=5e-5)
@@ -432,7 +432,7 @@ def test_a_grid_choice_at_its_edge_is_a_warning_line(files, tmp_path, capsys):
     the parameter and the edge; a choice inside the grid warns nothing."""
     from ltrfs.formats import load_models
 
-    model = tmp_path / "m.pkl"
+    model = tmp_path / "m.model"
     code, _, err = run(capsys, "train", "--ranker", "ranksvm", "--set", "C=[0.01,0.1,1]", files["train"],
                        "--vali", files["vali"], "--out", model)
     assert code == 0 and load_models(model)[6]["params"]["C"] == 1

@@ -83,7 +83,6 @@ def test_every_declared_parameter_says_what_it_means(label):
     meaning = parameter_help(ESTIMATORS[label])
     missing = [name for name in ESTIMATORS[label].parameters if not meaning.get(name)]
     assert not missing, f"{label}: no description of {missing} in the docstring's Parameters section"
-    assert all("\n" not in text and "``" not in text and not text.endswith(".") for text in meaning.values())
 
 
 def test_parameter_help_reads_the_first_sentence_of_each_entry():

@@ -71,9 +71,7 @@ def _read_scores(path, n_rows: int) -> np.ndarray:
     try:
         with open(path, encoding="utf-8") as handle:
             lines = handle.read().splitlines()
-    except FileNotFoundError:
-        raise DataError(f"{path}: no such file") from None
-    except UnicodeDecodeError:
+    except UnicodeDecodeError:  # a missing file goes up as it is: main() words it (util.os_error_text)
         raise DataError(f"{path}: not a text file of scores (not UTF-8)") from None
     scores, line_of = [], []
     for number, line in enumerate(lines, 1):
@@ -238,12 +236,17 @@ def cmd_train(args) -> int:
 TEST_TIES = "file_order"
 
 
+def _score_lines(scores) -> str:
+    """One score a line, 9 significant digits: what ``predict`` prints and ``--save-scores`` writes."""
+    return "".join(f"{s:.9g}\n" for s in scores)
+
+
 def _report_test(args, model, test) -> None:
     """RankLib's ``-test``: the test file's Eval-Score table on stdout (what ``ltrfs eval`` prints for
     the model's scores), its ``--metric`` on stderr, and the scores in ``--save-scores``."""
     scores = np.asarray(model.predict(test.X), dtype=np.float64)
     if args.save_scores:
-        write_text(args.save_scores, "".join(f"{s:.9g}\n" for s in scores))  # as 'ltrfs predict' prints
+        write_text(args.save_scores, _score_lines(scores))  # as 'ltrfs predict' prints
     qm = metrics.evaluate(test.y, scores, test.query_ptr, convention=args.convention, max_k=10, ties=TEST_TIES)
     sys.stdout.write(metrics.format_eval_score(test.query_ids, qm))
     value = metrics.metric_per_query(test.y, scores, test.query_ptr, args.metric, args.convention, TEST_TIES).mean()
@@ -265,7 +268,7 @@ def cmd_predict(args) -> int:
         raise ValueError(f"{args.model} has no model for k={args.k}; available: {', '.join(map(str, sorted(models)))}")
     model = models[args.k] if args.k is not None else next(iter(models.values()))
     scores = predict(model, _read(args.data, args, model.get("n_features")))
-    sys.stdout.write("".join(f"{s:.9g}\n" for s in scores))
+    sys.stdout.write(_score_lines(scores))
     return 0
 
 
@@ -374,7 +377,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ltrfs {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     sub = parser.add_subparsers(dest="command", required=True)
-    common, data_options = _common_options, _data_options  # the names the train and predict parsers use
     _add_eval(sub)
     _add_select(sub)
 
@@ -394,7 +396,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "(docs/outputs.md#model-files); missing folders are created")
     p.add_argument("--metric", default="ndcg@10", help="vali metric choosing the grid point, also printed for --test")
     p.add_argument("--threads", type=int, default=1)
-    common(p)
+    _common_options(p)
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("predict", help="print one score per line for a data file",
@@ -409,7 +411,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "only for files from a source you trust); JSON model files need no trust")
     p.add_argument("data", help="the file to score (LETOR/SVMlight text, optionally .gz, or an .npz of the workflow)")
     p.add_argument("--k", type=int, help="which model of a workflow model file")
-    data_options(p)
+    _data_options(p)
     p.set_defaults(func=cmd_predict)
 
     p = sub.add_parser("params", help="the parameters of a method or ranker, their defaults and allowed values")

@@ -410,11 +410,10 @@ def n_folds_text(long: pd.DataFrame) -> str:
     return f"{folds[0]} fold{'s' * (folds[0] > 1)}" if len(folds) == 1 else f"{folds[0]} to {folds[-1]} folds"
 
 
-def _no_stability(part: pd.DataFrame) -> pd.Series:
+def _no_stability(part: pd.DataFrame) -> np.ndarray:
     """Per leaderboard row, why it has no stability value: one fold (no pair of folds to
     compare), or no k below the number of features (a top-k set of every feature is the same set)."""
-    folds = part.get("stability_folds", pd.Series(0, index=part.index))
-    return pd.Series(["one fold: no stability" if f == 1 else "no k below d" for f in folds], index=part.index)
+    return np.where(part["stability_folds"] == 1, "one fold: no stability", "no k below d")
 
 
 def markdown(result: pd.DataFrame, small: pd.DataFrame, metrics, *, alpha: float, n_folds: str,
@@ -464,7 +463,7 @@ def markdown(result: pd.DataFrame, small: pd.DataFrame, metrics, *, alpha: float
         table = part[cols].copy()
         why = _no_stability(part)
         for col in ("jaccard", "kuncheva"):  # say why a cell has no value
-            table[col] = [why[i] if v != v else f"{v:.3f}" for i, v in zip(part.index, part[col])]
+            table[col] = [reason if v != v else f"{v:.3f}" for reason, v in zip(why, part[col])]
         table = table.rename(columns=names)
         head.append(table.to_markdown(index=False, floatfmt=".3f"))
         head += ["", f"Rank: mean rank over blocks (dataset x ranker x k) by the test metric averaged over the "

@@ -106,7 +106,7 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
     handles, marks = {}, {}
     one_fold = len(rows) > 0 and int(rows.folds.max()) == 1  # no std over folds: no bars, no band
     bars = max((part.label.nunique() for part in panels.values()), default=0) <= max_error_bars and not one_fold
-    dodge = _dodge(rows, len(labels)) if bars else 0.0
+    dodge = _line_step(rows.k_num, len(labels)) if bars else 0.0  # none with one fold: no bars to separate
     for ax, (name, panel) in zip(axes[0], panels.items()):
         for label, group in panel.groupby("label", sort=False):
             group = group.sort_values("k_num")
@@ -141,7 +141,6 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
         handles.update(marks)
         if name:
             ax.set_title(name)
-        ax.set_xlabel("number of features k")
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel(f"test {metric}, one fold" if one_fold else f"test {metric}, mean over folds\n"
                           + ("(bars: ± std over folds)" if bars else "(± std over folds: in the CSV)"))
@@ -152,12 +151,13 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
         axes[0][0].set_ylim(low - pad, high + pad)
     handles.update(_draw_references(axes[0], references, metric))
     ks = sorted(set(rows.k_num[~rows.method.isin(list(baselines))]))
-    for ax in axes[0]:  # ticks at the ks run: a point shifted sideways still reads as its k; "all (d)" at k = d
-        shown = ks if len(ks) <= 12 else sorted({*ks[::-(-len(ks) // 10)], ks[-1]})  # at most ~11 labels
+    # ticks at the ks run: a point shifted sideways still reads as its k; "all (d)" at k = d
+    shown = ks if len(ks) <= 12 else sorted({*ks[::-(-len(ks) // 10)], ks[-1]})  # at most ~11 labels
+    xlabel = DODGE_NOTE.format(shift=_max_shift(dodge, len(labels))) if dodge else "number of features k"
+    for ax in axes[0]:
         if shown:
             ax.set_xticks(shown, [k_label(int(k), n_features) for k in shown])
-        if dodge:
-            ax.set_xlabel(DODGE_NOTE.format(shift=_max_shift(dodge, len(labels))))
+        ax.set_xlabel(xlabel)
     _legend_beside(fig, axes[0], list(handles.values()), list(handles))
     if title:
         fig.suptitle(title, y=1.03)
@@ -181,14 +181,6 @@ def _significant_points(comparison, metric: str, alpha: float) -> dict:
 
 #: the x label of a metric-vs-k figure whose lines are shifted sideways (``{shift}``: the largest shift)
 DODGE_NOTE = "number of features k\n(lines shifted sideways \u2264 \u00b1{shift:.2g} k)"
-
-
-def _dodge(rows: pd.DataFrame, n_lines: int) -> float:
-    """The sideways step between neighbouring lines' points of a metric-vs-k figure
-    (``_line_step``), none with one fold (no error bars to separate)."""
-    if not len(rows) or rows.folds.max() < 2:
-        return 0.0
-    return _line_step(rows.k_num, n_lines)
 
 
 def _line_step(ks, n_lines: int) -> float:

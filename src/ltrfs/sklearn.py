@@ -57,13 +57,10 @@ def contiguous_order(qid) -> np.ndarray | None:
     if qid.size == 0:
         return None
     starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
-    _, inverse = np.unique(qid, return_inverse=True)
-    inverse = inverse.ravel()
-    if len(starts) == int(inverse.max()) + 1:  # one run per query
+    _, first, inverse = np.unique(qid, return_index=True, return_inverse=True)
+    if len(starts) == len(first):  # one run per query
         return None
-    first = np.full(inverse.max() + 1, qid.size, dtype=np.int64)
-    np.minimum.at(first, inverse, np.arange(qid.size))
-    return np.argsort(first[inverse], kind="stable").astype(np.int64)
+    return np.argsort(first[inverse.ravel()], kind="stable")
 
 
 def _split(X, y, qid, what: str = ""):
@@ -235,7 +232,5 @@ class FeatureSelector(SelectorMixin, BaseEstimator):
         sklearn.utils.Tags
         """
         tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.input_tags.allow_nan = False
-        tags.input_tags.sparse = False
+        tags.target_tags.required = True  # (no NaN, no sparse input: scikit-learn's defaults)
         return tags

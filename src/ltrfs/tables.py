@@ -350,7 +350,11 @@ def by_k_markdown(table: pd.DataFrame, metric: str = "NDCG@10", alpha: float = 0
     single = table[table.k != "vali"].groupby(["method", "ranker"])["k"].transform("nunique") == 1
     grid = sorted({int(k) for k in table.k[(table.k != "vali") & ~single]})
     fixed = table[(table.k != "vali") & single & ~table.k.isin([str(k) for k in grid])]
-    head = ["method", "ranker"] + [f"k={k}" if k != n_features else k_label(k, n_features) for k in grid]
+
+    def k_head(k) -> str:  # "k=10", or "all (46)" at k = d
+        return k_label(k, n_features) if str(k) == str(n_features) else f"k={k}"
+
+    head = ["method", "ranker"] + [k_head(k) for k in grid]
     head += ["vali", "fixed"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for (method, ranker), rows in table.groupby(["method", "ranker"], sort=False):
@@ -367,9 +371,7 @@ def by_k_markdown(table: pd.DataFrame, metric: str = "NDCG@10", alpha: float = 0
         vali = by_k.get("vali")
         cells.append("" if vali is None else f"{cell(vali)} ({vali['k_chosen']})")
         own = fixed[(fixed.method == method) & (fixed.ranker == ranker)]
-        label = ("" if own.empty else "all tied" if ranker == REFERENCE_RANKER
-                 else k_label(own.iloc[0]["k"], n_features) if own.iloc[0]["k"] == str(n_features)
-                 else f"k={own.iloc[0]['k']}")
+        label = "" if own.empty else "all tied" if ranker == REFERENCE_RANKER else k_head(own.iloc[0]["k"])
         cells.append("" if own.empty else f"{cell(own.iloc[0].to_dict())} ({label})")
         lines.append("| " + " | ".join([method, ranker] + cells) + " |")
     lines += _vali_note(table, metric, column=True)

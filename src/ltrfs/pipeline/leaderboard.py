@@ -192,7 +192,7 @@ class LeaderboardPlanning(ArtefactsPlanning):
                 seen.add((dataset, method))
                 selections.append([dataset, method, algorithm, list(self.folds(name, dataset))])
         scorers = {s for *_, algorithm, _ in selections for s in SELECTORS[algorithm].requires}
-        chunks = {s: self.n_chunks(s) for s in sorted(scorers) if self.n_chunks(s) > 1}
+        chunks = {s: n for s in sorted(scorers) if (n := self.n_chunks(s)) > 1}
         return {"tables": tables, "selections": selections, "results": self.results, "chunks": chunks}
 
     @cached_property

@@ -107,5 +107,7 @@ class Run:
         str
         """
         title = self.experiment(experiment).get("title", experiment)
-        plain = re.sub(r"[^0-9a-z]", "", title.lower())
-        return title if re.sub(r"[^0-9a-z]", "", dataset.lower()) in plain else f"{title}: {dataset}"
+        def plain(text: str) -> str:  # letters and digits only, lower case
+            return re.sub(r"[^0-9a-z]", "", text.lower())
+
+        return title if plain(dataset) in plain(title) else f"{title}: {dataset}"
