@@ -23,6 +23,7 @@ import pickle
 import secrets
 from pathlib import Path
 
+from ltrfs.docstrings import fill_doc
 from ltrfs.ranking_data import DataError
 from ltrfs.util import atomic_path
 
@@ -102,6 +103,19 @@ def read_bytes(path, what: str) -> bytes:
     return raw
 
 
+#: docstring text of ``load`` and ``loads`` (``ltrfs.docstrings.fill_doc``)
+_DOC = {"what_trust_returns": """what : str, default "model"
+    What the file holds, for error messages.
+trust : bool, default False
+    Accept a file whose signature is not the user's (it is refused otherwise).
+
+Returns
+-------
+object
+    The unpickled object."""}
+
+
+@fill_doc(**_DOC)
 def load(path, what: str = "model", trust: bool = False):
     """The object in a file written by ``dump``.
 
@@ -109,15 +123,7 @@ def load(path, what: str = "model", trust: bool = False):
     ----------
     path : str or os.PathLike
         The file.
-    what : str, default "model"
-        What the file holds, for error messages.
-    trust : bool, default False
-        Accept a file whose signature is not the user's (it is refused otherwise).
-
-    Returns
-    -------
-    object
-        The unpickled object.
+    %(what_trust_returns)s
 
     Raises
     ------
@@ -127,6 +133,7 @@ def load(path, what: str = "model", trust: bool = False):
     return loads(read_bytes(path, what), path, what, trust)
 
 
+@fill_doc(**_DOC)
 def loads(raw: bytes, path, what: str = "model", trust: bool = False):
     """The object in the bytes ``raw`` of a file written by ``dump`` (``load`` once they are read).
 
@@ -136,15 +143,7 @@ def loads(raw: bytes, path, what: str = "model", trust: bool = False):
         The file's bytes.
     path : str or os.PathLike
         The file, for error messages.
-    what : str, default "model"
-        What the file holds, for error messages.
-    trust : bool, default False
-        Accept a file whose signature is not the user's (it is refused otherwise).
-
-    Returns
-    -------
-    object
-        The unpickled object.
+    %(what_trust_returns)s
     """
     if not raw.startswith(MAGIC):
         raise DataError(f"{path}: not an ltrfs {what} file (no 'LTRFS-SIGNED-PICKLE' header; files of ltrfs "
