@@ -27,7 +27,7 @@ import numpy as np
 from ltrfs import signed
 from ltrfs.ranking_data import DataError, RankingData
 from ltrfs.state import NoCodeFreeForm, estimator_from_state, estimator_state, to_jsonable
-from ltrfs.util import write_text
+from ltrfs.util import atomic_path, write_text
 
 __all__ = ["REBUILD", "read_csv", "read_json", "read_npz", "METRIC_COLUMNS", "column_name", "RUN_HEAD",
            "REFERENCE_HEAD", "run_lines", "save_scores", "load_scores", "no_subsets", "selection_record",
