@@ -27,7 +27,7 @@ import numpy as np
 from ltrfs import signed
 from ltrfs.ranking_data import DataError, RankingData
 from ltrfs.state import NoCodeFreeForm, estimator_from_state, estimator_state, to_jsonable
-from ltrfs.util import atomic_path, write_text
+from ltrfs.util import atomic_path, os_error_text, write_text
 
 __all__ = ["REBUILD", "read_csv", "read_json", "read_npz", "METRIC_COLUMNS", "column_name", "RUN_HEAD",
            "REFERENCE_HEAD", "run_lines", "save_scores", "load_scores", "no_subsets", "selection_record",
@@ -68,8 +68,8 @@ def read_csv(path, columns=(), **kwargs):
 
     try:
         frame = pd.read_csv(path, **kwargs)
-    except FileNotFoundError:
-        raise DataError(f"{path}: no such file") from None
+    except FileNotFoundError as exc:
+        raise DataError(os_error_text(exc, path)) from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, TypeError) as exc:
         raise DataError(f"{path}: not a readable table ({_first_line(exc)}); {REBUILD}") from None
     missing = [c for c in columns if c not in frame.columns]
@@ -96,8 +96,8 @@ def read_json(path, keys=(), what: str = "a file of this pipeline", remedy: str 
     """
     try:
         obj = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(f"{path}: no such file") from None
+    except FileNotFoundError as exc:
+        raise DataError(os_error_text(exc, path)) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise DataError(f"{path}: not {what} (not JSON: {_first_line(exc)}); {remedy}") from None
     if not isinstance(obj, dict):
@@ -131,8 +131,8 @@ def read_npz(path, keys=()) -> dict:
     try:
         with np.load(path, allow_pickle=False) as z:
             arrays = {key: z[key] for key in z.files}
-    except FileNotFoundError:
-        raise DataError(f"{path}: no such file") from None
+    except FileNotFoundError as exc:
+        raise DataError(os_error_text(exc, path)) from None
     except (zipfile.BadZipFile, ValueError, EOFError, OSError) as exc:
         raise DataError(f"{path}: not a readable .npz file ({_first_line(exc)}); {REBUILD}") from None
     missing = [k for k in keys if k not in arrays]

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ltrfs.docstrings import fill_doc
 from ltrfs.ranking_data import DataError
-from ltrfs.util import atomic_path
+from ltrfs.util import atomic_path, os_error_text
 
 MAGIC = b"LTRFS-SIGNED-PICKLE 1\n"
 
@@ -94,8 +94,8 @@ def read_bytes(path, what: str) -> bytes:
     """
     try:
         raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise DataError(f"{path}: no such file") from None
+    except FileNotFoundError as exc:
+        raise DataError(os_error_text(exc, path)) from None
     except IsADirectoryError:
         raise DataError(f"{path}: is a directory, not a {what} file") from None
     if not raw:

@@ -387,8 +387,8 @@ def error_line(exc: BaseException) -> str:
 def os_error_text(exc: OSError, path=None) -> str:
     """"<path>: <what went wrong>", in the one wording of every reader for a missing file.
 
-    A missing file is "<path>: no such file", the wording the readers of ``ltrfs.formats``,
-    ``ltrfs.io`` and ``ltrfs.signed`` write themselves; other errors keep the system's words, in lower case.
+    A missing file is "<path>: no such file"; the readers of ``ltrfs.formats``,
+    ``ltrfs.io`` and ``ltrfs.signed`` word it through here; other errors keep the system's words, in lower case.
 
     Parameters
     ----------

@@ -13,7 +13,7 @@ import numpy as np
 
 from ltrfs.io.reader import read_letor
 from ltrfs.ranking_data import DataError, RankingData
-from ltrfs.util import atomic_open
+from ltrfs.util import atomic_open, os_error_text
 
 __all__ = ["save_npz", "load_npz", "read_any"]
 
@@ -117,8 +117,8 @@ def load_npz(path) -> RankingData:
                     with zf.open(info) as member:
                         arr = np.lib.format.read_array(member, allow_pickle=False)
                 arrays[name] = arr
-    except FileNotFoundError:
-        raise DataError(f"{path}: no such file") from None
+    except FileNotFoundError as exc:
+        raise DataError(os_error_text(exc, path)) from None
     except DataError:
         raise
     except (zipfile.BadZipFile, ValueError, EOFError, OSError) as exc:

@@ -56,6 +56,7 @@ from numba import njit
 
 from ltrfs.io.duplicates import duplicate_rows
 from ltrfs.ranking_data import DataError, RankingData
+from ltrfs.util import os_error_text
 
 __all__ = ["read_letor", "NULL_POLICIES", "DENSE_FLOOR", "DENSE_PER_BYTE"]
 
@@ -545,8 +546,8 @@ _MAGIC = ((b"\x1f\x8b", gzip.decompress), (b"BZh", bz2.decompress),
 def _read_bytes(path: Path) -> bytes:
     try:
         raw = path.read_bytes()
-    except FileNotFoundError:
-        raise DataError(f"{path}: no such file") from None
+    except FileNotFoundError as exc:
+        raise DataError(os_error_text(exc, path)) from None
     except IsADirectoryError:
         raise DataError(f"{path}: is a directory, not a data file") from None
     decompress = _COMPRESSED.get(path.suffix.lower())
