@@ -26,8 +26,8 @@ import numpy as np
 
 from ltrfs import signed
 from ltrfs.ranking_data import DataError, RankingData
-from ltrfs.state import NoCodeFreeForm, estimator_from_state, estimator_state, to_jsonable
-from ltrfs.util import atomic_path, os_error_text, write_text
+from ltrfs.state import NoCodeFreeForm, estimator_from_state, estimator_state
+from ltrfs.util import atomic_path, json_default, os_error_text, write_text
 
 __all__ = ["REBUILD", "read_csv", "read_json", "read_npz", "METRIC_COLUMNS", "column_name", "RUN_HEAD",
            "REFERENCE_HEAD", "run_lines", "save_scores", "load_scores", "no_subsets", "selection_record",
@@ -425,7 +425,7 @@ def save_selector(path, method: str, selector) -> None:
     except NoCodeFreeForm:
         signed.dump(path, {"format": SELECTOR_FORMAT, "method": method, "selector": selector})
         return
-    write_text(path, json.dumps(doc, separators=(",", ":")) + "\n")
+    write_text(path, json.dumps(doc, separators=(",", ":"), default=json_default) + "\n")
 
 
 def load_selector(path, method: str, trust: bool = False):
@@ -472,7 +472,7 @@ def _model_document(record: dict) -> dict:
     return {"ranker": record["ranker"], "n_features": int(record["n_features"]),
             "features": [int(f) + 1 for f in record["features"]],
             "projection": None if projection is None else np.asarray(projection, dtype=np.float64).tolist(),
-            "params": to_jsonable(record.get("params")), "model": model}
+            "params": record.get("params"), "model": model}
 
 
 def _model_record(doc: dict) -> dict:
@@ -524,7 +524,7 @@ def save_models(path, models: dict) -> None:
     except NoCodeFreeForm:
         signed.dump(path, {"format": MODEL_FORMAT, "models": models})
         return
-    write_text(path, json.dumps(doc, separators=(",", ":")) + "\n")
+    write_text(path, json.dumps(doc, separators=(",", ":"), default=json_default) + "\n")
 
 
 def load_models(path, trust: bool = False) -> dict:

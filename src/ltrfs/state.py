@@ -32,7 +32,7 @@ import numpy as np
 
 
 __all__ = ["NoCodeFreeForm", "BASE64_FROM", "encode", "decode", "estimator_state", "estimator_from_state",
-           "TreeEnsemble", "to_jsonable"]
+           "TreeEnsemble"]
 
 #: arrays of at least this many elements are written as base64 bytes rather than a list
 BASE64_FROM = 4096
@@ -40,20 +40,6 @@ BASE64_FROM = 4096
 
 class NoCodeFreeForm(TypeError):
     """An object that can only be stored as a pickle (``ltrfs.signed``)."""
-
-
-def to_jsonable(value):
-    """``value`` with numpy scalars and arrays made Python numbers and lists (for descriptive
-    fields such as chosen hyperparameters; not decoded back)."""
-    if isinstance(value, dict):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return to_jsonable(value.tolist())
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
 
 
 # ----------------------------------------------------------------------------- values

@@ -178,14 +178,23 @@ def write_json(path, obj) -> None:
     obj : object
         JSON-serialisable, numpy scalars and arrays allowed.
     """
-    write_text(path, json.dumps(obj, indent=1, sort_keys=False, default=_json_default) + "\n")
+    write_text(path, json.dumps(obj, indent=1, sort_keys=False, default=json_default) + "\n")
 
 
-def _json_default(value):
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.floating):
-        return float(value)
+def json_default(value):
+    """``json.dumps``'s ``default``: numpy scalars as Python numbers, arrays as lists.
+
+    Parameters
+    ----------
+    value : object
+        What ``json`` cannot write itself.
+
+    Returns
+    -------
+    int, float, bool or list
+    """
+    if isinstance(value, np.generic):
+        return value.item()
     if isinstance(value, np.ndarray):
         return value.tolist()
     raise TypeError(f"cannot write {type(value).__name__} as JSON")
