@@ -174,6 +174,25 @@ def test_selectors_without_own_model_are_code_free(tmp_path, split):
         load_selector(tmp_path / "s.model", "q")
 
 
+@pytest.mark.parametrize("ranking,message", [
+    ([0, 0, 1, 2, 3], "ranking_ repeats a feature or names one outside 0..4"),
+    ([0, 1, 2, 3, 9], "ranking_ repeats a feature or names one outside 0..4"),
+    ([0.5, 1, 2, 3, 4], "ranking_ is not a vector of 1 to 5 feature indices"),
+])
+def test_hand_edited_selector_gives_one_line_error(tmp_path, split, ranking, message):
+    """A selector file's ranking is checked on load (Selector.check_state), as a model's weights are."""
+    X, y, qid, *_ = split
+    path = tmp_path / "s.model"
+    save_selector(path, "p", make_selector("pearson").fit(X, y, qid))
+    doc = json.loads(path.read_text())
+    stored = doc["selector"]["attributes"]["ranking_"]
+    stored.update(dtype="float64" if isinstance(ranking[0], float) else "int64", data=ranking)
+    path.write_text(json.dumps(doc))
+    with pytest.raises(DataError) as info:
+        load_selector(path, "p")
+    assert f"damaged selector file (pearson: {message})" in str(info.value) and "\n" not in str(info.value)
+
+
 def test_own_model_of_gbm_importance_is_a_signed_pickle(tmp_path, split, monkeypatch):
     X, y, qid, *_ = split
     monkeypatch.setenv("LTRFS_MODEL_KEY", "aa" * 32)

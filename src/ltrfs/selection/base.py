@@ -162,6 +162,20 @@ class Selector(Estimator):
     #: what ranker ``own`` reads (a method with a model of its own adds what ``predict_scores`` reads)
     state_attributes = ("n_features_in_", "ranking_", "chosen_")
 
+    def check_state(self) -> None:
+        """A one-line ValueError unless ``ranking_`` read back from a file is an integer vector of
+        distinct features in 0..``n_features_in_`` - 1 and ``chosen_`` a mapping."""
+        d = self.n_features_in_
+        ranking = np.asarray(self.ranking_)
+        if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
+            raise ValueError(f"{self.name}: n_features_in_ {d!r} is not a positive integer")
+        if ranking.ndim != 1 or ranking.dtype.kind not in "iu" or not 1 <= len(ranking) <= d:
+            raise ValueError(f"{self.name}: ranking_ is not a vector of 1 to {d} feature indices")
+        if ranking.min() < 0 or ranking.max() >= d or len(np.unique(ranking)) != len(ranking):
+            raise ValueError(f"{self.name}: ranking_ repeats a feature or names one outside 0..{d - 1}")
+        if not isinstance(self.chosen_, dict):
+            raise ValueError(f"{self.name}: chosen_ is not a mapping")
+
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None, precomputed=None):
         """Learn the feature order.
 
