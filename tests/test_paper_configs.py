@@ -168,7 +168,8 @@ def test_gupta2012_runs_end_to_end_on_generated_archives(tmp_path):
     marks, Fig. 3's densities of non-constant features, the FS-ED vs FS-BFS comparisons."""
     _, stderr = run_on_generated_archives(
         "gupta2012", tmp_path, ("OHSUMED", "MQ2007", "MQ2008"), ("OHSUMED", "MQ2007", "MQ2008"),
-        {"gupta2012": {"k": [1, 3, 46]}, "gupta2012_yahoo": {"k": [2, 5, 700]}},
+        {"gupta2012": {"k": [1, 3, 46]}, "gupta2012_yahoo": {"k": [2, 5, 700]},
+         "gupta2012_group_size": {"k": [1, 3, 46]}},
         registry_edits={"Yahoo-set2-standin": {"generator": {"n_queries": 40, "docs_median": 8}}},
         present_only=True)
     assert "running Yahoo-set2-standin in place of Yahoo-set2 (its registry stand_in)" in stderr
@@ -202,6 +203,15 @@ def test_gupta2012_runs_end_to_end_on_generated_archives(tmp_path):
         assert not set(densities.feature) & set(selection["constant_features"])  # Fig. 3 excludes them
         if dataset == "Yahoo-set2-standin":
             assert len(selection["constant_features"]) == 104 and selection["n_features"] == 700
+    # the group-size experiment (OHSUMED): every FS-BFS bound with every ranker, groups within their bound
+    sizes = pd.read_csv(results / "OHSUMED/tables/gupta2012_group_size.csv", dtype={"k": str})
+    chosen = sizes[sizes.k.str.startswith("vali")]
+    assert set(chosen.method + "/" + chosen.ranker) == {f"{m}/{r}" for m in ("fs_bfs_size2", "fs_bfs", "fs_bfs_size5",
+                                                                             "fs_bfs_unbounded")
+                                                        for r in ("ranksvm", "rankboost", "lambdamart")}
+    for method, bound in (("fs_bfs_size2", 2), ("fs_bfs", 3), ("fs_bfs_size5", 5)):
+        groups = json.loads((results / f"OHSUMED/fold1/select/{method}.json").read_text())["details"]["subsets"]
+        assert groups and max(len(group) for group in groups) <= bound, (method, groups)
 
 
 @pytest.mark.slow

@@ -1,7 +1,20 @@
-"""FS-BFS (Dang & Croft, SIGIR 2010 workshop on feature generation and selection for IR): a
-partition of the features into k disjoint subsets found by best-first search, each subset
-combined by Coordinate Ascent into one new feature (the FS-ED paper's baseline; docs/methods.md, section
+"""FS-BFS (Dang & Croft, "Feature selection for document ranking using best first search and
+coordinate ascent", SIGIR 2010 workshop on feature generation and selection for IR): a partition
+of the features into k disjoint subsets found by best-first search, each subset combined by
+Coordinate Ascent into one new feature (the FS-ED paper's baseline; docs/methods.md, section
 'FS-BFS').
+
+Sources of the settings. The text of Dang & Croft's method and experiments could not be read
+here (only its abstract: best-first search applied repeatedly partitions the features into
+subsets, Coordinate Ascent merges each subset into one feature maximising a retrieval measure on
+the training set). Gupta & Rosso (section 3.3) add only that the subsets do not overlap, that the
+search runs over an undirected graph of the features, and that they used Dang & Croft's
+parameters without naming them. So the stale count, the open list, the candidates and the bound
+on a subset's size below are this project's choices (docs/papers/gupta2012.md, section 'FS-BFS
+settings'); their defaults bound the work on hundreds of features. Gupta & Rosso's Table 1 gives
+one constraint: FS-BFS's best k of 14 on OHSUMED (45 features) needs at least 14 subsets, so
+their subsets held at most 3.2 features on average; an unbounded search builds 4-6 subsets of
+1-15 features per fold on OHSUMED here (docs/papers/gupta2012.md, section 'FS-BFS group size').
 
 The output is a linear PROJECTION d -> k, not a subset of the original features::
 
@@ -45,8 +58,8 @@ never below its parent's); the default starts from the uniform vector, as RankLi
 
 Bounds (parameters, all recorded in ``chosen_`` with ``ties``, and in ``details_["params"]``
 with every other parameter): ``max_candidates`` (candidates per expansion), ``open_size`` (open
-list), ``max_stale`` (expansions without improvement; the paper's 5), ``max_size`` (features per
-subset), ``max_expansions`` (per subset).
+list), ``max_stale`` (expansions without improvement), ``max_size`` (features per subset),
+``max_expansions`` (per subset).
 Validation data are not used (the method optimises the training metric).
 """
 from __future__ import annotations
@@ -245,7 +258,7 @@ class FSBFS(Selector):
     open_size : int >= 1 or None, default 10
         Open-list size: after each expansion only the best ``open_size`` open nodes are kept.
     max_stale : int >= 1, default 5
-        Stop a subset after this many expansions without improving its best score (the paper's 5).
+        Stop a subset after this many expansions without improving its best score.
     max_size : int >= 1 or None, default None
         Most features per subset (None: no limit).
     max_expansions : int >= 1 or None, default None
@@ -293,9 +306,10 @@ class FSBFS(Selector):
 
     References
     ----------
-    Dang and Croft. Feature selection and extraction for learning to rank. SIGIR 2010 workshop
-    on feature generation and selection for information retrieval (best-first search, subsets
-    combined by Coordinate Ascent); the baseline of Gupta and Rosso, COLING 2012, section 3.3.
+    Dang and Croft. Feature selection for document ranking using best first search and
+    coordinate ascent. SIGIR 2010 workshop on feature generation and selection for information
+    retrieval (best-first search, subsets combined by Coordinate Ascent; its settings could not
+    be read here: module docstring); the baseline of Gupta and Rosso, COLING 2012, section 3.3.
     See docs/methods.md, section 'FS-BFS'.
 
     Examples
