@@ -95,11 +95,29 @@ def _without_owner(error: Exception, algorithm: str) -> str:
     return text[len(algorithm) + 2:] if text.startswith(f"{algorithm}: ") else text
 
 
+def _check_paper_figures(ename: str, experiment: dict) -> None:
+    """Each of ``paper_figures`` names the experiment's datasets, rankers and methods; every
+    ``figure_labels`` key is one of its methods or rankers."""
+    for figure, spec in (experiment.get("paper_figures") or {}).items():
+        where = f"experiments.{ename}.paper_figures.{figure}"
+        for what, names, valid in (("dataset", [spec["dataset"]], experiment["datasets"]),
+                                   ("ranker", [spec["ranker"]], experiment["rankers"]),
+                                   ("method", spec.get("methods", []), experiment["methods"])):
+            for name in names:
+                if name not in valid:
+                    raise _unknown(what, name, where, valid)
+    for name in experiment.get("figure_labels") or {}:
+        if name not in {*experiment["methods"], *experiment["rankers"]}:
+            raise _unknown("method or ranker", name, f"experiments.{ename}.figure_labels",
+                           [*experiment["methods"], *experiment["rankers"]])
+
+
 def _check_names(config: dict, registry: dict) -> None:
     try:
         column_name(config["validation_metric"])
         for ename, experiment in config["experiments"].items():
-            for metric in [*experiment["figure_metrics"], *experiment.get("metrics", [])]:
+            paper_metrics = [m for f in (experiment.get("paper_figures") or {}).values() for m in f.get("metrics", [])]
+            for metric in [*experiment["figure_metrics"], *experiment.get("metrics", []), *paper_metrics]:
                 column_name(metric)
     except ValueError as exc:
         raise ConfigError(f"config: {exc}") from None
@@ -122,6 +140,7 @@ def _check_names(config: dict, registry: dict) -> None:
                 raise _unknown("method", method, f"experiments.{ename}.{where}", experiment["methods"])
             if ranker not in experiment["rankers"]:
                 raise _unknown("ranker", ranker, f"experiments.{ename}.{where}", experiment["rankers"])
+        _check_paper_figures(ename, experiment)
         for name in experiment.get("artefacts") or []:
             if name not in ARTEFACTS:
                 raise _unknown("artefact", name, f"experiments.{ename}.artefacts", ARTEFACTS)

@@ -3,6 +3,7 @@ it shows written beside it as CSV."""
 from __future__ import annotations
 
 from pathlib import Path
+import textwrap
 
 import matplotlib
 
@@ -234,6 +235,134 @@ def _legend_beside(fig, axes, handles, labels, **kwargs) -> None:
 
 def _feature_labels(n: int, names=None) -> list[str]:
     return [f"{i + 1}" if not names else f"{i + 1} {names[i]}" for i in range(n)]
+
+
+#: the legend entry of a paper-form figure's circles (``{name}``: the side the circled point differs from)
+CIRCLE_NOTE = "circle in {name}'s colour: differs from\n{name} at that k (paired t-test, p < {alpha:g})"
+
+
+@fill_doc(**_DOC)
+def metric_panels(table: pd.DataFrame, ranker: str, metrics, png, pdf=None, csv=None, title: str = "",
+                  caption: str = "", baselines=("waf",), methods=None, labels=None, comparison=None,
+                  alpha: float = 0.05, n_features: int | None = None) -> None:
+    """One ranker's test metrics against k, one panel per metric: a paper's figure in its own
+    form (Geng et al. Figs. 2-5: one figure per ranker, a panel per measure).
+
+    One line per method (test mean over folds; the standard deviation is in the CSV), each method
+    in the same colour in every panel, the all-features ``baselines`` as a dashed horizontal line.
+    A point of a ``comparison`` pair's side b gets an open circle in side a's colour where a and b
+    differ at that k (p < ``alpha``). One legend, in the grid's spare cell when there is one; the
+    ``caption`` is written under the panels.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The experiment's table (``ltrfs.tables``): one row per method, ranker and k.
+    ranker : str
+        The ranker drawn.
+    metrics : sequence of str
+        Metric columns, one panel each (two or three a row).
+    %(figure_outputs)s
+    caption : str, default ''
+    baselines : tuple of str, default ("waf",)
+        Methods drawn as horizontal lines.
+    methods : sequence of str or None, default None
+        The methods drawn, in legend order (default: every method of the table, in its order).
+    labels : dict or None, default None
+        Method name -> legend label (default the name).
+    comparison : pandas.DataFrame or None
+        A ``tables.compare`` result (rows ``at == "k"`` are used).
+    alpha : float, default 0.05
+    n_features : int or None, default None
+        The dataset's number of features d: k = d is labelled "all (d)".
+    """
+    rows = _ranker_rows(table, ranker, methods)
+    labels = dict(labels or {})
+    order = [m for m in (methods or dict.fromkeys(rows.method)) if m in set(rows.method)]
+    lines = [m for m in order if m not in baselines]
+    palette = plt.get_cmap("tab10")
+    colours = {m: palette(i % palette.N) for i, m in enumerate(lines)}
+    n_cols = 2 if len(metrics) in (2, 4) else min(3, len(metrics))  # 4: two by two, legend beside
+    n_rows = -(-len(metrics) // n_cols)
+    fig, axes = plt.subplots(n_rows, n_cols, figsize=(3.7 * n_cols, 3.0 * n_rows), squeeze=False)
+    cells = list(axes.ravel())
+    handles, out = {}, []
+    n_folds = int(rows.folds.max())
+    for ax, metric in zip(cells, metrics):
+        significant = {(a.partition("/")[0], b.partition("/")[0]): ks
+                       for (a, b), ks in _significant_points(comparison, metric, alpha).items()
+                       if a.endswith(f"/{ranker}") and b.endswith(f"/{ranker}")}
+        handles.update(_metric_panel(ax, rows, metric, order, colours, labels, baselines, significant, alpha))
+        ax.set_ylabel(f"test {metric}" + (f", mean over {n_folds} folds" if n_folds > 1 else ", one fold"))
+        _k_ticks(ax, rows, baselines, n_features)
+        out.append(rows.assign(metric=metric, mean=rows[metric], std=rows.get(metric + "_std"),
+                               significant_vs=[";".join(a for (a, b), ks in significant.items() if b == m and k in ks)
+                                               for m, k in zip(rows.method, rows.k)]))
+    fig.tight_layout()  # before the legend: _legend_beside reads the panels' final positions
+    spare = cells[len(metrics):]
+    for ax in spare:
+        ax.axis("off")
+    if spare:  # from the spare cell's left edge (a long entry may run past its right one)
+        spare[0].legend(list(handles.values()), list(handles), fontsize=8, loc="center left", bbox_to_anchor=(0.0, 0.5))
+    else:
+        _legend_beside(fig, cells, list(handles.values()), list(handles))
+    if title:
+        fig.suptitle(title, y=1.0 + 0.06 / n_rows)
+    if caption:  # under the panels, wrapped to the figure's width (about 16 characters an inch at 8 pt)
+        fig.text(0.5, 0.0, textwrap.fill(caption, int(16 * fig.get_figwidth())), ha="center", va="top", fontsize=8)
+    save(fig, png, pdf)
+    if csv:
+        frame = pd.concat(out)[["method", "ranker", "k", "metric", "mean", "std", "folds", "significant_vs"]]
+        write_text(csv, frame.to_csv(index=False, float_format="%.6f"))
+
+
+def _ranker_rows(table: pd.DataFrame, ranker: str, methods) -> pd.DataFrame:
+    """The ranker's rows at a fixed k, of ``methods`` (all when None), every fold present."""
+    rows = table[(table.ranker == ranker) & (table.k != "vali") & (table.ranker != REFERENCE_RANKER)]
+    if methods:
+        rows = rows[rows.method.isin(list(methods))]
+    if rows.empty:
+        rankers = sorted(set(table.ranker) - {REFERENCE_RANKER})
+        raise ValueError(f"no rows of ranker {ranker!r} (and the methods asked for) in the table; "
+                         f"its rankers: {', '.join(rankers)}")
+    rows = rows[rows.folds == rows.folds.max()].copy()  # a k that only some folds reached is not comparable
+    rows["k_num"] = rows.k.astype(int)
+    return rows.sort_values(["k_num"], kind="stable")
+
+
+def _metric_panel(ax, rows: pd.DataFrame, metric: str, order, colours: dict, labels: dict, baselines,
+                  significant: dict, alpha: float) -> dict:
+    """Draw one metric's panel of ``metric_panels``; returns legend label -> handle."""
+    handles = {}
+    for method in order:
+        group = rows[rows.method == method]
+        label = labels.get(method, method)
+        if method in baselines:
+            handles[f"{label} (all features)"] = ax.axhline(group[metric].iloc[0], ls="--", lw=1, color="k")
+            continue
+        handles[label] = ax.plot(group.k_num, group[metric], marker="o", ms=3, lw=1.2, color=colours[method])[0]
+    for (a, b), ks in significant.items():
+        hit = rows[(rows.method == b) & rows.k.isin(ks)]
+        if len(hit) and a in colours:
+            name = labels.get(a, a)
+            handles[CIRCLE_NOTE.format(name=name, alpha=alpha)] = ax.plot(
+                hit.k_num, hit[metric], ls="none", marker="o", ms=9, mfc="none", mec=colours[a], mew=1.1)[0]
+    ax.set_title(metric, fontsize=10)
+    ax.grid(alpha=0.3)
+    return handles
+
+
+def _k_ticks(ax, rows: pd.DataFrame, baselines, n_features: int | None) -> None:
+    """Ticks at the selectors' ks, at most about 8 labels ("all (d)" at k = d), and the x label."""
+    ks = sorted(set(rows.k_num[~rows.method.isin(list(baselines))]))
+    if len(ks) > 8:
+        round_ks = [k for k in ks if k == ks[0] or k % 5 == 0 or k == ks[-1]]
+        ks = round_ks if len(round_ks) <= 9 else sorted({*round_ks[::-(-len(round_ks) // 8)], ks[-1]})
+    if ks and k_label(ks[-1], n_features) != str(ks[-1]):  # room for "all (d)": no tick in the last eighth
+        ks = [k for k in ks[:-1] if k < ks[-1] - (ks[-1] - ks[0]) / 8] + [ks[-1]]
+    if ks:
+        ax.set_xticks(ks, [k_label(k, n_features) for k in ks], fontsize=8)
+    ax.set_xlabel("number of selected features k")
 
 
 @fill_doc(**_DOC)

@@ -34,6 +34,8 @@ rule figure_metric_vs_k:
                    category="{experiment}", subcategory="Figures", labels={"dataset": "{dataset}", "figure": "{metric} against k"}),
         pdf=f"{RESULTS}/figures/{{experiment}}/{{dataset}}_{{metric}}.pdf",
         csv=f"{RESULTS}/figures/{{experiment}}/{{dataset}}_{{metric}}.csv",
+    wildcard_constraints:
+        metric="|".join(METRIC_BY_FILE_NAME),  # not a paper figure's "fig4" (rule figure_paper)
     params:
         metric=lambda w: METRIC_BY_FILE_NAME[w.metric],
         title=lambda w: PLAN.experiment_title(w.experiment, w.dataset),
@@ -51,6 +53,36 @@ rule figure_metric_vs_k:
         "benchmarks/figures/{experiment}/{dataset}_{metric}.tsv"
     script:
         "../scripts/figure_metric_vs_k.py"
+
+
+rule figure_paper:
+    """A paper's figure in its form (experiment config paper_figures): one ranker, a panel per metric."""
+    input:
+        table=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.csv",
+        compare=f"{RESULTS}/{{dataset}}/tables/{{experiment}}_compare.csv",
+    output:
+        png=report(f"{RESULTS}/figures/{{experiment}}/{{dataset}}_{{figure}}.png", caption="../report/paper_figure.rst",
+                   category="{experiment}", subcategory="Figures", labels={"dataset": "{dataset}", "figure": "{figure}"}),
+        pdf=f"{RESULTS}/figures/{{experiment}}/{{dataset}}_{{figure}}.pdf",
+        csv=f"{RESULTS}/figures/{{experiment}}/{{dataset}}_{{figure}}.csv",
+    wildcard_constraints:
+        figure=r"fig\d+",
+    params:
+        spec=lambda w: PLAN.paper_figure(w.experiment, w.figure),
+        title=lambda w: PLAN.experiment_title(w.experiment, w.dataset),
+        baselines=lambda w: PLAN.baselines(w.experiment),
+        n_features=lambda w: PLAN.n_features_of(w.dataset),
+    resources:
+        mem_mb=scaled(500, 4),
+        runtime=scaled(5, 0.2),
+    conda:
+        "../../envs/ltrfs.yaml"
+    log:
+        "logs/figures/{experiment}/{dataset}_{figure}.log",
+    benchmark:
+        "benchmarks/figures/{experiment}/{dataset}_{figure}.tsv"
+    script:
+        "../scripts/figure_paper.py"
 
 
 rule artefact:
