@@ -269,6 +269,43 @@ def feature_bars(values, label: str, png, pdf=None, csv=None, title: str = "", n
 
 
 @fill_doc(**_DOC)
+def count_bars(labels, counts, limit: int, label: str, png, pdf=None, title: str = "") -> None:
+    """One bar per label with its count written on it, and the largest possible count as a dashed
+    line (e.g. the non-zero weights of a model per fold, out of d).
+
+    Parameters
+    ----------
+    labels : sequence of str
+        One bar each, in order; a bar labelled "mean" is grey.
+    counts : sequence of float
+    limit : int
+        The largest possible count, drawn as a dashed line.
+    label : str
+        The axis label.
+    png : path
+        The figure as PNG.
+    pdf : path or None
+        The figure as PDF too.
+    title : str, default ''
+    """
+    counts = np.asarray(counts, dtype=float)
+    fig, ax = plt.subplots(figsize=(1.6 + 0.6 * len(counts), 3.2))
+    colours = ["tab:grey" if str(name) == "mean" else "tab:blue" for name in labels]
+    bars = ax.bar(np.arange(len(counts)), counts, width=0.7, color=colours)
+    ax.bar_label(bars, labels=[f"{c:.3g}" for c in counts], fontsize=8, padding=2)
+    ax.axhline(limit, ls="--", lw=1, color="k")
+    ax.annotate(f"d = {limit}", (len(counts) - 0.5, limit), xytext=(0, 3), textcoords="offset points",
+                ha="right", va="bottom", fontsize=8)
+    ax.set_xticks(np.arange(len(counts)), list(labels))
+    ax.set_ylabel(label)
+    ax.set_ylim(0, limit * 1.15)
+    ax.grid(axis="y", alpha=0.3)
+    if title:
+        ax.set_title(title, fontsize=10)
+    save(fig, png, pdf)
+
+
+@fill_doc(**_DOC)
 def similarity_heatmap(matrix, png, pdf=None, csv=None, title: str = "",
                        label: str = "Kendall similarity (fraction of concordant pairs)", vmin: float = 0.0) -> None:
     """The feature-by-feature similarity matrix as a heat map (GAS Fig. 7).
