@@ -21,10 +21,10 @@ REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
 
 #: Lai et al. cells allowed past the tolerance, with the reason docs/papers/lai2013.md gives: OHSUMED's test
-#: folds have 21-22 queries, so one query moves the 5-fold NDCG@1 mean by about 0.009 (NDCG@2 alike)
-LAI_WIDER = {("OHSUMED", "NDCG@1"): 0.03, ("OHSUMED", "NDCG@2"): 0.03}
-#: single cells past even that, each named on the paper's page: (dataset, method, metric) -> bound
-LAI_CELLS = {("OHSUMED", "fsmsvm", "NDCG@2"): 0.035}
+#: folds have 21-22 queries, so one query moves the 5-fold NDCG@1 mean by about 0.009
+LAI_WIDER = {("OHSUMED", "NDCG@1"): 0.03}
+#: single cells past the tolerance, each named on the paper's page: (dataset, method, metric) -> bound
+LAI_CELLS = {("OHSUMED", "gas_e", "NDCG@3"): 0.02}
 
 
 def run_paper(paper: str, workdir: Path, archives=("OHSUMED.zip", "MQ2008.zip"), extra=()) -> None:
@@ -46,8 +46,8 @@ def run_paper(paper: str, workdir: Path, archives=("OHSUMED.zip", "MQ2008.zip"),
 def test_lai2013_tables_curves_and_nonzero_weights(tmp_path):
     """Every experiment's published cells, Tables I and II in the paper's 11 columns and Table
     III's 5, within its config's ``published.tolerance`` (Table II: NDCG@10 and MAP, as
-    docs/papers/lai2013.md states; OHSUMED's NDCG@1 and NDCG@2 within ``LAI_WIDER``, one cell
-    within ``LAI_CELLS``); Table III's directions as the page states them; Figs. 1-3's three
+    docs/papers/lai2013.md states; OHSUMED's NDCG@1 within ``LAI_WIDER``, one cell within
+    ``LAI_CELLS``); Table III's directions as the page states them; Figs. 1-3's three
     curves at every k from 1 to d; FSMRank's non-zero weights per fold (``lai2013_checks``)."""
     run_paper("lai2013", tmp_path)
     lai2013_checks(tmp_path)
