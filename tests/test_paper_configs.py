@@ -116,8 +116,8 @@ def run_on_generated_archives(paper: str, tmp_path: Path, archives, datasets, ex
 def test_lai2013_runs_end_to_end_on_generated_archives(tmp_path):
     """The lai2013 config, unchanged but for fold 1 and a short k grid, on generated archives in
     the real layouts (OHSUMED.zip with QueryLevelNorm, MQ2008.zip, Gov.rar for HP2004 and
-    NP2004): every table, figure, comparison and published table of the paper is made, and the
-    published tables name the paper's rows."""
+    NP2004): every table, figure, comparison and published table of the paper is made, the
+    published tables name the paper's rows, and FSMRank's non-zero weights are counted."""
     paper, _ = run_on_generated_archives("lai2013", tmp_path, ("OHSUMED", "MQ2008", "Gov"),
                                       ("OHSUMED", "MQ2008", "HP2004", "NP2004"),
                                       {"lai2013_table1": {"k": [1, 3, 70]}})
@@ -137,6 +137,11 @@ def test_lai2013_runs_end_to_end_on_generated_archives(tmp_path):
         for metric in ("NDCG1", "NDCG5", "NDCG10", "MAP"):
             drawn = pd.read_csv(results / f"figures/lai2013_table1/{dataset}_{metric}.csv", dtype={"k": str})
             assert set(drawn.method + "/" + drawn.ranker) == set(paper["experiments"]["lai2013_table1"]["figure_curves"])
+        # FSMRank's non-zero weights at its vali-chosen lambdas: fold 1 and the mean, out of d
+        nonzero = pd.read_csv(results / f"figures/lai2013_table1/features/{dataset}_nonzero_fsmrank.csv",
+                              dtype={"fold": str})
+        assert nonzero.fold.tolist() == ["1", "mean"] and (nonzero.n_features == d).all()
+        assert nonzero.nonzero.between(1, d).all() and nonzero.nonzero.iloc[0] == nonzero.nonzero.iloc[1]
     assert list((results / "figures/lai2013_table1").glob("**/*convergence*.png"))
 
 

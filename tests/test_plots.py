@@ -134,3 +134,25 @@ def test_the_recovery_curves_shift_their_lines_by_a_fifth_of_a_step_and_say_so(d
     assert np.abs(xs - np.round(xs)).max() == pytest.approx(0.3)
     assert ax.get_xlabel() == "k (features selected; lines shifted\nsideways \u2264 \u00b10.3 k)"
     assert list(ax.get_xticks()) == [3, 6, 10]
+
+
+def test_every_k_from_1_to_d_is_drawn_without_error_bars_on_a_wider_panel(drawn, tmp_path):
+    """Lai et al. Figs. 1-3 draw every k from 1 to d: 45 points a line are drawn at their own k
+    (no bars, no sideways shift: the CSV keeps the std), the panel widens with the ks, and the
+    circles' legend line names the other curve."""
+    rows = [{"method": method, "ranker": ranker, "k": str(k), "folds": 5, "NDCG@10": 0.4 + 0.001 * k + 0.01 * i,
+             "NDCG@10_std": 0.05} for i, (method, ranker) in enumerate((("fsmrank", "own"), ("gas_e", "svm")))
+            for k in range(1, 46)]
+    comparison = pd.DataFrame([{"a": "fsmrank/own", "b": "gas_e/svm", "at": "k", "metric": "NDCG@10", "k_b": "3",
+                                "p": 0.01}])
+    plots.metric_vs_k(pd.DataFrame(rows), "NDCG@10", tmp_path / "f.png", csv=tmp_path / "f.csv",
+                      curves=["fsmrank/own", "gas_e/svm"], comparison=comparison, n_features=45)
+    plots.metric_vs_k(_table(), "NDCG@10", tmp_path / "g.png")  # 3 ks: bars, the usual width
+    many, few = drawn
+    assert set(_points_k(many)) == set(range(1, 46)) | {3.0}  # the circle at k = 3, unshifted
+    assert not many.axes[0].containers and few.axes[0].containers  # error bars only with few ks
+    assert many.axes[0].get_xlabel() == "number of features k"
+    assert many.axes[0].get_ylabel().endswith("(± std over folds: in the CSV)")
+    assert many.get_figwidth() == pytest.approx(0.12 * 45 + 1.5) and few.get_figwidth() == pytest.approx(2 * 4.2)
+    assert "circled: differs from fsmrank/own (same k; paired t-test p < 0.05)" in _legend(many)
+    assert len(pd.read_csv(tmp_path / "f.csv")) == 90

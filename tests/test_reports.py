@@ -275,6 +275,46 @@ def test_fsmrank_convergence_traces_solve_the_selections_problem(fold, tmp_path)
     assert not (tmp_path / "g.tsv").exists()
 
 
+def test_fsmrank_nonzero_weights_are_the_saved_models_non_zeros(fold, tmp_path):
+    """The non-zero report counts the non-zero weights of each fold's saved FSMRank model at its
+    chosen lambdas (vali-chosen on a grid in fold 1, fixed in fold 2), and their mean."""
+    from ltrfs import artefacts
+    from ltrfs.formats import load_selector
+    from ltrfs.reports import nonzero_figure
+    from ltrfs.selection.fsmrank import nonzero_weights
+
+    settings = {1: {}, 2: {"lambda1": 1.0, "lambda2": 0.0}}  # the default grid; fixed lambdas
+    selections, models, expected = {}, {}, {}
+    for f, params in settings.items():
+        selections[f], models[f] = tmp_path / f"f{f}.json", tmp_path / f"f{f}.model"
+        select("f", {"algorithm": "fsmrank", "params": params}, fold["train"], fold["vali"], {}, selections[f],
+               seed=1, convention="letor4", out_selector=models[f])
+        record = json.loads(selections[f].read_text())
+        expected[f] = int(np.count_nonzero(load_selector(models[f], "f").coef_))
+        grid_row = [r for r in record["details"]["grid"]
+                    if (r["lambda1"], r["lambda2"]) == (record["chosen"]["lambda1"], record["chosen"]["lambda2"])]
+        assert [r["nonzero"] for r in grid_row] == [expected[f]]  # the solver's own count at that point
+    assert expected == {1: 2, 2: 4}  # planted: the two informative features; lambda2 = 0 keeps more
+    assert artefacts.input_paths("nonzero_f", results="R", dataset="D", experiment="E", folds=[1, 2]) == {
+        "selections": ["R/D/fold1/select/f.json", "R/D/fold2/select/f.json"],
+        "models": ["R/D/fold1/select/f.model", "R/D/fold2/select/f.model"]}
+    nonzero_figure(selections, models, tmp_path / "n.png", None, tmp_path / "n.csv", title="t")
+    table = pd.read_csv(tmp_path / "n.csv", dtype={"fold": str}).set_index("fold")
+    assert list(table.index) == ["1", "2", "mean"] and (table.n_features == 6).all()
+    assert table.nonzero.tolist() == [2, 4, 3]
+    assert table.loc["1", "lambda1"] == 0.0 and table.loc["1", "lambda2"] == 0.01  # chosen on vali
+    assert (table.loc["2", "lambda1"], table.loc["2", "lambda2"]) == (1.0, 0.0)
+    assert (tmp_path / "n.png").stat().st_size > 0
+    # another method's record, or a model of another width, is refused
+    record = json.loads(selections[1].read_text())
+    with pytest.raises(ValueError, match="is 'fsmsvm', not fsmrank"):
+        nonzero_weights({**record, "algorithm": "fsmsvm"}, load_selector(models[1], "f"))
+    with pytest.raises(ValueError, match="the model has 6 weights, the selection 7 features"):
+        nonzero_weights({**record, "n_features": 7}, load_selector(models[1], "f"))
+    with pytest.raises(ValueError, match=r"selections of folds \[1, 2\], models of folds \[1\]"):
+        nonzero_figure(selections, {1: models[1]}, tmp_path / "n.png", None, tmp_path / "n.csv")
+
+
 def test_chosen_k_bars_mark_waf_and_pair_significance(tmp_path):
     """Gupta & Rosso Fig. 2: each method at its vali-chosen k (WAF at its single k), + where
     p_vs_waf < 0.05, * on side a of a significant compare pair; reference rows left out."""

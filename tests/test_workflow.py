@@ -598,7 +598,7 @@ def test_registry_decides_the_artefact_targets():
     methods = {m: ALL_ARTEFACTS_CONFIG["methods"][m] for m in ALL_ARTEFACTS_CONFIG["experiments"]["tiny"]["methods"]}
     assert artefacts.stems(methods, SELECTORS) == [
         "importance_MAP", "importance_NDCG10", "kendall", "densities_fs_ed", "elimination_rf", "importance_plot_rf",
-        "criterion_cr", "chosen_k", "path_greedy", "convergence_fsm"]
+        "criterion_cr", "chosen_k", "path_greedy", "convergence_fsm", "nonzero_fsm"]
     assert artefacts.stems({"waf": {"algorithm": "waf"}}, SELECTORS) == []
     assert artefacts.stems({"rf": {"algorithm": "rf_importance", "params": {"curve": False}}},
                            SELECTORS) == ["importance_plot_rf"]  # no curve: no elimination figure

@@ -541,3 +541,15 @@ declare(
             "accelerated proximal gradient (the fit's iterates, re-timed) and a projected subgradient method "
             "(Lai et al. Fig. 5).",
     category=FSM, paper="Lai et al. 2013, Fig. 5")
+
+declare(
+    "nonzero",
+    inputs={"selections": FoldFile("select/{method}.json"), "models": FoldFile("select/{method}.model")},
+    draw=lambda i, png, pdf, csv, c: reports.nonzero_figure(_by_fold(c, i["selections"]), _by_fold(c, i["models"]),
+                                                            png, pdf, csv, title=c["title"]),
+    when=algorithms("fsmrank"), per_method=True,
+    title="{dataset}: {method}, non-zero weights at the vali-chosen lambdas",
+    caption="The number of non-zero weights of the FSMRank model (the features it uses) at the lambda1 x lambda2 "
+            "chosen on vali, per fold, and their mean; dashed: all d features. The CSV gives the chosen lambdas "
+            "(later papers compare the subset sizes of embedded selectors).",
+    category=FSM, paper="Lai et al. 2013")

@@ -49,15 +49,15 @@ def save(fig, png, pdf=None) -> None:
 @fill_doc(**_DOC)
 def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title: str = "",
                 baselines=("waf",), max_error_bars: int = 8, curves=None, comparison=None,
-                alpha: float = 0.05, n_features: int | None = None) -> None:
+                alpha: float = 0.05, n_features: int | None = None, max_error_bar_ks: int = 30) -> None:
     """Test ``metric`` (mean over folds) against k, the metric-vs-k figure of every paper.
 
     By default one panel per ranker, one line per method, each method in the same colour in every
     panel; with ``curves`` one panel holding those lines (a paper's figure, e.g. Lai et al. Figs.
     1-3). One legend for the figure; points whose mean covers fewer folds than the others are left
     out (the table marks them). The standard deviation over folds is drawn as error bars when a
-    panel has at most ``max_error_bars`` lines (beyond that they hide the lines; the CSV keeps it),
-    the lines' bars side by side, shifted a little in k (together at most a fifth of the gap
+    panel has at most ``max_error_bars`` lines and the lines at most ``max_error_bar_ks`` ks (beyond
+    that they hide the lines; the CSV keeps it), the lines' bars side by side, shifted a little in k (together at most a fifth of the gap
     between ks; the x label gives the shift; no shift with one fold). The
     all-features ``baselines`` are drawn as a horizontal dashed line with a std band, and the
     reference rows of the table (``tables.REFERENCE_RANKER``: a constant score in file order and
@@ -84,6 +84,9 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
     n_features : int or None, default None
         The dataset's number of features d: the k axis labels k = d "all (d)" (where a k above d
         lands too).
+    max_error_bar_ks : int, default 30
+        No error bars when the lines have more ks than this (e.g. every k from 1 to d); the
+        panels also widen with the number of ks.
     """
     references = table[table.ranker == REFERENCE_RANKER]
     table = table[table.ranker != REFERENCE_RANKER]
@@ -102,11 +105,14 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
     palette = plt.get_cmap("tab20" if len(labels) > 10 else "tab10")
     colours = {m: palette(i % palette.N) for i, m in enumerate(labels)}
     significant = _significant_points(comparison, metric, alpha)
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels) + (1.5 if curves else 0), 3.4),
+    n_ks = rows.k_num.nunique()
+    width = max(4.2, 0.12 * n_ks)  # every k from 1 to d: about 1/8 inch per k
+    fig, axes = plt.subplots(1, len(panels), figsize=(width * len(panels) + (1.5 if curves else 0), 3.4),
                              squeeze=False, sharey=True)
     handles, marks = {}, {}
     one_fold = len(rows) > 0 and int(rows.folds.max()) == 1  # no std over folds: no bars, no band
-    bars = max((part.label.nunique() for part in panels.values()), default=0) <= max_error_bars and not one_fold
+    bars = (max((part.label.nunique() for part in panels.values()), default=0) <= max_error_bars
+            and n_ks <= max_error_bar_ks and not one_fold)
     dodge = _line_step(rows.k_num, len(labels)) if bars else 0.0  # none with one fold: no bars to separate
     for ax, (name, panel) in zip(axes[0], panels.items()):
         for label, group in panel.groupby("label", sort=False):
@@ -135,9 +141,9 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
                 if len(hit):
                     method, _, ranker = other.partition("/")
                     same_ranker = not curves and ranker == name
-                    shown = f"{method} (same ranker" if same_ranker else f"{other} ("
+                    shown = f"{method} (same ranker, " if same_ranker else f"{other} ("
                     edge = colours.get(method if same_ranker else other, "0.2")  # the other side's colour
-                    marks[f"circled: differs from {shown}, same k; paired t-test p < {alpha:g})"] = ax.plot(
+                    marks[f"circled: differs from {shown}same k; paired t-test p < {alpha:g})"] = ax.plot(
                         hit.k_num + (shift if bars else 0.0), hit[metric], ls="none", marker="o", ms=9, mfc="none", mec=edge, mew=1.1)[0]
         handles.update(marks)
         if name:
@@ -395,6 +401,43 @@ def feature_bars(values, label: str, png, pdf=None, csv=None, title: str = "", n
         if names:
             frame["name"] = names
         write_text(csv, frame.to_csv(index=False, float_format="%.6f"))
+
+
+@fill_doc(**_DOC)
+def count_bars(labels, counts, limit: int, label: str, png, pdf=None, title: str = "") -> None:
+    """One bar per label with its count written on it, and the largest possible count as a dashed
+    line (e.g. the non-zero weights of a model per fold, out of d).
+
+    Parameters
+    ----------
+    labels : sequence of str
+        One bar each, in order; a bar labelled "mean" is grey.
+    counts : sequence of float
+    limit : int
+        The largest possible count, drawn as a dashed line.
+    label : str
+        The axis label.
+    png : path
+        The figure as PNG.
+    pdf : path or None
+        The figure as PDF too.
+    title : str, default ''
+    """
+    counts = np.asarray(counts, dtype=float)
+    fig, ax = plt.subplots(figsize=(1.6 + 0.6 * len(counts), 3.2))
+    colours = ["tab:grey" if str(name) == "mean" else "tab:blue" for name in labels]
+    bars = ax.bar(np.arange(len(counts)), counts, width=0.7, color=colours)
+    ax.bar_label(bars, labels=[f"{c:.3g}" for c in counts], fontsize=8, padding=2)
+    ax.axhline(limit, ls="--", lw=1, color="k")
+    ax.annotate(f"d = {limit}", (len(counts) - 0.5, limit), xytext=(0, 3), textcoords="offset points",
+                ha="right", va="bottom", fontsize=8)
+    ax.set_xticks(np.arange(len(counts)), list(labels))
+    ax.set_ylabel(label)
+    ax.set_ylim(0, limit * 1.15)
+    ax.grid(axis="y", alpha=0.3)
+    if title:
+        ax.set_title(title, fontsize=10)
+    save(fig, png, pdf)
 
 
 @fill_doc(**_DOC)

@@ -2,8 +2,9 @@
 GAS Fig. 6 (each feature's metric alone) and Fig. 7 (Kendall similarity), FS-ED Fig. 3
 (densities per relevance class of the top and the last feature by psi), the random-forest
 elimination curve (Lei & Han Table 2.1), the Greedy RankRLS path (Pahikkala et al. Figs. 1-4),
-the FSMRank convergence (Lai et al. Fig. 5) and the top-feature tables with feature names
-(Lei & Han Tables 3.1-3.5). Values over folds are fold means.
+the FSMRank convergence (Lai et al. Fig. 5), FSMRank's non-zero weights per fold and the
+top-feature tables with feature names (Lei & Han Tables 3.1-3.5). Values over folds are fold
+means.
 
 These functions only read and draw: what a figure shows is computed by the stage that owns it
 (scores, selection, ``ltrfs.selection.greedy_rankrls.path_metrics``, ``class_densities_table``,
@@ -241,6 +242,40 @@ def convergence_figure(trace_path, png, pdf, csv, *, title: str = "") -> None:
     frame = read_csv(trace_path, sep="\t")
     plots.curves_by_group(frame, "seconds", ["objective"], "solver", png, pdf, csv,
                           title=title, xlabel="seconds", logx=True)
+
+
+def nonzero_figure(selection_paths: dict, model_paths: dict, png, pdf, csv, *, title: str = "") -> None:
+    """The non-zero weights of FSMRank's model at its vali-chosen lambdas, per fold and their mean.
+
+    Parameters
+    ----------
+    selection_paths, model_paths : dict
+        Fold -> the fold's ``select/{method}.json`` and ``select/{method}.model`` of one
+        ``fsmrank`` method.
+    png, pdf, csv : path
+        The figure (PNG, PDF) and its numbers (CSV: ``fold``, ``lambda1``, ``lambda2``,
+        ``nonzero``, ``n_features``; a last row ``mean`` over the folds).
+    title : str, default ''
+    """
+    from ltrfs.formats import load_selector, read_selection  # imported on use: only this report loads models
+    from ltrfs.selection.fsmrank import nonzero_weights
+
+    if set(selection_paths) != set(model_paths):
+        raise ValueError(f"selections of folds {sorted(selection_paths)}, models of folds {sorted(model_paths)}")
+    rows = []
+    for fold, path in selection_paths.items():
+        selection = read_selection(path)
+        rows.append({"fold": str(fold), **nonzero_weights(selection, load_selector(model_paths[fold],
+                                                                                   selection["method"]))})
+    frame = pd.DataFrame(rows)
+    if frame.n_features.nunique() != 1:
+        raise ValueError(f"the folds' models have different widths: {sorted(frame.n_features.unique())}")
+    mean = {"fold": "mean", "lambda1": np.nan, "lambda2": np.nan, "nonzero": frame.nonzero.mean(),
+            "n_features": frame.n_features.iloc[0]}
+    frame = pd.concat([frame, pd.DataFrame([mean])], ignore_index=True)
+    plots.count_bars([f"fold {f}" if f != "mean" else "mean" for f in frame.fold], frame.nonzero,
+                     int(mean["n_features"]), "non-zero weights", png, pdf, title=title)
+    write_text(csv, frame.to_csv(index=False, float_format="%.6g"))
 
 
 def top_features(selection_paths: dict, out_md, out_csv, *, k: int = 10, names=None, title: str = "",

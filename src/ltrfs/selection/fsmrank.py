@@ -496,3 +496,36 @@ def convergence_table(selection: dict, train, *, max_iter: int | None = None) ->
         log.info("%s: %d iterations, F %.6g -> %.6g, %.4f s", solver, trace["n_iter"], trace["objective"][0],
                  trace["objective"][-1], trace["seconds"][-1])
     return "\n".join(lines) + "\n"
+
+
+def nonzero_weights(selection: dict, selector) -> dict:
+    """The weights an FSMRank model keeps at its chosen lambdas (for comparing subset sizes).
+
+    Parameters
+    ----------
+    selection : dict
+        An ``fsmrank`` selection record (``select/{method}.json``).
+    selector : FSMRankSelector
+        The fitted model of that record (``select/{method}.model``).
+
+    Returns
+    -------
+    dict
+        ``lambda1`` and ``lambda2`` (the chosen point), ``nonzero`` (the number of non-zero
+        entries of ``coef_``, the model on the raw features: the features it uses) and
+        ``n_features`` (d).
+
+    Raises
+    ------
+    ValueError
+        When the record is not FSMRank's or the model does not belong to it (another width).
+    """
+    if selection.get("algorithm") != "fsmrank":
+        raise ValueError(f"method {selection.get('method')!r} is {selection.get('algorithm')!r}, not fsmrank: "
+                         "it has no FSMRank weights to count")
+    coef = np.asarray(getattr(selector, "coef_", ()), dtype=np.float64)
+    if coef.size != selection["n_features"]:
+        raise ValueError(f"the model has {coef.size} weights, the selection {selection['n_features']} features")
+    chosen = selection.get("chosen") or {}
+    return {"lambda1": chosen.get("lambda1"), "lambda2": chosen.get("lambda2"),
+            "nonzero": int(np.count_nonzero(coef)), "n_features": int(coef.size)}
