@@ -23,6 +23,16 @@ With ``--measured DIR [DIR ...]`` (``benchmarks/`` folders of full-size runs; a 
 wins for a job in several) the measured CPU seconds and memory are printed beside the
 extrapolation.
 
+Other experiments and stand-ins: ``--experiment lei2017_appendix_web30k --dataset
+MSLR-WEB30K-standin --per-ranker --scale 40`` runs RankLib's eight models (Tables A.3-A.4) at
+1/80 and 1/40 of MSLR-WEB30K's 31,531 queries, one train job per ranker (``train_batch:
+false``) so that each ranker's time is its own, and extrapolates to the full size: the cluster's
+job count, CPU-hours and largest job. ``--reference MSLR-WEB30K-standin-0.05`` names the
+fraction run here (a registry entry of the same shape): it is extrapolated as well, the full
+size's ratio to it is printed, and ``--measured`` then holds the reference run's
+``benchmarks/`` (its measured CPU time beside the extrapolation, and their ratio). ``--keep DIR``
+keeps the two runs; a kept folder is reused, so only what is missing runs.
+
 Run: ``python bench/bench_lei2017.py [--scale 10] [--cores 2] [--measured .../benchmarks ...]``
 (about 10 minutes at the default scale on 2 cores).
 """
