@@ -140,7 +140,7 @@ def summary(jobs: pd.DataFrame, seconds: pd.Series, rss: pd.Series, cores: int) 
     makespan, longest = schedule(frame, cores)
     cpu = float(seconds.sum())
     return {"jobs": len(jobs), "cpu_min": cpu / 60, "bound_min": max(cpu / cores, longest) / 60,
-            "greedy_min": makespan / 60, "peak_gb": float(rss.max()) / 1024}
+            "greedy_min": makespan / 60, "chain_min": longest / 60, "peak_gb": float(rss.max()) / 1024}
 
 
 def print_jobs(jobs: pd.DataFrame, scale: int, measured: bool) -> None:
@@ -159,7 +159,8 @@ def print_size(label: str, n_queries: int, est: dict, cores: int) -> None:
     """The extrapolation of one size and its ratio to the goal (60 min on ``cores``, 8 GiB a job)."""
     print(f"\n{label}, {n_queries} queries: {est['jobs']} jobs, {est['cpu_min']:.1f} CPU-min "
           f"({est['cpu_min'] / 60:.2f} CPU-h); on {cores} cores {est['bound_min']:.1f} min (lower bound) to "
-          f"{est['greedy_min']:.1f} min (greedy schedule); largest job {est['peak_gb']:.1f} GB")
+          f"{est['greedy_min']:.1f} min (greedy schedule); with a core per job (a cluster) the longest chain of "
+          f"jobs, {est['chain_min']:.1f} min; largest job {est['peak_gb']:.1f} GB")
     print(f"ratio to the goal ({GOAL_MINUTES:.0f} min, {GOAL_MEMORY_GIB:.0f} GiB per job): time "
           f"{est['bound_min'] / GOAL_MINUTES:.2f}-{est['greedy_min'] / GOAL_MINUTES:.2f}, memory "
           f"{est['peak_gb'] / GOAL_MEMORY_GIB:.2f}")
