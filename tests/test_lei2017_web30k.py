@@ -71,8 +71,13 @@ def test_a_large_file_read_in_pieces_equals_the_file_read_whole(generated, monke
     entry, root = generated
     whole = folds.load_fold(entry, root, 1)
     monkeypatch.setattr(folds, "PIECE_BYTES", 8000)  # about 20 lines a piece: dozens of pieces
-    with open(root / "all.txt", "rb") as fh:
-        assert folds._next_query_start(fh, 8000) is not None
+    assert folds._in_pieces(root / "all.txt", folds.PIECE_BYTES)
+    with open(root / "all.txt", "rb") as fh:  # the first cut: at a line whose query is new
+        cut = folds._next_query_start(fh, 8000)
+        fh.seek(cut - 1)
+        before, after = fh.read(1), fh.readline()
+    lines = (root / "all.txt").read_bytes()[:cut].splitlines()
+    assert before == b"\n" and after.split()[1] != lines[-1].split()[1] and cut > 8000
     pieces = folds.load_fold(entry, root, 1)
     for split in ("train", "vali", "test"):
         a, b = whole[split], pieces[split]
