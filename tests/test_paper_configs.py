@@ -268,8 +268,11 @@ def test_lei2017_runs_end_to_end_on_the_mslr_stand_in(tmp_path):
     _, stderr = run_on_generated_archives(
         "lei2017", tmp_path, (), (),
         {"lei2017": {"k": [5, 10]}, "lei2017_full": {"k": [5, 10]},
-         "lei2017_appendix": {"rankers": ["mart", "rankboost", "lambdamart", "random_forest"]}},
-        registry_edits={"MSLR-WEB10K-standin": {"generator": {"n_queries": 60, "docs_median": 20}}},
+         "lei2017_appendix": {"rankers": ["mart", "rankboost", "lambdamart", "random_forest"]},
+         "lei2017_appendix_web30k": {"rankers": ["mart", "random_forest"]}},
+        registry_edits={"MSLR-WEB10K-standin": {"generator": {"n_queries": 60, "docs_median": 20}},
+                        "MSLR-WEB30K-standin": {"generator": {"n_queries": 70, "docs_median": 20}},
+                        "MSLR-WEB30K-standin-0.05": {"generator": {"n_queries": 50, "docs_median": 20}}},
         present_only=True,
         methods={"l1_logistic_10k": {"params": sample}, "ordinal_cr_10k": {"params": sample},
                  "svm_rfe_10k": {"params": {**sample, "n_bootstrap": 5, "rfe_cv": 3, "step": 0.25}},
@@ -322,3 +325,9 @@ def test_lei2017_runs_end_to_end_on_the_mslr_stand_in(tmp_path):
     assert rf["chosen"]["n_rows"] > 300 and "curve" not in rf["chosen"]  # all rows, no curve
     appendix = pd.read_csv(tables / "lei2017_appendix.csv", dtype={"k": str})
     assert set(appendix.ranker) >= {"mart", "rankboost", "lambdamart", "random_forest"}
+    # MSLR-WEB30K: the sample from its full stand-in (own models only), RankLib's models on the 5% one
+    web30k = pd.read_csv(results / "MSLR-WEB30K-standin/tables/lei2017_web30k.csv", dtype={"k": str})
+    assert set(web30k.ranker) == {"own"} and set(web30k.method) >= set(sampled)
+    assert "running MSLR-WEB30K-standin in place of MSLR-WEB30K (its registry stand_in)" in stderr
+    appendix30 = pd.read_csv(results / "MSLR-WEB30K-standin-0.05/tables/lei2017_appendix_web30k.csv", dtype={"k": str})
+    assert set(appendix30.ranker) >= {"mart", "random_forest"} and "P@7" in appendix30

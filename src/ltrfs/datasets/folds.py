@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path, PurePosixPath
 
 import numpy as np
@@ -23,6 +24,11 @@ from ltrfs.datasets.manifest import verify_files
 from ltrfs.ranking_data import DataError, RankingData
 
 MAX_DEPTH = 4
+#: a plain text file larger than this is read in pieces of about this size, each ending where the
+#: query changes, so that a job holds one piece of text at a time instead of all of it (the
+#: generated stand-in of MSLR-WEB30K is one 6.5 GB file: its text and matrix together pass 8 GiB)
+PIECE_BYTES = 1 << 28
+_COMPRESSED_MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00")
 
 
 def rotation(fold: int, n: int = 5) -> dict[str, list[int]]:
@@ -270,7 +276,107 @@ def _line_of_row(path: Path, row: int) -> str:
     return f"{path}, data row {row + 1}"
 
 
-def _read(entry: dict, path: Path, n_features) -> RankingData:
+def _qid_token(line: bytes) -> bytes | None:
+    """The second token of a line (``qid:N`` on a data line); None for a blank or comment line."""
+    head = line.split(b"#", 1)[0].split()
+    return (head[1] if len(head) > 1 else b"") if head else None
+
+
+def _next_query_start(fh, offset: int) -> int | None:
+    """The offset of the first line after the one holding byte ``offset`` whose query differs
+    from that of the data line before it; None at the end of the file (or in a line longer than
+    16 MiB, such as a file with bare CR line ends)."""
+    fh.seek(offset)
+    skipped = fh.readline(1 << 24)
+    if not skipped.endswith(b"\n"):
+        return None
+    pos, before = offset + len(skipped), None
+    while True:
+        line = fh.readline(1 << 24)
+        if not line.endswith(b"\n"):
+            return None
+        qid = _qid_token(line)
+        if qid is not None:
+            if before is not None and qid != before:
+                return pos
+            before = qid
+        pos += len(line)
+
+
+def _pieces(path: Path, piece_bytes: int, folder: Path):
+    """Copy a text file into pieces of about ``piece_bytes`` under ``folder``, each cut where
+    the query changes, one at a time: yields ``(first line number, piece path)``; the caller
+    reads a piece before the next is written."""
+    size = path.stat().st_size
+    with open(path, "rb") as fh:
+        start, line_no = 0, 1
+        while start < size:
+            cut = _next_query_start(fh, start + piece_bytes) if start + piece_bytes < size else None
+            end = size if cut is None else cut
+            first, piece = line_no, folder / f"{path.name}.from-line-{line_no}"
+            fh.seek(start)
+            with open(piece, "wb") as out:
+                for _ in range(start, end, 1 << 24):
+                    block = fh.read(min(1 << 24, end - fh.tell()))
+                    line_no += block.count(b"\n")
+                    out.write(block)
+            yield first, piece
+            piece.unlink()
+            start = end
+
+
+def _in_pieces(path: Path, piece_bytes: int) -> bool:
+    """Whether ``path`` is a plain (not compressed) file larger than ``piece_bytes``."""
+    try:
+        if path.stat().st_size <= piece_bytes or path.suffix.lower() in (".gz", ".bz2", ".xz"):
+            return False
+        with open(path, "rb") as fh:
+            return not fh.read(6).startswith(_COMPRESSED_MAGIC)
+    except OSError:
+        return False  # the reader says what is wrong
+
+
+def _join_pieces(path: Path, parts: list[RankingData]) -> RankingData:
+    """One dataset of the pieces of one file, in order; a query in two pieces is an error."""
+    d = max(p.n_features for p in parts)
+    parts = [_pad(p, d) for p in parts]
+    query_ids = np.concatenate([p.query_ids for p in parts])
+    unique, first = np.unique(query_ids, return_index=True)
+    if len(unique) < len(query_ids):
+        again = np.setdiff1d(np.arange(len(query_ids)), first)[0]
+        raise DataError(f"{path}: the rows of query {int(query_ids[again])} are not contiguous (the query "
+                        f"appears again after other queries)")
+    sizes = np.concatenate([np.diff(p.query_ptr) for p in parts])
+    docids = None
+    if any(p.docids is not None for p in parts):
+        docids = np.concatenate([p.docids if p.docids is not None else np.full(p.n_rows, "") for p in parts])
+    X = np.concatenate([p.X for p in parts])
+    y = np.concatenate([p.y for p in parts])
+    return RankingData(X, y, np.r_[0, np.cumsum(sizes)].astype(np.int64), query_ids, docids)
+
+
+def _read_pieces(entry: dict, path: Path, n_features, piece_bytes: int) -> RankingData:
+    """Read a large text file piece by piece (``_pieces``, each through a temporary file) and
+    join the pieces; an error names ``path`` and the line in it. A warning of the reader
+    (repeated rows) names the piece, ``<file>.from-line-<N>``, and lines counted from its start."""
+    parts = []
+    with tempfile.TemporaryDirectory(prefix="ltrfs-pieces-") as tmp:
+        for line_no, piece in _pieces(path, piece_bytes, Path(tmp)):
+            try:
+                parts.append(_read(entry, piece, n_features, whole=True))
+            except DataError as exc:
+                where, _, what = str(exc)[len(str(piece)) + 1:].partition(": ")
+                if not where.isdigit():
+                    raise DataError(str(exc).replace(str(piece), str(path))) from None
+                raise DataError(f"{path}:{int(where) + line_no - 1}: {what}") from None
+    return _join_pieces(path, parts)
+
+
+def _read(entry: dict, path: Path, n_features, whole: bool = False) -> RankingData:
+    """One file of a dataset, its labels checked against ``label_levels``; a large plain file
+    in pieces (``PIECE_BYTES``) unless ``whole``."""
+    if not whole and _in_pieces(path, PIECE_BYTES):
+        return _read_pieces(entry, path, n_features, PIECE_BYTES)
     data = io.read_letor(path, n_features=n_features, null_policy=entry.get("null_policy", "min"))
     levels = entry.get("label_levels")
     if levels is not None:

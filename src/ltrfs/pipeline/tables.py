@@ -92,7 +92,8 @@ def write_published(spec: dict, paper_dir, tables: dict, dataset: str, title: st
     Parameters
     ----------
     spec : dict
-        The experiment's ``published`` entry (``paper``, ``tables``, ``rows``, ``metrics``, ``tolerance``).
+        The experiment's ``published`` entry (``paper``, ``tables``, ``rows``, ``metrics``, ``tolerance``,
+        ``datasets``: our dataset -> the paper's dataset whose rows it is compared with).
     paper_dir : path-like
         The folder of the published-number files (``config/published``).
     tables : dict
@@ -106,6 +107,7 @@ def write_published(spec: dict, paper_dir, tables: dict, dataset: str, title: st
     tables = {c: read_csv(path, ("method", "ranker", "k"), dtype={"k": str, "k_chosen": str})
               for c, path in tables.items()}
     ours = next(iter(tables.values()))
+    dataset = (spec.get("datasets") or {}).get(dataset, dataset)  # e.g. a paper table titled with another dataset
     comparison = published.beside(ours, paper, dataset, spec.get("tables"), spec.get("rows"))
     if spec.get("metrics"):
         comparison = comparison[comparison.metric.str.lower().isin([m.lower() for m in spec["metrics"]])]
