@@ -45,6 +45,27 @@ def test_published_numbers_load():
     assert check.returncode == 0 and check.stdout.strip().endswith("OK"), check.stdout[-1000:] + check.stderr[-1000:]
 
 
+@pytest.mark.parametrize("paper", PAPERS)
+def test_experiments_compute_every_ranking_metric_their_published_tables_hold(paper):
+    """The `_published` tables compare every cutoff a paper prints (e.g. Lei & Han's P@1..10 and
+    NDCG@1..10 in Tables 3.6-3.7 and A.1-A.2), not a few."""
+    from ltrfs.metric_spec import parse_metric
+
+    def ranking_metric(name):
+        try:
+            return bool(parse_metric(name))
+        except ValueError:  # counts such as k_best: compared without being a metric column
+            return False
+
+    config = yaml.safe_load((REPO / f"config/papers/{paper}.yaml").read_text())
+    published = pd.read_csv(REPO / f"config/published/{paper}.csv")
+    for name, experiment in config["experiments"].items():
+        if "published" not in experiment:
+            continue
+        held = published[published.table.isin(experiment["published"]["tables"])].metric
+        assert set(filter(ranking_metric, held)) <= set(experiment["metrics"]), name
+
+
 def test_datasets_present_only_skips_what_cannot_be_had_offline(tmp_path):
     """A dataset without an archive here (HP2004) stops only its own jobs: with
     datasets_present_only the plan keeps the generated dataset, prints the registry's one-line
