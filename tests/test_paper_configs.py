@@ -292,6 +292,12 @@ def test_lei2017_runs_end_to_end_on_the_mslr_stand_in(tmp_path):
     mine, theirs = own.set_index("method"), standard[standard.ranker == "own"].set_index("method")
     assert (theirs.loc[mine.index, "P@10"] >= mine["P@10"]).all() and (theirs["P@10"] > mine.loc[theirs.index, "P@10"]).any()
     assert "standard convention" in (tables / "lei2017.standard.md").read_text()
+    # the report's own evaluation (also_conventions lei2017): labels 2-4 relevant as in mslr, a
+    # query shorter than k divided by its n documents, not k: never below mslr's P@k
+    report = pd.read_csv(tables / "lei2017.lei2017.csv", dtype={"k": str})
+    theirs = report[report.ranker == "own"].set_index("method")
+    assert (theirs.loc[mine.index, "P@10"] >= mine["P@10"] - 1e-12).all()
+    assert (theirs.loc[mine.index, "P@1"] == mine["P@1"]).all()  # every query has a document
     for method in sampled:  # the report's 10,000-row sample, shrunk: 300 of the fold's training rows
         selection = json.loads((results / f"MSLR-WEB10K-standin/fold1/select/{method}.json").read_text())
         assert selection["n_features"] == 136
@@ -319,3 +325,4 @@ def test_lei2017_runs_end_to_end_on_the_mslr_stand_in(tmp_path):
     assert rf["chosen"]["n_rows"] > 300 and "curve" not in rf["chosen"]  # all rows, no curve
     appendix = pd.read_csv(tables / "lei2017_appendix.csv", dtype={"k": str})
     assert set(appendix.ranker) >= {"mart", "rankboost", "lambdamart", "random_forest"}
+    assert set(metrics) <= set(appendix.columns)  # Tables A.1-A.2 at every cutoff they print
