@@ -9,7 +9,8 @@ import pytest
 from conftest import planted
 from ltrfs.selection import statistical as st
 from ltrfs.selection.ordinal_cr import OrdinalCR, choose_on_path
-from ltrfs.selection.svm_rfe import SVMRFE, linear_svc, platt_sigmoid, rfe_heldout_accuracy
+from ltrfs.selection.svm_rfe import (SVMRFE, filter_heldout_accuracy, linear_svc, platt_sigmoid,
+                                     rfe_heldout_accuracy, roc_auc_importance)
 from ltrfs.tuning import DegenerateGridError
 
 
@@ -122,6 +123,51 @@ def test_svm_rfe_planted_feature_ranks_first():
     # tie exactly at the top: the smaller wins
     assert list(sel.rfe_curve_) == [6, 5, 4, 3, 2, 1] and sel.rfe_curve_[1] > 0.95
     assert sel.rfe_curve_[4] == sel.rfe_curve_[2] == max(sel.rfe_curve_.values()) and sel.rfe_best_size_ == 2
+
+
+@pytest.mark.parametrize("loss", ["squared_hinge", "hinge"])
+@pytest.mark.parametrize("importance", ["weights", "roc_auc"])
+def test_svm_rfe_both_losses_find_the_planted_features(loss, importance):
+    # labels 0..2 from features 1 and 4 of 8 (relevant: label >= 1, about 35% of the rows)
+    data = planted(n_queries=60, d=8, informative=(1, 4), seed=3)
+    sel = SVMRFE(relevant_min=1, C=1.0, loss=loss, importance=importance).fit(data.X, data.y, data.qid)
+    assert sorted(sel.ranking_[:2].tolist()) == [1, 4]
+    assert sorted(np.argsort(-np.abs(sel.coef_))[:2].tolist()) == [1, 4]  # the all-feature SVM too
+
+
+def test_roc_auc_importance_on_a_hand_computed_case():
+    # rows: labels 0, 1, 0, 1; column 0 ties rows 1 and 2: pairs (relevant, irrelevant) ordered
+    # right: (2 > 1), (2 = 2: 1/2), (3 > 1), (3 > 2) -> 3.5 / 4; column 1 is column 0 reversed (AUC
+    # 1/8, folded to 7/8); column 2 separates the classes; column 3 is constant (1/2)
+    X = np.array([[1.0, 3.0, 0.0, 5.0], [2.0, 2.0, 1.0, 5.0], [2.0, 2.0, 0.0, 5.0], [3.0, 1.0, 1.0, 5.0]])
+    y = np.array([0, 1, 0, 1])
+    assert roc_auc_importance(X, y) == pytest.approx([0.875, 0.875, 1.0, 0.5], abs=1e-15)
+    sel = SVMRFE(relevant_min=1, C=1.0, importance="roc_auc").fit(X, y, np.array([1, 1, 2, 2]))
+    assert sel.ranking_.tolist() == [2, 0, 1, 3]  # ties in column order
+    assert sel.rounds_ == [4, 3, 2]
+
+
+def test_svm_rfe_roc_auc_curve_equals_a_naive_two_fold_loop(small):
+    sel = SVMRFE(relevant_min=1, C=0.05, importance="roc_auc", rfe_cv=2).fit(small.X, small.y, small.qid)
+    Xs = (small.X.astype(np.float64) - sel.mean_) / sel.scale_
+    yb = (small.y >= 1).astype(np.int64)
+    per_fold = []
+    for train, test in st.grouped_folds(groups_of(small), 2):
+        auc = [max(a, 1 - a) for a in (np.mean([(p > n) + 0.5 * (p == n) for p in Xs[train][yb[train] == 1, j]
+                                                for n in Xs[train][yb[train] == 0, j]]) for j in range(6))]
+        order = np.argsort(-np.array(auc), kind="stable")
+        acc = {}
+        for size in range(6, 0, -1):
+            cols = np.sort(order[:size])
+            fit = linear_svc(0.05).fit(Xs[train][:, cols], yb[train])
+            acc[size] = np.mean(fit.predict(Xs[test][:, cols]) == yb[test])
+        per_fold.append(acc)
+    assert list(sel.rfe_curve_) == [6, 5, 4, 3, 2, 1]
+    for size in range(6, 0, -1):
+        assert sel.rfe_curve_[size] == pytest.approx((per_fold[0][size] + per_fold[1][size]) / 2, abs=1e-15)
+    train, test = st.grouped_folds(groups_of(small), 2)[0]
+    assert filter_heldout_accuracy(linear_svc(0.05), Xs[train], yb[train], Xs[test], yb[test], step=0.34) == \
+        pytest.approx({s: per_fold[0][s] for s in (6, 4, 2, 1)}, abs=1e-15)
 
 
 def test_svm_rfe_chooses_C_on_a_row_sample_of_the_requested_size(small):

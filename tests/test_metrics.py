@@ -13,7 +13,7 @@ from scipy import stats
 from ltrfs import metrics as M
 
 L3 = math.log2(3)
-CONVENTION_NAMES = ["letor3", "letor4", "mslr", "standard"]
+CONVENTION_NAMES = ["letor3", "letor4", "mslr", "standard", "lei2017"]
 
 
 def one_query(labels, scores=None, convention="letor4", max_k=10):
@@ -87,6 +87,44 @@ def test_precision_of_short_query_letor3_vs_letor4():
     np.testing.assert_allclose(p4, [1, 1 / 2, 2 / 3, 2 / 4, 2 / 5], rtol=1e-15)
     np.testing.assert_allclose(ps, p4, rtol=1e-15)
     np.testing.assert_allclose(p3, [1, 1 / 2, 2 / 3, 0, 0], rtol=1e-15)
+
+
+def test_lei2017_convention_by_hand_from_class_probabilities():
+    """Lei & Han's own evaluation (report section 3): each document's expected label sum_r r P(r)
+    from its class probabilities, the share of labels 2-4 among the top min(k, n), NDCG with
+    1/log2(i + 1) on the documents there are."""
+    from ltrfs.selection.statistical import expected_label
+
+    proba = np.array([[0.1, 0.2, 0.3, 0.3, 0.1],   # query A: expected label 2.1, label 1
+                      [0.6, 0.3, 0.1, 0.0, 0.0],   #          0.5, label 3
+                      [0.2, 0.2, 0.2, 0.2, 0.2],   #          2.0, label 2
+                      [0.5, 0.5, 0.0, 0.0, 0.0],   # query B: 0.5, label 0
+                      [0.0, 0.0, 0.0, 0.0, 1.0]])  #          4.0, label 2
+    score = expected_label(proba, np.arange(5))
+    np.testing.assert_allclose(score, [2.1, 0.5, 2.0, 0.5, 4.0], rtol=1e-12)
+    y, ptr = np.array([1, 3, 2, 0, 2]), np.array([0, 3, 5])
+    qm = M.evaluate(y, score, ptr, "lei2017", max_k=5)
+    # A ranks labels 1, 2, 3 (relevant 0, 1, 1); B ranks 2, 0 (relevant 1, 0)
+    np.testing.assert_allclose(qm.precision, [[0, 1 / 2, 2 / 3, 2 / 3, 2 / 3],   # k > 3: 2 of the 3
+                                              [1, 1 / 2, 1 / 2, 1 / 2, 1 / 2]], rtol=1e-15)
+    np.testing.assert_allclose(M.evaluate(y, score, ptr, "mslr", max_k=5).precision[0, 3:], [2 / 4, 2 / 5])
+    dcg_a = [1, 1 + 3 / L3, 1 + 3 / L3 + 7 / 2]
+    idcg_a = [7, 7 + 3 / L3, 7 + 3 / L3 + 1 / 2]
+    np.testing.assert_allclose(qm.ndcg[0], [d / i for d, i in zip(dcg_a, idcg_a)] + [dcg_a[2] / idcg_a[2]] * 2,
+                               rtol=1e-14)
+    np.testing.assert_allclose(qm.ndcg[1], [1.0] * 5, rtol=1e-15)
+    assert M.mean_metrics(qm)["P@3"] == pytest.approx((2 / 3 + 1 / 2) / 2, rel=1e-15)
+
+
+def test_lei2017_convention_is_for_evaluation_only():
+    from ltrfs.rankers.coord_ascent import CoordinateAscent
+    from ltrfs.scoring.single_feature import single_feature_table
+
+    X = np.array([[1.0], [2.0], [3.0]])
+    with pytest.raises(ValueError, match="^single-feature scores: the lei2017 convention's P@k"):
+        single_feature_table(X, np.array([0, 2, 1]), np.array([0, 3]), "lei2017")
+    with pytest.raises(ValueError, match="^coord_ascent: P@k in the lei2017 convention"):
+        CoordinateAscent(metric="p@2", convention="lei2017").fit(X, np.array([0, 2, 1]), np.array([1, 1, 1]))
 
 
 # ---------------------------------------------------------------- ideal DCG zero
@@ -189,7 +227,7 @@ def test_expected_ties_match_enumeration_of_all_orders(convention):
     import itertools
 
     rng = np.random.default_rng(11)
-    top = 5 if convention == "mslr" else 3
+    top = 5 if convention in ("mslr", "lei2017") else 3
     for _ in range(25):
         sizes = rng.integers(1, 7, size=rng.integers(1, 4))
         ptr = np.concatenate(([0], np.cumsum(sizes)))
@@ -261,7 +299,7 @@ def naive_query(labels, scores, conv, max_k):
     def prec(k):
         if k > n and conv.short_precision == "zero":
             return 0.0
-        return sum(rel[:k]) / k
+        return sum(rel[:k]) / (min(k, n) if conv.short_precision == "fetched" else k)
 
     hits, ap = 0, 0.0
     for i, r in enumerate(rel, start=1):

@@ -45,6 +45,27 @@ def test_published_numbers_load():
     assert check.returncode == 0 and check.stdout.strip().endswith("OK"), check.stdout[-1000:] + check.stderr[-1000:]
 
 
+@pytest.mark.parametrize("paper", PAPERS)
+def test_experiments_compute_every_ranking_metric_their_published_tables_hold(paper):
+    """The `_published` tables compare every cutoff a paper prints (e.g. Lei & Han's P@1..10 and
+    NDCG@1..10 in Tables 3.6-3.7 and A.1-A.2), not a few."""
+    from ltrfs.metric_spec import parse_metric
+
+    def ranking_metric(name):
+        try:
+            return bool(parse_metric(name))
+        except ValueError:  # counts such as k_best: compared without being a metric column
+            return False
+
+    config = yaml.safe_load((REPO / f"config/papers/{paper}.yaml").read_text())
+    published = pd.read_csv(REPO / f"config/published/{paper}.csv")
+    for name, experiment in config["experiments"].items():
+        if "published" not in experiment:
+            continue
+        held = published[published.table.isin(experiment["published"]["tables"])].metric
+        assert set(filter(ranking_metric, held)) <= set(experiment["metrics"]), name
+
+
 def test_datasets_present_only_skips_what_cannot_be_had_offline(tmp_path):
     """A dataset without an archive here (HP2004) stops only its own jobs: with
     datasets_present_only the plan keeps the generated dataset, prints the registry's one-line
@@ -298,6 +319,12 @@ def test_lei2017_runs_end_to_end_on_the_mslr_stand_in(tmp_path):
     mine, theirs = own.set_index("method"), standard[standard.ranker == "own"].set_index("method")
     assert (theirs.loc[mine.index, "P@10"] >= mine["P@10"]).all() and (theirs["P@10"] > mine.loc[theirs.index, "P@10"]).any()
     assert "standard convention" in (tables / "lei2017.standard.md").read_text()
+    # the report's own evaluation (also_conventions lei2017): labels 2-4 relevant as in mslr, a
+    # query shorter than k divided by its n documents, not k: never below mslr's P@k
+    report = pd.read_csv(tables / "lei2017.lei2017.csv", dtype={"k": str})
+    theirs = report[report.ranker == "own"].set_index("method")
+    assert (theirs.loc[mine.index, "P@10"] >= mine["P@10"] - 1e-12).all()
+    assert (theirs.loc[mine.index, "P@1"] == mine["P@1"]).all()  # every query has a document
     for method in sampled:  # the report's 10,000-row sample, shrunk: 300 of the fold's training rows
         selection = json.loads((results / f"MSLR-WEB10K-standin/fold1/select/{method}.json").read_text())
         assert selection["n_features"] == 136
@@ -331,3 +358,4 @@ def test_lei2017_runs_end_to_end_on_the_mslr_stand_in(tmp_path):
     assert "running MSLR-WEB30K-standin in place of MSLR-WEB30K (its registry stand_in)" in stderr
     appendix30 = pd.read_csv(results / "MSLR-WEB30K-standin-0.05/tables/lei2017_appendix_web30k.csv", dtype={"k": str})
     assert set(appendix30.ranker) >= {"mart", "random_forest"} and "P@7" in appendix30
+    assert set(metrics) <= set(appendix.columns)  # Tables A.1-A.2 at every cutoff they print

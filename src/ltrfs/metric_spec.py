@@ -16,7 +16,7 @@ __all__ = ["Convention", "CONVENTIONS", "get_convention", "parse_metric"]
 _DISCOUNTS = ("letor", "log2")
 _GAINS = ("exp2", "linear")
 _SHORT_NDCG = ("zero", "truncate")
-_SHORT_PRECISION = ("pad", "zero")
+_SHORT_PRECISION = ("pad", "zero", "fetched")
 
 
 @dataclass(frozen=True)
@@ -35,8 +35,9 @@ class Convention:
         Smallest label counted as relevant by P@k and MAP.
     short_ndcg : {"zero", "truncate"}, default "zero"
         NDCG@k for a query with fewer than k documents: 0, or computed on its n documents.
-    short_precision : {"pad", "zero"}, default "pad"
-        P@k with fewer than k documents: missing ranks irrelevant (divide by k), or 0.
+    short_precision : {"pad", "zero", "fetched"}, default "pad"
+        P@k with fewer than k documents: missing ranks irrelevant (divide by k), 0, or the
+        share of relevant documents among the n there are (divide by n; evaluation only).
     ideal_zero : {0.0, 1.0}, default 0.0
         NDCG value of a query whose ideal DCG is 0 (no document with positive gain).
 
@@ -75,6 +76,9 @@ CONVENTIONS: dict[str, Convention] = {
     "mslr": Convention("mslr", "letor", "exp2", 2, "zero", "pad", 0.0),
     # trec/xgboost style: 1/log2(i + 1), NDCG@k on the n documents when n < k.
     "standard": Convention("standard", "log2", "exp2", 1, "truncate", "pad", 0.0),
+    # Lei & Han 2017's own R evaluation of its classifiers (report section 3): P@k the share of
+    # labels 2-4 among the top min(k, n) by predicted score, NDCG with the printed 1/log2(i + 1).
+    "lei2017": Convention("lei2017", "log2", "exp2", 2, "truncate", "fetched", 0.0),
 }
 
 
@@ -84,7 +88,7 @@ def get_convention(name, **overrides) -> Convention:
     Parameters
     ----------
     name : str or Convention
-        letor3, letor4, mslr or standard (any letter case), or a Convention.
+        letor3, letor4, mslr, standard or lei2017 (any letter case), or a Convention.
     **overrides
         Fields of :class:`Convention` to replace, e.g. ``get_convention("standard", ideal_zero=1)``.
 

@@ -9,13 +9,15 @@ For a query with n documents ranked ``l_1, ..., l_n`` (labels in ranked order):
 
     gain        G(r)     = 2^r - 1
     discount    D(i)     = 1 for i in {1, 2}, 1 / log2(i) for i >= 3      (letor3, letor4, mslr)
-                D(i)     = 1 / log2(i + 1)                                 (standard)
+                D(i)     = 1 / log2(i + 1)                                 (standard, lei2017)
     DCG@k                = sum_{i <= min(k, n)} G(l_i) D(i)
     NDCG@k               = DCG@k / IDCG@k, IDCG from the labels sorted by gain, descending;
                            IDCG@k = 0 -> ``ideal_zero`` (0, or 1 as LightGBM/XGBoost);
-                           k > n -> 0 (letor/mslr) or computed on the n documents (standard)
-    rel_i                = 1 if l_i >= ``relevant_min`` (1; 2 for mslr) else 0
-    P@k                  = sum_{i <= min(k, n)} rel_i / k; k > n -> 0 in letor3
+                           k > n -> 0 (letor/mslr) or computed on the n documents (standard,
+                           lei2017)
+    rel_i                = 1 if l_i >= ``relevant_min`` (1; 2 for mslr and lei2017) else 0
+    P@k                  = sum_{i <= min(k, n)} rel_i / k; k > n -> 0 in letor3, and
+                           divided by min(k, n) instead of k in lei2017 (the report's share)
     AP                   = sum_i rel_i P@i / sum_i rel_i  (0 when the query has no relevant document)
     MeanNDCG             = (1/n) sum_{k=1..n} NDCG@k
 
@@ -308,7 +310,11 @@ class _Ranked:
         sel = self.pos < max_k
         hits = np.zeros((self.q, max_k))
         hits[self.qidx[sel], self.pos[sel]] = self.relevant()[sel]
-        out = np.cumsum(hits, axis=1) / np.arange(1, max_k + 1, dtype=np.float64)
+        ks = np.arange(1, max_k + 1, dtype=np.float64)
+        if self.conv.short_precision == "fetched":  # the share among the min(k, n) documents there are
+            out = np.cumsum(hits, axis=1) / np.minimum(ks[None, :], self.sizes[:, None])
+        else:
+            out = np.cumsum(hits, axis=1) / ks
         if self.conv.short_precision == "zero":
             out[np.arange(1, max_k + 1)[None, :] > self.sizes[:, None]] = 0.0
         return out
@@ -326,7 +332,8 @@ class _Ranked:
 
     def precision_at(self, k: int) -> np.ndarray:
         sel = self.pos < k
-        out = np.bincount(self.qidx[sel], weights=self.relevant()[sel], minlength=self.q) / float(k)
+        fetched = np.minimum(self.sizes, k) if self.conv.short_precision == "fetched" else float(k)
+        out = np.bincount(self.qidx[sel], weights=self.relevant()[sel], minlength=self.q) / fetched
         if self.conv.short_precision == "zero":
             out[self.sizes < k] = 0.0
         return out
@@ -382,7 +389,7 @@ def evaluate(y, scores, query_ptr, convention="letor4", max_k: int = 10,
     ----------
     %(ranking_inputs)s
     convention : str or Convention, default "letor4"
-        A built-in convention (letor3, letor4, mslr, standard) or a ``Convention``.
+        A built-in convention (letor3, letor4, mslr, standard, lei2017) or a ``Convention``.
     max_k : int >= 1, default 10
         The largest cut-off.
     ties : {"file_order", "expected"}, default "file_order"
@@ -425,7 +432,7 @@ def metric_per_query(y, scores, query_ptr, metric: str, convention="letor4",
     metric : str
         ``ndcg@K``, ``p@K``, ``map`` or ``meanndcg`` for any K >= 1.
     convention : str or Convention, default "letor4"
-        A built-in convention (letor3, letor4, mslr, standard) or a ``Convention``.
+        A built-in convention (letor3, letor4, mslr, standard, lei2017) or a ``Convention``.
     ties : {"file_order", "expected"}, default "file_order"
         Equal scores in file order (the official scripts), or the expected value over all orders
         of the tied documents (module docstring).

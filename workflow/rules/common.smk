@@ -15,6 +15,7 @@ from ltrfs.config import ConfigError
 from ltrfs.config_check import check, k_notices
 from ltrfs.datasets.download import available
 from ltrfs.datasets.registry import load_registry
+from ltrfs.metric_spec import CONVENTIONS
 from ltrfs.pipeline.plan import Plan
 from ltrfs.pipeline.resources import scaled
 
@@ -83,5 +84,5 @@ wildcard_constraints:
     n_chunks=r"\d+",
     experiment="|".join(re.escape(name) for name in config["experiments"]),  # the configured ones only
     metric=r"[A-Za-z0-9]+",
-    as_convention=r"letor3|letor4|mslr|standard",
+    as_convention="|".join(CONVENTIONS),  # letor3, letor4, mslr, standard, lei2017
     report="|".join(artefacts.REPORT_DATA),  # the declared report data only

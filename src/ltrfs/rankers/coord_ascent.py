@@ -379,6 +379,9 @@ class MetricContext:
             active = ~short & (ideal > 0)
             const[~short & (ideal <= 0)] = float(conv.ideal_zero)
         elif self.kind == 1:
+            if conv.short_precision == "fetched":
+                raise ValueError(f"coord_ascent: P@k in the {conv.name} convention (the share among min(k, n) "
+                                 "documents) is an evaluation convention only; train on another one")
             n_rel = np.bincount(qidx, weights=self.rel, minlength=q)
             short = (sizes < self.k) if conv.short_precision == "zero" else np.zeros(q, bool)
             ideal = np.ones(q)

@@ -567,6 +567,9 @@ def single_feature_table(X: np.ndarray, y: np.ndarray, query_ptr: np.ndarray,
     (array([1.   , 0.806]), array([0.583, 0.806]))
     """
     conv = metrics.get_convention(convention)
+    if conv.short_precision == "fetched":
+        raise ValueError(f"single-feature scores: the {conv.name} convention's P@k (the share among min(k, n) "
+                         "documents) is an evaluation convention only; score features in another one")
     metrics.check_ties(ties)
     X, y, ptr = _check_inputs(X, y, query_ptr)
     threads = check_threads(n_threads)

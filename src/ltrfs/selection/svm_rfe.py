@@ -10,9 +10,23 @@ bias is regularised too). ``loss="squared_hinge"`` (default, ``max(0, 1 - t)^2``
 ``"hinge"`` (``max(0, 1 - t)``, the report's kernlab soft-margin SVM). The default is the
 squared hinge because with the hinge loss and few relevant rows the optimum is degenerate: on
 MQ2008 fold 1 (19% relevant rows) the hinge SVM gives |w| < 2e-4 and b = -1 for every C from
-0.001 to 1 (all rows on the irrelevant side), so |w| and the RFE order are numerical noise,
-while the squared hinge gives a usable model. Features are standardised once, on all the
-rows used (the C choice, the bootstrap replicates and the RFE folds use that scale).
+0.001 to 1 (all rows on the irrelevant side), and so does LIBSVM's (scikit-learn's ``SVC(kernel=
+"linear")``, the bias not regularised: |w| < 0.01). That is the hinge loss, not the solver: w = 0,
+b = -1 is optimal for every C whenever the relevant rows' mean is a combination of irrelevant
+rows with weights in [0, 1] summing to the number of relevant rows (the dual's conditions). Then
+|w| and the |w| elimination order are solver noise (on MQ2008 two liblinear seeds share 5 of
+their top 10), while the squared hinge gives a usable, seed-free model. Features are
+standardised once, on all the rows used (the C choice, the bootstrap replicates and the RFE
+folds use that scale).
+
+``importance="roc_auc"``: the order of caret's ``rfe(..., method = "svmLinear")``, which the
+report ran. caret's ``rfe`` with ``caretFuncs`` ranks the features by ``varImp`` of the fitted
+``train`` object, and ``svmLinear`` has no importance of its own, so ``varImp`` falls back to
+``filterVarImp``: each feature's area under the ROC curve against the two classes (folded to
+``max(AUC, 1 - AUC)``), a property of the data, not of the SVM. ``rfeControl``'s default
+``rerank = FALSE`` computes it once, on all the training rows, and the subsets are the top s.
+So with ``roc_auc`` the ranking is the same for either loss and any C; the SVM still gives the
+probabilities and, with ``rfe_cv``, the accuracy of each top-s subset.
 
 Recursive feature elimination follows scikit-learn's ``sklearn.feature_selection.RFE``: fit
 on the remaining features, drop the ``step`` features of smallest |w_j| (``step`` an integer,
@@ -32,7 +46,9 @@ query. The final SVM, the bootstrap and the RFE use all rows with the chosen C.
 ``rfe_cv`` (default 0 = none; the report's 20), caret's ``rfe`` with ``rfeControl(method =
 "cv", number = 20)``: for each of ``rfe_cv`` folds grouped by query
 (``statistical.grouped_folds``), the whole elimination is run on the fold's training part and
-every round's SVM (and the last survivor's one-feature SVM) classifies the held-out part.
+every round's SVM (and the last survivor's one-feature SVM) classifies the held-out part
+(``roc_auc``: the fold's training part is ranked by ROC area once and an SVM on each top-s
+subset classifies the held-out part, ``filter_heldout_accuracy``).
 ``rfe_curve_`` = {subset size: mean over folds of the held-out accuracy}, sizes as the
 elimination visits them (d, d - step, ..., 1); ``rfe_best_size_`` the size of largest mean
 accuracy (ties to the smaller size, caret's preference for fewer features only on exact ties).
@@ -183,6 +199,73 @@ def rfe_heldout_accuracy(estimator, X_train, y_train, X_test, y_test, step=1) ->
     return accuracy
 
 
+def roc_auc_importance(X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Each column's area under the ROC curve against binary labels, folded to ``max(AUC, 1 - AUC)``.
+
+    caret's ``filterVarImp`` for a two-class outcome (what ``varImp`` of a ``train`` object falls
+    back to when the model has no importance of its own, as ``svmLinear``): the Mann-Whitney
+    statistic ``AUC_j = (sum of the ranks of the relevant rows in column j - n1 (n1 + 1) / 2) /
+    (n1 n0)``, equal values given their average rank (a tie counts 1/2).
+
+    Parameters
+    ----------
+    X : ndarray, shape (m, d)
+    y : ndarray of 0/1, shape (m,)
+        Both classes present.
+
+    Returns
+    -------
+    float64 (d,)
+        In [0.5, 1].
+    """
+    from scipy.stats import rankdata  # heavy (scipy.stats, ~0.5 s): imported on use
+
+    y = np.asarray(y)
+    n1 = float(np.sum(y == 1))
+    n0 = float(len(y) - n1)
+    ranks = rankdata(np.asarray(X, dtype=np.float64), axis=0)  # average ranks of ties
+    auc = (ranks[y == 1].sum(axis=0) - n1 * (n1 + 1.0) / 2.0) / (n1 * n0)
+    return np.maximum(auc, 1.0 - auc)
+
+
+def _subset_sizes(d: int, step) -> list[int]:
+    """The subset sizes an elimination from ``d`` features visits, down to 1."""
+    n_step = int(max(1, step * d)) if 0 < step < 1 else int(step)
+    return list(range(d, 1, -n_step)) + [1]
+
+
+def filter_heldout_accuracy(estimator, X_train, y_train, X_test, y_test, step=1) -> dict[int, float]:
+    """Held-out accuracy of nested top-s subsets of one ROC-AUC ranking (caret's ``rfe``, ``rerank = FALSE``).
+
+    The columns are ranked once by ``roc_auc_importance`` on the training part; for every size s
+    of ``_subset_sizes`` the estimator is fitted on the s best and classifies the held-out part.
+
+    Parameters
+    ----------
+    estimator : scikit-learn linear classifier
+    X_train, y_train : ndarray
+        The fold's training part.
+    X_test, y_test : ndarray
+        The held-out rows.
+    step : int or float, default 1
+        As ``rfe_order`` (the sizes visited).
+
+    Returns
+    -------
+    dict of int to float
+        Subset size -> accuracy, sizes descending.
+    """
+    from sklearn.base import clone  # heavy (scikit-learn, ~1-2 s): imported on use
+
+    order = np.argsort(-roc_auc_importance(X_train, y_train), kind="stable")
+    accuracy: dict[int, float] = {}
+    for size in _subset_sizes(X_train.shape[1], step):
+        columns = np.sort(order[:size])
+        fitted = clone(estimator).fit(X_train[:, columns], y_train)
+        accuracy[size] = float(np.mean(fitted.predict(X_test[:, columns]) == y_test))
+    return accuracy
+
+
 def platt_sigmoid(f: np.ndarray, y: np.ndarray, max_iter: int = 100, min_step: float = 1e-10,
                   sigma: float = 1e-12, eps: float = 1e-5) -> tuple[float, float]:
     """Platt's sigmoid ``P(y = 1 | f) = 1 / (1 + exp(A f + B))`` fitted to decision values.
@@ -280,6 +363,10 @@ class SVMRFE(Selector):
     loss : {"squared_hinge", "hinge"}, default "squared_hinge"
         ``max(0, 1 - t)^2`` or the report's ``max(0, 1 - t)`` (module docstring on why the squared
         hinge is the default).
+    importance : {"weights", "roc_auc"}, default "weights"
+        The order: recursive elimination by |w| (Guyon et al.), or caret's ``rfe`` with
+        ``method = "svmLinear"`` as the report ran it: the features by their ROC area
+        (``roc_auc_importance``) on all rows, once (module docstring).
     cv : int >= 2, default 5
         Folds to choose C from a list, grouped by query and fixed whatever the seed (as
         l1_logistic's: ``statistical.grouped_folds``).
@@ -305,10 +392,11 @@ class SVMRFE(Selector):
     Attributes
     ----------
     ranking_ : int64 (d,)
-        Reverse elimination order.
+        Reverse elimination order (``roc_auc``: descending ROC area, ties in column order).
     scores_ : None
     rounds_ : list of int
-        Number of features in each elimination round.
+        Number of features in each elimination round (``roc_auc``: the nested subset sizes above
+        1 that the curve fits).
     coef_ : float64 (d,)
         Weights of the all-feature SVM (standardised scale).
     intercept_ : float
@@ -361,6 +449,7 @@ class SVMRFE(Selector):
         "step": [Integer(1), Real(0, 1, closed="neither")],  # a count, or a fraction of the features
         "relevant_min": [Integer(1)],
         "loss": [Options("squared_hinge", "hinge")],
+        "importance": [Options("weights", "roc_auc")],
         "cv": [Integer(2)],
         "tune_sample_size": [Integer(2), None],
         "n_bootstrap": [Integer(0)],
@@ -372,14 +461,15 @@ class SVMRFE(Selector):
         "n_jobs": [Integer(1)],
     }
 
-    def __init__(self, C=0.001, step=1, relevant_min: int = 2, loss: str = "squared_hinge", cv: int = 5,
-                 tune_sample_size: int | None = None, n_bootstrap: int = 0, rfe_cv: int = 0,
-                 tol: float = 1e-4, max_iter: int = 10000, sample_size: int | None = None,
-                 random_state: int = 0, n_jobs: int = 1):
+    def __init__(self, C=0.001, step=1, relevant_min: int = 2, loss: str = "squared_hinge",
+                 importance: str = "weights", cv: int = 5, tune_sample_size: int | None = None,
+                 n_bootstrap: int = 0, rfe_cv: int = 0, tol: float = 1e-4, max_iter: int = 10000,
+                 sample_size: int | None = None, random_state: int = 0, n_jobs: int = 1):
         self.C = C
         self.step = step
         self.relevant_min = relevant_min
         self.loss = loss
+        self.importance = importance
         self.cv = cv
         self.tune_sample_size = tune_sample_size
         self.n_bootstrap = n_bootstrap
@@ -468,8 +558,9 @@ class SVMRFE(Selector):
         folds = st.grouped_folds(group, self.rfe_cv)
         for i, (train, _) in enumerate(folds, start=1):
             _check_two_classes(yb[train], f"the training part of RFE fold {i} of {self.rfe_cv} (rfe_cv)")
-        per_fold = self._map(lambda fold: rfe_heldout_accuracy(self._svc(C), Xs[fold[0]], yb[fold[0]], Xs[fold[1]],
-                                                               yb[fold[1]], self.step), folds)
+        heldout = filter_heldout_accuracy if self.importance == "roc_auc" else rfe_heldout_accuracy
+        per_fold = self._map(lambda fold: heldout(self._svc(C), Xs[fold[0]], yb[fold[0]], Xs[fold[1]],
+                                                  yb[fold[1]], self.step), folds)
         sizes = list(per_fold[0])
         self.rfe_curve_ = {int(s): float(np.mean([acc[s] for acc in per_fold])) for s in sizes}
         best = max(self.rfe_curve_.values())
@@ -483,7 +574,11 @@ class SVMRFE(Selector):
         full = self._svc(C).fit(Xs, yb)
         self.coef_ = full.coef_[0].copy()
         self.intercept_ = float(full.intercept_[0])
-        self.ranking_, self.rounds_ = rfe_order(self._svc(C), Xs, yb, self.step)
+        if self.importance == "roc_auc":  # caret's rank for a model without importance: ROC area, once
+            self.ranking_ = np.argsort(-roc_auc_importance(Xs, yb), kind="stable").astype(np.int64)
+            self.rounds_ = _subset_sizes(Xs.shape[1], self.step)[:-1]
+        else:
+            self.ranking_, self.rounds_ = rfe_order(self._svc(C), Xs, yb, self.step)
         self.chosen_ = {"C": C, "n_rows": int(len(yb))}
         if self.cv_accuracy_ is not None:
             self.chosen_["cv_accuracy"] = float(self.cv_accuracy_[C])
