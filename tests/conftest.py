@@ -87,3 +87,15 @@ def random_problem(seed, n_queries=5, d=4, max_label=3):
     X = rng.normal(size=(sizes.sum(), d))
     y = rng.integers(0, max_label + 1, size=sizes.sum())
     return X, y, sizes
+
+
+@pytest.fixture
+def drawn(monkeypatch):
+    """The figures passed to ``ltrfs.plots.save``, kept open to be read (the figure tests)."""
+    from ltrfs import plots  # matplotlib: only the figure tests pay for it
+
+    figures = []
+    monkeypatch.setattr(plots, "save", lambda fig, png, pdf=None: figures.append(fig))
+    yield figures
+    for fig in figures:
+        plots.plt.close(fig)

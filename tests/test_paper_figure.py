@@ -28,16 +28,6 @@ KS = [*range(1, 11), *range(15, 46, 5)]
 LABELS = {"waf": "WAF", "gas_e": "GAS-E (NDCG@10)", "gas_l": "GAS-L", "ig": "IG", "chi": "CHI"}
 
 
-@pytest.fixture
-def drawn(monkeypatch):
-    """The figures passed to ``plots.save``, kept open to be read."""
-    figures = []
-    monkeypatch.setattr(plots, "save", lambda fig, png, pdf=None: figures.append(fig))
-    yield figures
-    for fig in figures:
-        plots.plt.close(fig)
-
-
 def value(ranker: str, method: str, k: int, metric: str) -> float:
     """The generated table's mean: distinct for every ranker, method, k and metric."""
     return (0.3 + 0.1 * (ranker == "ranknet") + 0.01 * list(LABELS).index(method) + 0.002 * k

@@ -10,16 +10,6 @@ from ltrfs.pipeline.run import Run
 from ltrfs.tables import REFERENCE_RANKER
 
 
-@pytest.fixture
-def drawn(monkeypatch):
-    """The figures passed to ``plots.save``, kept open to be read."""
-    figures = []
-    monkeypatch.setattr(plots, "save", lambda fig, png, pdf=None: figures.append(fig))
-    yield figures
-    for fig in figures:
-        plots.plt.close(fig)
-
-
 def _table(folds=5, file_order=0.306, random_order=0.322) -> pd.DataFrame:
     """Two rankers, three methods at k = 3, 6, 10, WAF on 46 features and the two reference rows."""
     rows = []

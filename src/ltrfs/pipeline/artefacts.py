@@ -55,6 +55,17 @@ def report_data(name: str, selection_path, split_path, out_path, context: dict) 
     log.info("%s of %s: %d lines", name, selection["method"], text.count("\n") - 1)
 
 
+#: the parameters the figures against k share (their docstrings' ``%(k_figure_files)s``)
+_K_FIGURE_FILES = """table_csv : str or os.PathLike
+    The experiment's long table.
+compare_csv : str or os.PathLike
+    Its paired t-tests (``{experiment}_compare.csv``).
+png, pdf, csv : str or os.PathLike
+    The files written (the CSV holds the numbers drawn).
+"""
+
+
+@fill_doc(k_figure_files=_K_FIGURE_FILES)
 def figure_metric_vs_k(table_csv, compare_csv, png, pdf, csv, *, metric: str, title: str, baselines,
                        curves=None, n_features: int | None = None) -> None:
     """Draw test ``metric`` against k, one panel per ranker (``ltrfs.plots.metric_vs_k``).
@@ -63,12 +74,7 @@ def figure_metric_vs_k(table_csv, compare_csv, png, pdf, csv, *, metric: str, ti
 
     Parameters
     ----------
-    table_csv : str or os.PathLike
-        The experiment's long table.
-    compare_csv : str or os.PathLike
-        Its paired t-tests (``{experiment}_compare.csv``).
-    png, pdf, csv : str or os.PathLike
-        The files written (the CSV holds the numbers drawn).
+    %(k_figure_files)s
     metric : str
         The test metric.
     title : str
@@ -89,7 +95,7 @@ def figure_metric_vs_k(table_csv, compare_csv, png, pdf, csv, *, metric: str, ti
                 n_features=n_features)
 
 
-
+@fill_doc(k_figure_files=_K_FIGURE_FILES)
 def figure_paper(table_csv, compare_csv, png, pdf, csv, *, spec: dict, title: str, baselines,
                  n_features: int | None = None) -> None:
     """Draw one of a paper's figures in its form: one ranker, a panel per metric
@@ -97,12 +103,7 @@ def figure_paper(table_csv, compare_csv, png, pdf, csv, *, spec: dict, title: st
 
     Parameters
     ----------
-    table_csv : str or os.PathLike
-        The experiment's long table.
-    compare_csv : str or os.PathLike
-        Its paired t-tests (``{experiment}_compare.csv``).
-    png, pdf, csv : str or os.PathLike
-        The files written (the CSV holds the numbers drawn).
+    %(k_figure_files)s
     spec : dict
         The figure (``ArtefactsPlanning.paper_figure``): ``figure`` (e.g. "fig4"), ``ranker``,
         ``metrics``, ``methods``, ``labels``.
