@@ -3,6 +3,8 @@ stand-in's shape, a large text file read in pieces equals the file read whole, t
 comparison follows a dataset mapping, and the WEB30K experiments validate and plan."""
 from __future__ import annotations
 
+import logging
+
 import subprocess
 import sys
 from pathlib import Path
@@ -92,7 +94,7 @@ def test_a_large_file_read_in_pieces_equals_the_file_read_whole(generated, monke
     assert np.array_equal(crlf.X, lf.X) and np.array_equal(crlf.query_ptr, lf.query_ptr) and crlf.n_queries == 80
 
 
-def test_an_error_in_a_piece_names_the_file_and_its_line(generated, monkeypatch):
+def test_an_error_in_a_piece_names_the_file_and_its_line(generated, monkeypatch, caplog):
     entry, root = generated
     monkeypatch.setattr(folds, "PIECE_BYTES", 8000)
     path = root / "all.txt"
@@ -108,6 +110,12 @@ def test_an_error_in_a_piece_names_the_file_and_its_line(generated, monkeypatch)
     path.write_text("\n".join(bad) + "\n")
     with pytest.raises(DataError, match=rf"^{path}:651: label 7 outside the declared levels 0..2"):
         folds._read(entry, path, 12)
+    # a repeated row deep in the file: the warning names the file and its own lines, not a piece
+    bad = lines[:701] + lines[700:]
+    path.write_text("\n".join(bad) + "\n")
+    with caplog.at_level(logging.WARNING, logger="ltrfs.io.reader"):
+        folds._read(entry, path, 12)
+    assert f"{path}: 1 duplicate rows" in caplog.text and "line 702 repeats line 701" in caplog.text
     # a query whose rows come back after other queries, in a later piece
     first = [line for line in lines if line.split()[1] == "qid:1"]
     path.write_text("\n".join(lines + first[:1]) + "\n")

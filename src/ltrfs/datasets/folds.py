@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path, PurePosixPath
 
 import numpy as np
@@ -303,25 +302,21 @@ def _next_query_start(fh, offset: int) -> int | None:
         pos += len(line)
 
 
-def _pieces(path: Path, piece_bytes: int, folder: Path):
-    """Copy a text file into pieces of about ``piece_bytes`` under ``folder``, each cut where
-    the query changes, one at a time: yields ``(first line number, piece path)``; the caller
-    reads a piece before the next is written."""
+def _pieces(path: Path, piece_bytes: int):
+    """The text of a file in pieces of about ``piece_bytes``, each cut where the query changes,
+    read one at a time: yields ``(first line number, bytes)``."""
     size = path.stat().st_size
     with open(path, "rb") as fh:
         start, line_no = 0, 1
         while start < size:
             cut = _next_query_start(fh, start + piece_bytes) if start + piece_bytes < size else None
             end = size if cut is None else cut
-            first, piece = line_no, folder / f"{path.name}.from-line-{line_no}"
             fh.seek(start)
-            with open(piece, "wb") as out:
-                for _ in range(start, end, 1 << 24):
-                    block = fh.read(min(1 << 24, end - fh.tell()))
-                    line_no += block.count(b"\n")
-                    out.write(block)
-            yield first, piece
-            piece.unlink()
+            raw = fh.read(end - start)
+            lines = raw.count(b"\n")
+            yield line_no, raw
+            del raw
+            line_no += lines
             start = end
 
 
@@ -356,19 +351,15 @@ def _join_pieces(path: Path, parts: list[RankingData]) -> RankingData:
 
 
 def _read_pieces(entry: dict, path: Path, n_features, piece_bytes: int) -> RankingData:
-    """Read a large text file piece by piece (``_pieces``, each through a temporary file) and
-    join the pieces; an error names ``path`` and the line in it. A warning of the reader
-    (repeated rows) names the piece, ``<file>.from-line-<N>``, and lines counted from its start."""
+    """Read a large text file piece by piece (``_pieces``) and join the pieces; errors and
+    warnings name ``path`` and its own lines."""
     parts = []
-    with tempfile.TemporaryDirectory(prefix="ltrfs-pieces-") as tmp:
-        for line_no, piece in _pieces(path, piece_bytes, Path(tmp)):
-            try:
-                parts.append(_read(entry, piece, n_features, whole=True))
-            except DataError as exc:
-                where, _, what = str(exc)[len(str(piece)) + 1:].partition(": ")
-                if not where.isdigit():
-                    raise DataError(str(exc).replace(str(piece), str(path))) from None
-                raise DataError(f"{path}:{int(where) + line_no - 1}: {what}") from None
+    for line_no, raw in _pieces(path, piece_bytes):
+        data = io.parse_letor(raw, source=path, first_line=line_no, n_features=n_features,
+                              null_policy=entry.get("null_policy", "min"))
+        del raw
+        _check_labels(entry, data, path, rows_before=sum(p.n_rows for p in parts))
+        parts.append(data)
     return _join_pieces(path, parts)
 
 
@@ -378,14 +369,20 @@ def _read(entry: dict, path: Path, n_features, whole: bool = False) -> RankingDa
     if not whole and _in_pieces(path, PIECE_BYTES):
         return _read_pieces(entry, path, n_features, PIECE_BYTES)
     data = io.read_letor(path, n_features=n_features, null_policy=entry.get("null_policy", "min"))
+    _check_labels(entry, data, path)
+    return data
+
+
+def _check_labels(entry: dict, data: RankingData, path: Path, rows_before: int = 0) -> None:
+    """Every label of ``data`` (the rows of ``path`` after its first ``rows_before`` data rows)
+    within the entry's ``label_levels``, or a DataError naming the line."""
     levels = entry.get("label_levels")
     if levels is not None:
         bad = np.flatnonzero((data.y < 0) | (data.y >= levels))
         if len(bad):
             r = int(bad[0])
-            raise DataError(f"{_line_of_row(path, r)}: label {int(data.y[r])} outside the declared levels "
-                            f"0..{levels - 1} of dataset {entry.get('name', '?')!r} (label_levels: {levels})")
-    return data
+            raise DataError(f"{_line_of_row(path, rows_before + r)}: label {int(data.y[r])} outside the declared "
+                            f"levels 0..{levels - 1} of dataset {entry.get('name', '?')!r} (label_levels: {levels})")
 
 
 def _pad(data: RankingData, d: int) -> RankingData:

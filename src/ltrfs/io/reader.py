@@ -4,7 +4,8 @@ Text format, one query-document pair per line::
 
     <label> qid:<query id> <index>:<value> <index>:<value> ... # <comment>
 
-Reading (:func:`read_letor`) is one compiled pass over the raw bytes (Numba). Numbers are parsed
+Reading (:func:`read_letor` for a file, :func:`parse_letor` for its text, or a piece of it, in
+memory) is one compiled pass over the raw bytes (Numba). Numbers are parsed
 exactly: a decimal token whose digits form an integer mantissa ``w <= 2**53`` and whose decimal
 exponent ``e`` has ``|e| <= 22`` is converted as ``w * 10**e`` (or ``w / 10**-e``), a single
 correctly rounded IEEE operation on exact operands, so it equals Python's ``float(token)``; every
@@ -58,7 +59,7 @@ from ltrfs.io.duplicates import duplicate_rows
 from ltrfs.ranking_data import DataError, RankingData
 from ltrfs.util import os_error_text
 
-__all__ = ["read_letor", "NULL_POLICIES", "DENSE_FLOOR", "DENSE_PER_BYTE"]
+__all__ = ["read_letor", "parse_letor", "NULL_POLICIES", "DENSE_FLOOR", "DENSE_PER_BYTE"]
 
 log = logging.getLogger(__name__)
 
@@ -561,8 +562,6 @@ def _read_bytes(path: Path) -> bytes:
             raw = decompress(raw)
         except (OSError, EOFError, lzma.LZMAError, ValueError) as exc:
             raise DataError(f"{path}: cannot decompress ({exc})") from None
-    if b"\0" in raw[:4096]:
-        raise DataError(f"{path}: binary data (NUL bytes), not a LETOR text file")
     return raw
 
 
@@ -694,17 +693,48 @@ def read_letor(path, *, n_features: int | None = None, null_policy: str = "min",
     ----------
     path : str or Path
         Text file; ``.gz``/``.bz2``/``.xz`` (by suffix or magic bytes) is decompressed.
+    n_features, null_policy, max_dense_bytes
+        As :func:`parse_letor`.
+
+    Returns
+    -------
+    RankingData
+        As :func:`parse_letor`.
+
+    Raises
+    ------
+    DataError
+        ``"<file>:<line>: <what is wrong>"``; see the module docstring for the accepted syntax.
+    """
+    path = Path(path)
+    return parse_letor(_read_bytes(path), source=path, n_features=n_features, null_policy=null_policy,
+                       max_dense_bytes=max_dense_bytes)
+
+
+def parse_letor(raw: bytes, *, source, first_line: int = 1, n_features: int | None = None,
+                null_policy: str = "min", max_dense_bytes: int | None = None) -> RankingData:
+    """Parse LETOR / SVMlight text (plain bytes) into a :class:`RankingData`.
+
+    Parameters
+    ----------
+    raw : bytes
+        The text: a whole file or a piece of one that starts at a line.
+    source : str or Path
+        The file the text comes from, named in errors and warnings.
+    first_line : int, default 1
+        The line number of ``raw``'s first line in ``source`` (errors and warnings name the
+        file's own lines for a piece).
     n_features : int, optional
-        Width d of X; None (default) -> the largest feature index in the file; an index above a
+        Width d of X; None (default) -> the largest feature index in the text; an index above a
         given ``n_features`` is an error.
     null_policy : {"min", "zero", "error"}, default "min"
         LETOR 3.0 ``NULL`` values: "min" -> the minimum of that feature over the query's non-NULL
         values (0 when the whole query is NULL for it), as LETOR's Feature-min files; "zero" -> 0;
         "error" -> DataError.
     max_dense_bytes : int, optional
-        The largest X the file may fill; None (default) -> ``DENSE_PER_BYTE`` (16) times the size
-        of the text, at least ``DENSE_FLOOR`` (64 MiB): a feature index or an ``n_features`` that
-        needs more is a DataError, not an allocation.
+        The largest X the text may fill; None (default) -> ``DENSE_PER_BYTE`` (16) times its
+        size, at least ``DENSE_FLOOR`` (64 MiB): a feature index or an ``n_features`` that needs
+        more is a DataError, not an allocation.
 
     Returns
     -------
@@ -716,7 +746,7 @@ def read_letor(path, *, n_features: int | None = None, null_policy: str = "min",
     Raises
     ------
     DataError
-        ``"<file>:<line>: <what is wrong>"``; see the module docstring for the accepted syntax.
+        ``"<source>:<line>: <what is wrong>"``; see the module docstring for the accepted syntax.
     """
     if null_policy not in NULL_POLICIES:
         raise ValueError(f"null_policy must be one of {NULL_POLICIES}, got {null_policy!r}")
@@ -724,8 +754,9 @@ def read_letor(path, *, n_features: int | None = None, null_policy: str = "min",
         if isinstance(n_features, bool) or int(n_features) != n_features or n_features < 1:
             raise ValueError(f"n_features must be a positive integer or None, got {n_features!r}")
         n_features = int(n_features)
-    path = Path(path)
-    raw = _read_bytes(path)
+    path, lines_before = source, int(first_line) - 1
+    if b"\0" in raw[:4096]:
+        raise DataError(f"{path}: binary data (NUL bytes), not a LETOR text file")
     if b"\r" in raw:  # CRLF and bare CR (old Mac exports) end a line as LF does
         raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     buf = np.frombuffer(raw, dtype=np.uint8)
@@ -745,6 +776,7 @@ def read_letor(path, *, n_features: int | None = None, null_policy: str = "min",
     (X, y, row_line, cstart, cend, query_ptr, query_ids, fb, nulls, err, m, _nq, dmax,
      has_comment, comments_ascii) = _scan(buf, start, n_upper, cap, fixed, null_policy == "error", max_cells)
     problems = []  # every problem found, reported on the earliest line
+    err[1] += lines_before
     if err[0] != _OK:  # the rows before it are still checked for the problems below
         problems.append(_scan_error(raw, err, max_cells))
         fb = fb[fb[:, 0] < m]
@@ -756,7 +788,7 @@ def read_letor(path, *, n_features: int | None = None, null_policy: str = "min",
         X = np.ascontiguousarray(X[:m, :d])
     else:
         X = X[:m]
-    y, row_line, cstart, cend = y[:m], row_line[:m], cstart[:m], cend[:m]
+    y, row_line, cstart, cend = y[:m], row_line[:m] + lines_before, cstart[:m], cend[:m]
     # checks that need the whole file (up to a scanner error)
     problem = _noncontiguous_query(query_ids, query_ptr, row_line)
     if problem:
