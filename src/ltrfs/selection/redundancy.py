@@ -1,0 +1,144 @@
+"""Relevance and Spearman redundancy: what NGAS, XGAS, HCAS (Gigli et al., ICTIR 2016) and
+mRMR (Shirzad & Keyvanpour 2015) share (docs/methods.md, sections 'NGAS, XGAS, HCAS' and 'mRMR').
+
+Each of these methods searches over two inputs measured on the training split:
+
+    R(f)     the mean over training queries of the metric (default NDCG@10) of ranking the query
+             by feature f alone, descending (the single-feature table,
+             ``ltrfs.scoring.single_feature_table``, in the dataset's convention and tie rule);
+    S(f, g)  |Spearman's rho| of f and g (``ltrfs.scoring.spearman``): over all training rows
+             pooled (default, as the authors' code) or the mean per-query rho.
+
+Only the features that are not constant within every training query (``Selector``'s rule) take
+part in the search; the constant ones follow them in ``ranking_`` in feature order. Every tie
+in the searches goes to the lowest feature id. ``RelevanceRedundancy._search(R, S)`` is the one
+method a subclass writes: the order of the searched features, given their R and S.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ltrfs import metrics, scoring
+from ltrfs.docstrings import fill_doc
+from ltrfs.params import Convention, Integer, Options
+from ltrfs.scoring.spearman import SIMILARITIES, spearman_similarity
+from ltrfs.selection.base import Selector, single_feature_scores
+
+#: numpydoc of the parameters every method of this family shares (``fill_doc`` fragments)
+DOC = {
+    "rr_parameters": """
+metric : str, default "ndcg@10"
+    R: the single-feature metric (a key of ``ltrfs.scoring.SINGLE_FEATURE_METRICS``, any case).
+similarity : {"pooled", "per_query"}, default "pooled"
+    S: |Spearman's rho| over all training rows, or |mean over queries of rho_q| (queries where
+    either feature is constant left out).
+convention : str, default "letor4"
+    Metric convention of R (``ltrfs.metrics``; the workflow passes the dataset's).
+ties : {"expected", "file_order"}, default "expected"
+    Documents tied under a feature in R: the mean over their orders, or row order.
+n_jobs : int >= 1, default 1
+    Threads of the single-feature table and of the similarity's matrix products.""",
+    "rr_attributes": """
+ranking_ : int64 (d,)
+    0-based feature ids, most useful first; the features constant within every training query
+    last, in feature order.
+scores_ : float64 (d,)
+    R of every feature.
+similarity_ : float64 (d, d)
+    S of every pair of features.
+searched_ : int64 (n,)
+    The features that took part in the search (not constant within every training query).
+chosen_ : dict
+    ``metric`` and ``similarity``.
+%(selector_fit_attributes)s""",
+}
+
+
+def first_best(values, candidates) -> int:
+    """The candidate with the largest value, the lowest id among equals.
+
+    Parameters
+    ----------
+    values : float64 (n,)
+        Value of every feature (indexed by feature).
+    candidates : int array (c,), c >= 1
+        Feature ids, ascending.
+
+    Returns
+    -------
+    int
+    """
+    return int(candidates[np.argmax(values[candidates])])
+
+
+@fill_doc(**DOC)
+class RelevanceRedundancy(Selector):
+    """Base class of the searches over relevance R and Spearman similarity S (module docstring).
+
+    A subclass writes ``_search(R, S)``; ``fit`` measures R and S (from the workflow's cache when
+    it fits), runs the search on the features that are not constant within every training query
+    and appends the constant ones.
+
+    Parameters
+    ----------
+    %(rr_parameters)s
+    """
+
+    requires = ("single_feature", "spearman")
+    parameters = {
+        "metric": [Options(*scoring.SINGLE_FEATURE_METRICS, ignore_case=True)],
+        "similarity": [Options(*SIMILARITIES)],
+        "convention": [Convention()],
+        "ties": [Options(*metrics.TIES)],
+        "n_jobs": [Integer(1)],
+    }
+
+    def __init__(self, metric: str = "ndcg@10", similarity: str = "pooled", convention: str = "letor4",
+                 ties: str = "expected", n_jobs: int = 1):
+        self.metric = metric
+        self.similarity = similarity
+        self.convention = convention
+        self.ties = ties
+        self.n_jobs = n_jobs
+
+    def relevance_similarity(self, X, y, query_ptr, precomputed) -> tuple[np.ndarray, np.ndarray]:
+        """R (d,) and S (d, d) of the training split, from ``precomputed`` when it fits.
+
+        Parameters
+        ----------
+        X : ndarray, shape (m, d)
+        y : ndarray, shape (m,)
+        query_ptr : ndarray of int, shape (q + 1,)
+        precomputed : dict
+            The workflow's cached scorers (``single_feature``, ``spearman``).
+
+        Returns
+        -------
+        (float64 (d,), float64 (d, d))
+        """
+        from threadpoolctl import threadpool_limits  # BLAS threads of the Gram products
+
+        d = X.shape[1]
+        table = single_feature_scores(X, y, query_ptr, precomputed, self.convention, self.ties)
+        relevance = np.asarray(table[str(self.metric).lower()], dtype=np.float64)
+        cached = (precomputed.get("spearman") or {}).get(self.similarity)
+        if cached is not None and np.shape(cached) == (d, d):
+            return relevance, np.asarray(cached, dtype=np.float64)
+        with threadpool_limits(limits=int(self.n_jobs), user_api="blas"):
+            similarity = spearman_similarity(X, query_ptr, per_query=self.similarity == "per_query")
+        return relevance, similarity
+
+    def _search(self, relevance: np.ndarray, similarity: np.ndarray) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
+        d = X.shape[1]
+        relevance, similarity = self.relevance_similarity(X, y, query_ptr, precomputed)
+        idle = self.constant_features_
+        active = np.setdiff1d(np.arange(d), idle)
+        self.chosen_ = {"metric": str(self.metric).lower(), "similarity": self.similarity}  # _search may add
+        order = self._search(relevance[active], similarity[np.ix_(active, active)]) if len(active) else []
+        self.ranking_ = np.concatenate([active[np.asarray(order, dtype=np.int64)], idle]).astype(np.int64)
+        self.scores_ = relevance
+        self.similarity_ = similarity
+        self.searched_ = active.astype(np.int64)
