@@ -66,3 +66,14 @@ def test_mrmr_records_its_choices():
     sel = make_selector("mrmr", criterion="quotient", similarity="per_query").fit(data.X, data.y, data.qid)
     assert sel.chosen_ == {"metric": "ndcg@10", "similarity": "per_query", "criterion": "quotient"}
     assert int(sel.ranking_[0]) == 2
+
+
+def test_empty_and_single_searches():
+    from ltrfs.selection.ngas import ngas_order
+    from ltrfs.selection.xgas import xgas_order
+
+    for order in (mrmr_order, ngas_order, xgas_order):
+        assert order(np.zeros(0), np.zeros((0, 0))).tolist() == []
+        assert order([0.3], np.eye(1)).tolist() == [0]
+        with pytest.raises(ValueError, match=r"similarity must be \(2, 2\); got shape \(3, 3\)"):
+            order([0.1, 0.2], np.eye(3))

@@ -11,8 +11,9 @@ rho_q is rho over the documents of query q, and Q_ij the queries where neither f
 constant (rho_q is undefined there); S[i, j] = 0 when Q_ij is empty. A feature constant on all
 rows gets a pooled row and column of 0. The diagonal is 1 in both readings.
 
-Vectorised: the ranks of a block of columns come from one ``argsort`` along the rows (per query:
-a second, stable sort by query), ties found by comparing neighbours in sorted order.
+Vectorised: the ranks of a block of features come from one ``argsort`` (per query: a second,
+stable sort by query), ties found by comparing neighbours in sorted order and each run of equal
+values given its mean position at once.
 Pooled, the similarity is one Gram matrix of the centred ranks (accumulated over row chunks in
 float64); per query, the ranks of each query are centred and scaled to unit norm, so that the
 sum over queries of rho_q is again one Gram matrix, and the counts |Q_ij| are the Gram matrix of
@@ -43,6 +44,38 @@ def _check_ptr(query_ptr, m: int) -> np.ndarray:
     return ptr
 
 
+def _ranks_by_row(V: np.ndarray, ptr: np.ndarray) -> np.ndarray:
+    """Average ranks along each row of V (b, m) within the column ranges of ``ptr`` (queries)."""
+    b, m = V.shape
+    qidx = np.repeat(np.arange(len(ptr) - 1, dtype=np.uint16 if len(ptr) <= 65536 else np.int64), np.diff(ptr))
+    order = np.argsort(V, axis=1)          # tied values need no order: they share one rank
+    if len(ptr) > 2:                       # then by query (a radix sort of small ints), value order kept
+        order = np.take_along_axis(order, np.argsort(qidx[order], axis=1, kind="stable"), axis=1)
+    values = np.take_along_axis(V, order, axis=1)
+    starts = np.empty((b, m), dtype=bool)  # a run of equal values (in one query) starts here
+    starts[:, 0] = True
+    np.not_equal(values[:, 1:], values[:, :-1], out=starts[:, 1:])
+    starts[:, ptr[1:-1]] = True            # in (query, value) order the queries keep their ranges
+    first = np.flatnonzero(starts)         # flat positions of the runs' first and (exclusive) last
+    end = np.empty_like(first)
+    end[:-1] = first[1:]
+    end[-1] = b * m
+    within = first % m                     # position of the run in its row
+    run_rank = (within + (end - first - 1) / 2.0) + 1.0 - ptr[qidx[within]]
+    ranks = np.empty((b, m))
+    np.put_along_axis(ranks, order, np.repeat(run_rank, end - first).reshape(b, m), axis=1)
+    return ranks
+
+
+def _ranks_t(X: np.ndarray, ptr: np.ndarray) -> np.ndarray:
+    """Average ranks of X (m, d) as a (d, m) array (one contiguous row per feature)."""
+    m, d = X.shape
+    out = np.empty((d, m))
+    for a in range(0, d, BLOCK_COLUMNS):
+        out[a:a + BLOCK_COLUMNS] = _ranks_by_row(np.ascontiguousarray(X[:, a:a + BLOCK_COLUMNS].T), ptr)
+    return out
+
+
 def average_ranks(X, query_ptr=None) -> np.ndarray:
     """Ranks of every column of X, ties sharing the mean of the ranks they span.
 
@@ -70,45 +103,21 @@ def average_ranks(X, query_ptr=None) -> np.ndarray:
     if X.ndim != 2:
         raise ValueError(f"X must be (m, d); got shape {X.shape}")
     m, d = X.shape
-    out = np.empty((m, d))
     if m == 0:
-        return out
+        return np.empty((m, d))
     ptr = np.array([0, m]) if query_ptr is None else _check_ptr(query_ptr, m)
-    # query of every row; small ints make the stable sort by query a radix sort
-    qidx = np.repeat(np.arange(len(ptr) - 1, dtype=np.uint16 if len(ptr) <= 65536 else np.int64), np.diff(ptr))
-    boundary = np.zeros(m, dtype=bool)
-    boundary[ptr[:-1]] = True          # in (query, value) order the queries keep their row ranges
-    pos = np.arange(m)[:, None]
-    offset = ptr[qidx][:, None]        # first position of the row's query in sorted order
-    for a in range(0, d, BLOCK_COLUMNS):
-        block = X[:, a:a + BLOCK_COLUMNS]
-        order = np.argsort(block, axis=0)   # tied values need no order: they share one rank
-        if len(ptr) > 2:               # then by query, keeping the value order inside each query
-            order = np.take_along_axis(order, np.argsort(qidx[order], axis=0, kind="stable"), axis=0)
-        values = np.take_along_axis(block, order, axis=0)
-        starts = np.empty(values.shape, dtype=bool)
-        starts[0] = True
-        starts[1:] = values[1:] != values[:-1]
-        starts |= boundary[:, None]
-        ends = np.empty(values.shape, dtype=bool)
-        ends[-1] = True
-        ends[:-1] = starts[1:]
-        first = np.maximum.accumulate(np.where(starts, pos, 0), axis=0)
-        final = np.minimum.accumulate(np.where(ends, pos, m)[::-1], axis=0)[::-1]
-        rank = (first + final) / 2.0 + 1.0 - offset
-        np.put_along_axis(out[:, a:a + BLOCK_COLUMNS], order, rank, axis=0)
-    return out
+    return _ranks_t(X, ptr).T
 
 
 def _pooled(X: np.ndarray, chunk_rows: int) -> np.ndarray:
     """|rho| over all rows (module docstring)."""
     m, d = X.shape
-    ranks = average_ranks(X)
-    ranks -= (m + 1) / 2.0             # the mean of average ranks 1..m
+    ranks = _ranks_t(X, np.array([0, m]))  # (d, m)
+    ranks -= (m + 1) / 2.0                 # the mean of average ranks 1..m
     gram = np.zeros((d, d))
     for a in range(0, m, chunk_rows):
-        block = ranks[a:a + chunk_rows]
-        gram += block.T @ block
+        block = ranks[:, a:a + chunk_rows]
+        gram += block @ block.T
     var = np.diag(gram).copy()
     const = var <= 0
     scale = np.sqrt(np.where(const, 1.0, var))
@@ -137,15 +146,15 @@ def _per_query(X: np.ndarray, ptr: np.ndarray, chunk_rows: int) -> np.ndarray:
     for i, j in _query_chunks(ptr, chunk_rows):
         local = ptr[i:j + 1] - ptr[i]
         sizes = np.diff(local)
-        ranks = average_ranks(X[ptr[i]:ptr[j]], local)
-        ranks -= np.repeat((sizes + 1) / 2.0, sizes)[:, None]    # the query's mean rank
-        norm2 = np.add.reduceat(ranks * ranks, local[:-1], axis=0)  # (queries, d); 0: constant in q
+        ranks = _ranks_t(X[ptr[i]:ptr[j]], local)                 # (d, rows of the chunk)
+        ranks -= np.repeat((sizes + 1) / 2.0, sizes)               # the query's mean rank
+        norm2 = np.add.reduceat(ranks * ranks, local[:-1], axis=1)  # (d, queries); 0: constant in q
         valid = norm2 > 0
         inv = np.where(valid, 1.0 / np.sqrt(np.where(valid, norm2, 1.0)), 0.0)
-        ranks *= np.repeat(inv, sizes, axis=0)
-        total += ranks.T @ ranks
+        ranks *= np.repeat(inv, sizes, axis=1)
+        total += ranks @ ranks.T
         v = valid.astype(np.float64)
-        count += v.T @ v
+        count += v @ v.T
     sim = np.where(count > 0, np.abs(total) / np.maximum(count, 1.0), 0.0)
     return np.clip(sim, 0.0, 1.0)
 

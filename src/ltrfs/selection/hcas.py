@@ -163,11 +163,9 @@ class HCAS(RelevanceRedundancy):
     linkage_ : float64 (n - 1, 4)
         The ward.D tree of the searched features (``ward_d_linkage``; ids index ``searched_``).
 
-    References
-    ----------
-    Gigli, Lucchese, Nardini, Perego. Fast feature selection for learning to rank. ICTIR 2016
-    (doi 10.1145/2970398.2970433); the authors' code andrgig/FSA. Ward's update as R's
-    ``hclust(method = "ward.D")`` (Murtagh and Legendre, J. Classification 31, 2014).
+    %(gigli_references)s
+    Ward's update as R's ``hclust(method = "ward.D")`` (Murtagh and Legendre, J. Classification
+    31, 2014).
 
     Examples
     --------

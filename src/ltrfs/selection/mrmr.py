@@ -21,7 +21,7 @@ import numpy as np
 
 from ltrfs.docstrings import fill_doc
 from ltrfs.params import Options
-from ltrfs.selection.redundancy import DOC, RelevanceRedundancy
+from ltrfs.selection.redundancy import DOC, RelevanceRedundancy, start_search
 
 #: the two criteria (Peng et al.'s MID and MIQ)
 CRITERIA = ("difference", "quotient")
@@ -55,18 +55,9 @@ def mrmr_order(relevance, similarity, criterion: str = "difference") -> np.ndarr
     """
     if criterion not in CRITERIA:
         raise ValueError(f"unknown criterion {criterion!r}; valid: {', '.join(CRITERIA)}")
-    r = np.asarray(relevance, dtype=np.float64)
-    s = np.asarray(similarity, dtype=np.float64)
-    n = len(r)
-    if s.shape != (n, n):
-        raise ValueError(f"similarity must be ({n}, {n}); got shape {s.shape}")
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    order = [int(np.argmax(r))]
-    free = np.ones(n, dtype=bool)
-    free[order[0]] = False
-    total = s[order[0]].copy()              # sum over picked g of S(f, g), for every f
-    for size in range(1, n):
+    r, s, order, free = start_search(relevance, similarity)
+    total = s[order].sum(axis=0)            # sum over picked g of S(f, g), for every f
+    for size in range(1, len(r)):
         mean = total / size
         score = r - mean if criterion == "difference" else r / np.maximum(mean, EPS)
         pick = int(np.argmax(np.where(free, score, -np.inf)))

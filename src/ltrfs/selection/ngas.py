@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ltrfs.docstrings import fill_doc
-from ltrfs.selection.redundancy import DOC, RelevanceRedundancy
+from ltrfs.selection.redundancy import DOC, RelevanceRedundancy, start_search
 
 
 def ngas_order(relevance, similarity) -> np.ndarray:
@@ -45,16 +45,8 @@ def ngas_order(relevance, similarity) -> np.ndarray:
     >>> ngas_order([0.5, 0.4, 0.3], S).tolist()  # f_min = 2 loses to its nearest, 1, on R
     [0, 1, 2]
     """
-    r = np.asarray(relevance, dtype=np.float64)
-    s = np.asarray(similarity, dtype=np.float64)
+    r, s, order, free = start_search(relevance, similarity)
     n = len(r)
-    if s.shape != (n, n):
-        raise ValueError(f"similarity must be ({n}, {n}); got shape {s.shape}")
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    order = [int(np.argmax(r))]
-    free = np.ones(n, dtype=bool)
-    free[order[0]] = False
     for _ in range(n - 1):
         f_min = int(np.argmin(np.where(free, s[order[-1]], np.inf)))
         free[f_min] = False
@@ -81,10 +73,7 @@ class NGAS(RelevanceRedundancy):
     ----------
     %(rr_attributes)s
 
-    References
-    ----------
-    Gigli, Lucchese, Nardini, Perego. Fast feature selection for learning to rank. ICTIR 2016
-    (doi 10.1145/2970398.2970433); the authors' code andrgig/FSA.
+    %(gigli_references)s
 
     Examples
     --------

@@ -38,6 +38,11 @@ ties : {"expected", "file_order"}, default "expected"
     Documents tied under a feature in R: the mean over their orders, or row order.
 n_jobs : int >= 1, default 1
     Threads of the single-feature table and of the similarity's matrix products.""",
+    "gigli_references": """
+References
+----------
+Gigli, Lucchese, Nardini, Perego. Fast feature selection for learning to rank. ICTIR 2016
+(doi 10.1145/2970398.2970433); the authors' code andrgig/FSA.""",
     "rr_attributes": """
 ranking_ : int64 (d,)
     0-based feature ids, most useful first; the features constant within every training query
@@ -52,6 +57,33 @@ chosen_ : dict
     ``metric`` and ``similarity``.
 %(selector_fit_attributes)s""",
 }
+
+
+def start_search(relevance, similarity) -> tuple[np.ndarray, np.ndarray, list[int], np.ndarray]:
+    """The checked inputs of a greedy search, its first pick and the mask of unpicked features.
+
+    Parameters
+    ----------
+    relevance : array-like, shape (n,)
+        R.
+    similarity : array-like, shape (n, n)
+        S.
+
+    Returns
+    -------
+    (float64 (n,), float64 (n, n), list of int, bool (n,))
+        R, S, the picks so far (argmax R, the lowest index among equals; none when n = 0) and
+        True for every feature not picked.
+    """
+    r = np.asarray(relevance, dtype=np.float64)
+    s = np.asarray(similarity, dtype=np.float64)
+    n = len(r)
+    if s.shape != (n, n):
+        raise ValueError(f"similarity must be ({n}, {n}); got shape {s.shape}")
+    free = np.ones(n, dtype=bool)
+    order = [int(np.argmax(r))] if n else []
+    free[order] = False
+    return r, s, order, free
 
 
 def first_best(values, candidates) -> int:

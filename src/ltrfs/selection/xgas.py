@@ -22,7 +22,7 @@ import numpy as np
 
 from ltrfs.docstrings import fill_doc
 from ltrfs.params import Real
-from ltrfs.selection.redundancy import DOC, RelevanceRedundancy, first_best
+from ltrfs.selection.redundancy import DOC, RelevanceRedundancy, first_best, start_search
 
 
 def candidates_per_step(c: float, unpicked: int) -> int:
@@ -69,16 +69,8 @@ def xgas_order(relevance, similarity, c: float = 0.05) -> np.ndarray:
     >>> xgas_order([0.5, 0.4, 0.3], S, c=1.0).tolist()
     [0, 1, 2]
     """
-    r = np.asarray(relevance, dtype=np.float64)
-    s = np.asarray(similarity, dtype=np.float64)
+    r, s, order, free = start_search(relevance, similarity)
     n = len(r)
-    if s.shape != (n, n):
-        raise ValueError(f"similarity must be ({n}, {n}); got shape {s.shape}")
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    order = [int(np.argmax(r))]
-    free = np.ones(n, dtype=bool)
-    free[order[0]] = False
     for u in range(n - 1, 0, -1):
         unpicked = np.flatnonzero(free)
         p = candidates_per_step(c, u)
@@ -103,10 +95,7 @@ class XGAS(RelevanceRedundancy):
     ----------
     %(rr_attributes)s
 
-    References
-    ----------
-    Gigli, Lucchese, Nardini, Perego. Fast feature selection for learning to rank. ICTIR 2016
-    (doi 10.1145/2970398.2970433); the authors' code andrgig/FSA.
+    %(gigli_references)s
 
     Examples
     --------
