@@ -369,3 +369,17 @@ def test_per_query_similarity_changes_the_search_input():
     pooled = make_selector("ngas").fit(X, data.y, data.qid).similarity_
     per_query = make_selector("ngas", similarity="per_query").fit(X, data.y, data.qid).similarity_
     assert pooled[1, 2] > 0.8 and per_query[1, 2] < 0.2
+
+
+def test_small_blocks_give_the_same_ranks(monkeypatch):
+    """Many rows rank fewer features at a time (BLOCK_BYTES); the result does not change."""
+    import ltrfs.scoring.spearman as spearman
+
+    rng = np.random.default_rng(13)
+    X = rng.integers(0, 6, (300, 9)).astype(np.float32)
+    ptr = np.array([0, 40, 41, 200, 300])
+    want = (spearman_similarity(X), spearman_similarity(X, ptr, per_query=True), average_ranks(X, ptr))
+    monkeypatch.setattr(spearman, "BLOCK_BYTES", 48 * 300 * 2)   # two features per block
+    got = (spearman_similarity(X), spearman_similarity(X, ptr, per_query=True), average_ranks(X, ptr))
+    for a, b in zip(want, got):
+        np.testing.assert_array_equal(a, b)

@@ -31,8 +31,11 @@ from ltrfs.scoring.kendall import check_finite
 
 #: the two readings of the similarity (``spearman_similarity``'s ``per_query``)
 SIMILARITIES = ("pooled", "per_query")
-#: columns ranked at a time (bounds the temporary index arrays to ~ rows x 64)
+#: most features ranked at a time
 BLOCK_COLUMNS = 64
+#: bytes of the temporaries of one block of features (about 48 per value: sort order, sorted
+#: values, ranks, flags); fewer features per block on many rows, at least one
+BLOCK_BYTES = 256 * 2**20
 #: rows per chunk of the Gram-matrix accumulation
 CHUNK_ROWS = 65536
 
@@ -67,12 +70,13 @@ def _ranks_by_row(V: np.ndarray, ptr: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def _ranks_t(X: np.ndarray, ptr: np.ndarray) -> np.ndarray:
+def _ranks_t(X: np.ndarray, ptr: np.ndarray, dtype=np.float64) -> np.ndarray:
     """Average ranks of X (m, d) as a (d, m) array (one contiguous row per feature)."""
     m, d = X.shape
-    out = np.empty((d, m))
-    for a in range(0, d, BLOCK_COLUMNS):
-        out[a:a + BLOCK_COLUMNS] = _ranks_by_row(np.ascontiguousarray(X[:, a:a + BLOCK_COLUMNS].T), ptr)
+    out = np.empty((d, m), dtype=dtype)
+    step = int(np.clip(BLOCK_BYTES // (48 * m), 1, BLOCK_COLUMNS))
+    for a in range(0, d, step):
+        out[a:a + step] = _ranks_by_row(np.ascontiguousarray(X[:, a:a + step].T), ptr)
     return out
 
 
@@ -112,11 +116,14 @@ def average_ranks(X, query_ptr=None) -> np.ndarray:
 def _pooled(X: np.ndarray, chunk_rows: int) -> np.ndarray:
     """|rho| over all rows (module docstring)."""
     m, d = X.shape
-    ranks = _ranks_t(X, np.array([0, m]))  # (d, m)
-    ranks -= (m + 1) / 2.0                 # the mean of average ranks 1..m
+    # ranks are multiples of 1/2, and so are their distances to the mean rank (m + 1) / 2:
+    # float32 holds them exactly below 2^23 rows, at half the memory of float64
+    exact32 = m < 2**23
+    ranks = _ranks_t(X, np.array([0, m]), np.float32 if exact32 else np.float64)  # (d, m)
+    ranks -= (m + 1) / 2.0
     gram = np.zeros((d, d))
     for a in range(0, m, chunk_rows):
-        block = ranks[:, a:a + chunk_rows]
+        block = ranks[:, a:a + chunk_rows].astype(np.float64)
         gram += block @ block.T
     var = np.diag(gram).copy()
     const = var <= 0
