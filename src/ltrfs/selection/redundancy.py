@@ -37,7 +37,7 @@ convention : str, default "letor4"
 ties : {"expected", "file_order"}, default "expected"
     Documents tied under a feature in R: the mean over their orders, or row order.
 n_jobs : int >= 1, default 1
-    Threads of the single-feature table and of the similarity's matrix products.""",
+    BLAS threads of the similarity's matrix products (when it is not read from the cache).""",
     "gigli_references": """
 References
 ----------
