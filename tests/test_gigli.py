@@ -383,3 +383,22 @@ def test_small_blocks_give_the_same_ranks(monkeypatch):
     got = (spearman_similarity(X), spearman_similarity(X, ptr, per_query=True), average_ranks(X, ptr))
     for a, b in zip(want, got):
         np.testing.assert_array_equal(a, b)
+
+
+def test_registry_synthetic_data_first_pick_and_no_copies():
+    """On the registry's synthetic data (8 informative, 8 redundant, 14 noise features) every method
+    starts from the most relevant feature, an informative one; HCAS's 16 and mRMR's 8 first
+    features never hold a feature together with its one-source redundant copy."""
+    from ltrfs.datasets import synthetic
+
+    full, truth = synthetic.make(n_queries=240, seed=0)
+    train = full.subset_queries(np.arange(160))
+    informative = {f - 1 for f in truth["informative"]}
+    copies = [(f["id"] - 1, f["sources"][0] - 1) for f in truth["features"]
+              if f["role"] == "redundant" and len(f["sources"]) == 1]
+    assert copies                                          # the check below has something to check
+    for name, k in (("ngas", 1), ("xgas", 1), ("hcas", 16), ("mrmr", 8)):
+        sel = make_selector(name).fit(train.X, train.y, train.qid)
+        assert int(sel.ranking_[0]) == int(np.argmax(sel.scores_)) and int(sel.ranking_[0]) in informative
+        top = set(sel.ranking_[:k].tolist())
+        assert not [pair for pair in copies if set(pair) <= top], name

@@ -106,6 +106,7 @@ def average_ranks(X, query_ptr=None) -> np.ndarray:
     X = np.asarray(X)
     if X.ndim != 2:
         raise ValueError(f"X must be (m, d); got shape {X.shape}")
+    check_finite(X)
     m, d = X.shape
     if m == 0:
         return np.empty((m, d))

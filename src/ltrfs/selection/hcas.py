@@ -15,7 +15,9 @@ most relevant feature of each cluster (ties: lowest id) is selected.
 
 SciPy computes ward.D when given sqrt(D): its update squares the input, applies the formula above
 and stores the square root, so the merges are those of ward.D on D and the heights are their
-square roots (``ward_d_linkage`` squares them back; O(n^2) by nearest-neighbour chains).
+square roots (``ward_d_linkage`` squares them back; O(n^2) by nearest-neighbour chains). When
+two pairs of clusters are exactly equally dissimilar, SciPy and R may merge them in another
+order (neither documents its choice); the cuts differ only then.
 
 Subsets of one tree are nested: undoing a merge replaces the cluster's best feature by the best
 features of its two halves, one of which it is, so the k+1 subset is the k subset plus the best
@@ -27,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from ltrfs.docstrings import fill_doc
-from ltrfs.selection.redundancy import DOC, RelevanceRedundancy
+from ltrfs.selection.redundancy import DOC, RelevanceRedundancy, start_search
 
 
 def ward_d_linkage(distance) -> np.ndarray:
@@ -129,11 +131,8 @@ def hcas_order(relevance, similarity) -> tuple[np.ndarray, np.ndarray]:
     >>> hcas_order([0.3, 0.5, 0.1], S)[0].tolist()   # clusters {0, 1}, {2}: best 1, then 2
     [1, 2, 0]
     """
-    r = np.asarray(relevance, dtype=np.float64)
-    s = np.asarray(similarity, dtype=np.float64)
+    r, s, _, _ = start_search(relevance, similarity)
     n = len(r)
-    if s.shape != (n, n):
-        raise ValueError(f"similarity must be ({n}, {n}); got shape {s.shape}")
     if n < 2:
         return np.arange(n, dtype=np.int64), np.zeros((0, 4))
     Z = ward_d_linkage(np.clip(1.0 - s, 0.0, None))
