@@ -149,16 +149,16 @@ def bench(label: str, X, y, qid) -> None:
              "hcas": (lambda r, s: hcas_order(r, s)[0], plain_hcas), "mrmr": (mrmr_order, plain_mrmr)}
     for name, (search, reference) in plain.items():
         cpu = time.process_time()
-        sel, t_fit = timed(lambda: make_selector(name).fit(X, y, qid))
+        sel, t_fit = timed(make_selector(name).fit, X, y, qid)
         cpu = time.process_time() - cpu
         a = sel.searched_
         R, S = sel.scores_[a], sel.similarity_[np.ix_(a, a)]
         order, t_search = timed(search, R, S)
         want, t_plain = timed(reference, R, S)
         goal = f"; goal < {GOAL_SECONDS:.0f} s: {'met' if t_fit < GOAL_SECONDS else 'MISSED'}" if name != "mrmr" else ""
-        print(f"{name:<5} fit {t_fit:.2f} s (R + S + search; {cpu:.2f} CPU-s){goal}; search {t_search * 1e3:.1f} ms, plain NumPy "
-              f"{t_plain * 1e3:.1f} ms, ratio {t_plain / max(t_search, 1e-9):.1f}x, same order: "
-              f"{list(order) == list(want)}")
+        print(f"{name:<5} fit {t_fit:.2f} s (R + S + search; {cpu:.2f} CPU-s){goal}; search "
+              f"{t_search * 1e3:.1f} ms, plain NumPy {t_plain * 1e3:.1f} ms, ratio "
+              f"{t_plain / max(t_search, 1e-9):.1f}x, same order: {list(order) == list(want)}")
 
 
 def main(argv=None) -> int:

@@ -207,7 +207,7 @@ def spearman_similarity(X, query_ptr=None, per_query: bool = False, chunk_rows: 
         raise ValueError(f"X must be (m, d); got shape {X.shape}")
     check_value("chunk_rows", chunk_rows, [Integer(1)])
     check_finite(X)
-    m, d = X.shape
+    m = X.shape[0]
     if m == 0:
         raise ValueError("spearman_similarity: X has no rows")
     if per_query:
