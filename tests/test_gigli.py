@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import planted
 from scipy import stats
 
+from conftest import planted
 from ltrfs.ranking_data import RankingData
 from ltrfs.scoring import SCORERS, compute
 from ltrfs.scoring.spearman import average_ranks, spearman_similarity

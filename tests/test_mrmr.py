@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import planted
-from test_gigli import TINY_S35, random_problem, tiny_fit
 
+from conftest import planted
 from ltrfs.selection import make_selector
 from ltrfs.selection.mrmr import EPS, mrmr_order
+from test_gigli import TINY_S35, random_problem, tiny_fit
 
 
 def plain_mrmr(R, S, criterion):
