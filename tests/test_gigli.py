@@ -402,3 +402,29 @@ def test_registry_synthetic_data_first_pick_and_no_copies():
         assert int(sel.ranking_[0]) == int(np.argmax(sel.scores_)) and int(sel.ranking_[0]) in informative
         top = set(sel.ranking_[:k].tolist())
         assert not [pair for pair in copies if set(pair) <= top], name
+
+
+def test_relevance_by_per_feature_lambdamart_on_vali():
+    """relevance="lambdamart_vali": R(f) is the vali NDCG@10 of a LambdaMART trained on f alone
+    (the authors' R, scored on vali instead of test); a constant feature gets the metric of one
+    score for every document."""
+    from ltrfs.checks import NeedsValidation
+    from ltrfs.metrics import metric_per_query
+    from ltrfs.rankers.lambdamart import LambdaMART
+
+    data = planted(n_queries=30, d=4, informative=(2,), seed=14)
+    vali = planted(n_queries=20, d=4, informative=(2,), seed=15)
+    X = data.X.copy()
+    X[:, 0] = 3.0
+    sel = make_selector("ngas", relevance="lambdamart_vali", n_trees=5)
+    assert sel.needs_validation() == ("ngas scores a LambdaMART of every feature on validation data when relevance "
+                                      "is 'lambdamart_vali'", {"relevance": "single_feature"})
+    with pytest.raises(NeedsValidation, match=r"^ngas: relevance='lambdamart_vali' .* or set relevance='single_feature'$"):
+        sel.fit(X, data.y, data.qid)
+    sel.fit(X, data.y, data.qid, X_val=vali.X, y_val=vali.y, qid_val=vali.qid)
+    model = LambdaMART(n_estimators=5, early_stopping_rounds=None).fit(X[:, [2]], data.y, data.qid)
+    want = metric_per_query(vali.y, model.predict(vali.X[:, [2]]), vali.query_ptr, "ndcg@10", ties="expected").mean()
+    assert sel.scores_[2] == pytest.approx(want)
+    flat = metric_per_query(vali.y, np.zeros(len(vali.y)), vali.query_ptr, "ndcg@10", ties="expected").mean()
+    assert sel.scores_[0] == pytest.approx(flat) and sel.ranking_[0] == 2 and sel.ranking_[-1] == 0
+    assert sel.chosen_["relevance"] == "lambdamart_vali"

@@ -64,7 +64,8 @@ def test_mrmr_bad_criterion_is_one_line():
 def test_mrmr_records_its_choices():
     data = planted(d=4, informative=(2,), seed=3)
     sel = make_selector("mrmr", criterion="quotient", similarity="per_query").fit(data.X, data.y, data.qid)
-    assert sel.chosen_ == {"metric": "ndcg@10", "similarity": "per_query", "criterion": "quotient"}
+    assert sel.chosen_ == {"metric": "ndcg@10", "relevance": "single_feature", "similarity": "per_query",
+                           "criterion": "quotient"}
     assert int(sel.ranking_[0]) == 2
 
 

@@ -19,16 +19,28 @@ from __future__ import annotations
 import numpy as np
 
 from ltrfs import metrics, scoring
+from ltrfs.checks import NeedsValidation, check_validation_split
 from ltrfs.docstrings import fill_doc
 from ltrfs.params import Convention, Integer, Options
 from ltrfs.scoring.spearman import SIMILARITIES, spearman_similarity
 from ltrfs.selection.base import Selector, single_feature_scores
 
+#: how R is measured (``RelevanceRedundancy``'s ``relevance``)
+RELEVANCES = ("single_feature", "lambdamart_vali")
 #: numpydoc of the parameters every method of this family shares (``fill_doc`` fragments)
 DOC = {
     "rr_parameters": """
 metric : str, default "ndcg@10"
-    R: the single-feature metric (a key of ``ltrfs.scoring.SINGLE_FEATURE_METRICS``, any case).
+    R: the metric (a key of ``ltrfs.scoring.SINGLE_FEATURE_METRICS``, any case).
+relevance : {"single_feature", "lambdamart_vali"}, default "single_feature"
+    R: the metric of ranking each training query by the feature alone, or (as the authors of
+    NGAS/XGAS/HCAS, but on vali instead of test) the vali metric of a LambdaMART of ``n_trees``
+    trees trained on the feature alone (one model per feature; needs the validation split).
+n_trees : int >= 1, default 100
+    Trees of each per-feature LambdaMART (``relevance="lambdamart_vali"``; learning rate 0.1,
+    10 leaves, no early stopping).
+random_state : int >= 0, default 0
+    Seed of the per-feature LambdaMART models.
 similarity : {"pooled", "per_query"}, default "pooled"
     S: |Spearman's rho| over all training rows, or |mean over queries of rho_q| (queries where
     either feature is constant left out).
@@ -54,7 +66,7 @@ similarity_ : float64 (d, d)
 searched_ : int64 (n,)
     The features that took part in the search (not constant within every training query).
 chosen_ : dict
-    ``metric`` and ``similarity``.
+    ``metric``, ``relevance`` and ``similarity``.
 %(selector_fit_attributes)s""",
 }
 
@@ -119,22 +131,35 @@ class RelevanceRedundancy(Selector):
     requires = ("single_feature", "spearman")
     parameters = {
         "metric": [Options(*scoring.SINGLE_FEATURE_METRICS, ignore_case=True)],
+        "relevance": [Options(*RELEVANCES)],
+        "n_trees": [Integer(1)],
+        "random_state": [Integer(0)],
         "similarity": [Options(*SIMILARITIES)],
         "convention": [Convention()],
         "ties": [Options(*metrics.TIES)],
         "n_jobs": [Integer(1)],
     }
 
-    def __init__(self, metric: str = "ndcg@10", similarity: str = "pooled", convention: str = "letor4",
+    def __init__(self, metric: str = "ndcg@10", relevance: str = "single_feature", n_trees: int = 100,
+                 random_state: int = 0, similarity: str = "pooled", convention: str = "letor4",
                  ties: str = "expected", n_jobs: int = 1):
         self.metric = metric
+        self.relevance = relevance
+        self.n_trees = n_trees
+        self.random_state = random_state
         self.similarity = similarity
         self.convention = convention
         self.ties = ties
         self.n_jobs = n_jobs
 
-    def relevance_similarity(self, X, y, query_ptr, precomputed) -> tuple[np.ndarray, np.ndarray]:
-        """R (d,) and S (d, d) of the training split, from ``precomputed`` when it fits.
+    def needs_validation(self) -> tuple[str, dict] | None:  # noqa: D102 (Selector's docstring)
+        if self.relevance != "lambdamart_vali":
+            return None
+        return (f"{self.name} scores a LambdaMART of every feature on validation data when relevance is "
+                "'lambdamart_vali'", {"relevance": "single_feature"})
+
+    def relevance_scores(self, X, y, query_ptr, precomputed, vali=None) -> np.ndarray:
+        """R (d,): from the training split's single-feature table, or per-feature models on vali.
 
         Parameters
         ----------
@@ -142,33 +167,71 @@ class RelevanceRedundancy(Selector):
         y : ndarray, shape (m,)
         query_ptr : ndarray of int, shape (q + 1,)
         precomputed : dict
-            The workflow's cached scorers (``single_feature``, ``spearman``).
+            The workflow's cached scorers (``single_feature`` is used when it fits).
+        vali : (X_val, y_val, qid_val) or None
+            The validation split (``relevance="lambdamart_vali"``).
 
         Returns
         -------
-        (float64 (d,), float64 (d, d))
+        float64 (d,)
+        """
+        metric = str(self.metric).lower()
+        if self.relevance == "single_feature":
+            table = single_feature_scores(X, y, query_ptr, precomputed, self.convention, self.ties)
+            return np.asarray(table[metric], dtype=np.float64)
+        if vali is None or any(v is None for v in vali):
+            raise NeedsValidation(f"{self.name}: relevance='lambdamart_vali' scores a model of every feature on "
+                                  "validation data, but none was given; pass X_val, y_val and qid_val to fit, or "
+                                  "set relevance='single_feature'")
+        from ltrfs.rankers.lambdamart import LambdaMART  # XGBoost: only this option needs it
+
+        Xv, yv, ptr_v = check_validation_split(X.shape[1], *vali)
+        qid = np.repeat(np.arange(len(query_ptr) - 1), np.diff(query_ptr))
+
+        def on_vali(scores) -> float:
+            return float(metrics.metric_per_query(yv, scores, ptr_v, metric, self.convention, self.ties).mean())
+
+        relevance = np.full(X.shape[1], on_vali(np.zeros(len(yv))))  # a constant feature's model: one score
+        for f in np.setdiff1d(np.arange(X.shape[1]), self.constant_features_):
+            model = LambdaMART(n_estimators=int(self.n_trees), early_stopping_rounds=None,
+                               random_state=int(self.random_state), n_jobs=int(self.n_jobs))
+            relevance[f] = on_vali(model.fit(X[:, [f]], y, qid).predict(Xv[:, [f]]))
+        return relevance
+
+    def similarity_scores(self, X, query_ptr, precomputed) -> np.ndarray:
+        """S (d, d) of the training split, from ``precomputed`` when it fits.
+
+        Parameters
+        ----------
+        X : ndarray, shape (m, d)
+        query_ptr : ndarray of int, shape (q + 1,)
+        precomputed : dict
+            The workflow's cached scorers (``spearman``).
+
+        Returns
+        -------
+        float64 (d, d)
         """
         from threadpoolctl import threadpool_limits  # BLAS threads of the Gram products
 
         d = X.shape[1]
-        table = single_feature_scores(X, y, query_ptr, precomputed, self.convention, self.ties)
-        relevance = np.asarray(table[str(self.metric).lower()], dtype=np.float64)
         cached = (precomputed.get("spearman") or {}).get(self.similarity)
         if cached is not None and np.shape(cached) == (d, d):
-            return relevance, np.asarray(cached, dtype=np.float64)
+            return np.asarray(cached, dtype=np.float64)
         with threadpool_limits(limits=int(self.n_jobs), user_api="blas"):
-            similarity = spearman_similarity(X, query_ptr, per_query=self.similarity == "per_query")
-        return relevance, similarity
+            return spearman_similarity(X, query_ptr, per_query=self.similarity == "per_query")
 
     def _search(self, relevance: np.ndarray, similarity: np.ndarray) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
 
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
         d = X.shape[1]
-        relevance, similarity = self.relevance_similarity(X, y, query_ptr, precomputed)
+        relevance = self.relevance_scores(X, y, query_ptr, precomputed, (X_val, y_val, qid_val))
+        similarity = self.similarity_scores(X, query_ptr, precomputed)
         idle = self.constant_features_
         active = np.setdiff1d(np.arange(d), idle)
-        self.chosen_ = {"metric": str(self.metric).lower(), "similarity": self.similarity}  # _search may add
+        self.chosen_ = {"metric": str(self.metric).lower(), "relevance": self.relevance,  # _search may add
+                        "similarity": self.similarity}
         order = self._search(relevance[active], similarity[np.ix_(active, active)]) if len(active) else []
         self.ranking_ = np.concatenate([active[np.asarray(order, dtype=np.int64)], idle]).astype(np.int64)
         self.scores_ = relevance

@@ -110,9 +110,11 @@ class XGAS(RelevanceRedundancy):
     name = "xgas"
     parameters = {**RelevanceRedundancy.parameters, "c": [Real(0, 1, closed="right")]}
 
-    def __init__(self, c: float = 0.05, metric: str = "ndcg@10", similarity: str = "pooled",
-                 convention: str = "letor4", ties: str = "expected", n_jobs: int = 1):
-        super().__init__(metric=metric, similarity=similarity, convention=convention, ties=ties, n_jobs=n_jobs)
+    def __init__(self, c: float = 0.05, metric: str = "ndcg@10", relevance: str = "single_feature",
+                 n_trees: int = 100, random_state: int = 0, similarity: str = "pooled", convention: str = "letor4",
+                 ties: str = "expected", n_jobs: int = 1):
+        super().__init__(metric=metric, relevance=relevance, n_trees=n_trees, random_state=random_state,
+                         similarity=similarity, convention=convention, ties=ties, n_jobs=n_jobs)
         self.c = c
 
     def _search(self, relevance, similarity):
