@@ -1,13 +1,15 @@
 """Relevance and Spearman redundancy: what NGAS, XGAS, HCAS (Gigli et al., ICTIR 2016) and
 mRMR (Shirzad & Keyvanpour 2015) share (docs/methods.md, sections 'NGAS, XGAS, HCAS' and 'mRMR').
 
-Each of these methods searches over two inputs measured on the training split:
+Each of these methods searches over two inputs:
 
     R(f)     the mean over training queries of the metric (default NDCG@10) of ranking the query
              by feature f alone, descending (the single-feature table,
              ``ltrfs.scoring.single_feature_table``, in the dataset's convention and tie rule);
-    S(f, g)  |Spearman's rho| of f and g (``ltrfs.scoring.spearman``): over all training rows
-             pooled (default, as the authors' code) or the mean per-query rho.
+             or (``relevance="lambdamart_vali"``) the vali metric of a LambdaMART trained on f
+             alone, as the authors of NGAS/XGAS/HCAS measure it on test;
+    S(f, g)  |Spearman's rho| of f and g on the training split (``ltrfs.scoring.spearman``): over
+             all rows pooled (default, as the authors' code) or the mean per-query rho.
 
 Only the features that are not constant within every training query (``Selector``'s rule) take
 part in the search; the constant ones follow them in ``ranking_`` in feature order. Every tie
