@@ -22,7 +22,8 @@ ESTIMATORS = {**{f"selector {n}": c for n, c in SELECTORS.items()},
 EXTRA_MODULES = ("ltrfs.docstrings", "ltrfs.examples", "ltrfs.metrics", "ltrfs.selection", "ltrfs.selection.base",
                  "ltrfs.selection.statistical", "ltrfs.rankers", "ltrfs.scoring.discrete",
                  "ltrfs.scoring.pairwise", "ltrfs.scoring.kendall", "ltrfs.scoring.divergence",
-                 "ltrfs.scoring.single_feature", "ltrfs.sklearn", "ltrfs.tuning", "ltrfs.params", "ltrfs.util")
+                 "ltrfs.scoring.single_feature", "ltrfs.scoring.spearman", "ltrfs.sklearn", "ltrfs.tuning",
+                 "ltrfs.params", "ltrfs.util")
 MODULES = sorted({cls.__module__ for cls in ESTIMATORS.values()} | set(EXTRA_MODULES))
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 

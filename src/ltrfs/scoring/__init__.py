@@ -14,7 +14,7 @@ import numpy as np
 from ltrfs.context import accepts
 from ltrfs.ranking_data import RankingData
 from ltrfs.metrics import check_ties
-from ltrfs.scoring import discrete, divergence, kendall, pairwise, pearson
+from ltrfs.scoring import discrete, divergence, kendall, pairwise, pearson, spearman
 from ltrfs.scoring.single_feature import METRIC_NAMES, single_feature_table  # compiled kernel
 
 #: metric names of the single-feature table, in the order of ``metrics.evaluate``
@@ -62,7 +62,8 @@ def _single_feature(train: RankingData, vali: RankingData | None, convention: st
 
 #: scorer name -> function (train, vali, convention, n_threads=1) -> dict of arrays
 SCORERS = {"single_feature": _single_feature, "divergence": divergence.scorer, "kendall": kendall.scorer,
-           "pearson": pearson.scorer, "pairwise": pairwise.scorer, "discrete": discrete.scorer}
+           "pearson": pearson.scorer, "pairwise": pairwise.scorer, "discrete": discrete.scorer,
+           "spearman": spearman.scorer}
 
 #: scorers that can be computed in slices of the features by separate jobs and merged:
 #: name -> (function (train, vali, convention, chunk, n_chunks, n_threads=1), merge(list))

@@ -10,17 +10,22 @@ from ltrfs.selection.fs_ed import FSED
 from ltrfs.selection.fsmrank import FSMSVM, FSMRankSelector
 from ltrfs.selection.gas import GAS, GASE, GASL
 from ltrfs.selection.greedy_rankrls import GreedyRankRLS
+from ltrfs.selection.hcas import HCAS
 from ltrfs.selection.importance import ImportanceTopK
 from ltrfs.selection.l1_logistic import L1Logistic
+from ltrfs.selection.mrmr import MRMR
+from ltrfs.selection.ngas import NGAS
 from ltrfs.selection.ordinal_cr import OrdinalCR
 from ltrfs.selection.random_k import RandomK
 from ltrfs.selection.svm_rfe import SVMRFE
 from ltrfs.selection.waf import WAF
+from ltrfs.selection.xgas import XGAS
 from ltrfs.util import build_estimator
 
 SELECTORS: dict[str, type[Selector]] = {cls.name: cls for cls in (
     WAF, RandomK, ImportanceTopK, FSED, GAS, GASE, GASL, InformationGain, ChiSquare, PearsonTopK,
-    L1Logistic, SVMRFE, OrdinalCR, RFImportance, GBMImportance, GreedyRankRLS, FSMRankSelector, FSMSVM, FSBFS)}
+    L1Logistic, SVMRFE, OrdinalCR, RFImportance, GBMImportance, GreedyRankRLS, FSMRankSelector, FSMSVM, FSBFS,
+    NGAS, XGAS, HCAS, MRMR)}
 
 
 def make_selector(name: str, **params) -> Selector:
