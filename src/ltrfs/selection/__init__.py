@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ltrfs.selection.base import Selector
 from ltrfs.selection.boosting import GBMImportance
+from ltrfs.selection.fenchelrank import FenchelRankSelector
 from ltrfs.selection.filters import ChiSquare, InformationGain, PearsonTopK
 from ltrfs.selection.forest import RFImportance
 from ltrfs.selection.fs_bfs import FSBFS
@@ -14,13 +15,15 @@ from ltrfs.selection.importance import ImportanceTopK
 from ltrfs.selection.l1_logistic import L1Logistic
 from ltrfs.selection.ordinal_cr import OrdinalCR
 from ltrfs.selection.random_k import RandomK
+from ltrfs.selection.sparse_ranksvm import SparseRankSVMSelector
 from ltrfs.selection.svm_rfe import SVMRFE
 from ltrfs.selection.waf import WAF
 from ltrfs.util import build_estimator
 
 SELECTORS: dict[str, type[Selector]] = {cls.name: cls for cls in (
     WAF, RandomK, ImportanceTopK, FSED, GAS, GASE, GASL, InformationGain, ChiSquare, PearsonTopK,
-    L1Logistic, SVMRFE, OrdinalCR, RFImportance, GBMImportance, GreedyRankRLS, FSMRankSelector, FSMSVM, FSBFS)}
+    L1Logistic, SVMRFE, OrdinalCR, RFImportance, GBMImportance, GreedyRankRLS, FSMRankSelector, FSMSVM, FSBFS,
+    FenchelRankSelector, SparseRankSVMSelector)}
 
 
 def make_selector(name: str, **params) -> Selector:
