@@ -16,8 +16,9 @@ from ltrfs.examples import example_queries
 from ltrfs.rankers import RANKERS, make_ranker
 from ltrfs.rankers.fenchelrank import FenchelRank
 from ltrfs.rankers.sparse_pairwise import (PENALTIES, PairwiseLoss, entry_order, l1_ball_path, l1_ball_solve,
-                                           lambda_max, path_grid, penalty_value, penalty_weights, project_l1_ball,
-                                           reweighted_l1_solve, unconstrained_radius, weighted_l1_solve)
+                                           lambda_max, path_grid, penalty_path, penalty_value, penalty_weights,
+                                           project_l1_ball, reweighted_l1_solve, unconstrained_radius,
+                                           weighted_l1_solve)
 from ltrfs.rankers.sparse_ranksvm import SparseRankSVM
 from ltrfs.selection import SELECTORS, make_selector
 from ltrfs.selection.base import OwnPredictions
@@ -25,7 +26,7 @@ from ltrfs.selection.fenchelrank import FenchelRankSelector
 from ltrfs.selection.sparse_ranksvm import SparseRankSVMSelector
 from ltrfs.tuning import vali_score
 
-TIGHT = {"max_iter": 5000, "tol": 1e-12}
+TIGHT = {"max_iter": 20000, "tol": 1e-10}
 
 
 def explicit_pairs(X, y, ptr):
@@ -339,3 +340,17 @@ def test_the_path_point_needs_validation_data(name):
     assert sel.needs_validation()[1] == {}
     with pytest.raises(ValueError, match=f"{name}: choosing the path point needs X_val, y_val and qid_val"):
         sel.fit(X, y, qid)
+
+
+def test_the_default_tolerance_gives_the_entry_order_of_a_tight_solve(planted_splits):
+    """The stopping rule (gradient mapping at most 1e-4 ||grad f(0)||_inf) does not let a feature
+    enter early: the default path orders the features as a path solved to 1e-10."""
+    train, _ = planted_splits
+    loss = PairwiseLoss(*_scaled(train))
+    top = lambda_max(loss)
+    for solve in (lambda **kw: penalty_path(loss, path_grid(top, 12, 1e-3), "l1", **kw),
+                  lambda **kw: l1_ball_path(loss, path_grid(unconstrained_radius(loss)[0], 12, 1e-3, True), **kw)):
+        default, tight = solve(), solve(**TIGHT)
+        assert all(p.converged for p in default)
+        order = [entry_order(np.array([p.w for p in points]))[0][:5].tolist() for points in (default, tight)]
+        assert order[0] == order[1]

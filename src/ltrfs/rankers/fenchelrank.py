@@ -39,8 +39,8 @@ class FenchelRank(LinearScores, Ranker):
     max_iter : int >= 1, default 500
         Most accelerated projected-gradient iterations (of the constrained and of the
         unconstrained solve).
-    tol : float >= 0, default 1e-6
-        Stop when the objective's relative change is at most tol.
+    tol : float >= 0, default 1e-4
+        Stop when the gradient mapping's largest entry is at most tol x ||grad f(0)||_inf.
     scale : {"minmax", "none"}, default "minmax"
         Features scaled to [0, 1] on the training rows first, or not.
     n_jobs : int >= 1, default 1
@@ -87,7 +87,7 @@ class FenchelRank(LinearScores, Ranker):
     default_grid = {"radius_ratio": list(RADIUS_GRID)}
     parameters = {"radius_ratio": [Real(0, 1, closed="right")], **SOLVER_PARAMETERS}
 
-    def __init__(self, radius_ratio=0.1, max_iter=500, tol=1e-6, scale="minmax", n_jobs=1):
+    def __init__(self, radius_ratio=0.1, max_iter=500, tol=1e-4, scale="minmax", n_jobs=1):
         self.radius_ratio = radius_ratio
         self.max_iter = max_iter
         self.tol = tol

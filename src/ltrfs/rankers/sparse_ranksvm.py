@@ -55,8 +55,8 @@ class SparseRankSVM(LinearScores, Ranker):
         The lp exponent.
     max_iter : int >= 1, default 500
         Most proximal-gradient iterations per round.
-    tol : float >= 0, default 1e-6
-        Stop a round when the objective's relative change is at most tol.
+    tol : float >= 0, default 1e-4
+        Stop a round when the gradient mapping's largest entry is at most tol x ||grad f(0)||_inf.
     scale : {"minmax", "none"}, default "minmax"
         Features scaled to [0, 1] on the training rows first, or not.
     n_jobs : int >= 1, default 1
@@ -106,7 +106,7 @@ class SparseRankSVM(LinearScores, Ranker):
     parameters = {"lambda_ratio": [Real(0, 1, closed="right")], **PENALTY_PARAMETERS, **SOLVER_PARAMETERS}
 
     def __init__(self, lambda_ratio=0.05, penalty="l1", n_reweight=5, eps=0.1, gamma=3.0, p=0.5, max_iter=500,
-                 tol=1e-6, scale="minmax", n_jobs=1):
+                 tol=1e-4, scale="minmax", n_jobs=1):
         self.lambda_ratio = lambda_ratio
         self.penalty = penalty
         self.n_reweight = n_reweight

@@ -35,8 +35,8 @@ class FenchelRankSelector(SparsePathSelector):
         How the vali metric ranks tied scores.
     max_iter : int >= 1, default 500
         Most iterations per radius (and of the unconstrained solve giving ``r_max``).
-    tol : float >= 0, default 1e-6
-        Relative objective change that stops a solve.
+    tol : float >= 0, default 1e-4
+        Stop a solve when the gradient mapping's largest entry is at most tol x ||grad f(0)||_inf.
     scale : {"minmax", "none"}, default "minmax"
         Features scaled to [0, 1] on the training rows first, or not.
     n_jobs : int >= 1, default 1
@@ -68,7 +68,7 @@ class FenchelRankSelector(SparsePathSelector):
     parameters = dict(PATH_PARAMETERS)
 
     def __init__(self, n_points=N_POINTS, min_ratio=MIN_RATIO, vali_metric="map", convention="letor4",
-                 ties="expected", max_iter=500, tol=1e-6, scale="minmax", n_jobs=1):
+                 ties="expected", max_iter=500, tol=1e-4, scale="minmax", n_jobs=1):
         self.n_points = n_points
         self.min_ratio = min_ratio
         self.vali_metric = vali_metric

@@ -43,8 +43,8 @@ class SparseRankSVMSelector(SparsePathSelector):
         How the vali metric ranks tied scores.
     max_iter : int >= 1, default 500
         Most proximal-gradient iterations per round.
-    tol : float >= 0, default 1e-6
-        Relative objective change that stops a round.
+    tol : float >= 0, default 1e-4
+        Stop a round when the gradient mapping's largest entry is at most tol x ||grad f(0)||_inf.
     scale : {"minmax", "none"}, default "minmax"
         Features scaled to [0, 1] on the training rows first, or not.
     n_jobs : int >= 1, default 1
@@ -77,7 +77,7 @@ class SparseRankSVMSelector(SparsePathSelector):
     parameters = {**PATH_PARAMETERS, **PENALTY_PARAMETERS}
 
     def __init__(self, penalty="l1", n_points=N_POINTS, min_ratio=MIN_RATIO, n_reweight=5, eps=0.1, gamma=3.0,
-                 p=0.5, vali_metric="map", convention="letor4", ties="expected", max_iter=500, tol=1e-6,
+                 p=0.5, vali_metric="map", convention="letor4", ties="expected", max_iter=500, tol=1e-4,
                  scale="minmax", n_jobs=1):
         self.penalty = penalty
         self.n_points = n_points
