@@ -28,8 +28,14 @@ import numpy as np
 from scipy.optimize import minimize
 
 from ltrfs.io import read_letor
-from ltrfs.rankers.sparse_pairwise import (l1_ball_path, lambda_max, path_grid, penalty_path, scaled_loss,
-                                           unconstrained_radius)
+from ltrfs.rankers.sparse_pairwise import (
+    l1_ball_path,
+    lambda_max,
+    path_grid,
+    penalty_path,
+    scaled_loss,
+    unconstrained_radius,
+)
 
 DEFAULT_ZIP = Path(__file__).resolve().parents[2] / "shared" / "data" / "MQ2008.zip"
 SCALE = {"n_queries": 350, "docs_median": 100, "docs_sigma": 0.2, "docs_max": 300, "n_informative": 40,

@@ -15,10 +15,22 @@ from scipy.optimize import minimize
 from ltrfs.examples import example_queries
 from ltrfs.rankers import RANKERS, make_ranker
 from ltrfs.rankers.fenchelrank import FenchelRank
-from ltrfs.rankers.sparse_pairwise import (PENALTIES, PairwiseLoss, entry_order, l1_ball_path, l1_ball_solve,
-                                           lambda_max, path_grid, penalty_path, penalty_value, penalty_weights,
-                                           project_l1_ball, reweighted_l1_solve, unconstrained_radius,
-                                           weighted_l1_solve)
+from ltrfs.rankers.sparse_pairwise import (
+    PENALTIES,
+    PairwiseLoss,
+    entry_order,
+    l1_ball_path,
+    l1_ball_solve,
+    lambda_max,
+    path_grid,
+    penalty_path,
+    penalty_value,
+    penalty_weights,
+    project_l1_ball,
+    reweighted_l1_solve,
+    unconstrained_radius,
+    weighted_l1_solve,
+)
 from ltrfs.rankers.sparse_ranksvm import SparseRankSVM
 from ltrfs.selection import SELECTORS, make_selector
 from ltrfs.selection.base import OwnPredictions
@@ -102,10 +114,10 @@ def test_l1_ball_projection_matches_a_generic_solver():
     for _ in range(5):
         v, r = rng.normal(size=6) * 2, float(rng.uniform(0.2, 3.0))
         got = project_l1_ball(v, r)
-        # min ||u - v + t - v||^2 ... on split variables w = a - b, a, b >= 0, sum(a + b) <= r
-        obj = lambda z: float(np.sum((z[:6] - z[6:] - v) ** 2))  # noqa: E731
-        res = minimize(obj, np.zeros(12), method="SLSQP", bounds=[(0, None)] * 12,
-                       constraints=[{"type": "ineq", "fun": lambda z: r - z.sum()}], options={"ftol": 1e-14})
+        # min ||w - v||^2 on split variables w = a - b, a, b >= 0, sum(a + b) <= r
+        res = minimize(lambda z, v=v: float(np.sum((z[:6] - z[6:] - v) ** 2)), np.zeros(12), method="SLSQP",
+                       bounds=[(0, None)] * 12, constraints=[{"type": "ineq", "fun": lambda z, r=r: r - z.sum()}],
+                       options={"ftol": 1e-14})
         np.testing.assert_allclose(got, res.x[:6] - res.x[6:], atol=1e-5)
         assert np.abs(got).sum() <= r * (1 + 1e-12)
     inside = np.array([0.1, -0.2])
@@ -117,8 +129,8 @@ def test_l1_ball_projection_matches_a_generic_solver():
 def test_fenchelrank_objective_matches_scipy_on_explicit_pairs(small, loss, radius):
     _, D = small
     res = l1_ball_solve(loss, radius, **TIGHT)
-    obj = lambda z: naive_loss(z[:5] - z[5:], D)  # noqa: E731
-    jac = lambda z: np.r_[naive_grad(z[:5] - z[5:], D), -naive_grad(z[:5] - z[5:], D)]  # noqa: E731
+    obj = lambda z: naive_loss(z[:5] - z[5:], D)
+    jac = lambda z: np.r_[naive_grad(z[:5] - z[5:], D), -naive_grad(z[:5] - z[5:], D)]
     ref = minimize(obj, np.zeros(10), jac=jac, method="SLSQP", bounds=[(0, None)] * 10,
                    constraints=[{"type": "ineq", "fun": lambda z: radius - z.sum(), "jac": lambda z: -np.ones(10)}],
                    options={"ftol": 1e-15, "maxiter": 2000})
@@ -149,8 +161,8 @@ def test_l1_objective_matches_scipy_on_explicit_pairs(small, loss):
     _, D = small
     lam = 0.2 * lambda_max(loss)
     res = weighted_l1_solve(loss, np.full(5, lam), **TIGHT)
-    obj = lambda z: naive_loss(z[:5] - z[5:], D) + lam * z.sum()  # noqa: E731
-    jac = lambda z: np.r_[naive_grad(z[:5] - z[5:], D), -naive_grad(z[:5] - z[5:], D)] + lam  # noqa: E731
+    obj = lambda z: naive_loss(z[:5] - z[5:], D) + lam * z.sum()
+    jac = lambda z: np.r_[naive_grad(z[:5] - z[5:], D), -naive_grad(z[:5] - z[5:], D)] + lam
     ref = minimize(obj, np.zeros(10), jac=jac, method="L-BFGS-B", bounds=[(0, None)] * 10,
                    options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 5000})
     assert res.objective == pytest.approx(ref.fun, rel=1e-7)
@@ -177,7 +189,8 @@ def test_penalty_weights_are_the_derivatives_of_the_penalties():
     shape = {"eps": 0.1, "gamma": 3.0, "p": 0.5}
     lam, h = 0.4, 1e-7
     for penalty in PENALTIES:
-        num = [(penalty_value([x + h], lam, penalty, **shape) - penalty_value([x], lam, penalty, **shape)) / h for x in t]
+        value = lambda x, penalty=penalty: penalty_value([x], lam, penalty, **shape)  # noqa: E731
+        num = [(value(x + h) - value(x)) / h for x in t]
         np.testing.assert_allclose(penalty_weights(t, lam, penalty, **shape), num, rtol=1e-5, atol=1e-6)
         assert penalty_weights([0.0], lam, penalty, **shape)[0] == pytest.approx(lam)  # g'(0) = 1
     # the brief's forms: log 1/(1 + |w|/eps), MCP max(0, 1 - |w|/(gamma lam)), lp (1 + |w|/eps)^(p - 1)
@@ -217,9 +230,10 @@ def test_reweighted_l1_decreases_the_objective_and_ends_at_a_local_minimum(small
     ref = minimize(obj, start, jac=jac, method="L-BFGS-B", bounds=[(0, None)] * 10, options={"ftol": 1e-15})
     assert res.objective == pytest.approx(obj(start), rel=1e-12)
     assert ref.fun >= res.objective - 1e-8
-    f, g = loss(w)
+    _, g = loss(w)
     on = w != 0
-    np.testing.assert_allclose(g[on] + penalty_weights(w, lam, penalty, **shape)[on] * np.sign(w[on]), 0, atol=1e-5)
+    slope = penalty_weights(w, lam, penalty, **shape)
+    np.testing.assert_allclose(g[on] + slope[on] * np.sign(w[on]), 0, atol=1e-5)
     assert np.all(np.abs(g[~on]) <= lam * (1 + 1e-6))
 
 

@@ -15,8 +15,9 @@ Problems:
 
 - l1 ball (FenchelRank): ``min f(w)  s.t.  ||w||_1 <= r``. Solved by ``l1_ball_solve``:
   accelerated projected gradient (FISTA with backtracking, the step search of FSMRank's
-  Algorithm 1 but with L also allowed to shrink, and adaptive restart; ``accelerated_prox``) with the exact Euclidean projection
-  onto the l1 ball by sorting (``project_l1_ball``, Duchi et al. 2008). Every solve stops when
+  Algorithm 1 but with L also allowed to shrink, and adaptive restart; ``accelerated_prox``)
+  with the exact Euclidean projection onto the l1 ball by sorting (``project_l1_ball``, Duchi
+  et al. 2008). Every solve stops when
   the gradient mapping ``L (z - w)`` is at most ``tol ||grad f(0)||_inf`` in every entry (tol
   1e-4: scale-free, and unlike a small relative change of the objective it is not met by a
   solve that barely moves at a small radius) or after ``max_iter`` (500) iterations.

@@ -68,7 +68,7 @@ class SparsePathSelector(Selector):
     #: the code-free state (``ltrfs.state``): the chosen point's model
     state_attributes = Selector.state_attributes + ("coef_", "intercept_")
 
-    def needs_validation(self) -> tuple[str, dict] | None:  # noqa: D102 (Selector's docstring)
+    def needs_validation(self) -> tuple[str, dict] | None:
         return f"{self.name} chooses the point of its path (its own model) on validation data, always", {}
 
     def _solver(self) -> dict:
@@ -124,4 +124,4 @@ class SparsePathSelector(Selector):
         return _matvec_any(_as_data_matrix(X, n_features=len(self.coef_)), self.coef_) + self.intercept_
 
 
-__all__ = ["SparsePathSelector", "PATH_PARAMETERS", "N_POINTS", "MIN_RATIO"]
+__all__ = ["MIN_RATIO", "N_POINTS", "PATH_PARAMETERS", "SparsePathSelector"]
