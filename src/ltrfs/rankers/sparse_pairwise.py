@@ -105,7 +105,6 @@ class PairwiseLoss:
         self.levels = label_levels(np.asarray(y), self.query_ptr)
         self.n_pairs = int(count_pairs(np.asarray(y), self.query_ptr).sum())
         self._p = float(max(self.n_pairs, 1))
-        self._scores = np.empty(self.X.shape[0], dtype=np.float64)
         self._g = np.empty(self.d, dtype=np.float64)
         self.n_evals = 0
         self._grad0 = None
@@ -122,13 +121,41 @@ class PairwiseLoss:
         -------
         (float, float64 (d,) or None)
         """
-        self.n_evals += 1
+        return self.at_scores(self.scores(w), grad)
+
+    def scores(self, w) -> np.ndarray:
+        """A new float64 array ``X @ w`` (m,) (products accumulate in float64).
+
+        Parameters
+        ----------
+        w : ndarray, shape (d,)
+
+        Returns
+        -------
+        float64 (m,)
+        """
         w = np.ascontiguousarray(w, dtype=np.float64)
         if self.X.dtype == np.float64:
-            scores = self.X @ w
-        else:
-            _matvec(self.X, w, self._scores)
-            scores = self._scores
+            return self.X @ w
+        out = np.empty(self.X.shape[0], dtype=np.float64)
+        _matvec(self.X, w, out)
+        return out
+
+    def at_scores(self, scores, grad: bool = True):
+        """f and (when ``grad``) its gradient at the w whose scores ``X @ w`` are given: the
+        solvers form the scores of an extrapolated point from two computed ones (scores are
+        linear in w), saving a pass over X.
+
+        Parameters
+        ----------
+        scores : float64 ndarray, shape (m,)
+        grad : bool, default True
+
+        Returns
+        -------
+        (float, float64 (d,) or None)
+        """
+        self.n_evals += 1
         loss, coef = squared_hinge_pairs(scores, self.levels, self.query_ptr)
         if not grad:
             return loss / self._p, None
@@ -287,15 +314,17 @@ def accelerated_prox(loss: PairwiseLoss, prox, h, w0, *, L=None, max_iter: int =
         L = loss.lipschitz_bound() / 2.0 ** 10
     target = tol * loss.gradient_scale()
     w_prev = prox(np.asarray(w0, dtype=np.float64), 0.0)
-    z, alpha, w, f_w = w_prev.copy(), 1.0, w_prev, None
+    s_prev = loss.scores(w_prev)  # scores X w are linear in w: those of z follow from w's and w_prev's
+    z, s_z, alpha, w, f_w = w_prev.copy(), s_prev.copy(), 1.0, w_prev, None
     converged, it = False, 0
     for it in range(1, max_iter + 1):
-        f_z, g = loss(z)
+        f_z, g = loss.at_scores(s_z)
         L *= _L_SHRINK
         for _ in range(_MAX_DOUBLINGS):
             w = prox(z - g / L, 1.0 / L)
             diff = w - z
-            f_w, _ = loss(w, grad=False)
+            s_w = loss.scores(w)
+            f_w, _ = loss.at_scores(s_w, grad=False)
             if f_w - f_z - float(g @ diff) <= 0.5 * L * float(diff @ diff) + _LS_SLACK * max(1.0, abs(f_z)):
                 break
             L *= 2.0
@@ -303,12 +332,13 @@ def accelerated_prox(loss: PairwiseLoss, prox, h, w0, *, L=None, max_iter: int =
             converged = True
             break
         if float((z - w) @ (w - w_prev)) > 0:  # the momentum points uphill: restart it
-            z, alpha = w.copy(), 1.0
+            z, s_z, alpha = w.copy(), s_w.copy(), 1.0
         else:
             alpha_next = 0.5 * (1.0 + math.sqrt(1.0 + 4.0 * alpha * alpha))
-            z = w + ((alpha - 1.0) / alpha_next) * (w - w_prev)
+            beta = (alpha - 1.0) / alpha_next
+            z, s_z = w + beta * (w - w_prev), s_w + beta * (s_w - s_prev)
             alpha = alpha_next
-        w_prev = w
+        w_prev, s_prev = w, s_w
     if f_w is None:  # max_iter 0 cannot happen (checked), kept for clarity
         f_w, _ = loss(w, grad=False)
     return PathPoint(w=w, objective=float(f_w + h(w)), loss=float(f_w), n_iter=it, converged=converged,
