@@ -28,6 +28,7 @@ from ltrfs.rankers.sparse_pairwise import (
     penalty_weights,
     project_l1_ball,
     reweighted_l1_solve,
+    scaled_loss,
     unconstrained_radius,
     weighted_l1_solve,
 )
@@ -289,18 +290,18 @@ def test_sparse_ranksvm_path_point_equals_the_ranker_at_the_same_lambda(planted_
     """l1 is convex: the path's warm-started point and a cold solve agree, and FenchelRank at
     the radius of an l1 point's norm has the same loss (the two problems share their solutions)."""
     train, vali = planted_splits
-    sel = _fit(SparseRankSVMSelector(n_points=6, min_ratio=0.01, tol=1e-12, max_iter=5000), train, vali)
+    sel = _fit(SparseRankSVMSelector(n_points=6, min_ratio=0.01, tol=1e-9, max_iter=5000), train, vali)
     k = 3
     ratio = sel.path_[k] / sel.details_["lambda_max"]
-    ranker = SparseRankSVM(lambda_ratio=ratio, tol=1e-12, max_iter=5000).fit(train.X, train.y, train.qid)
+    ranker = SparseRankSVM(lambda_ratio=ratio, tol=1e-9, max_iter=5000).fit(train.X, train.y, train.qid)
     assert ranker.lambda_ == pytest.approx(sel.path_[k], rel=1e-7)  # float64 here, float32 X in the selector
     assert ranker.n_features_in_ == 10
-    refit = _fit(SparseRankSVMSelector(n_points=6, min_ratio=0.01, tol=1e-12, max_iter=5000), train, vali)
+    refit = _fit(SparseRankSVMSelector(n_points=6, min_ratio=0.01, tol=1e-9, max_iter=5000), train, vali)
     np.testing.assert_array_equal(refit.ranking_, sel.ranking_)  # deterministic
     fixed = sel.details_["path"][k]
     assert ranker.objective_ == pytest.approx(fixed["objective"], rel=1e-6)
     w_l1 = ranker.w_
-    fr = FenchelRank(radius_ratio=1.0, tol=1e-12, max_iter=5000).fit(train.X, train.y, train.qid)
+    fr = FenchelRank(radius_ratio=1.0, tol=1e-9, max_iter=5000).fit(train.X, train.y, train.qid)
     ball = l1_ball_solve(PairwiseLoss(*_scaled(train)), float(np.abs(w_l1).sum()), **TIGHT)
     f_l1, _ = PairwiseLoss(*_scaled(train))(w_l1)
     assert ball.loss == pytest.approx(f_l1, rel=1e-5)
@@ -368,3 +369,22 @@ def test_the_default_tolerance_gives_the_entry_order_of_a_tight_solve(planted_sp
         assert all(p.converged for p in default)
         order = [entry_order(np.array([p.w for p in points]))[0][:5].tolist() for points in (default, tight)]
         assert order[0] == order[1]
+
+
+@pytest.mark.slow
+def test_mq2008_fold1_paths(mq2008_dir):
+    """Real data (skipped without the archive): both paths rank all 46 features, the features
+    constant within every query last, the l1 path's first feature is the one of the largest
+    |grad f(0)|, and the vali choice is a sparse model."""
+    from ltrfs.io import read_letor
+
+    tr, va = (read_letor(mq2008_dir / "Fold1" / f"{s}.txt") for s in ("train", "vali"))
+    loss, _, _ = scaled_loss(tr.X, tr.y, tr.query_ptr)
+    _, g0 = loss(np.zeros(loss.d))
+    for sel in (FenchelRankSelector(), SparseRankSVMSelector()):
+        sel.fit(tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y, qid_val=va.qid)
+        assert sorted(sel.ranking_.tolist()) == list(range(46))
+        constant = sel.constant_features_.tolist()
+        assert constant and sorted(sel.ranking_[-len(constant):].tolist()) == constant
+        assert sel.ranking_[0] == int(np.argmax(np.abs(g0)))
+        assert 0 < sel.chosen_["nonzero"] < 46
