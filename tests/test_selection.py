@@ -145,6 +145,7 @@ PLANTED_FLOORS = {
     "greedy_rankrls": ({}, 0.9, 0.6), "fsmrank": ({"lambda1": 0.01, "lambda2": 0.001}, 0.9, 0.6),
     "fsmsvm": ({"lambda1": 0.01, "lambda2": 0.001, "t_grid": [4, 8, 16]}, 0.9, 0.6),
     "fs_bfs": ({"k": 4, "max_candidates": 6, "max_size": 3}, 0.9, 0.6),
+    "fenchelrank": ({}, 0.9, 0.6), "sparse_ranksvm": ({}, 0.9, 0.6),
     "random": ({}, 0.0, 0.0),  # chance: 16/30 on average; the table shows it for comparison
     # diversity first (Gigli et al.; mRMR): after the most relevant feature they prefer features
     # unlike the picks, and the pure-noise features are unlike everything (measured: P@8 0.625,

@@ -25,6 +25,8 @@ name                   model                                                    
 ``logistic``           logistic regression on binarised labels                       pointwise
 ``fsmrank``            FSMRank: non-negative weighted-L1 on [X, -X], accelerated PG  fsmrank
 ``svmmap``             linear structural SVM, 1 - AP loss (SVM-map), 1-slack       svmmap
+``fenchelrank``        linear, pairwise squared hinge in an l1 ball                  fenchelrank
+``sparse_ranksvm``     linear, pairwise squared hinge + l1/log/MCP/lp penalty       sparse_ranksvm
 =====================  ==========================================================  ==============
 """
 from __future__ import annotations
@@ -32,6 +34,7 @@ from __future__ import annotations
 from ltrfs.rankers.adarank import AdaRankMAP, AdaRankNDCG
 from ltrfs.rankers.base import Ranker
 from ltrfs.rankers.coord_ascent import CoordinateAscent
+from ltrfs.rankers.fenchelrank import FenchelRank
 from ltrfs.rankers.fsmrank import FSMRank
 from ltrfs.rankers.lambdamart import LambdaMART
 from ltrfs.rankers.listnet import ListNet
@@ -41,6 +44,7 @@ from ltrfs.rankers.ranknet import RankNet
 from ltrfs.rankers.rankrls import RankRLS
 from ltrfs.rankers.ranksvm import RankSVM
 from ltrfs.rankers.ranksvm_primal import RankSVMPrimal
+from ltrfs.rankers.sparse_ranksvm import SparseRankSVM
 from ltrfs.rankers.svmmap import SVMMAP
 from ltrfs.rankers.trees import MART, RandomForest
 from ltrfs.tuning import checked_points, grid_points
@@ -49,7 +53,7 @@ from ltrfs.util import build_estimator
 RANKERS: dict[str, type[Ranker]] = {cls.name: cls for cls in (
     RankSVM, RankSVMPrimal, RankBoost, RankNet, LambdaMART, MART, CoordinateAscent, AdaRankNDCG,
     AdaRankMAP, ListNet, RandomForest, RankRLS, LinearRegressionRanker, LogisticRanker, FSMRank,
-    SVMMAP)}
+    SVMMAP, FenchelRank, SparseRankSVM)}
 
 
 def make_ranker(name: str, **params) -> Ranker:

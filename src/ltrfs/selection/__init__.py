@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ltrfs.selection.base import Selector
 from ltrfs.selection.boosting import GBMImportance
+from ltrfs.selection.fenchelrank import FenchelRankSelector
 from ltrfs.selection.filters import ChiSquare, InformationGain, PearsonTopK
 from ltrfs.selection.forest import RFImportance
 from ltrfs.selection.fs_bfs import FSBFS
@@ -17,6 +18,7 @@ from ltrfs.selection.mrmr import MRMR
 from ltrfs.selection.ngas import NGAS
 from ltrfs.selection.ordinal_cr import OrdinalCR
 from ltrfs.selection.random_k import RandomK
+from ltrfs.selection.sparse_ranksvm import SparseRankSVMSelector
 from ltrfs.selection.svm_rfe import SVMRFE
 from ltrfs.selection.waf import WAF
 from ltrfs.selection.xgas import XGAS
@@ -25,7 +27,7 @@ from ltrfs.util import build_estimator
 SELECTORS: dict[str, type[Selector]] = {cls.name: cls for cls in (
     WAF, RandomK, ImportanceTopK, FSED, GAS, GASE, GASL, InformationGain, ChiSquare, PearsonTopK,
     L1Logistic, SVMRFE, OrdinalCR, RFImportance, GBMImportance, GreedyRankRLS, FSMRankSelector, FSMSVM, FSBFS,
-    NGAS, XGAS, HCAS, MRMR)}
+    NGAS, XGAS, HCAS, MRMR, FenchelRankSelector, SparseRankSVMSelector)}
 
 
 def make_selector(name: str, **params) -> Selector:
