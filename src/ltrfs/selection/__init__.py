@@ -12,7 +12,10 @@ from ltrfs.selection.gas import GAS, GASE, GASL
 from ltrfs.selection.greedy_rankrls import GreedyRankRLS
 from ltrfs.selection.importance import ImportanceTopK
 from ltrfs.selection.l1_logistic import L1Logistic
+from ltrfs.selection.lambdamart_importance import LambdaMARTGain, LambdaMARTShap
+from ltrfs.selection.lambdamart_rfe import LambdaMARTRFE
 from ltrfs.selection.ordinal_cr import OrdinalCR
+from ltrfs.selection.permutation import PermutationImportance
 from ltrfs.selection.random_k import RandomK
 from ltrfs.selection.svm_rfe import SVMRFE
 from ltrfs.selection.waf import WAF
@@ -20,7 +23,8 @@ from ltrfs.util import build_estimator
 
 SELECTORS: dict[str, type[Selector]] = {cls.name: cls for cls in (
     WAF, RandomK, ImportanceTopK, FSED, GAS, GASE, GASL, InformationGain, ChiSquare, PearsonTopK,
-    L1Logistic, SVMRFE, OrdinalCR, RFImportance, GBMImportance, GreedyRankRLS, FSMRankSelector, FSMSVM, FSBFS)}
+    L1Logistic, SVMRFE, OrdinalCR, RFImportance, GBMImportance, GreedyRankRLS, FSMRankSelector, FSMSVM, FSBFS,
+    LambdaMARTGain, LambdaMARTShap, PermutationImportance, LambdaMARTRFE)}
 
 
 def make_selector(name: str, **params) -> Selector:
