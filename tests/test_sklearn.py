@@ -248,7 +248,8 @@ NEED_VALI = sorted(name for name, cls in SELECTORS.items() if cls().needs_valida
 
 
 def test_the_methods_that_need_validation_data():
-    assert NEED_VALI == ["fs_ed", "fsmrank", "fsmsvm", "gas", "gas_e", "gas_l", "greedy_rankrls"]
+    assert NEED_VALI == ["fs_ed", "fsmrank", "fsmsvm", "gas", "gas_e", "gas_l", "greedy_rankrls", "lambdamart_gain",
+                         "lambdamart_rfe", "lambdamart_shap", "permutation"]
 
 
 @pytest.mark.parametrize("name", NEED_VALI)
