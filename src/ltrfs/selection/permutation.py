@@ -93,6 +93,49 @@ def used_features(model, d: int) -> np.ndarray:
     return np.ones(d, dtype=bool)
 
 
+def permutation_drops(predict, score, X_val, query_ptr, features, n_repeats: int, random_state: int,
+                      progress: Progress | None = None) -> tuple[np.ndarray, float]:
+    """The drop of ``score`` when each of ``features`` is permuted within the queries.
+
+    Repeat r permutes with ``within_query_permutation(query_ptr, default_rng([random_state, r]))``,
+    the same permutation for every feature; one working copy of ``X_val`` is permuted one column
+    at a time and restored.
+
+    Parameters
+    ----------
+    predict : callable
+        Rows (m, d) -> scores (m,): the fitted model.
+    score : callable
+        Scores (m,) -> the mean vali metric.
+    X_val : ndarray, shape (m, d)
+    query_ptr : int64 (q + 1,)
+    features : sequence of int
+        The columns to permute; the others get drop 0.
+    n_repeats : int
+    random_state : int
+    progress : ltrfs.util.Progress or None
+        Stepped once per prediction.
+
+    Returns
+    -------
+    drops : float64 (n_repeats, d)
+    baseline : float
+        The score of the unpermuted rows.
+    """
+    baseline = score(predict(X_val))
+    drops = np.zeros((int(n_repeats), X_val.shape[1]), dtype=np.float64)
+    permuted = X_val.copy()
+    for r in range(int(n_repeats)):
+        perm = within_query_permutation(query_ptr, np.random.default_rng([int(random_state), r]))
+        for j in features:
+            permuted[:, j] = X_val[perm, j]
+            drops[r, j] = baseline - score(predict(permuted))
+            permuted[:, j] = X_val[:, j]
+            if progress is not None:
+                progress.step(note=f"repeat {r + 1}")
+    return drops, baseline
+
+
 @fill_doc
 class PermutationImportance(Selector):
     """Features by the drop of a ranker's vali metric when each one is permuted within queries.
@@ -191,18 +234,10 @@ class PermutationImportance(Selector):
         Xv, yv, ptr_v = vali
         self.model_ = fit_ranker(self.ranker, self.ranker_params, self.random_state, self.n_jobs,
                                  X, y, query_ptr, X_val, y_val, qid_val)
-        baseline = self._score(yv, self.model_.predict(Xv), ptr_v)
         used = np.flatnonzero(used_features(self.model_, d))
-        self.drops_ = np.zeros((int(self.n_repeats), d), dtype=np.float64)
         progress = Progress(f"{self.name} ({self.ranker})", int(self.n_repeats) * len(used), unit="predictions")
-        permuted = Xv.copy()
-        for r in range(int(self.n_repeats)):
-            perm = within_query_permutation(ptr_v, np.random.default_rng([int(self.random_state), r]))
-            for j in used:
-                permuted[:, j] = Xv[perm, j]
-                self.drops_[r, j] = baseline - self._score(yv, self.model_.predict(permuted), ptr_v)
-                permuted[:, j] = Xv[:, j]
-                progress.step(note=f"repeat {r + 1}")
+        self.drops_, baseline = permutation_drops(self.model_.predict, lambda scores: self._score(yv, scores, ptr_v),
+                                                  Xv, ptr_v, used, self.n_repeats, self.random_state, progress)
         self.scores_ = self.drops_.mean(axis=0)
         self.ranking_ = np.argsort(-self.scores_, kind="stable").astype(np.int64)
         self.chosen_ = {"ranker": self.ranker, "baseline": baseline, "metric": self.metric, "n_fits": 1,
