@@ -18,7 +18,7 @@ References, each timed in the same run:
   * ``lambdamart_rfe``: its time in units of one plain fit (its cost in model fits, measured).
 
 Usage: python bench/bench_lambdamart_importance.py [--threads 1] [--repeats 2] [--queries 1450]
-       [--large-rfe-step 0.1] [--no-large-rfe] [--no-mq2008] [--no-large]
+       [--large-rfe-step 0.1] [--no-large-rfe] [--only-rfe] [--no-mq2008] [--no-large]
 """
 from __future__ import annotations
 
@@ -98,6 +98,19 @@ def bench_one(name, train, vali, args, rfe_step):
     print(f"\n{name}: {train.n_rows} train rows, {vali.n_rows} vali rows, {train.X.shape[1]} features; "
           f"one plain LambdaMART fit {fit_s:.1f} s")
     print(f"{'method':18} {'seconds':>8} {'model fits':>10} {'reference':>34} {'ref s':>8} {'ratio':>7}")
+    if not args.only_rfe:
+        bench_importances(train, vali, args, kw, params, fit_s)
+    if rfe_step is None:
+        print(f"{'lambdamart_rfe':18} skipped (--no-large-rfe)")
+        return
+    rfe, rfe_s = timed(lambda: LambdaMARTRFE(step=rfe_step, **params).fit(train.X, train.y, train.qid, **kw))
+    n_fits = len(elimination_sizes(train.X.shape[1], rfe_step))
+    print(f"{'lambdamart_rfe':18} {rfe_s:8.1f} {n_fits:10d} {'one plain LambdaMART fit':>34} {fit_s:8.1f} "
+          f"{rfe_s / fit_s:7.2f}  (step {rfe_step}; best size {rfe.chosen_['best_size']})")
+
+
+def bench_importances(train, vali, args, kw, params, fit_s):
+    """The rows of lambdamart_gain, lambdamart_shap and permutation."""
     gain, gain_s = timed(lambda: LambdaMARTGain(**params).fit(train.X, train.y, train.qid, **kw))
     print(f"{'lambdamart_gain':18} {gain_s:8.1f} {1:10d} {'one plain LambdaMART fit':>34} {fit_s:8.1f} "
           f"{gain_s / fit_s:7.2f}")
@@ -128,13 +141,6 @@ def bench_one(name, train, vali, args, rfe_step):
     print(f"{'permutation':18} {perm_s:8.1f} {1:10d} {'naive loop (loop only)':>34} {naive_s:8.1f} "
           f"{loop_s / naive_s:7.2f}  (loop {loop_s:.1f} s, {perm.chosen_['n_predictions']} predictions; "
           f"equal drops: {same})")
-    if rfe_step is None:
-        print(f"{'lambdamart_rfe':18} skipped (--no-large-rfe)")
-        return
-    rfe, rfe_s = timed(lambda: LambdaMARTRFE(step=rfe_step, **params).fit(train.X, train.y, train.qid, **kw))
-    n_fits = len(elimination_sizes(train.X.shape[1], rfe_step))
-    print(f"{'lambdamart_rfe':18} {rfe_s:8.1f} {n_fits:10d} {'one plain LambdaMART fit':>34} {fit_s:8.1f} "
-          f"{rfe_s / fit_s:7.2f}  (step {rfe_step}; best size {rfe.chosen_['best_size']})")
 
 
 def main():
@@ -145,6 +151,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--large-rfe-step", type=float, default=0.1)
     ap.add_argument("--no-large-rfe", action="store_true")
+    ap.add_argument("--only-rfe", action="store_true", help="time only lambdamart_rfe (and the plain fit)")
     ap.add_argument("--no-mq2008", action="store_true")
     ap.add_argument("--no-large", action="store_true")
     args = ap.parse_args()

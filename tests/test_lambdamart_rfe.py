@@ -107,3 +107,13 @@ def test_bad_parameters_give_one_line(data, params, message):
         make_selector("lambdamart_rfe", **params).fit(train.X, train.y, train.qid, X_val=vali.X, y_val=vali.y,
                                                       qid_val=vali.qid)
     assert "\n" not in str(excinfo.value)
+
+
+def test_progress_lines_count_model_fits_and_say_the_time_left(data, caplog):
+    train, vali = data
+    with caplog.at_level("INFO", logger="ltrfs.progress"):
+        LambdaMARTRFE(step=4, ranker_params=SMALL).fit(train.X, train.y, train.qid, X_val=vali.X, y_val=vali.y,
+                                                       qid_val=vali.qid)
+    lines = [r.getMessage() for r in caplog.records if r.name == "ltrfs.progress"]
+    assert lines and lines[-1].startswith("lambdamart_rfe: 4 of 4 model fits (100%)")  # sizes 12, 8, 4, 1
+    assert "left (1 features, vali ndcg@10 " in lines[-1]

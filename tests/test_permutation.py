@@ -107,3 +107,14 @@ def test_bad_parameters_give_one_line(data, params, message):
         make_selector("permutation", **params).fit(train.X, train.y, train.qid, X_val=vali.X, y_val=vali.y,
                                                    qid_val=vali.qid)
     assert "\n" not in str(excinfo.value)
+
+
+def test_progress_lines_count_predictions_and_say_the_time_left(data, caplog):
+    train, vali = data
+    with caplog.at_level("INFO", logger="ltrfs.progress"):
+        sel = PermutationImportance(ranker="ranksvm", n_repeats=2).fit(train.X, train.y, train.qid, X_val=vali.X,
+                                                                       y_val=vali.y, qid_val=vali.qid)
+    lines = [r.getMessage() for r in caplog.records if r.name == "ltrfs.progress"]
+    assert sel.chosen_["n_predictions"] == 13  # a linear model: every feature re-scored
+    assert lines and lines[-1].startswith("permutation (ranksvm): 12 of 12 predictions (100%)")
+    assert lines[-1].endswith("left (repeat 2)")
