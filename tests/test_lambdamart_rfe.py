@@ -117,3 +117,24 @@ def test_progress_lines_count_model_fits_and_say_the_time_left(data, caplog):
     lines = [r.getMessage() for r in caplog.records if r.name == "ltrfs.progress"]
     assert lines and lines[-1].startswith("lambdamart_rfe: 4 of 4 model fits (100%)")  # sizes 12, 8, 4, 1
     assert "left (1 features, vali ndcg@10 " in lines[-1]
+
+
+def test_own_model_is_the_best_sizes_lambdamart_and_survives_its_file(data):
+    """predict_scores = the vali-best size's model on its features; the code-free state
+    (ltrfs.state) reads back to the same scores."""
+    from ltrfs import state
+
+    train, vali = data
+    sel = LambdaMARTRFE(step=0.25, ranker_params=SMALL).fit(train.X, train.y, train.qid, X_val=vali.X, y_val=vali.y,
+                                                            qid_val=vali.qid)
+    best = sel.chosen_["best_size"]
+    assert sel.chosen_["rfe_curve"][best] == max(sel.rfe_curve_.values())
+    assert sel.best_features_.tolist() == sorted(sel.ranking_[:best].tolist())
+    refit = LambdaMART(**SMALL, random_state=0).fit(train.X[:, sel.best_features_], train.y, train.qid,
+                                                    X_val=vali.X[:, sel.best_features_], y_val=vali.y,
+                                                    qid_val=vali.qid)
+    np.testing.assert_allclose(sel.predict_scores(vali.X), refit.predict(vali.X[:, sel.best_features_]), rtol=1e-6)
+    back = state.estimator_from_state(state.estimator_state(sel))
+    np.testing.assert_array_equal(back.predict_scores(vali.X), sel.predict_scores(vali.X))
+    with pytest.raises(ValueError, match=r"^lambdamart_rfe: X must have 12 feature columns; got shape \(5, 3\)$"):
+        sel.predict_scores(np.zeros((5, 3)))

@@ -24,7 +24,9 @@ equals the highest indices are dropped first). The features left at any visited 
 first s of ``ranking_``, so every visited subset is a prefix. ``rfe_curve_`` holds the vali score
 of every visited size and ``chosen_["best_size"]`` the best (ties to the smaller size; a model
 that gives equal scores inside every vali query is never chosen). Features constant within every
-training query go last afterwards (``ltrfs.selection.base``), as for every method.
+training query go last afterwards (``ltrfs.selection.base``), as for every method. The model of
+the best size is kept (``best_model_``, ``best_features_``): ``predict_scores`` ranks with it
+(ranker ``own``).
 
 Cost: one LambdaMART fit per visited size (``len(elimination_sizes(d, step))`` fits: 29 for 46
 features, 55 for 700 features at step 0.1), each on fewer columns than the last; a progress line
@@ -110,6 +112,10 @@ class LambdaMARTRFE(Selector):
         smaller, the longer it survived.
     rfe_curve_ : dict of int to float
         Vali metric of the model of every visited size.
+    best_model_ : ltrfs.rankers.LambdaMART
+        The model of the vali-best size (``predict_scores``, ranker ``own``).
+    best_features_ : int64 (s,)
+        Its features (the first s of the elimination order), in index order.
     chosen_ : dict
         ``best_size``, ``rfe_curve``, ``n_fits``, ``importance``, ``metric``.
     %(selector_fit_attributes)s
@@ -135,6 +141,8 @@ class LambdaMARTRFE(Selector):
     """
 
     name = "lambdamart_rfe"
+    #: the model of the vali-best size is kept (ranker ``own``): LambdaMART's state and its columns
+    state_attributes = Selector.state_attributes + ("best_model_", "best_features_")
     parameters = {
         "step": [Real(0, 1, closed="neither"), Integer(1)],
         "importance": [Options(*IMPORTANCE_TYPES)],
@@ -180,6 +188,7 @@ class LambdaMARTRFE(Selector):
         remaining = np.arange(d, dtype=np.int64)
         dropped: list[np.ndarray] = []  # blocks in elimination order, each most important first
         curve, degenerate = {}, set()
+        best = None  # (usable, value, model, features): the best size so far, ties to the later (smaller) one
         for n_next in [*sizes[1:], 0]:
             model = fit_ranker("lambdamart", self.ranker_params, self.random_state, self.n_jobs,
                                X[:, remaining], y, query_ptr, Xv[:, remaining], yv, qid_val)
@@ -188,6 +197,8 @@ class LambdaMARTRFE(Selector):
             curve[len(remaining)] = value
             if flat:
                 degenerate.add(len(remaining))
+            if best is None or (not flat, value) >= best[:2]:
+                best = (not flat, value, model, remaining)
             imp = booster_importance(model.booster_, len(remaining), self.importance)
             order = np.argsort(-imp, kind="stable")  # most important first, equal ones by index
             dropped.append(remaining[order[n_next:]])
@@ -198,8 +209,18 @@ class LambdaMARTRFE(Selector):
         for block, size in zip(dropped, sizes):
             self.scores_[block] = size
         self.rfe_curve_ = curve
-        usable = [s for s in sorted(curve) if s not in degenerate] or sorted(curve)
-        best = max(usable, key=lambda s: (curve[s], -s))
-        self.chosen_ = {"best_size": int(best), "rfe_curve": {int(s): float(v) for s, v in curve.items()},
+        self.best_model_, self.best_features_ = best[2], np.asarray(best[3], dtype=np.int64)
+        self.chosen_ = {"best_size": len(self.best_features_), "rfe_curve": {int(s): float(v) for s, v in curve.items()},
                         "n_fits": len(sizes), "importance": self.importance, "metric": self.metric,
                         "degenerate_sizes": sorted(int(s) for s in degenerate)}
+
+    def predict_scores(self, X) -> np.ndarray:
+        """Scores of the LambdaMART model of the vali-best size, on its features (ranker ``own``).
+
+        %(predict_sections)s
+        """
+        self._check_fitted("best_model_")
+        X = np.asarray(X)
+        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+            raise ValueError(f"{self.name}: X must have {self.n_features_in_} feature columns; got shape {X.shape}")
+        return self.best_model_.predict(X[:, self.best_features_])
