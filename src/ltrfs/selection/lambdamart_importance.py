@@ -87,7 +87,7 @@ def fit_ranker(name: str, params, random_state, n_jobs: int, X, y, query_ptr, X_
     return ranker.fit(X, y, group_ids(query_ptr), X_val=X_val, y_val=y_val, qid_val=qid_val)
 
 
-def check_ranker_params(owner: str, name: str, params) -> None:
+def check_ranker_params(owner: str, name: str, params, xgboost_only: bool = False) -> None:
     """A one-line ValueError, naming ``owner``, unless ranker ``name`` takes ``params``.
 
     Parameters
@@ -97,11 +97,15 @@ def check_ranker_params(owner: str, name: str, params) -> None:
     name : str
         A key of ``RANKERS``.
     params : dict or None
+    xgboost_only : bool, default False
+        Also refuse a ``backend`` other than XGBoost (the selector reads XGBoost's trees).
     """
     try:
         make_ranker(name, **(params or {})).validate_params()
     except ValueError as exc:
         raise ValueError(f"{owner}: ranker_params: {exc}") from None
+    if xgboost_only and (params or {}).get("backend", "xgboost") != "xgboost":
+        raise ValueError(f"{owner} reads XGBoost's trees; ranker_params may not set backend {params['backend']!r}")
 
 
 def booster_importance(booster, d: int, importance_type: str = "total_gain") -> np.ndarray:
@@ -217,10 +221,7 @@ class LambdaMARTGain(Selector):
     def validate_params(self):
         """Check the parameters, ``ranker_params`` by building the LambdaMART ranker from them."""
         super().validate_params()
-        check_ranker_params(self.name, "lambdamart", self.ranker_params)
-        if (self.ranker_params or {}).get("backend", "xgboost") != "xgboost":
-            raise ValueError(f"{self.name} reads XGBoost's trees; ranker_params may not set backend "
-                             f"{self.ranker_params['backend']!r}")
+        check_ranker_params(self.name, "lambdamart", self.ranker_params, xgboost_only=True)
 
     def needs_validation(self) -> tuple[str, dict] | None:  # noqa: D102 (Selector's docstring)
         if not early_stops(self.ranker_params):

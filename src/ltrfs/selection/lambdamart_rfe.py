@@ -168,10 +168,7 @@ class LambdaMARTRFE(Selector):
     def validate_params(self):
         """Check the parameters, ``ranker_params`` by building the LambdaMART ranker from them."""
         super().validate_params()
-        check_ranker_params(self.name, "lambdamart", self.ranker_params)
-        if (self.ranker_params or {}).get("backend", "xgboost") != "xgboost":
-            raise ValueError(f"{self.name} reads XGBoost's trees; ranker_params may not set backend "
-                             f"{self.ranker_params['backend']!r}")
+        check_ranker_params(self.name, "lambdamart", self.ranker_params, xgboost_only=True)
 
     def needs_validation(self) -> tuple[str, dict] | None:  # noqa: D102 (Selector's docstring)
         return f"{self.name} scores every subset size on validation data", {}
