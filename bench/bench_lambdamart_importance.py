@@ -37,6 +37,7 @@ from ltrfs.rankers import LambdaMART
 from ltrfs.selection.lambdamart_importance import LambdaMARTGain, mean_abs_contributions
 from ltrfs.selection.lambdamart_rfe import LambdaMARTRFE, elimination_sizes
 from ltrfs.selection.permutation import PermutationImportance, permutation_drops, used_features
+from ltrfs.util import log_to
 
 DEFAULT_ZIP = Path(os.environ.get("LTRFS_MQ2008_ZIP", "/work/shared/data/MQ2008.zip"))
 
@@ -155,6 +156,7 @@ def main():
     ap.add_argument("--no-mq2008", action="store_true")
     ap.add_argument("--no-large", action="store_true")
     args = ap.parse_args()
+    log_to()  # the progress lines (time left) of permutation and lambdamart_rfe, on stderr
     LambdaMART(n_estimators=2).fit(np.random.default_rng(0).random((20, 2)), np.arange(20) % 2, np.zeros(20))  # import
     if not args.no_mq2008 and (sets := mq2008()) is not None:
         bench_one(*sets, args, rfe_step=0.1)

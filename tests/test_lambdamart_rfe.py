@@ -116,7 +116,7 @@ def test_progress_lines_count_model_fits_and_say_the_time_left(data, caplog):
                                                        qid_val=vali.qid)
     lines = [r.getMessage() for r in caplog.records if r.name == "ltrfs.progress"]
     assert lines and lines[-1].startswith("lambdamart_rfe: 4 of 4 model fits (100%)")  # sizes 12, 8, 4, 1
-    assert "left (1 features, vali ndcg@10 " in lines[-1]
+    assert "left (1 feature, vali ndcg@10 " in lines[-1]
 
 
 def test_own_model_is_the_best_sizes_lambdamart_and_survives_its_file(data):

@@ -199,7 +199,7 @@ class LambdaMARTRFE(Selector):
             imp = booster_importance(model.booster_, len(remaining), self.importance)
             order = np.argsort(-imp, kind="stable")  # most important first, equal ones by index
             dropped.append(remaining[order[n_next:]])
-            progress.step(note=f"{len(remaining)} features, vali {self.metric} {value:.4f}")
+            progress.step(note=f"{len(remaining)} feature{'s' * (len(remaining) > 1)}, vali {self.metric} {value:.4f}")
             remaining = np.sort(remaining[order[:n_next]])
         self.ranking_ = np.concatenate(dropped[::-1]).astype(np.int64)
         self.scores_ = np.empty(d, dtype=np.float64)
