@@ -375,6 +375,9 @@ def test_select_k_writes_subsets_and_a_ranklib_feature_file(files, tmp_path, cap
     (["select", "--method", "importance", "{train}", "--k", "7"], "--k 7: the data has only 6 features"),
     (["select", "--method", "fs_ed", "{train}"], "fs_ed needs --vali (or --set points=grid)"),
     (["select", "--method", "gas_e", "{train}"], "gas_e needs --vali (or --set c=0.01)"),
+    (["select", "--method", "lambdamart_shap", "{train}"], "lambdamart_shap needs --vali (or --set explain=train "
+     """--set 'ranker_params={"early_stopping_rounds": null}')"""),
+    (["select", "--method", "permutation", "{train}"], "permutation needs --vali"),
     (["select", "--method", "l1_logistic", "--set", "tol=1e-7", "--set", "cv=[", "{train}"],
      "--set 'cv=[': not a YAML value"),
 ])

@@ -146,6 +146,10 @@ PLANTED_FLOORS = {
     "fsmsvm": ({"lambda1": 0.01, "lambda2": 0.001, "t_grid": [4, 8, 16]}, 0.9, 0.6),
     "fs_bfs": ({"k": 4, "max_candidates": 6, "max_size": 3}, 0.9, 0.6),
     "fenchelrank": ({}, 0.9, 0.6), "sparse_ranksvm": ({}, 0.9, 0.6),
+    "lambdamart_gain": ({"ranker_params": {"n_estimators": 100}}, 0.9, 0.6),
+    "lambdamart_shap": ({"ranker_params": {"n_estimators": 100}}, 0.9, 0.6),
+    "permutation": ({"ranker_params": {"n_estimators": 100}, "n_repeats": 2}, 0.9, 0.6),
+    "lambdamart_rfe": ({"ranker_params": {"n_estimators": 100}, "step": 0.2}, 0.9, 0.6),
     "random": ({}, 0.0, 0.0),  # chance: 16/30 on average; the table shows it for comparison
     # diversity first (Gigli et al.; mRMR): after the most relevant feature they prefer features
     # unlike the picks, and the pure-noise features are unlike everything (measured: P@8 0.625,

@@ -249,7 +249,7 @@ NEED_VALI = sorted(name for name, cls in SELECTORS.items() if cls().needs_valida
 
 def test_the_methods_that_need_validation_data():
     assert NEED_VALI == ["fenchelrank", "fs_ed", "fsmrank", "fsmsvm", "gas", "gas_e", "gas_l", "greedy_rankrls",
-                         "sparse_ranksvm"]
+                         "lambdamart_gain", "lambdamart_rfe", "lambdamart_shap", "permutation", "sparse_ranksvm"]
 
 
 @pytest.mark.parametrize("name", NEED_VALI)

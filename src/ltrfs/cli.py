@@ -124,7 +124,8 @@ def _needs_vali(selector, name: str) -> None:
     """A one-line error when the method, as set, chooses on validation data and --vali is missing."""
     need = selector.needs_validation()
     if need is not None:
-        instead = " ".join(f"--set {key}={value}" for key, value in need[1].items())
+        instead = " ".join(f"--set {key}={value}" if isinstance(value, (str, int, float)) else
+                           f"--set '{key}={json.dumps(value)}'" for key, value in need[1].items())  # YAML flow
         raise ValueError(f"{name} needs --vali" + (f" (or {instead})" if instead else ""))
 
 

@@ -14,9 +14,12 @@ from ltrfs.selection.greedy_rankrls import GreedyRankRLS
 from ltrfs.selection.hcas import HCAS
 from ltrfs.selection.importance import ImportanceTopK
 from ltrfs.selection.l1_logistic import L1Logistic
+from ltrfs.selection.lambdamart_importance import LambdaMARTGain, LambdaMARTShap
+from ltrfs.selection.lambdamart_rfe import LambdaMARTRFE
 from ltrfs.selection.mrmr import MRMR
 from ltrfs.selection.ngas import NGAS
 from ltrfs.selection.ordinal_cr import OrdinalCR
+from ltrfs.selection.permutation import PermutationImportance
 from ltrfs.selection.random_k import RandomK
 from ltrfs.selection.sparse_ranksvm import SparseRankSVMSelector
 from ltrfs.selection.svm_rfe import SVMRFE
@@ -27,7 +30,8 @@ from ltrfs.util import build_estimator
 SELECTORS: dict[str, type[Selector]] = {cls.name: cls for cls in (
     WAF, RandomK, ImportanceTopK, FSED, GAS, GASE, GASL, InformationGain, ChiSquare, PearsonTopK,
     L1Logistic, SVMRFE, OrdinalCR, RFImportance, GBMImportance, GreedyRankRLS, FSMRankSelector, FSMSVM, FSBFS,
-    NGAS, XGAS, HCAS, MRMR, FenchelRankSelector, SparseRankSVMSelector)}
+    NGAS, XGAS, HCAS, MRMR, FenchelRankSelector, SparseRankSVMSelector,
+    LambdaMARTGain, LambdaMARTShap, PermutationImportance, LambdaMARTRFE)}
 
 
 def make_selector(name: str, **params) -> Selector:
