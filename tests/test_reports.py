@@ -64,7 +64,7 @@ def test_own_ranker_needs_a_method_with_a_model(fold, tmp_path):
 def test_methods_with_own_predictions_are_the_statistical_ones_and_the_embedded_models():
     assert {name for name in SELECTORS if has_own_predictions(name)} == {
         "l1_logistic", "svm_rfe", "ordinal_cr", "rf_importance", "gbm_importance", "greedy_rankrls", "fsmrank",
-        "fsmsvm", "lambdamart_rfe"}
+        "fsmsvm", "lambdamart_rfe", "fenchelrank", "sparse_ranksvm"}
 
 
 def test_importance_figure_writes_the_fold_mean(tmp_path):
