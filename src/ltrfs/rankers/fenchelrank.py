@@ -17,15 +17,18 @@ from __future__ import annotations
 
 import time
 
+from ltrfs.docstrings import fill_doc
 from ltrfs.params import Real
 from ltrfs.rankers.base import LinearScores, Ranker
 from ltrfs.rankers.fsmrank import raw_model
-from ltrfs.rankers.sparse_pairwise import SOLVER_PARAMETERS, l1_ball_solve, scaled_loss, unconstrained_radius
+from ltrfs.rankers.sparse_pairwise import (SOLVER_PARAMETERS, SPARSE_DOC, l1_ball_solve, scaled_loss,
+                                           unconstrained_radius)
 
 #: radius_ratio grid of the ranker (the paper gives none)
 RADIUS_GRID = (0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
 
 
+@fill_doc(**SPARSE_DOC)
 class FenchelRank(LinearScores, Ranker):
     """FenchelRank: pairwise squared hinge under ``||w||_1 <= radius_ratio * r_max``.
 
@@ -39,10 +42,7 @@ class FenchelRank(LinearScores, Ranker):
         unconstrained solve).
     tol : float >= 0, default 1e-4
         Stop when the gradient mapping's largest entry is at most tol x ||grad f(0)||_inf.
-    scale : {"minmax", "none"}, default "minmax"
-        Features scaled to [0, 1] on the training rows first, or not.
-    n_jobs : int >= 1, default 1
-        BLAS threads.
+    %(sparse_scale_parameters)s
 
     Attributes
     ----------

@@ -60,6 +60,32 @@ from ltrfs.rankers.fsmrank import _matvec, _rmatvec
 from ltrfs.rankers.ranksvm import count_pairs, label_levels
 from ltrfs.rankers.ranksvm_primal import squared_hinge_pairs
 
+#: docstring text the sparse rankers and selectors share (``ltrfs.docstrings.fill_doc``)
+SPARSE_DOC = {
+    "sparse_scale_parameters": """
+scale : {"minmax", "none"}, default "minmax"
+    Features scaled to [0, 1] on the training rows first, or not.
+n_jobs : int >= 1, default 1
+    BLAS threads.
+""",
+    "sparse_vali_parameters": """
+convention : str, default "letor4"
+    Metric convention of the vali metric.
+ties : {"expected", "file_order"}, default "expected"
+    How the vali metric ranks tied scores.
+""",
+    "sparse_reweight_parameters": """
+n_reweight : int >= 1, default 5
+    Most reweighted-l1 rounds (concave penalties; l1 needs one).
+eps : float > 0, default 0.1
+    Smoothing of log and lp.
+gamma : float > 1, default 3.0
+    MCP's concavity.
+p : float in (0, 1), default 0.5
+    The lp exponent.
+""",
+}
+
 PENALTIES = ("l1", "log", "mcp", "lp")
 SCALES = ("minmax", "none")
 #: default number of path points and the ratio of the last to the first penalty (first to last radius)

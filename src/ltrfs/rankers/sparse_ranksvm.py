@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import time
 
+from ltrfs.docstrings import fill_doc
 from ltrfs.params import Integer, Options, Real
 from ltrfs.rankers.base import LinearScores, Ranker
 from ltrfs.rankers.fsmrank import raw_model
-from ltrfs.rankers.sparse_pairwise import PENALTIES, SOLVER_PARAMETERS, lambda_max, reweighted_l1_solve, scaled_loss
+from ltrfs.rankers.sparse_pairwise import (PENALTIES, SOLVER_PARAMETERS, SPARSE_DOC, lambda_max, reweighted_l1_solve,
+                                           scaled_loss)
 
 #: lambda_ratio grid of the ranker (the paper's grid is not available here)
 LAMBDA_GRID = (0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.002, 0.001)
@@ -36,6 +38,7 @@ PENALTY_PARAMETERS = {
 }
 
 
+@fill_doc(**SPARSE_DOC)
 class SparseRankSVM(LinearScores, Ranker):
     """Sparse RankSVM: pairwise squared hinge plus ``lambda sum_j g(|w_j|)``, ``lambda = lambda_ratio * lambda_max``.
 
@@ -45,22 +48,12 @@ class SparseRankSVM(LinearScores, Ranker):
         lambda as a fraction of ``lambda_max = ||grad f(0)||_inf`` (1: every weight 0).
     penalty : {"l1", "log", "mcp", "lp"}, default "l1"
         g: l1, log ``eps log(1 + t/eps)``, MCP (concavity gamma) or lp ``(eps/p)((1 + t/eps)^p - 1)``.
-    n_reweight : int >= 1, default 5
-        Most reweighted-l1 rounds (concave penalties; l1 needs one).
-    eps : float > 0, default 0.1
-        Smoothing of log and lp.
-    gamma : float > 1, default 3.0
-        MCP's concavity.
-    p : float in (0, 1), default 0.5
-        The lp exponent.
+    %(sparse_reweight_parameters)s
     max_iter : int >= 1, default 500
         Most proximal-gradient iterations per round.
     tol : float >= 0, default 1e-4
         Stop a round when the gradient mapping's largest entry is at most tol x ||grad f(0)||_inf.
-    scale : {"minmax", "none"}, default "minmax"
-        Features scaled to [0, 1] on the training rows first, or not.
-    n_jobs : int >= 1, default 1
-        BLAS threads.
+    %(sparse_scale_parameters)s
 
     Attributes
     ----------

@@ -14,10 +14,12 @@ available here).
 """
 from __future__ import annotations
 
-from ltrfs.rankers.sparse_pairwise import l1_ball_path, path_grid, unconstrained_radius
+from ltrfs.docstrings import fill_doc
+from ltrfs.rankers.sparse_pairwise import SPARSE_DOC, l1_ball_path, path_grid, unconstrained_radius
 from ltrfs.selection.sparse_path import MIN_RATIO, N_POINTS, PATH_PARAMETERS, SparsePathSelector
 
 
+@fill_doc(**SPARSE_DOC)
 class FenchelRankSelector(SparsePathSelector):
     """FenchelRank (selector ``fenchelrank``): features by entry along a path of l1-ball radii.
 
@@ -29,18 +31,12 @@ class FenchelRankSelector(SparsePathSelector):
         The smallest radius as a fraction of ``r_max``.
     vali_metric : str, default "map"
         Vali metric choosing the path point (the own model; ties: the smaller radius).
-    convention : str, default "letor4"
-        Metric convention of the vali metric.
-    ties : {"expected", "file_order"}, default "expected"
-        How the vali metric ranks tied scores.
+    %(sparse_vali_parameters)s
     max_iter : int >= 1, default 500
         Most iterations per radius (and of the unconstrained solve giving ``r_max``).
     tol : float >= 0, default 1e-4
         Stop a solve when the gradient mapping's largest entry is at most tol x ||grad f(0)||_inf.
-    scale : {"minmax", "none"}, default "minmax"
-        Features scaled to [0, 1] on the training rows first, or not.
-    n_jobs : int >= 1, default 1
-        BLAS threads.
+    %(sparse_scale_parameters)s
 
     Attributes
     ----------

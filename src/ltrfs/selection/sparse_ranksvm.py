@@ -11,11 +11,13 @@ method's own model.
 """
 from __future__ import annotations
 
-from ltrfs.rankers.sparse_pairwise import lambda_max, path_grid, penalty_path
+from ltrfs.docstrings import fill_doc
+from ltrfs.rankers.sparse_pairwise import SPARSE_DOC, lambda_max, path_grid, penalty_path
 from ltrfs.rankers.sparse_ranksvm import PENALTY_PARAMETERS
 from ltrfs.selection.sparse_path import MIN_RATIO, N_POINTS, PATH_PARAMETERS, SparsePathSelector
 
 
+@fill_doc(**SPARSE_DOC)
 class SparseRankSVMSelector(SparsePathSelector):
     """Sparse RankSVM (selector ``sparse_ranksvm``): features by entry along a lambda path.
 
@@ -27,28 +29,15 @@ class SparseRankSVMSelector(SparsePathSelector):
         Lambdas on the path (log-spaced, from lambda_max down).
     min_ratio : float in (0, 1), default 1e-3
         The smallest lambda as a fraction of lambda_max.
-    n_reweight : int >= 1, default 5
-        Most reweighted-l1 rounds per point (concave penalties).
-    eps : float > 0, default 0.1
-        Smoothing of log and lp.
-    gamma : float > 1, default 3.0
-        MCP's concavity.
-    p : float in (0, 1), default 0.5
-        The lp exponent.
+    %(sparse_reweight_parameters)s
     vali_metric : str, default "map"
         Vali metric choosing the path point (the own model; ties: the larger lambda).
-    convention : str, default "letor4"
-        Metric convention of the vali metric.
-    ties : {"expected", "file_order"}, default "expected"
-        How the vali metric ranks tied scores.
+    %(sparse_vali_parameters)s
     max_iter : int >= 1, default 500
         Most proximal-gradient iterations per round.
     tol : float >= 0, default 1e-4
         Stop a round when the gradient mapping's largest entry is at most tol x ||grad f(0)||_inf.
-    scale : {"minmax", "none"}, default "minmax"
-        Features scaled to [0, 1] on the training rows first, or not.
-    n_jobs : int >= 1, default 1
-        BLAS threads.
+    %(sparse_scale_parameters)s
 
     Attributes
     ----------
