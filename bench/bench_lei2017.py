@@ -31,7 +31,10 @@ job count, CPU-hours and largest job. ``--reference MSLR-WEB30K-standin-0.05`` n
 fraction run here (a registry entry of the same shape): it is extrapolated as well, the full
 size's ratio to it is printed, and ``--measured`` then holds the reference run's
 ``benchmarks/`` (its measured CPU time beside the extrapolation, and their ratio). ``--keep DIR``
-keeps the two runs; a kept folder is reused, so only what is missing runs.
+keeps the two runs; a kept folder is reused, so only what is missing runs. Another config's
+experiment: ``--configfile config/leaderboard.yaml --experiment leaderboard_mslr --dataset
+MSLR-WEB30K-standin --scale 200 --reference MSLR-WEB30K-standin-0.005`` (the leaderboard's MSLR
+part, docs/leaderboard.md).
 
 Run: ``python bench/bench_lei2017.py [--scale 10] [--cores 2] [--measured .../benchmarks ...]``
 (about 10 minutes at the default scale on 2 cores).
@@ -52,12 +55,13 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 DATASET = "MSLR-WEB10K-standin"
 EXPERIMENT = "lei2017_full"
+CONFIGFILE = REPO / "config/papers/lei2017.yaml"
 GOAL_MINUTES, GOAL_MEMORY_GIB = 60.0, 8.0
 TRAIN_BATCH = True  # the workflow's default; --per-ranker: one train job per ranker
 
 
 def run(workdir: Path, n_queries: int, cores: int, experiment: str = EXPERIMENT,
-        dataset: str = DATASET) -> tuple[float, pd.DataFrame]:
+        dataset: str = DATASET, configfile: Path = CONFIGFILE) -> tuple[float, pd.DataFrame]:
     """Run ``experiment`` on the stand-in ``dataset`` shrunk to ``n_queries`` queries; (wall
     seconds, jobs)."""
     registry = yaml.safe_load((REPO / "config/datasets.yaml").read_text())
@@ -73,7 +77,7 @@ def run(workdir: Path, n_queries: int, cores: int, experiment: str = EXPERIMENT,
     (workdir / "overlay.yaml").write_text(yaml.safe_dump(overlay))
     start = time.perf_counter()
     result = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(workdir),
-                             "--configfile", str(REPO / "config/config.yaml"), str(REPO / "config/papers/lei2017.yaml"),
+                             "--configfile", str(REPO / "config/config.yaml"), str(configfile),
                              str(workdir / "overlay.yaml"), "--cores", str(cores)], capture_output=True, text=True)
     wall = time.perf_counter() - start
     if result.returncode != 0:
@@ -169,7 +173,8 @@ def print_size(label: str, n_queries: int, est: dict, cores: int) -> None:
 def arguments() -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--experiment", default=EXPERIMENT, help="an experiment of config/papers/lei2017.yaml")
+    parser.add_argument("--configfile", type=Path, default=CONFIGFILE, help="the config holding --experiment")
+    parser.add_argument("--experiment", default=EXPERIMENT, help="an experiment of --configfile")
     parser.add_argument("--dataset", default=DATASET, help="the generated stand-in it runs on (its full size)")
     parser.add_argument("--reference", help="a registry stand-in of a fraction of --dataset (e.g. "
                                             "MSLR-WEB30K-standin-0.05): extrapolated too, and the full size's "
@@ -194,8 +199,10 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         root = args.keep or Path(tmp)
         small_q, smaller_q = full_queries // args.scale, full_queries // (2 * args.scale)
-        wall_small2, smaller = run(root / f"q{smaller_q}", smaller_q, args.cores, args.experiment, args.dataset)
-        wall_small, small = run(root / f"q{small_q}", small_q, args.cores, args.experiment, args.dataset)
+        wall_small2, smaller = run(root / f"q{smaller_q}", smaller_q, args.cores, args.experiment, args.dataset,
+                                   args.configfile)
+        wall_small, small = run(root / f"q{small_q}", small_q, args.cores, args.experiment, args.dataset,
+                                args.configfile)
     jobs = small.merge(smaller, on=["job", "rule"], suffixes=("", "_half"))
     floor = float(jobs.seconds.min())
     variable, variable_half = np.maximum(jobs.seconds - floor, 0.01), np.maximum(jobs.seconds_half - floor, 0.01)
