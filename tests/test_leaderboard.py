@@ -108,6 +108,30 @@ def test_pooled_experiments_leave_out_the_method_missing_most_blocks():
     assert list(pooled.columns) == ["a", "b", "c"] and len(pooled) == 3
 
 
+def test_a_method_that_cannot_reach_the_larger_k_costs_its_row_not_the_blocks():
+    """FS-BFS builds 12-14 groups on OHSUMED and MQ2008: no value at k = 20 and 30. Leaving it out
+    keeps 3 complete blocks instead of 1; it stays in the board without ranks, with the blocks
+    it missed."""
+    table = long_table([("D", m, "svm", k, v, np.nan)
+                        for m, vals in {"a": (0.5, 0.6, 0.7), "b": (0.4, 0.5, 0.8), "c": (0.3, 0.2, 0.1)}.items()
+                        for k, v in zip(("10", "20", "30"), vals)] + [("D", "fs_bfs", "svm", "10", 0.9, np.nan)])
+    assert len(lb.block_scores(table)) == 1
+    scores = lb.block_scores(table, drop_sparse=True)
+    assert list(scores.columns) == ["a", "b", "c"] and len(scores) == 3
+    frame, stats_ = lb.board(table, ("NDCG@10",), drop_sparse=True)
+    assert stats_["NDCG@10"]["blocks"] == 3
+    assert frame.method.tolist() == ["a", "b", "c", "fs_bfs"]  # ranks by k: a 1, 1, 2; b 2, 2, 1; c 3, 3, 3
+    assert np.isnan(frame["rank_NDCG@10"].iloc[-1])
+    assert np.allclose(frame["rank_NDCG@10"].iloc[:3], [4 / 3, 5 / 3, 3.0])
+    assert dict(zip(frame.method, frame.missing_blocks)) == {"a": 0, "b": 0, "c": 0, "fs_bfs": 2}
+    # complete blocks first: b and c miss one k each, so both leave and a and d keep all four blocks
+    ks = ("10", "20", "30", "40")
+    two = long_table([("D", m, "svm", k, 0.1 * i + 0.01 * j, np.nan) for i, m in enumerate("abcd")
+                      for j, k in enumerate(ks) if (m, k) not in {("b", "30"), ("c", "20")}])
+    scores = lb.block_scores(two, drop_sparse=True)
+    assert list(scores.columns) == ["a", "d"] and len(scores) == 4
+
+
 def test_all_experiments_board_only_when_two_experiments_have_one(tmp_path):
     def table(name, methods):
         rows = [("D", "waf", "svm", "46", 0.5, np.nan, 0.4, 5)]

@@ -53,8 +53,10 @@ def block_scores(tables: pd.DataFrame, metric: str = "NDCG@10", *, exclude_metho
     exclude_rankers : sequence of str, default ()
         Rankers left out (the methods' own models).
     drop_sparse : bool, default False
-        When experiments with different methods are pooled: the method missing from the most
-        blocks is left out, again and again, until at least 2 complete blocks remain.
+        Leave out the method missing from the most blocks, again and again, while that makes
+        more blocks complete or fewer than 2 are: a method that cannot reach some k (FS-BFS
+        builds fewer groups than k) or that only some pooled experiments run then costs its own
+        row, not every block it misses (``missing_blocks`` says how many it missed).
 
     Returns
     -------
@@ -65,9 +67,22 @@ def block_scores(tables: pd.DataFrame, metric: str = "NDCG@10", *, exclude_metho
                   & ~tables.method.isin(list(exclude_methods)) & ~tables.ranker.isin(list(exclude_rankers))]
     rows = rows.assign(k=rows.k.astype(int)).drop_duplicates(BLOCK + ["method"])
     wide = rows.pivot(index=BLOCK, columns="method", values=metric)
-    while drop_sparse and wide.shape[1] > 2 and len(wide.dropna(axis=0, how="any")) < 2:
-        wide = wide.drop(columns=wide.isna().sum().idxmax())
+    complete = lambda frame: len(frame.dropna(axis=0, how="any"))  # noqa: E731
+    while drop_sparse and wide.shape[1] > 2 and wide.isna().any(axis=None):
+        fewer = wide.drop(columns=wide.isna().sum().idxmax())
+        if complete(wide) >= 2 and complete(fewer) <= complete(wide):
+            break
+        wide = fewer
     return wide.dropna(axis=0, how="any").sort_index()
+
+
+def missing_blocks(tables: pd.DataFrame, metric: str = "NDCG@10", *, exclude_methods=(), exclude_rankers=()) -> pd.Series:
+    """How many of the scope's blocks (dataset, ranker, k) each competing method has no value in
+    (``block_scores``'s rows before any is dropped); 0 for a method in every block."""
+    rows = tables[(tables.k.astype(str) != "vali") & (tables.ranker != REFERENCE_RANKER)
+                  & ~tables.method.isin(list(exclude_methods)) & ~tables.ranker.isin(list(exclude_rankers))]
+    rows = rows.assign(k=rows.k.astype(int)).drop_duplicates(BLOCK + ["method"])
+    return rows.pivot(index=BLOCK, columns="method", values=metric).isna().sum(axis=0)
 
 
 def mean_ranks(scores: pd.DataFrame) -> pd.Series:
@@ -397,6 +412,10 @@ def board(tables: pd.DataFrame, metrics=("NDCG@10", "MAP"), *, baselines=("waf",
     if frame is None:
         return pd.DataFrame(), stats_
     frame = frame.sort_values(frame.columns[0], kind="stable")
+    missing = missing_blocks(tables, metrics[0], exclude_methods=baselines, exclude_rankers=own)
+    left_out = [m for m in missing.index if m not in frame.index]  # rows without ranks, last
+    frame = pd.concat([frame, pd.DataFrame(index=pd.Index(left_out))]) if left_out else frame
+    frame["missing_blocks"] = missing.reindex(frame.index).fillna(0).astype(int)
     frame.index.name = "method"
     return frame.reset_index(), stats_
 
@@ -444,8 +463,7 @@ def markdown(result: pd.DataFrame, small: pd.DataFrame, metrics, *, alpha: float
     for scope, part in result.groupby("scope", sort=False):
         head = [f"## {'All experiments together' if scope == 'all' else 'Experiment ' + scope}", ""]
         if scope == "all":
-            head += ["The methods that share enough (dataset x ranker x k) blocks across the experiments "
-                     "(the one missing from the most blocks is left out until complete blocks remain).", ""]
+            head += ["Every experiment's blocks (dataset x ranker x k) together.", ""]
         notes = []
         for metric in metrics:
             col = f"blocks_{metric}"
@@ -461,6 +479,9 @@ def markdown(result: pd.DataFrame, small: pd.DataFrame, metrics, *, alpha: float
         names |= {"jaccard": "Jaccard", "kuncheva": "Kuncheva", "select_cpu_s": "select CPU s", "select_peak_mb": "peak MB",
                   "planted_precision": "planted precision"}
         table = part[cols].copy()
+        unranked = part[part[f"rank_{metrics[0]}"].isna()] if f"rank_{metrics[0]}" in part else part.iloc[:0]
+        for col in [c for c in table.columns if c.startswith(("rank_", "mean_"))]:
+            table[col] = ["not ranked" if v != v else f"{v:.3f}" for v in part[col]]
         why = _no_stability(part)
         for col in ("jaccard", "kuncheva"):  # say why a cell has no value
             table[col] = [reason if v != v else f"{v:.3f}" for reason, v in zip(why, part[col])]
@@ -475,7 +496,12 @@ def markdown(result: pd.DataFrame, small: pd.DataFrame, metrics, *, alpha: float
                  "baseline and the methods' own models are not ranked."
                  + (" Planted precision: the share of the top k that carries signal in the generated data "
                     "(informative or redundant features, not noise; mean over k, folds and datasets)."
-                    if "planted_precision" in cols else ""), ""]
+                    if "planted_precision" in cols else "")
+                 + (" Not ranked: " + ", ".join(f"{r.method} (no value in {r.missing_blocks} blocks)"
+                                                for r in unranked.itertuples())
+                    + "; a method is left out where that completes more blocks than it misses (FS-BFS "
+                      "builds fewer groups than the larger k), its other columns stay."
+                    if len(unranked) else ""), ""]
         lines += head
     if not small.empty:
         cols = ["experiment", "dataset", "method", "ranker", "metric", "k", "value", "p_vs_waf", "waf", "k_max"]

@@ -81,7 +81,7 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
     for scope, part in [*scopes.items(), ("all", long)]:
         if scope == "all" and len(boards) < 2:  # "all" is worth a board when two experiments have one
             break
-        frame, stats_ = board(part, metrics, baselines=baselines, own=own, alpha=alpha, drop_sparse=scope == "all")
+        frame, stats_ = board(part, metrics, baselines=baselines, own=own, alpha=alpha, drop_sparse=True)
         if frame.empty:
             continue
         diagrams[scope] = []
