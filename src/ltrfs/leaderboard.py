@@ -77,8 +77,19 @@ def block_scores(tables: pd.DataFrame, metric: str = "NDCG@10", *, exclude_metho
 
 
 def missing_blocks(tables: pd.DataFrame, metric: str = "NDCG@10", *, exclude_methods=(), exclude_rankers=()) -> pd.Series:
-    """How many of the scope's blocks (dataset, ranker, k) each competing method has no value in
-    (``block_scores``'s rows before any is dropped); 0 for a method in every block."""
+    """How many of the scope's blocks (dataset, ranker, k) each competing method has no value in.
+
+    Parameters
+    ----------
+    tables, metric, exclude_methods, exclude_rankers
+        As ``block_scores``.
+
+    Returns
+    -------
+    pandas.Series
+        Method -> the number of blocks (``block_scores``'s rows before any method is left out)
+        without its value; 0 for a method in every block.
+    """
     rows = tables[(tables.k.astype(str) != "vali") & (tables.ranker != REFERENCE_RANKER)
                   & ~tables.method.isin(list(exclude_methods)) & ~tables.ranker.isin(list(exclude_rankers))]
     rows = rows.assign(k=rows.k.astype(int)).drop_duplicates(BLOCK + ["method"])
