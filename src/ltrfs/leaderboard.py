@@ -63,10 +63,7 @@ def block_scores(tables: pd.DataFrame, metric: str = "NDCG@10", *, exclude_metho
     pandas.DataFrame
         Index (dataset, ranker, k), one column per method.
     """
-    rows = tables[(tables.k.astype(str) != "vali") & (tables.ranker != REFERENCE_RANKER)
-                  & ~tables.method.isin(list(exclude_methods)) & ~tables.ranker.isin(list(exclude_rankers))]
-    rows = rows.assign(k=rows.k.astype(int)).drop_duplicates(BLOCK + ["method"])
-    wide = rows.pivot(index=BLOCK, columns="method", values=metric)
+    wide = _blocks(tables, metric, exclude_methods, exclude_rankers)
     complete = lambda frame: len(frame.dropna(axis=0, how="any"))  # noqa: E731
     while drop_sparse and wide.shape[1] > 2 and wide.isna().any(axis=None):
         fewer = wide.drop(columns=wide.isna().sum().idxmax())
@@ -90,10 +87,16 @@ def missing_blocks(tables: pd.DataFrame, metric: str = "NDCG@10", *, exclude_met
         Method -> the number of blocks (``block_scores``'s rows before any method is left out)
         without its value; 0 for a method in every block.
     """
+    return _blocks(tables, metric, exclude_methods, exclude_rankers).isna().sum(axis=0)
+
+
+def _blocks(tables: pd.DataFrame, metric: str, exclude_methods, exclude_rankers) -> pd.DataFrame:
+    """The (blocks x methods) matrix of ``metric`` with its gaps (``block_scores``'s parameters):
+    numbered k only, no reference rows, a (dataset, method, ranker, k) once."""
     rows = tables[(tables.k.astype(str) != "vali") & (tables.ranker != REFERENCE_RANKER)
                   & ~tables.method.isin(list(exclude_methods)) & ~tables.ranker.isin(list(exclude_rankers))]
     rows = rows.assign(k=rows.k.astype(int)).drop_duplicates(BLOCK + ["method"])
-    return rows.pivot(index=BLOCK, columns="method", values=metric).isna().sum(axis=0)
+    return rows.pivot(index=BLOCK, columns="method", values=metric)
 
 
 def mean_ranks(scores: pd.DataFrame) -> pd.Series:
