@@ -12,7 +12,11 @@ is a floor ``a`` (starting Python and importing: the cheapest job's time at the 
 plus a part that grows with the data, extrapolated with the exponent its own two measurements
 give: ``t_full = a + v * s ** b``, ``v = t - a``, ``b = log2(v / v_half)`` clipped to [1, 2] (no
 job is assumed to scale better than linearly). Peak memory is extrapolated on the straight line
-through the two measurements (memory grows with the rows held).
+through the two measurements (memory grows with the rows held). The model misses what changes
+with the size: FS-ED's divergence scorer is exact (quadratic) at small sizes and binned
+(linear) at large ones, LambdaMART's early stopping may keep more trees on more data, and at
+small sizes a job's memory is mostly the libraries'; docs/leaderboard.md checks it against
+full-size jobs.
 
 Printed: per job, measured seconds at both sizes, the exponent and the extrapolated seconds and
 peak memory; then the extrapolated full-size CPU time and two wall-time figures on N cores: the
