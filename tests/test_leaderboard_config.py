@@ -96,7 +96,7 @@ def test_the_full_size_overlay_swaps_the_stand_ins_for_the_archives():
     full = yaml.safe_load((REPO / "config/leaderboard_full.yaml").read_text())
     e = full["experiments"]
     assert e["leaderboard_yahoo"]["datasets"] == ["Yahoo-set2"]
-    assert e["leaderboard_mslr"] == {**e["leaderboard_mslr"], "datasets": ["MSLR-WEB30K"], "folds": [1, 2, 3, 4, 5]}
+    assert e["leaderboard_mslr"]["datasets"] == ["MSLR-WEB30K"] and e["leaderboard_mslr"]["folds"] == [1, 2, 3, 4, 5]
     assert e["leaderboard_istella"]["methods"] == CONFIG["experiments"]["leaderboard_mq2008"]["methods"]
     assert sorted(e["leaderboard_istella"]["k"]) == [5, 10, 20, 30, 110]
     assert full["results_dir"] not in (CONFIG["results_dir"], "results")

@@ -443,6 +443,12 @@ def n_folds_text(long: pd.DataFrame) -> str:
     return f"{folds[0]} fold{'s' * (folds[0] > 1)}" if len(folds) == 1 else f"{folds[0]} to {folds[-1]} folds"
 
 
+def _cells(values: pd.Series, why) -> list[str]:
+    """A Markdown column: each value to 3 decimals, and ``why`` (one string, or one per row)
+    where it has none."""
+    return [f"{v:.3f}" if v == v else reason for v, reason in zip(values, np.broadcast_to(why, len(values)))]
+
+
 def _no_stability(part: pd.DataFrame) -> np.ndarray:
     """Per leaderboard row, why it has no stability value: one fold (no pair of folds to
     compare), or no k below the number of features (a top-k set of every feature is the same set)."""
@@ -495,10 +501,9 @@ def markdown(result: pd.DataFrame, small: pd.DataFrame, metrics, *, alpha: float
         table = part[cols].copy()
         unranked = part[part[f"rank_{metrics[0]}"].isna()] if f"rank_{metrics[0]}" in part else part.iloc[:0]
         for col in [c for c in table.columns if c.startswith(("rank_", "mean_"))]:
-            table[col] = ["not ranked" if v != v else f"{v:.3f}" for v in part[col]]
-        why = _no_stability(part)
-        for col in ("jaccard", "kuncheva"):  # say why a cell has no value
-            table[col] = [reason if v != v else f"{v:.3f}" for reason, v in zip(why, part[col])]
+            table[col] = _cells(part[col], "not ranked")
+        for col in ("jaccard", "kuncheva"):
+            table[col] = _cells(part[col], _no_stability(part))
         table = table.rename(columns=names)
         head.append(table.to_markdown(index=False, floatfmt=".3f"))
         head += ["", f"Rank: mean rank over blocks (dataset x ranker x k) by the test metric averaged over the "
