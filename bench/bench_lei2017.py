@@ -15,8 +15,9 @@ job is assumed to scale better than linearly). Peak memory is extrapolated on th
 through the two measurements (memory grows with the rows held). The model misses what changes
 with the size: FS-ED's divergence scorer is exact (quadratic) at small sizes and binned
 (linear) at large ones, LambdaMART's early stopping may keep more trees on more data, and at
-small sizes a job's memory is mostly the libraries'; docs/leaderboard.md checks it against
-full-size jobs.
+small sizes a job's memory is mostly the libraries', and where a job's time is mostly its fixed
+cost at both sizes (a train job at a few hundred queries) the exponent follows the noise;
+docs/leaderboard.md checks it against full-size jobs.
 
 Printed: per job, measured seconds at both sizes, the exponent and the extrapolated seconds and
 peak memory; then the extrapolated full-size CPU time and two wall-time figures on N cores: the
@@ -35,7 +36,8 @@ job count, CPU-hours and largest job. ``--reference MSLR-WEB30K-standin-0.05`` n
 fraction run here (a registry entry of the same shape): it is extrapolated as well, the full
 size's ratio to it is printed, and ``--measured`` then holds the reference run's
 ``benchmarks/`` (its measured CPU time beside the extrapolation, and their ratio). ``--keep DIR``
-keeps the two runs; a kept folder is reused, so only what is missing runs. Another config's
+keeps the two runs; a kept folder is reused, so only what is missing runs (from the same
+checkout: the registry copy names its feature-name files by absolute path). Another config's
 experiment: ``--configfile config/leaderboard.yaml --experiment leaderboard_mslr --dataset
 MSLR-WEB30K-standin --scale 200 --reference MSLR-WEB30K-standin-0.005`` (the leaderboard's MSLR
 part, docs/leaderboard.md).
