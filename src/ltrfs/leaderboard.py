@@ -502,8 +502,9 @@ def markdown(result: pd.DataFrame, small: pd.DataFrame, metrics, *, alpha: float
         unranked = part[part[f"rank_{metrics[0]}"].isna()] if f"rank_{metrics[0]}" in part else part.iloc[:0]
         for col in [c for c in table.columns if c.startswith(("rank_", "mean_"))]:
             table[col] = _cells(part[col], "not ranked")
+        why = _no_stability(part)
         for col in ("jaccard", "kuncheva"):
-            table[col] = _cells(part[col], _no_stability(part))
+            table[col] = _cells(part[col], why)
         table = table.rename(columns=names)
         head.append(table.to_markdown(index=False, floatfmt=".3f"))
         head += ["", f"Rank: mean rank over blocks (dataset x ranker x k) by the test metric averaged over the "
