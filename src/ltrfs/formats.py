@@ -19,6 +19,7 @@ anyone; only a model with no code-free form is a pickle signed with the user's k
 from __future__ import annotations
 
 import json
+import math
 import zipfile
 from pathlib import Path
 
@@ -381,6 +382,17 @@ SELECTOR_FORMAT = 1
 RETRAIN = "write it again with this ltrfs (the workflow rebuilds it when you delete it)"
 
 
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a number a model holds")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:40]} is not a finite number")
+    return value
+
+
 def _read_model_file(path, what: str, kind: str, pickle_format: int, trust: bool):
     """(``"json"``, document) for a code-free file of ``kind``, (``"pickle"``, object) for a signed
     pickle of ``pickle_format``."""
@@ -393,9 +405,11 @@ def _read_model_file(path, what: str, kind: str, pickle_format: int, trust: bool
     if raw.lstrip()[:1] != b"{":
         raise DataError(f"{path}: not an ltrfs {what} file (neither JSON nor a signed pickle); {RETRAIN}")
     try:
-        doc = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        doc = json.loads(raw.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite_float)
+    except (UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError, a number not finite or too long
         raise DataError(f"{path}: damaged {what} file (not JSON: {_first_line(exc)}); {RETRAIN}") from None
+    except RecursionError:
+        raise DataError(f"{path}: damaged {what} file (JSON nested too deeply); {RETRAIN}") from None
     if not isinstance(doc, dict) or doc.get("format") != kind:
         raise DataError(f"{path}: not an ltrfs {what} file (no \"format\": \"{kind}\"); {RETRAIN}")
     if doc.get("version") != CODE_FREE_VERSION:
@@ -453,9 +467,25 @@ def load_selector(path, method: str, trust: bool = False):
     if form == "pickle":
         return obj["selector"]
     try:
-        return estimator_from_state(obj["selector"], Selector)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        selector = estimator_from_state(obj["selector"], Selector)
+        if hasattr(selector, "predict_scores"):
+            _probe(selector.predict_scores, selector.n_features_in_)
+        return selector
+    except _DAMAGE as exc:
         raise DataError(f"{path}: damaged selector file ({_damage(exc)}); {RETRAIN}") from None
+
+
+def _probe(score, width: int) -> None:
+    """Score two rows (zeros, ones) with a model just read: a model whose parts passed their own
+    checks but do not fit together fails here, while its file can still be named, not later."""
+    scores = np.asarray(score(np.stack([np.zeros(width, np.float32), np.ones(width, np.float32)])))
+    if scores.shape != (2,) or not np.isfinite(scores).all():
+        raise ValueError("its model gives scores that are not one finite number a row")
+
+
+#: what reading a hand-edited state can raise (a key missing, a value of the wrong type or size,
+#: nesting too deep); each becomes one line naming the file
+_DAMAGE = (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError, RecursionError)
 
 
 def _damage(exc: Exception) -> str:
@@ -477,6 +507,8 @@ def _model_document(record: dict) -> dict:
 
 def _model_record(doc: dict) -> dict:
     """The model record of ``_model_document``, its parts checked against each other."""
+    if not isinstance(doc, dict):
+        raise ValueError("not a JSON object")
     d = doc["n_features"]
     if isinstance(d, bool) or not isinstance(d, int) or d < 1:
         raise ValueError(f"n_features {d!r} is not a positive integer")
@@ -486,6 +518,8 @@ def _model_record(doc: dict) -> dict:
     features = np.asarray(ids, dtype=np.int64) - 1
     if features.min() < 0 or features.max() >= d:
         raise ValueError(f"a feature id is outside 1..{d}")
+    if len(np.unique(features)) != len(features):
+        raise ValueError("features repeats a feature id")
     projection = doc["projection"]
     width = len(features)
     if projection is not None:
@@ -493,10 +527,14 @@ def _model_record(doc: dict) -> dict:
         if projection.ndim != 2 or projection.shape[0] != len(features):
             raise ValueError(f"projection of shape {list(projection.shape)} for {len(features)} features")
         width = projection.shape[1]
-    estimator = estimator_from_state(doc["model"])
+    from ltrfs.rankers.base import Ranker  # imported on use, as in load_selector
+    from ltrfs.selection.base import OwnPredictions
+
+    estimator = estimator_from_state(doc["model"], (Ranker, OwnPredictions))
     fitted = getattr(estimator, "n_features_in_", None)
     if fitted != width:
         raise ValueError(f"the {doc['ranker']} model takes {fitted} features, the record gives it {width}")
+    _probe(estimator.predict, width)
     return {"ranker": doc["ranker"], "n_features": d, "features": features, "projection": projection,
             "params": doc["params"], "estimator": estimator}
 
@@ -561,8 +599,8 @@ def load_models(path, trust: bool = False) -> dict:
     for key, doc in models.items():
         try:
             out[int(key)] = _model_record(doc)
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-            raise DataError(f"{path}: damaged model file (model {key}: {_damage(exc)}); {RETRAIN}") from None
+        except _DAMAGE as exc:
+            raise DataError(f"{path}: damaged model file (model {str(key)[:40]}: {_damage(exc)}); {RETRAIN}") from None
     return out
 
 

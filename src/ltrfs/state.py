@@ -30,12 +30,18 @@ import base64
 
 import numpy as np
 
+from ltrfs import boosters
 
 __all__ = ["NoCodeFreeForm", "BASE64_FROM", "encode", "decode", "estimator_state", "estimator_from_state",
            "TreeEnsemble"]
 
 #: arrays of at least this many elements are written as base64 bytes rather than a list
 BASE64_FROM = 4096
+#: the most elements an array of a model file may declare (a bound on memory before reading it)
+MAX_ELEMENTS = 1 << 31
+#: the dtypes an array may have
+_DTYPES = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+           "float16", "float32", "float64"}
 
 
 class NoCodeFreeForm(TypeError):
@@ -59,17 +65,28 @@ def _encode_array(value: np.ndarray, scalar: bool = False) -> dict:
 
 
 def _decode_array(value: dict) -> np.ndarray:
+    if value.get("dtype") not in _DTYPES:
+        raise ValueError(f"array dtype {str(value.get('dtype'))[:40]!r} is not a number type")
     dtype = np.dtype(value["dtype"])
-    if dtype.kind not in "biuf":
-        raise ValueError(f"array dtype {value['dtype']!r} is not a number type")
-    shape = tuple(int(n) for n in value["shape"])
+    shape = value.get("shape")
+    if (not isinstance(shape, list) or len(shape) > 32
+            or not all(type(n) is int and 0 <= n <= MAX_ELEMENTS for n in shape)
+            or int(np.prod(shape, dtype=object)) > MAX_ELEMENTS):
+        raise ValueError(f"array shape {str(shape)[:40]} is not a list of sizes (at most {MAX_ELEMENTS} elements)")
     if "base64" in value:
+        if not isinstance(value["base64"], str):
+            raise ValueError("array bytes are not base64 text")
         arr = np.frombuffer(base64.b64decode(value["base64"], validate=True), dtype=dtype.newbyteorder("<"))
         arr = arr.astype(dtype)
     else:
-        arr = np.asarray(value["data"], dtype=dtype)
+        data = value["data"]
+        if not isinstance(data, list) or not all(type(v) in (int, float, bool) for v in data):
+            raise ValueError("array data is not a flat list of numbers")
+        arr = np.asarray(data, dtype=dtype)
     if arr.ndim != 1 or arr.size != int(np.prod(shape, dtype=np.int64)):
         raise ValueError(f"array of shape {list(shape)} holds {arr.size} values")
+    if dtype.kind == "f" and not np.isfinite(arr).all():
+        raise ValueError("an array holds a number that is not finite")
     arr = arr.reshape(shape)
     return arr[()] if value.get("scalar") else arr
 
@@ -151,12 +168,23 @@ def decode(value):
     if kind == "xgboost":
         import xgboost as xgb  # heavy (~1.2 s): only models of XGBoost pay for it
 
-        return xgb.Booster(model_file=bytearray(value["model"].encode("utf-8")))
+        model, _, _ = boosters.xgboost_model(value["model"])  # checked before XGBoost reads it
+        return _native(lambda: xgb.Booster(model_file=model), "XGBoost")
     if kind == "lightgbm":
         from ltrfs.rankers.lambdamart import _import_lightgbm
 
-        return _import_lightgbm().Booster(model_str=value["model"])
-    raise ValueError(f"unknown value type {kind!r}")
+        model, _, _ = boosters.lightgbm_model(value["model"])  # checked before LightGBM reads it
+        return _native(lambda: _import_lightgbm().Booster(model_str=model), "LightGBM")
+    raise ValueError(f"unknown value type {str(kind)[:40]!r}")
+
+
+def _native(load, library: str):
+    """A library's loader on a checked model; whatever it still refuses, as one ValueError."""
+    try:
+        return load()
+    except Exception as exc:  # noqa: BLE001 - XGBoostError, LightGBMError: the library's word, one line
+        text = str(exc).strip().splitlines()
+        raise ValueError(f"{library} refused the booster ({text[-1][:200] if text else type(exc).__name__})") from None
 
 
 def _hashable(key):
@@ -209,7 +237,7 @@ def estimator_state(estimator) -> dict:
             "attributes": {a: encode(getattr(estimator, a)) for a in names if hasattr(estimator, a)}}
 
 
-def estimator_from_state(state: dict, expected: type | None = None):
+def estimator_from_state(state: dict, expected: type | tuple | None = None):
     """The estimator of ``estimator_state`` (or ``TreeEnsemble.to_state``), scoring bitwise as
     the one written.
 
@@ -217,8 +245,8 @@ def estimator_from_state(state: dict, expected: type | None = None):
     ----------
     state : dict
         As written.
-    expected : type or None, default None
-        The class (or a base) the estimator must be; a ValueError otherwise.
+    expected : type, tuple of types or None, default None
+        The class (or a base, or one of several) the estimator must be; a ValueError otherwise.
 
     Returns
     -------
@@ -230,9 +258,12 @@ def estimator_from_state(state: dict, expected: type | None = None):
     ValueError
         One line: an unknown class, a parameter it does not take, a missing attribute.
     """
+    if not isinstance(state, dict):
+        raise ValueError("an estimator's state is not a JSON object")
     estimator = _from_state(state)
     if expected is not None and not isinstance(estimator, expected):
-        raise ValueError(f"the state holds a {type(estimator).__name__}, not a {expected.__name__}")
+        wanted = " or ".join(t.__name__ for t in (expected if isinstance(expected, tuple) else (expected,)))
+        raise ValueError(f"the state holds a {type(estimator).__name__}, not a {wanted}")
     return estimator
 
 
@@ -340,20 +371,33 @@ class TreeEnsemble:
 
     @classmethod
     def from_state(cls, state: dict) -> "TreeEnsemble":
-        """The ensemble of ``to_state``; a ValueError for inconsistent arrays."""
+        """The ensemble of ``to_state``, checked: a ValueError unless every tree is a tree
+        (``ltrfs.boosters.check_tree``: no cycle, every child id in range), every split on a
+        feature below ``n_features``, all arrays of a tree as long and every number finite."""
+        d = state["n_features"]
+        if type(d) is not int or not 1 <= d <= boosters.MAX_FEATURES:
+            raise ValueError(f"forest: n_features {str(d)[:40]} is not a positive integer")
+        if not isinstance(state["trees"], list) or not state["trees"]:
+            raise ValueError("forest: no trees")
         trees = []
         for i, tree in enumerate(state["trees"]):
             t = {key: decode(tree[key]) for key in ("left", "right", "feature", "threshold", "value")}
+            if not all(isinstance(a, np.ndarray) for a in t.values()) or t["value"].ndim != 2 \
+                    or any(t[key].ndim != 1 for key in ("left", "right", "feature", "threshold")) \
+                    or any(t[key].dtype.kind not in "iu" for key in ("left", "right", "feature")):
+                raise ValueError(f"forest tree {i}: not the arrays of a tree")
             n = len(t["left"])
-            if any(len(t[key]) != n for key in t) or t["value"].ndim != 2:
+            if any(len(t[key]) != n for key in t) or (i and t["value"].shape[1] != trees[0]["value"].shape[1]):
                 raise ValueError(f"forest tree {i}: arrays of different lengths")
+            boosters.check_tree(t["left"], t["right"], f"forest tree {i}")
             inner = t["left"] >= 0
-            bad = ((t["left"][inner] >= n).any() or (t["right"][inner] < 0).any() or (t["right"][inner] >= n).any()
-                   or (t["feature"][inner] < 0).any() or (t["feature"][inner] >= int(state["n_features"])).any())
-            if bad:
-                raise ValueError(f"forest tree {i}: a child or feature id out of range")
+            if (t["feature"][inner] < 0).any() or (t["feature"][inner] >= d).any():
+                raise ValueError(f"forest tree {i}: a split on a feature outside 0..{d - 1}")
             trees.append(t)
-        return cls(trees, state["n_features"], decode(state["classes"]))
+        classes = decode(state["classes"])
+        if classes is not None and (not isinstance(classes, np.ndarray) or classes.shape != (trees[0]["value"].shape[1],)):
+            raise ValueError("forest: classes do not match the leaves' class fractions")
+        return cls(trees, d, classes)
 
     def _leaf_values(self, X: np.ndarray, tree: dict) -> np.ndarray:
         left, right, feature, threshold = tree["left"], tree["right"], tree["feature"], tree["threshold"]

@@ -30,6 +30,7 @@ import time
 
 import numpy as np
 
+from ltrfs import boosters
 from ltrfs.checks import check_fit_inputs, check_validation_split, check_X
 from ltrfs.docstrings import fill_doc
 from ltrfs.params import Integer, Mapping, Options, Real
@@ -225,6 +226,14 @@ class LambdaMART(Ranker):
         log.debug("LambdaMART (LightGBM): %d rounds grown, best iteration %d (vali ndcg@10 %s), %.2f s",
                   booster.current_iteration(), best, self.best_score_, self.seconds_)
         return self
+
+    def check_state(self) -> None:
+        """A one-line ValueError unless ``booster_`` (read back from a file) is a booster of the
+        backend for ``n_features_in_`` features with a tree ``best_iteration_``."""
+        n_trees = boosters.check_booster(self.booster_, self.backend, self.n_features_in_, self.name)
+        best = self.best_iteration_
+        if type(best) is not int or not 0 <= best < n_trees:
+            raise ValueError(f"{self.name}: best_iteration_ {str(best)[:40]} is outside 0..{n_trees - 1}")
 
     def predict(self, X) -> np.ndarray:
         """Scores from the trees 0..best_iteration_.

@@ -32,6 +32,7 @@ import time
 
 import numpy as np
 
+from ltrfs import boosters
 from ltrfs.checks import check_fit_inputs, check_validation_split, check_X
 from ltrfs.docstrings import fill_doc
 from ltrfs.metrics import TIES
@@ -223,6 +224,11 @@ class MART(Ranker):
                   n_rounds, best, self.metric, self.best_score_, self.seconds_)
         return self
 
+    def check_state(self) -> None:
+        """A one-line ValueError unless ``booster_`` (read back from a file) is an XGBoost booster
+        for ``n_features_in_`` features."""
+        boosters.check_booster(self.booster_, "xgboost", self.n_features_in_, self.name)
+
     def predict(self, X) -> np.ndarray:
         """Scores from the trees 0..best_iteration_.
 
@@ -344,6 +350,14 @@ class RandomForest(Ranker):
         self.seconds_ = time.perf_counter() - start
         log.debug("random_forest: %d trees on %d rows, %.2f s", kwargs["n_estimators"], X.shape[0], self.seconds_)
         return self
+
+    def check_state(self) -> None:
+        """A one-line ValueError unless ``model_`` (read back from a file) is a forest
+        (``ltrfs.state.TreeEnsemble``) of ``n_features_in_`` features and one output."""
+        model = self.model_
+        if type(model).__name__ != "TreeEnsemble" or model.n_features_in_ != self.n_features_in_ \
+                or model.classes_ is not None:
+            raise ValueError(f"{self.name}: model_ is not a regression forest of {self.n_features_in_} features")
 
     def predict(self, X) -> np.ndarray:
         """Scores: the mean of the trees' predictions.

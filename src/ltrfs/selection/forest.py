@@ -293,6 +293,16 @@ class RFImportance(Selector):
             self.chosen_.update({"n_features": self.curve_[best][0], "cv_error": self.curve_[best][1],
                                  "curve": [list(point) for point in self.curve_]})
 
+    def check_state(self) -> None:
+        """The selector's checks, and ``forest_`` (read back from a file) a classifier forest
+        (``ltrfs.state.TreeEnsemble``) of ``n_features_in_`` features whose classes are ``classes_``."""
+        super().check_state()
+        forest = self.forest_
+        if type(forest).__name__ != "TreeEnsemble" or forest.n_features_in_ != self.n_features_in_ \
+                or forest.classes_ is None or not np.array_equal(forest.classes_, self.classes_):
+            raise ValueError(f"{self.name}: forest_ is not a classifier forest of {self.n_features_in_} features "
+                             "and the classes of classes_")
+
     def predict_scores(self, X) -> np.ndarray:
         """The expected label ``sum_r classes_[r] P(r | x)`` of the forest on all features.
 
