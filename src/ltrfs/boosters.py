@@ -86,14 +86,14 @@ def _int(value, what: str, low: int = 0, high: int | None = None) -> int:
 
 
 def _ints(values, n: int, what: str, low: int, high: int) -> np.ndarray:
+    """A JSON list of ``n`` integers in ``low..high``, as int64."""
     if not isinstance(values, list) or len(values) != n:
         raise ValueError(f"{what}: not a list of {n} integers")
     if not all(type(v) is int for v in values):
         raise ValueError(f"{what}: not a list of integers")
-    arr = np.asarray(values, dtype=object)
-    if n and (min(values) < low or max(values) > high):
+    if n and (min(values) < low or max(values) > high):  # before numpy: a huge int overflows int64
         raise ValueError(f"{what}: a value outside {low}..{high}")
-    return arr.astype(np.int64)
+    return np.asarray(values, dtype=np.int64)
 
 
 def _floats(values, n: int, what: str) -> None:
@@ -195,15 +195,17 @@ def xgboost_model(text) -> tuple[bytearray, int, int]:
     n_features = _int(param.get("num_feature"), "num_feature", 1, MAX_FEATURES)
     if _int(param.get("num_class", 0), "num_class") > 1 or _int(param.get("num_target", 1), "num_target", 1) != 1:
         raise ValueError("a model of several outputs (num_class or num_target above 1)")
-    base = param.get("base_score")
-    if not isinstance(base, str) or not re.fullmatch(r"\[?[-+0-9.eE]{1,40}\]?", base) \
-            or not _NUMBER.fullmatch(base.strip("[]")) or not abs(float(base.strip("[]"))) <= _FLOAT32_MAX:
+    base = param.get("base_score")  # "5E-1", or "[5E-1]" since XGBoost 3
+    number = base[1:-1] if isinstance(base, str) and base[:1] == "[" and base[-1:] == "]" else base
+    if not isinstance(number, str) or not _NUMBER.fullmatch(number) or not abs(float(number)) <= _FLOAT32_MAX:
         raise ValueError(f"base_score {str(base)[:40]!r} is not a finite number")
     for key in ("feature_names", "feature_types"):
         names = learner.get(key, [])
-        if not isinstance(names, list) or len(names) not in (0, n_features) or not all(isinstance(s, str) for s in names):
+        if not isinstance(names, list) or len(names) not in (0, n_features) \
+                or not all(isinstance(name, str) for name in names):
             raise ValueError(f"{key}: not a list of {n_features} strings")
-    if not all(isinstance(k, str) and isinstance(v, str) for k, v in _dict(learner.get("attributes", {}), "attributes").items()):
+    attributes = _dict(learner.get("attributes", {}), "attributes")
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in attributes.items()):
         raise ValueError("attributes: not a mapping of strings")
     booster = _dict(learner.get("gradient_booster"), "gradient_booster")
     if booster.get("name") != "gbtree":
