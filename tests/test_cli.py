@@ -66,7 +66,7 @@ def test_train_with_explicit_features_and_per_query_eval(files, tmp_path, capsys
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["select", "--method", "gasx", "{train}"], "unknown method 'gasx'; valid: chi, fenchelrank, fs_bfs, fs_ed, fsmrank, fsmsvm, gas, gas_e"),
+    (["select", "--method", "gasx", "{train}"], "unknown method 'gasx' (did you mean 'gas'?); valid: chi, fenchelrank, fs_bfs, fs_ed, fsmrank, fsmsvm, gas, gas_e"),
     (["train", "--ranker", "svm", "{train}", "--out", "{tmp}/m"], "unknown ranker 'svm'"),
     (["train", "--ranker", "ranksvm", "{train}", "--features", "2,9", "--out", "{tmp}/m"],
      "--features: feature id 9 is outside 1..6"),
@@ -276,7 +276,7 @@ def test_params_lists_each_parameter_with_its_default_allowed_values_and_meaning
     # the meaning is the first sentence of the parameter's docstring entry
     assert parameter_help(RANKERS["lambdamart"])["min_child_weight"] == "minimum hessian sum in a leaf"
     code, _, err = run(capsys, "params", "svm")
-    assert code == 2 and err.startswith("ltrfs: error: unknown method or ranker 'svm'; valid: adarank_map")
+    assert code == 2 and err.startswith("ltrfs: error: unknown method or ranker 'svm' (did you mean 'svmmap'?); valid: adarank_map")
 
 
 @pytest.mark.parametrize("argv", [

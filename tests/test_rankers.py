@@ -357,9 +357,9 @@ def test_registry_and_make_ranker_messages():
     assert LambdaMART.default_grid == {}
     model = make_ranker("lambdamart", n_estimators=7, n_jobs=2)
     assert (model.n_estimators, model.n_jobs, model.learning_rate) == (7, 2, 0.1)
-    with pytest.raises(ValueError, match=r"unknown ranker 'svm'; valid: adarank_map, adarank_ndcg, coord_ascent, "):
+    with pytest.raises(ValueError, match=r"unknown ranker 'svm' \(did you mean 'svmmap'\?\); valid: adarank_map, adarank_ndcg, coord_ascent, "):
         make_ranker("svm")
-    with pytest.raises(ValueError, match=r"ranker 'ranksvm' has no parameter 'c'; valid: C, epsilon"):
+    with pytest.raises(ValueError, match=r"ranker 'ranksvm' has no parameter 'c' \(did you mean 'C'\?\); valid: C, epsilon"):
         make_ranker("ranksvm", c=1.0)
 
 

@@ -76,8 +76,8 @@ def test_support_rejects_k_outside_range():
 
 
 @pytest.mark.parametrize("name, params, message", [
-    ("gasx", {}, r"unknown method 'gasx'; valid: " + re.escape(", ".join(sorted(SELECTORS)))),
-    ("importance", {"metrc": "map"}, r"method 'importance' has no parameter 'metrc'; valid: metric, orientation, convention"),
+    ("gasx", {}, r"unknown method 'gasx' \(did you mean 'gas'\?\); valid: " + re.escape(", ".join(sorted(SELECTORS)))),
+    ("importance", {"metrc": "map"}, r"method 'importance' has no parameter 'metrc' \(did you mean 'metric'\?\); valid: metric, orientation, convention"),
 ])
 def test_make_selector_errors(name, params, message):
     with pytest.raises(ValueError, match=message):

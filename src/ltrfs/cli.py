@@ -36,7 +36,7 @@ from ltrfs.pipeline.select import fit_selector
 from ltrfs.pipeline.train import fit_best
 from ltrfs.rankers import RANKERS, checked_grid
 from ltrfs.selection import SELECTORS, make_selector
-from ltrfs.util import error_line, parse_assignments, write_json, write_text
+from ltrfs.util import error_line, parse_assignments, unknown_name, write_json, write_text
 
 #: docstring text written once for the docstrings below (``ltrfs.docstrings``)
 _DOC = {
@@ -299,7 +299,7 @@ def cmd_params(args) -> int:
     found = [(kind, table[args.name]) for kind, table in (("method", SELECTORS), ("ranker", RANKERS))
              if args.name in table]
     if not found:
-        raise ValueError(f"unknown method or ranker {args.name!r}; valid: {', '.join(sorted({*SELECTORS, *RANKERS}))}")
+        raise ValueError(unknown_name("method or ranker", args.name, {*SELECTORS, *RANKERS}))
     for kind, cls in found:
         defaults = {name: p.default for name, p in inspect.signature(cls.__init__).parameters.items()
                     if name != "self"}

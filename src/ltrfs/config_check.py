@@ -19,7 +19,7 @@ from ltrfs.formats import column_name
 from ltrfs.rankers import RANKERS, checked_grid
 from ltrfs.scoring import CHUNKED
 from ltrfs.selection import SELECTORS, make_selector
-from ltrfs.util import with_numbers
+from ltrfs.util import unknown_name, with_numbers
 
 __all__ = ["check", "k_notices"]
 
@@ -86,7 +86,7 @@ def _read_numbers(config: dict) -> None:
 
 
 def _unknown(what: str, name: str, where: str, valid) -> ConfigError:
-    return ConfigError(f"config {where}: unknown {what} {name!r}; valid: {', '.join(sorted(valid))}")
+    return ConfigError(f"config {where}: " + unknown_name(what, name, valid))
 
 
 def _without_owner(error: Exception, algorithm: str) -> str:

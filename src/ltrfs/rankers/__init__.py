@@ -48,7 +48,7 @@ from ltrfs.rankers.sparse_ranksvm import SparseRankSVM
 from ltrfs.rankers.svmmap import SVMMAP
 from ltrfs.rankers.trees import MART, RandomForest
 from ltrfs.tuning import checked_points, grid_points
-from ltrfs.util import build_estimator
+from ltrfs.util import build_estimator, unknown_name
 
 RANKERS: dict[str, type[Ranker]] = {cls.name: cls for cls in (
     RankSVM, RankSVMPrimal, RankBoost, RankNet, LambdaMART, MART, CoordinateAscent, AdaRankNDCG,
@@ -86,7 +86,7 @@ def make_ranker(name: str, **params) -> Ranker:
 def ranker_class(algorithm: str) -> type[Ranker]:
     """``RANKERS[algorithm]``; a one-line ValueError naming the valid ones otherwise."""
     if algorithm not in RANKERS:
-        raise ValueError(f"unknown ranker {algorithm!r}; valid: {', '.join(sorted(RANKERS))}")
+        raise ValueError(unknown_name("ranker", algorithm, RANKERS))
     return RANKERS[algorithm]
 
 
