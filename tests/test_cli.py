@@ -151,14 +151,34 @@ def test_predict_pads_sparse_files_to_the_model_width(files, tmp_path, capsys):
     sparse.write_text("".join(f"{y} qid:{q} " + " ".join(f"{j + 1}:{x[j]:.9g}" for j in range(5)) + "\n"
                               for y, q, x in zip(dense.y, dense.qid, dense.X)))
     code, out, err = run(capsys, "predict", model, sparse)
-    assert code == 0, err
+    assert code == 0
+    assert err == (f"ltrfs: warning: {sparse}: its largest feature id is 5, the model reads 6 features: features "
+                   "6..6 are read as 0 (a sparse file may leave out zeros; --strict-width makes this an error)\n")
     dense.X[:, 5] = 0
     want = dense.X.astype(np.float64) @ load_models(model)[6]["estimator"].coef_
     np.testing.assert_allclose(np.array(out.split(), dtype=float), want, rtol=1e-6, atol=1e-9)
+    code, out, err = run(capsys, "predict", "--strict-width", model, sparse)
+    assert code == 2 and out == "" and err == (f"ltrfs: error: {sparse}: its largest feature id is 5, the model "
+                                               "reads 6 features: features 6..6 are read as 0 (--strict-width)\n")
+    code, out, err = run(capsys, "predict", "--strict-width", model, files["vali"])  # the full width: silent
+    assert code == 0 and err == "" and len(out.splitlines()) == len(dense.y)
+    wide = tmp_path / "wide.txt"
+    wide.write_text("0 qid:1 1:0.5 9:1\n")
+    code, _, err = run(capsys, "predict", model, wide)
+    assert code == 2 and err == f"ltrfs: error: {wide}: feature ids up to 9, but the model reads 6 features\n"
+
+
+def test_predict_with_its_arguments_swapped_says_so(files, tmp_path, capsys):
+    model = tmp_path / "m.model"
+    run(capsys, "train", "--ranker", "ranksvm", "--set", "C=0.1", files["train"], "--out", model)
+    code, _, err = run(capsys, "predict", files["vali"], model)
+    assert code == 2 and err == (f"ltrfs: error: {files['vali']} is a data file, not a model file: the model comes "
+                                 "first (ltrfs predict MODEL DATA)\n")
 
 
 @pytest.mark.parametrize("make_file, argv, message", [
-    (lambda p: p.write_text("1 qid:1 1:0.5\n"), ["predict", "{f}", "{train}"], "not an ltrfs model file"),
+    (lambda p: p.write_text("1 qid:1 1:0.5\n"), ["predict", "{f}", "{train}"], "is a data file, not a model file"),
+    (lambda p: p.write_text("hello\n"), ["predict", "{f}", "{train}"], "not an ltrfs model file"),
     (lambda p: p.write_text("1 qid:1 1:0.5\n"), ["train", "--ranker", "ranksvm", "{train}", "--selection", "{f}",
                                                   "--k", "2", "--out", "{tmp}/m"], "not a selection file"),
     (lambda p: p.write_text("{}"), ["train", "--ranker", "ranksvm", "{train}", "--selection", "{f}",
@@ -360,14 +380,46 @@ def test_select_k_writes_subsets_and_a_ranklib_feature_file(files, tmp_path, cap
     assert code == 0 and out == "1\n2\n3\n4\n5\n6\n"  # WAF keeps every feature
 
 
+def test_ranklib_feature_files_round_trip_into_train(files, tmp_path, capsys):
+    """RankLib habits: 'select --k 2,4 --format ranklib --out f.txt' writes f.k2.txt and f.k4.txt,
+    and 'train --features f.k4.txt' trains the model that '--features <the same ids>' trains."""
+    out = tmp_path / "features.txt"
+    code, _, err = run(capsys, "select", "--method", "importance", files["train"], "--k", "2,4", "--format", "ranklib",
+                       "--out", out)
+    assert code == 0 and "wrote the 4 features of k=4 to" in err, err
+    assert not out.exists()
+    ids = {k: [int(line) for line in (tmp_path / f"features.k{k}.txt").read_text().split()] for k in (2, 4)}
+    assert set(ids[2]) == {2, 5} and set(ids[2]) < set(ids[4]) and len(ids[4]) == 4
+    scores = {}
+    for how, value in (("file", tmp_path / "features.k4.txt"), ("list", ",".join(map(str, ids[4])))):
+        model = tmp_path / f"{how}.model"
+        code, _, err = run(capsys, "train", "--ranker", "ranksvm", "--set", "C=1", files["train"], "--features", value,
+                           "--out", model)
+        assert code == 0, err
+        code, scores[how], err = run(capsys, "predict", model, files["vali"])
+        assert code == 0, err
+    assert scores["file"] == scores["list"] and len(scores["file"].splitlines()) > 10
+    # RankLib's own files may carry comments and a second field; a bad line names the file and line
+    handmade = tmp_path / "handmade.txt"
+    handmade.write_text("# my features\n\n2\tBM25\n5\n")
+    code, _, err = run(capsys, "train", "--ranker", "ranksvm", "--set", "C=1", files["train"], "--features", handmade,
+                       "--out", tmp_path / "h.model")
+    assert code == 0 and "on 2 features" in err, err
+    handmade.write_text("2\nfive\n")
+    code, _, err = run(capsys, "train", "--ranker", "ranksvm", files["train"], "--features", handmade,
+                       "--out", tmp_path / "h.model")
+    assert code == 2 and err == (f"ltrfs: error: {handmade}: line 2: 'five' is not a feature id (a RankLib feature "
+                                 "file holds one id a line)\n")
+
+
 @pytest.mark.parametrize("argv, message", [
     (["select", "--method", "fs_bfs", "/no/such/train.txt", "--k", "2"],
      "fs_bfs: --k writes feature subsets, but fs_bfs projects: its k features are weighted sums of the data's "
      "features, not a subset (train on them with 'ltrfs train --selection FILE --k K')"),
     (["select", "--method", "importance", "/no/such/train.txt", "--k", "2,3", "--format", "ranklib"],
-     "--format ranklib writes the features of one subset: give one --k (got 2, 3)"),
+     "--format ranklib with 2 values of --k writes one file per k: give --out"),
     (["select", "--method", "importance", "/no/such/train.txt", "--format", "ranklib"],
-     "--format ranklib writes the features of one subset: give one --k"),
+     "--format ranklib writes the features of a subset: give --k (one file per k)"),
     (["select", "--method", "importance", "/no/such/train.txt", "--k", "5,x"],
      "--k expects whole numbers >= 1, as --k 5 or --k 5,10; got '5,x'"),
     (["select", "--method", "importance", "/no/such/train.txt", "--k", "0"],

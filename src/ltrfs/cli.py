@@ -16,9 +16,11 @@ are 1-based as in the data files.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import inspect
 import json
 import logging
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -142,9 +144,10 @@ def cmd_select(args) -> int:
     if not args.vali:
         _needs_vali(unfitted, args.method)
     ks = _ks(args.k)
-    if args.format == "ranklib" and len(ks) != 1:
-        raise ValueError("--format ranklib writes the features of one subset: give one --k"
-                         + (f" (got {', '.join(map(str, ks))})" if ks else ""))
+    if args.format == "ranklib" and not ks:
+        raise ValueError("--format ranklib writes the features of a subset: give --k (one file per k)")
+    if args.format == "ranklib" and len(ks) > 1 and not args.out:
+        raise ValueError(f"--format ranklib with {len(ks)} values of --k writes one file per k: give --out")
     if ks and SELECTORS[args.method].projects:
         raise ValueError(no_subsets(args.method))
     train = _read(args.train, args)
@@ -152,12 +155,16 @@ def cmd_select(args) -> int:
     vali = _read(args.vali, args, train.n_features) if args.vali else None
     selector = fit_selector(method, train, vali, seed=args.seed, convention=args.convention, ties=args.ties)
     record = selection_record(args.method, method, selector, ks=ks)
-    if args.format == "ranklib":  # RankLib's -feature file: one feature id a line
-        text = "".join(f"{f}\n" for f in record["subsets"][str(ks[0])])
-        if args.out:
-            write_text(args.out, text)
-        else:
-            sys.stdout.write(text)
+    if args.format == "ranklib":  # RankLib's -feature file: one feature id a line, one file per k
+        for k in ks:
+            text = "".join(f"{f}\n" for f in record["subsets"][str(k)])
+            if args.out:
+                path = ranklib_path(args.out, k) if len(ks) > 1 else args.out
+                write_text(path, text)
+                if len(ks) > 1:
+                    print(f"ltrfs: wrote the {k} features of k={k} to {path}", file=sys.stderr)
+            else:
+                sys.stdout.write(text)
     elif args.out:
         write_json(args.out, record)
     else:
@@ -166,15 +173,57 @@ def cmd_select(args) -> int:
     return 0
 
 
+def ranklib_path(out, k: int) -> Path:
+    """The feature file of subset size k when ``select --format ranklib`` writes several:
+    ``features.txt`` -> ``features.k5.txt`` (the suffix kept, ``.k5`` before it)."""
+    out = Path(out)
+    return out.with_name(f"{out.stem}.k{k}{out.suffix}")
+
+
+def feature_ids(value: str) -> list[int]:
+    """The 1-based feature ids of ``--features``: ``3,7,12``, or a RankLib feature file.
+
+    A RankLib ``-feature`` file (as ``ltrfs select --format ranklib`` writes) holds one id a line;
+    blank lines and lines starting with ``#`` are skipped, and a line's first field is the id
+    (RankLib's reader does the same).
+
+    Parameters
+    ----------
+    value : str
+        Comma-separated ids, or the path of a feature file.
+
+    Returns
+    -------
+    list of int
+        The ids, in the order given (not yet checked against the data's width).
+    """
+    if not re.fullmatch(r"[\d\s,]+", value) and Path(value).is_file():
+        ids = []
+        with open(value, encoding="utf-8", errors="replace") as handle:
+            for number, line in enumerate(handle, 1):
+                fields = line.split()
+                if not fields or fields[0].startswith("#"):
+                    continue
+                if not fields[0].isdigit():
+                    raise DataError(f"{value}: line {number}: {fields[0][:40]!r} is not a feature id "
+                                    "(a RankLib feature file holds one id a line)")
+                ids.append(int(fields[0]))
+        if not ids:
+            raise DataError(f"{value}: no feature ids (a RankLib feature file holds one id a line)")
+        return ids
+    try:
+        return [int(x) for x in value.split(",") if x.strip()]
+    except ValueError:
+        raise ValueError(f"--features expects comma-separated feature ids or a RankLib feature file, "
+                         f"got {value!r}") from None
+
+
 def _features(args, n_features: int, selection: dict | None) -> tuple[np.ndarray, np.ndarray | None]:
     """(features 0-based, projection or None) from --features or --selection/--k."""
     if args.features and selection is not None:
         raise ValueError("give either --features or --selection, not both")
     if args.features:
-        try:
-            ids = [int(x) for x in args.features.split(",") if x.strip()]
-        except ValueError:
-            raise ValueError(f"--features expects comma-separated feature ids, got {args.features!r}") from None
+        ids = feature_ids(args.features)
         bad = [i for i in ids if not 1 <= i <= n_features]
         if bad:
             raise ValueError(f"--features: feature id {bad[0]} is outside 1..{n_features}")
@@ -262,15 +311,56 @@ def cmd_predict(args) -> int:
 
     %(command_parameters)s
     """
-    models = load_models(args.model, trust=args.trust_model)
+    try:
+        models = load_models(args.model, trust=args.trust_model)
+    except DataError as exc:
+        if "not an ltrfs model file" in str(exc) and _looks_like_data(args.model):
+            raise DataError(f"{args.model} is a data file, not a model file: the model comes first "
+                            "(ltrfs predict MODEL DATA)") from None
+        raise
     if args.k is None and len(models) > 1:
         raise ValueError(f"{args.model} holds models for k in {sorted(models)}; choose one with --k")
     if args.k is not None and args.k not in models:
         raise ValueError(f"{args.model} has no model for k={args.k}; available: {', '.join(map(str, sorted(models)))}")
     model = models[args.k] if args.k is not None else next(iter(models.values()))
-    scores = predict(model, _read(args.data, args, model.get("n_features")))
+    scores = predict(model, _data_for_model(args, model["n_features"]))
     sys.stdout.write(_score_lines(scores))
     return 0
+
+
+def _looks_like_data(path) -> bool:
+    """Whether a file starts as LETOR/SVMlight text (a label, then ``qid:``) or is compressed data."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return False
+    if head[:2] == b"\x1f\x8b" or head[:3] == b"BZh" or head[:6] == b"\xfd7zXZ\x00":
+        return True
+    first = next((line for line in head.splitlines() if line.strip() and not line.lstrip().startswith(b"#")), b"")
+    return re.match(rb"\s*[-+]?\d+(\.\d*)?\s+qid:", first) is not None
+
+
+def _data_for_model(args, d: int):
+    """The data file of ``predict``, as wide as the model (``d`` features).
+
+    A text file is read as it is; ids above d are an error, and a largest id below d a warning
+    (sparse files may leave out zeros, so the missing columns are read as 0), an error with
+    ``--strict-width``. An ``.npz`` file or ``--n-features`` fixes the width as before."""
+    if str(args.data).endswith(".npz") or args.n_features:
+        return _read(args.data, args, d)
+    data = _read(args.data, args)
+    if data.n_features > d:
+        raise DataError(f"{args.data}: feature ids up to {data.n_features}, but the model reads {d} features")
+    if data.n_features < d:
+        what = (f"{args.data}: its largest feature id is {data.n_features}, the model reads {d} features: "
+                f"features {data.n_features + 1}..{d} are read as 0")
+        if args.strict_width:
+            raise DataError(f"{what} (--strict-width)")
+        logging.getLogger("ltrfs").warning(f"{what} (a sparse file may leave out zeros; --strict-width makes this "
+                                           "an error)")
+        data = dataclasses.replace(data, X=np.pad(data.X, ((0, 0), (0, d - data.n_features))))
+    return data
 
 
 @fill_doc(**_DOC)
@@ -365,8 +455,8 @@ def _add_select(sub) -> None:
     p.add_argument("--k", action="append", metavar="K",
                    help="also write the K-feature subset as subsets: {K: ids} (repeatable, or K1,K2,...)")
     p.add_argument("--format", choices=["json", "ranklib"], default="json",
-                   help="json: the selection record (default); ranklib: RankLib's -feature file of the one --k "
-                        "(one 1-based feature id a line)")
+                   help="json: the selection record (default); ranklib: RankLib's -feature file of each --k "
+                        "(one 1-based feature id a line; several k: one file each, --out f.txt -> f.k5.txt, f.k10.txt)")
     p.add_argument("--out", help="output file (default: standard output; missing folders are created)")
     _common_options(p)
     p.set_defaults(func=cmd_select)
@@ -390,7 +480,8 @@ def build_parser() -> argparse.ArgumentParser:
                                   "and its --metric")
     p.add_argument("--save-scores", metavar="FILE", help="write the --test file's scores, one a line (as 'ltrfs "
                                                          "predict')")
-    p.add_argument("--features", help="comma-separated 1-based feature ids")
+    p.add_argument("--features", help="comma-separated 1-based feature ids, or a RankLib feature file "
+                                      "(one id a line, as 'ltrfs select --format ranklib' writes)")
     p.add_argument("--selection", help="a selection JSON from 'ltrfs select'")
     p.add_argument("--k", type=int, help="number of features of --selection")
     p.add_argument("--out", required=True, help="model file: JSON that anyone can load without running code "
@@ -412,6 +503,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "only for files from a source you trust); JSON model files need no trust")
     p.add_argument("data", help="the file to score (LETOR/SVMlight text, optionally .gz, or an .npz of the workflow)")
     p.add_argument("--k", type=int, help="which model of a workflow model file")
+    p.add_argument("--strict-width", action="store_true",
+                   help="refuse a text file whose largest feature id is below the model's width (default: a "
+                        "warning, and the missing features read as 0, as a sparse file may leave out zeros)")
     _data_options(p)
     p.set_defaults(func=cmd_predict)
 
