@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from conftest import SHARED_DATA
@@ -100,3 +101,26 @@ def test_the_full_size_overlay_swaps_the_stand_ins_for_the_archives():
     assert e["leaderboard_istella"]["methods"] == CONFIG["experiments"]["leaderboard_mq2008"]["methods"]
     assert sorted(e["leaderboard_istella"]["k"]) == [5, 10, 20, 30, 110]
     assert full["results_dir"] not in (CONFIG["results_dir"], "results")
+
+
+def test_a_board_without_planted_features_plans_no_recovery_figure(tmp_path):
+    """A figure with nothing to show is neither drawn nor listed: the board of MQ2008 alone (no
+    generated data, no planted features) plans no planted_recovery.csv/.png; the default run's
+    board (generated data) plans both."""
+    if not (SHARED_DATA / "MQ2008.zip").exists():
+        pytest.skip(f"MQ2008.zip is not in {SHARED_DATA}: the MQ2008 board cannot be planned")
+
+    def leaderboard_outputs(*configfiles, run=()):
+        result = subprocess.run(
+            [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path), "-n",
+             "--configfile", str(REPO / "config/config.yaml"), *configfiles,
+             "--config", f"mirror={SHARED_DATA}", f"datasets_file={REPO / 'config/datasets.yaml'}", *run],
+            capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr[-3000:]
+        rule = result.stdout.split("rule leaderboard:", 1)[1]
+        return re.search(r"output: (.*)", rule)[1].split(", ")
+
+    mq2008 = leaderboard_outputs(str(REPO / "config/leaderboard.yaml"), run=["run=[leaderboard_mq2008]"])
+    assert any(p.endswith("/leaderboard.csv") for p in mq2008) and not any("planted_recovery" in p for p in mq2008)
+    demo = leaderboard_outputs()
+    assert {p.rsplit("/", 1)[1] for p in demo} >= {"planted_recovery.csv", "planted_recovery.png"}

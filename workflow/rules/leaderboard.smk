@@ -2,6 +2,19 @@
 # in the run's own folder results/leaderboard/{run_name}/ (LEADERBOARD).
 
 
+# the planted-feature recovery only where the run has generated data whose planted features are known:
+# a figure with nothing to show is neither drawn nor listed in the report
+PLANTED_OUTPUTS = (
+    {
+        "recovery": f"{LEADERBOARD}/planted_recovery.csv",
+        "recovery_png": report(f"{LEADERBOARD}/planted_recovery.png", caption="../report/planted_recovery.rst",
+                               category="Leaderboard", labels={"figure": "planted features found"}),
+    }
+    if PLAN.planted_datasets()
+    else {}
+)
+
+
 rule leaderboard:
     """Every selector of the run ranked per experiment and over all of them (Friedman, Nemenyi,
     critical-difference diagram), with its stability across folds, its selection cost and the
@@ -24,9 +37,7 @@ rule leaderboard:
         pareto=report(f"{LEADERBOARD}/accuracy_vs_cost.png", caption="../report/accuracy_vs_cost.rst",
                       category="Leaderboard", labels={"figure": "accuracy against cost"}),
         pareto_csv=f"{LEADERBOARD}/accuracy_vs_cost.csv",
-        recovery=f"{LEADERBOARD}/planted_recovery.csv",
-        recovery_png=report(f"{LEADERBOARD}/planted_recovery.png", caption="../report/planted_recovery.rst",
-                            category="Leaderboard", labels={"figure": "planted features found"}),
+        **PLANTED_OUTPUTS,
     params:  # small values only: Snakemake shows a changed param as the reason to rerun
         spec=PLAN.leaderboard_spec,
         truths=PLAN.planted_truths(),
