@@ -36,6 +36,7 @@ onstart:
 
 onsuccess:
     runlock.release()
+    print(PLAN.summary(), end="", file=sys.stderr)
 
 
 onerror:

@@ -75,8 +75,26 @@ def finished(tmp_path_factory):
     workdir = tmp_path_factory.mktemp("wf")
     tiny = {**CONFIG["experiments"]["tiny"], "compare": [["importance/ranksvm", "random/ranksvm"]]}
     write_config(workdir, {**CONFIG, "experiments": {"tiny": tiny}})
-    snakemake(workdir)
+    (workdir / "run.log").write_text(snakemake(workdir).stderr)
     return workdir
+
+
+def test_a_finished_run_ends_with_where_its_results_are(finished):
+    """The run's last words (before Snakemake's log path) say where the tables, figures and
+    leaderboard went, each a folder or file the run filled, and how to make the report."""
+    log = finished.joinpath("run.log").read_text().splitlines()
+    start = log.index("ltrfs: the run is complete; its results:")
+    block = [line for line in log[start + 1:] if line.startswith("ltrfs: ")]
+    assert len(block) == len(log[start + 1:start + 1 + len(block)])  # one block, nothing in between
+    named = [re.match(r"ltrfs: (\w+) +(\S+)", line).groups() for line in block]
+    order = ["tables", "figures", "leaderboard", "report"]
+    kinds = [what for what, _ in named]
+    assert set(kinds) == set(order) and kinds == sorted(kinds, key=order.index), block
+    for what, path in named[:-1]:
+        assert (finished / path).is_dir() and any((finished / path).iterdir()) if path.endswith("/") \
+            else (finished / path).is_file(), (what, path)
+    assert ("tables", "results/synthetic-tiny/tables/") in named
+    assert "snakemake --report report.html" in block[-1]
 
 
 def test_table_matches_runs_and_models(finished):

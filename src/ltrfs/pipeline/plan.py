@@ -7,6 +7,8 @@ chunked). ``Plan`` adds the targets of ``rule all``.
 """
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
 from ltrfs.pipeline.leaderboard import LeaderboardPlanning
 
 __all__ = ["Plan"]
@@ -22,3 +24,22 @@ class Plan(LeaderboardPlanning):
         for name, _, dataset in self.run_experiments():
             targets += self.table_targets(name, dataset) + self.figure_targets(name, dataset)
         return targets + [f"{self.leaderboard}/leaderboard.md", f"{self.leaderboard}/leaderboard.html"]
+
+    def summary(self) -> str:
+        """What a finished run tells at its end (``onsuccess``): the folders of its tables and
+        figures, its leaderboard, and how to make the report, one line each.
+
+        Returns
+        -------
+        str
+            Lines ``ltrfs: tables      results/synthetic/tables/`` and so on.
+        """
+        tables, figures = set(), set()
+        for name, _, dataset in self.run_experiments():
+            tables.update(str(PurePosixPath(p).parent) + "/" for p in self.table_targets(name, dataset))
+            figures.update(str(PurePosixPath(p).parent) + "/" for p in self.figure_targets(name, dataset))
+        lines = ([f"{'tables':12s}{folder}" for folder in sorted(tables)]
+                 + [f"{'figures':12s}{folder}" for folder in sorted(figures)]
+                 + [f"{'leaderboard':12s}{self.leaderboard}/leaderboard.md (and .html, .csv, figures beside it)",
+                    f"{'report':12s}snakemake --report report.html, with this run's --configfile options"])
+        return "".join(f"ltrfs: {line}\n" for line in ["the run is complete; its results:"] + lines)
