@@ -6,8 +6,8 @@ nor the run folder changes, and takes a headless Chromium screenshot of its firs
 with ``--view``, of the page a user reaches by clicking the given texts in turn (a category, a
 subcategory, then a result's row, whose eye button opens it): the report has no addresses for
 its pages, so the clicks are made by a small script added to a copy of the report. Chromium comes from the
-Debian package ``chromium``, installed here with apt-get when it is missing (root on Debian;
-otherwise the script says what to install and stops).
+Debian package ``chromium`` (``apt-get install chromium``); where it is missing, the script says so
+and stops, installing nothing itself.
 
 Run after ``snakemake --cores 2`` (the default run) in the same folder:
 ``python bench/report_screenshot.py [--workdir .] [--configfile ...] [--out docs/figures/report.png] [--report-dir DIR]``
@@ -55,15 +55,13 @@ window.addEventListener("load", () => {
 
 
 def chromium() -> str:
-    """The Chromium executable, installed with apt-get if needed."""
+    """The Chromium executable; when there is none, exit naming the package to install (a tool
+    a user runs says what is missing and installs nothing itself)."""
     for name in ("chromium", "chromium-browser", "google-chrome"):
         if shutil.which(name):
             return shutil.which(name)
-    if os.geteuid() != 0 or not shutil.which("apt-get"):
-        sys.exit("report_screenshot: no Chromium; install the Debian package 'chromium' (apt-get install chromium)")
-    subprocess.run(["apt-get", "update", "-qq"], check=True)
-    subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], check=True, stdout=subprocess.DEVNULL)
-    return shutil.which("chromium")
+    sys.exit("report_screenshot: no Chromium on PATH (chromium, chromium-browser or google-chrome); on Debian: "
+             "apt-get install chromium")
 
 
 def build_report(workdir: Path, configfiles, report: Path) -> None:

@@ -60,3 +60,12 @@ def test_report_dir_keeps_the_report_and_its_clicking_copy(script, monkeypatch, 
                  "--view", "Leaderboard"])
     assert sorted(p.name for p in keep.iterdir()) == ["report.html", "report_view.html"]
     assert '["Leaderboard"]' in (keep / "report_view.html").read_text()
+
+
+def test_without_chromium_it_names_the_package_and_installs_nothing(script, monkeypatch):
+    monkeypatch.setattr(script.shutil, "which", lambda name: None)
+    ran = []
+    monkeypatch.setattr(script.subprocess, "run", lambda *a, **k: ran.append(a))
+    with pytest.raises(SystemExit) as info:
+        script.chromium()
+    assert "apt-get install chromium" in str(info.value) and ran == []
