@@ -20,6 +20,7 @@ include: "workflow/rules/train.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/artefacts.smk"
 include: "workflow/rules/leaderboard.smk"
+include: "workflow/rules/environment.smk"
 
 
 rule all:
@@ -32,6 +33,8 @@ rule all:
 # power cut) does not block the next one: ltrfs.runlock
 onstart:
     runlock.claim()
+    if (_note := check_results_folder(RESULTS)) is not None:  # the library versions of the results folder
+        print(f"ltrfs: note: {_note}", file=sys.stderr)
 
 
 onsuccess:

@@ -97,6 +97,15 @@ def test_a_finished_run_ends_with_where_its_results_are(finished):
     assert "snakemake --report report.html" in block[-1]
 
 
+def test_the_results_folder_records_the_library_versions_that_made_it(finished):
+    from ltrfs.environment import library_versions
+
+    record = json.loads((finished / "results/versions.json").read_text())
+    assert record == {"made_with": library_versions(), "also_run_with": []}
+    page = (finished / "results/versions.html").read_text()
+    assert "Library versions" in page and f">{record['made_with']['numpy']}</td>" in page
+
+
 def test_table_matches_runs_and_models(finished):
     root = finished / "results/synthetic-tiny"
     table = pd.read_csv(root / "tables/tiny.csv", dtype={"k": str})

@@ -11,6 +11,7 @@ os.environ.update(
 )
 
 from ltrfs import artefacts, runlock
+from ltrfs.environment import check_results_folder, library_versions
 from ltrfs.config import ConfigError
 from ltrfs.config_check import check, k_notices
 from ltrfs.datasets.download import available

@@ -23,7 +23,8 @@ class Plan(LeaderboardPlanning):
         targets = []
         for name, _, dataset in self.run_experiments():
             targets += self.table_targets(name, dataset) + self.figure_targets(name, dataset)
-        return targets + [f"{self.leaderboard}/leaderboard.md", f"{self.leaderboard}/leaderboard.html"]
+        return targets + [f"{self.leaderboard}/leaderboard.md", f"{self.leaderboard}/leaderboard.html",
+                          f"{self.results}/versions.html"]
 
     def summary(self) -> str:
         """What a finished run tells at its end (``onsuccess``): the folders of its tables and

@@ -1,0 +1,71 @@
+"""The pinned environment: envs/requirements.lock pins every dependency of pyproject.toml (its
+extras too) at a version its specifier allows, with hashes, and envs/ltrfs.yaml (--use-conda)
+pins the same versions. CI installs from the lock (.ci/run), so the lock is installed on every run."""
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _pins(lines) -> dict:
+    """name -> (version, number of hashes) of requirement lines ``name==version --hash=...``."""
+    out = {}
+    for line in lines:
+        m = re.match(r"([A-Za-z0-9_.-]+)==(\S+)", line)
+        if m:
+            out[canonicalize_name(m[1])] = (m[2], line.count("--hash=sha256:"))
+    return out
+
+
+def _lock() -> dict:
+    text = (REPO / "envs/requirements.lock").read_text().replace("\\\n", " ")
+    return _pins(text.splitlines())
+
+
+def test_the_lock_pins_every_dependency_within_its_specifier_with_hashes():
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    wanted = [Requirement(r) for r in project["dependencies"]]
+    wanted += [Requirement(r) for extra in project["optional-dependencies"].values() for r in extra]
+    lock = _lock()
+    assert len(lock) > len(wanted)  # the dependencies' own dependencies too
+    for req in wanted:
+        name = canonicalize_name(req.name)
+        assert name in lock, f"{req.name} is not in envs/requirements.lock: run envs/update-lock.sh"
+        assert req.specifier.contains(lock[name][0], prereleases=True), (req, lock[name][0])
+    assert all(n_hashes >= 1 for _, n_hashes in lock.values())
+
+
+def test_the_conda_environment_pins_the_same_versions():
+    env = yaml.safe_load((REPO / "envs/ltrfs.yaml").read_text())
+    pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
+    assert "python=3.11" in env["dependencies"] and "pip" in env["dependencies"]
+    assert _pins(pip) == _lock()
+
+
+def test_a_results_folder_keeps_the_versions_that_made_it_and_says_when_a_run_differs(tmp_path):
+    from ltrfs.environment import check_results_folder, library_versions, versions_markdown
+
+    first = {"python": "3.11.7", "numpy": "2.4.6", "scikit-learn": "1.9.1"}
+    assert check_results_folder(tmp_path, first) is None  # a new folder: recorded, nothing to say
+    assert check_results_folder(tmp_path, first) is None  # the same versions again
+    later = {**first, "scikit-learn": "1.10.0"}
+    note = check_results_folder(tmp_path, later)
+    assert "scikit-learn 1.9.1 -> 1.10.0" in note and "numpy" not in note and "\n" not in note
+    assert check_results_folder(tmp_path, later) == note  # said on every run until the folder is remade
+    record = json.loads((tmp_path / "versions.json").read_text())
+    assert record == {"made_with": first, "also_run_with": [later]}
+    table = versions_markdown(record)
+    assert "| scikit-learn | 1.9.1 | 1.10.0 |" in table and table.index("| python") < table.index("| numpy")
+    (tmp_path / "versions.json").write_text("[1, 2]")
+    assert "is not a versions record of ltrfs" in check_results_folder(tmp_path, first)
+    versions = library_versions()
+    assert versions["numpy"] == np.__version__ and versions["ltrfs"]
