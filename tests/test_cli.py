@@ -508,3 +508,54 @@ def test_every_positional_argument_and_vali_has_help():
         for action in sub._actions:
             if not action.option_strings or "--vali" in action.option_strings:
                 assert action.help, (name, action.dest)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda r: r.update(ranking=[0] + r["ranking"][1:]), "ranking holds feature id 0, outside 1..6"),
+    (lambda r: r.update(ranking=[-5] + r["ranking"][1:]), "ranking holds feature id -5, outside 1..6"),
+    (lambda r: r.update(ranking=[1.5] + r["ranking"][1:]), "ranking holds 1.5, not an integer feature id"),
+    (lambda r: r.update(ranking=[True] + r["ranking"][1:]), "ranking holds True, not an integer feature id"),
+    (lambda r: r.update(ranking=[r["ranking"][1]] + r["ranking"][1:]), "ranking holds feature id"),
+    (lambda r: r.update(ranking=[7] + r["ranking"][1:]), "ranking holds feature id 7, outside 1..6"),
+    (lambda r: r.update(ranking=[]), "ranking is empty"),
+    (lambda r: r.update(ranking="1,2"), "ranking is not a list of feature ids"),
+    (lambda r: r.update(n_features=0), "n_features 0 is not a positive integer"),
+    (lambda r: r.update(n_features=6.0), "n_features 6.0 is not a positive integer"),
+    (lambda r: r.update(subsets={"2": [0, 3]}), "subset 2 holds feature id 0, outside 1..6"),
+    (lambda r: r.update(subsets={"2": [3, 3]}), "subset 2 holds feature id 3 twice"),
+    (lambda r: r.update(subsets={"x": [3]}), "subsets has the key 'x', not a k in 1..6"),
+    (lambda r: r.update(constant_features=[9]), "constant_features holds feature id 9, outside 1..6"),
+])
+def test_a_selection_with_bad_feature_ids_is_refused_in_one_line(files, tmp_path, capsys, change, message):
+    sel = tmp_path / "sel.json"
+    code, _, err = run(capsys, "select", "--method", "pearson", files["train"], "--out", sel)
+    assert code == 0, err
+    record = json.loads(sel.read_text())
+    change(record)
+    sel.write_text(json.dumps(record))
+    code, _, err = run(capsys, "train", "--ranker", "ranksvm", "--set", "C=0.1", files["train"], "--selection", sel,
+                       "--k", "2", "--out", tmp_path / "m.model")
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"ltrfs: error: {sel}: bad selection file: {message}")
+    assert not (tmp_path / "m.model").exists()
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda g: g[0].update(features=[0, 2]), "projection group 1: features holds feature id 0, outside 1..6"),
+    (lambda g: g[1].update(features=[2, 2], weights=[1.0, 1.0]), "projection group 2: features holds feature id 2 twice"),
+    (lambda g: g[0].update(weights=[float("nan")] * len(g[0]["features"])), "projection group 1: weights are not"),
+    (lambda g: g[0].update(weights=g[0]["weights"][:-1]), "projection group 1: weights are not"),
+    (lambda g: g.clear(), "projection is not a list of feature groups"),
+])
+def test_a_projection_with_bad_groups_is_refused_in_one_line(files, tmp_path, capsys, change, message):
+    sel = tmp_path / "bfs.json"
+    code, _, err = run(capsys, "select", "--method", "fs_bfs", "--set", "k=3", "--set", "max_size=2",
+                       files["train"], "--out", sel)
+    assert code == 0, err
+    record = json.loads(sel.read_text())
+    change(record["projection"])
+    sel.write_text(json.dumps(record))
+    code, _, err = run(capsys, "train", "--ranker", "ranksvm", "--set", "C=0.1", files["train"], "--selection", sel,
+                       "--k", "2", "--out", tmp_path / "m.model")
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"ltrfs: error: {sel}: bad selection file: {message}")

@@ -182,3 +182,76 @@ def test_k_above_the_features_is_said_per_dataset(config, registry):
         "(\"all (30)\" in tables and figures)")
     config = yaml.safe_load((REPO / "config/config.yaml").read_text())
     assert k_notices(check(config, SCHEMA, registry), registry) == []  # the default run: every k fits
+
+
+# ----------------------------------------------------------------------------- names end where they end
+
+REGISTRY_SCHEMA = REPO / "src/ltrfs/datasets/registry.schema.yaml"
+# an accepted value of every pattern anchored at its end, in both schemas
+PATTERN_SAMPLES = {
+    "^[A-Za-z0-9][A-Za-z0-9_.+-]*$(?!\\n)": ["demo", "MSLR-WEB10K", "gas_e.2"],
+    "^([Nn][Dd][Cc][Gg]@[1-9][0-9]*|[Pp]@[1-9][0-9]*|MAP|map|MeanNDCG|meanndcg)$(?!\\n)": ["ndcg@10", "MAP", "P@5"],
+    "^[^/\\x00-\\x1f]+/[^/\\x00-\\x1f]+$(?!\\n)": ["importance/ranksvm"],
+    "^[^/\\x00-\\x1f]+/[^/\\x00-\\x1f]*$(?!\\n)": ["fsmrank/own", "waf/"],
+    "^fig[0-9]+$(?!\\n)": ["fig2"],
+    "^(?!/)(?!(.*/)?\\.\\.(/|$))[^\\\\\\x00-\\x1f]+$(?!\\n)": ["Fold1/train.txt", "a..b/c"],
+    "^(?!\\.\\.?$)[^/\\x00-\\x1f]+$(?!\\n)": ["MQ2008.zip"],
+    "^[ \\t]*([sS][hH][aA]256:[ \\t]*[0-9a-fA-F]{64}|[mM][dD]5:[ \\t]*[0-9a-fA-F]{32}|unpublished)[ \\t]*$(?!\\n)":
+        ["sha256:" + "ab" * 32, "md5: " + "0" * 32, "unpublished"],
+    "^[0-9a-fA-F]{64}$(?!\\n)": ["ab" * 32],
+    "^([^{}\\x00-\\x1f]|\\{(fold|split)(:[^{}\\x00-\\x1f]*)?\\})*$(?!\\n)": ["Fold{fold}/{split}.txt", "S{fold:1d}.txt"],
+    "^[^{}\\x00-\\x1f]*$(?!\\n)": ["all.txt"],
+}
+
+
+def _schema_patterns(path: Path) -> list[str]:
+    found = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "pattern" and isinstance(value, str):
+                    found.append(value)
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(yaml.safe_load(path.read_text()))
+    return found
+
+
+@pytest.mark.parametrize("schema", [SCHEMA, REGISTRY_SCHEMA], ids=["config", "registry"])
+def test_every_anchored_schema_pattern_refuses_a_final_newline(schema):
+    import jsonschema
+
+    patterns = _schema_patterns(schema)
+    anchored = [p for p in patterns if p.endswith("$") or p.endswith("$(?!\\n)")]
+    assert len(anchored) >= 5
+    for pattern in anchored:
+        assert pattern.endswith("$(?!\\n)"), f"{pattern!r}: end it with $(?!\\n), as every pattern of the schemas"
+        assert pattern in PATTERN_SAMPLES, f"{pattern!r}: add accepted values to PATTERN_SAMPLES"
+        validator = jsonschema.Draft202012Validator({"type": "string", "pattern": pattern})
+        for value in PATTERN_SAMPLES[pattern]:
+            assert validator.is_valid(value), (pattern, value)
+            assert not validator.is_valid(value + "\n"), (pattern, value)
+    # the others are searches on purpose (a URL's scheme, a {fold} placeholder somewhere)
+    assert all(not p.endswith("$") for p in patterns if p not in anchored)
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda c: c.update(run_name="demo\n"), r"^config run_name: 'demo\\n' does not match "),
+    (lambda c: c.update(run=["demo\n"]), r"^config run\.0: 'demo\\n' does not match "),
+    (lambda c: c["methods"].update({"importance\n": c["methods"].pop("importance")}),
+     r"^config methods: 'importance\\n' does not match "),
+    (lambda c: c["rankers"].update({"ranksvm\n": c["rankers"]["ranksvm"]}),
+     r"^config rankers: 'ranksvm\\n' does not match "),
+    (lambda c: c["experiments"]["demo"].update(figure_curves=["importance/ranksvm\n"]),
+     r"^config experiments\.demo\.figure_curves\.0: 'importance/ranksvm\\n' does not match "),
+])
+def test_a_name_ending_in_a_newline_is_refused_in_one_line(config, registry, edit, message):
+    edit(config)
+    with pytest.raises(ConfigError, match=message) as info:
+        check(config, SCHEMA, registry)
+    assert "\n" not in str(info.value)

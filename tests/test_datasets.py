@@ -1,6 +1,7 @@
 """Dataset registry, fetch (download / mirror / path, verification, safe extraction), folds."""
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io as pyio
 import json
@@ -819,3 +820,110 @@ def test_every_shipped_entry_says_whether_its_archive_checksum_is_published():
 def test_entries_the_registry_accepts(fields):
     entry = validate_entry("ok", fields)
     assert entry["layout"] == fields["layout"] and entry["path"] is None
+
+
+# ----------------------------------------------------------------------------- decompression bombs
+
+class _Newlines(pyio.RawIOBase):
+    """``size`` newlines, read as a stream (the bomb's content is never held in memory)."""
+
+    def __init__(self, size):
+        self.left = size
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        n = min(len(b), self.left)
+        b[:n] = b"\n" * n
+        self.left -= n
+        return n
+
+
+BOMB = 64 * 2 ** 20  # past the 16 MiB floor; each archive below is far smaller than BOMB / 100
+
+
+def _bomb_archive(path: Path, fmt: str) -> Path:
+    good = b"1 qid:1 1:0.5\n"
+    if fmt == "zip":
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
+            zf.writestr("Toy/Fold1/train.txt", good)
+            with zf.open("Toy/pad.txt", "w") as dst:
+                src = _Newlines(BOMB)
+                while chunk := src.read(2 ** 20):
+                    dst.write(chunk)
+    elif fmt == "gz":
+        with gzip.open(path, "wb", compresslevel=9) as dst:
+            src = _Newlines(BOMB)
+            while chunk := src.read(2 ** 20):
+                dst.write(chunk)
+    else:
+        with tarfile.open(path, "w:" + fmt.split(".")[1]) as tf:
+            for name, size, src in (("Toy/Fold1/train.txt", len(good), pyio.BytesIO(good)),
+                                    ("Toy/pad.txt", BOMB, _Newlines(BOMB))):
+                info = tarfile.TarInfo(name)
+                info.size = size
+                tf.addfile(info, src)
+    return path
+
+
+def _tree_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+@pytest.mark.parametrize("fmt, members", [("zip", None), ("tar.gz", None), ("tar.bz2", None), ("tar.xz", None),
+                                          ("tar.gz", ["Toy/Fold1"]), ("gz", None)])
+def test_an_archive_that_unpacks_past_its_limit_is_refused(tmp_path, fmt, members):
+    archive = _bomb_archive(tmp_path / f"bomb.{fmt}", fmt)
+    assert 100 * archive.stat().st_size < 16 * 2 ** 20
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(FetchError) as exc:  # members=["Toy/Fold1"]: the skipped member counts too
+        download.extract(archive, out, fmt, members)
+    msg = str(exc.value)
+    assert "\n" not in msg and msg.startswith(f"{archive}: unpacks to more than 16 MiB")
+    assert "LTRFS_UNPACK_LIMIT=" in msg
+    assert _tree_bytes(out) <= 16 * 2 ** 20  # nothing past the limit was written
+
+
+def test_a_raised_unpack_limit_lets_a_large_archive_through(tmp_path, monkeypatch):
+    archive = _bomb_archive(tmp_path / "big.tar.gz", "tar.gz")
+    out = tmp_path / "out"
+    out.mkdir()
+    monkeypatch.setenv("LTRFS_UNPACK_LIMIT", "65M")
+    with pytest.raises(FetchError, match="big.tar.gz: unpacks to more than 16 MiB"):  # the ratio binds
+        download.extract(archive, out, "tar.gz")
+    monkeypatch.setenv("LTRFS_UNPACK_RATIO", "1e6")
+    download.extract(archive, out, "tar.gz")
+    assert (out / "Toy" / "pad.txt").stat().st_size == BOMB
+
+
+def test_fetch_keeps_a_download_refused_by_the_unpack_limit(toy, tmp_path):
+    bomb = _bomb_archive(tmp_path / "toy.zip", "zip")
+    e = toy_entry(toy, urls=[bomb.as_uri()], archive="toy.zip")
+    dest = tmp_path / "res"
+    with pytest.raises(DataError, match=r"toy\.zip: unpacks to more than 16 MiB") as exc:
+        fetch("toy", e, dest)
+    assert "\n" not in str(exc.value)
+    assert (dest / "toy.zip").exists()  # a rerun with a raised limit need not download it again
+    assert not (dest / "manifest.json").exists() and not list(dest.glob(".tmp-extract-*"))
+
+
+@pytest.mark.parametrize("script, what", [
+    ('head -c 40000000 /dev/zero > "$5/big.txt"', "one file past the limit: stopped by RLIMIT_FSIZE"),
+    ('for i in 1 2 3; do head -c 10000000 /dev/zero > "$5/part$i.txt"; done', "files adding up past it"),
+])
+def test_a_rar_tool_is_held_to_the_unpack_limit(tmp_path, monkeypatch, script, what):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    tool = bin_dir / "unar"  # called as: unar -q -f -D -o <out> <archive>
+    tool.write_text(f"#!/bin/sh\n{script}\n")
+    tool.chmod(0o755)
+    monkeypatch.setattr(download, "rar_tool", lambda: ("unar", str(tool)))
+    rar = tmp_path / "small.rar"
+    rar.write_bytes(b"Rar!\x1a\x07\x00" + bytes(1000))
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(FetchError, match=r"small\.rar: unpacks to more than 16 MiB"):
+        download.extract(rar, out, "rar")
+    assert max((p.stat().st_size for p in out.iterdir()), default=0) <= 16 * 2 ** 20

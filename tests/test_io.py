@@ -1,11 +1,18 @@
 """Tests of ltrfs.io: the LETOR/SVMlight reader, the writer and the .npz cache."""
 from __future__ import annotations
 
+import bz2
 import gzip
 import logging
+import lzma
 import os
 import re
 import struct
+import subprocess
+import sys
+import time
+import tracemalloc
+import zlib
 
 import numpy as np
 import pytest
@@ -161,6 +168,100 @@ def test_gzip_by_suffix_and_by_magic(tmp_path):
     hidden = tmp_path / "gzipped_but_named.txt"
     hidden.write_bytes(gzip.compress(HAND.encode()))
     assert_same(plain, read_letor(hidden))
+
+
+def _bomb(path, compressor, size, unit=b"\n"):
+    """Write ``size`` bytes of ``unit`` through ``compressor`` (a zlib/bz2/lzma compress object)."""
+    block = unit * (2 ** 22 // len(unit))
+    with open(path, "wb") as fh:
+        for _ in range(size // len(block)):
+            fh.write(compressor.compress(block))
+        fh.write(compressor.flush())
+    return path
+
+
+@pytest.mark.parametrize("make", [
+    lambda: bz2.BZ2Compressor(9),
+    lambda: zlib.compressobj(9, zlib.DEFLATED, 31),  # gzip
+    lambda: lzma.LZMACompressor(),
+], ids=["bz2", "gz", "xz"])
+def test_a_decompression_bomb_is_refused_at_the_floor_in_bounded_memory(tmp_path, make):
+    # 64 MiB of newlines in a few hundred bytes: past the 16 MiB floor, far below the ratio's cap
+    bomb = _bomb(tmp_path / "bomb.txt", make(), 64 * 2 ** 20)
+    assert 100 * bomb.stat().st_size < 16 * 2 ** 20  # the floor, not the ratio, is the limit
+    tracemalloc.start()
+    start = time.perf_counter()
+    try:
+        with pytest.raises(DataError) as exc:
+            read_letor(bomb)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert time.perf_counter() - start < 5
+    assert peak < 40 * 2 ** 20, peak  # the 16 MiB floor and a chunk, not the 64 MiB
+    msg = str(exc.value)
+    assert "\n" not in msg and msg.startswith(f"{bomb}: unpacks to more than 16 MiB")
+    assert "LTRFS_UNPACK_RATIO=" in msg and "LTRFS_UNPACK_LIMIT=" in msg
+
+
+def test_the_default_ratio_refuses_a_bomb_above_the_floor(tmp_path):
+    # 256 MiB in about 260 KB (ratio ~1000): refused at 100x the compressed size, ~25 MiB
+    bomb = _bomb(tmp_path / "zeros.txt.gz", zlib.compressobj(9, zlib.DEFLATED, 31), 256 * 2 ** 20)
+    limit = 100 * bomb.stat().st_size
+    assert limit > 16 * 2 ** 20
+    start = time.perf_counter()
+    with pytest.raises(DataError, match=r"zeros\.txt\.gz: unpacks to more than .* \(limit: 100 times its"):
+        read_letor(bomb)
+    assert time.perf_counter() - start < 5
+
+
+def test_the_unpack_limit_is_set_by_environment(tmp_path, monkeypatch):
+    bomb = _bomb(tmp_path / "nl.txt.bz2", bz2.BZ2Compressor(9), 8 * 2 ** 20)
+    with pytest.raises(DataError, match="empty file"):  # 8 MiB: within the 16 MiB floor
+        read_letor(bomb)
+    monkeypatch.setenv("LTRFS_UNPACK_LIMIT", "4M")
+    with pytest.raises(DataError, match=r"unpacks to more than 4 MiB .*at most 4 MiB"):
+        read_letor(bomb)
+    monkeypatch.setenv("LTRFS_UNPACK_LIMIT", str(9 * 2 ** 20))
+    with pytest.raises(DataError, match="empty file"):
+        read_letor(bomb)
+    real = tmp_path / "real.txt.gz"
+    real.write_bytes(gzip.compress(HAND.encode()))
+    monkeypatch.setenv("LTRFS_UNPACK_LIMIT", "100")  # a limit below the text: refused
+    with pytest.raises(DataError, match="real.txt.gz: unpacks to more than 100 bytes"):
+        read_letor(real)
+    monkeypatch.delenv("LTRFS_UNPACK_LIMIT")
+    monkeypatch.setenv("LTRFS_UNPACK_RATIO", "1e-9")  # the floor still lets small files through
+    assert_same(read_letor(write(tmp_path, HAND)), read_letor(real))
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("LTRFS_UNPACK_RATIO", "lots", "LTRFS_UNPACK_RATIO='lots': expected a positive number"),
+    ("LTRFS_UNPACK_RATIO", "-3", "LTRFS_UNPACK_RATIO='-3': expected a positive number"),
+    ("LTRFS_UNPACK_RATIO", "nan", "LTRFS_UNPACK_RATIO='nan': expected a positive number"),
+    ("LTRFS_UNPACK_LIMIT", "12X", "LTRFS_UNPACK_LIMIT='12X': expected a positive size"),
+    ("LTRFS_UNPACK_LIMIT", "0", "LTRFS_UNPACK_LIMIT='0': expected a positive size"),
+    ("LTRFS_UNPACK_LIMIT", "G", "LTRFS_UNPACK_LIMIT='G': expected a positive size"),
+])
+def test_a_bad_unpack_setting_is_one_line(tmp_path, monkeypatch, name, value, message):
+    real = tmp_path / "real.txt.gz"
+    real.write_bytes(gzip.compress(HAND.encode()))
+    monkeypatch.setenv(name, value)
+    with pytest.raises(DataError, match=re.escape(message)):
+        read_letor(real)
+
+
+def test_the_bomb_given_to_ltrfs_eval_is_one_line_and_exit_2(tmp_path):
+    bomb = _bomb(tmp_path / "bomb.txt.bz2", bz2.BZ2Compressor(9), 64 * 2 ** 20)
+    scores = write(tmp_path, "1\n", "scores.txt")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    env.pop("LTRFS_UNPACK_LIMIT", None)
+    env.pop("LTRFS_UNPACK_RATIO", None)
+    result = subprocess.run([sys.executable, "-m", "ltrfs", "eval", str(bomb), str(scores)],
+                            capture_output=True, text=True, env=env, timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1
+    assert result.stderr.startswith(f"ltrfs: error: {bomb}: unpacks to more than 16 MiB")
 
 
 # ------------------------------------------------------------------------------- NULL values

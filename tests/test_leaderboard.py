@@ -1,4 +1,6 @@
 """The leaderboard's statistics against hand-computed values (Demsar 2006's formulas and table)."""
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -203,3 +205,16 @@ def test_one_fold_says_no_stability(tmp_path):
                    | set(list(range(1, 47))[::2][:k])) for k in (5, 10)])
     assert "no stability" not in line and frame.set_index("method").loc["a", "jaccard"] == pytest.approx(jac)
     assert f"{jac:.3f}" in line
+
+
+def test_a_selection_with_a_bad_feature_id_stops_the_leaderboard_naming_it(tmp_path):
+    from ltrfs.leaderboard import read_selections
+    from ltrfs.ranking_data import DataError
+
+    path = tmp_path / "select" / "pearson.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"method": "pearson", "n_features": 3, "ranking": [2, 0, 1]}))
+    with pytest.raises(DataError, match=r"pearson\.json: bad selection file: ranking holds feature id 0, outside 1\.\.3"):
+        read_selections([{"dataset": "d", "method": "pearson", "fold": 1, "path": path}])
+    path.write_text(json.dumps({"method": "pearson", "n_features": 3, "ranking": [2, 3, 1]}))
+    assert read_selections([{"dataset": "d", "method": "pearson", "fold": 1, "path": path}])[0]["ranking"] == [2, 3, 1]

@@ -80,8 +80,8 @@ def test_importance_figure_writes_the_fold_mean(tmp_path):
 
 
 def test_top_features_keep_a_methods_own_set_size(tmp_path):
-    own = {"ranking": [3, 1, 2, 4], "scores": [0.5, 0.1, 0.9, 0.0], "chosen": {"n_selected": 2}}
-    topk = {"ranking": [2, 4, 1, 3], "scores": None, "chosen": {}}
+    own = {"n_features": 4, "ranking": [3, 1, 2, 4], "scores": [0.5, 0.1, 0.9, 0.0], "chosen": {"n_selected": 2}}
+    topk = {"n_features": 4, "ranking": [2, 4, 1, 3], "scores": None, "chosen": {}}
     (tmp_path / "own.json").write_text(json.dumps(own))
     (tmp_path / "topk.json").write_text(json.dumps(topk))
     top_features({"l1": tmp_path / "own.json", "ig": tmp_path / "topk.json"}, tmp_path / "t.md", tmp_path / "t.csv",
@@ -98,21 +98,21 @@ def test_top_features_keep_a_methods_own_set_size(tmp_path):
 
 
 def test_elimination_figure_without_a_curve_is_one_line(tmp_path):
-    (tmp_path / "s.json").write_text(json.dumps({"chosen": {"n_rows": 5}}))
+    (tmp_path / "s.json").write_text(json.dumps({"n_features": 2, "ranking": [1, 2], "chosen": {"n_rows": 5}}))
     with pytest.raises(ValueError, match="has no elimination curve"):
         rf_curve_figure({1: tmp_path / "s.json"}, tmp_path / "c.png", None, None)
 
 
 def test_importance_plot_ranks_every_feature_and_draws_the_top(tmp_path):
     scores = [0.1, 0.4, 0.0, 0.3, 0.2]
-    (tmp_path / "s.json").write_text(json.dumps({"method": "rf", "scores": scores}))
+    (tmp_path / "s.json").write_text(json.dumps({"method": "rf", "n_features": 5, "ranking": [2, 4, 5, 1, 3], "scores": scores}))
     score_bars_figure(tmp_path / "s.json", tmp_path / "f.png", tmp_path / "f.pdf", tmp_path / "f.csv",
                       label="importance", names=list("abcde"), n_top=3)
     frame = pd.read_csv(tmp_path / "f.csv")
     assert frame.feature.tolist() == [2, 4, 5, 1, 3] and frame.name.tolist() == list("bdeac")
     assert frame["rank"].tolist() == [1, 2, 3, 4, 5] and frame.importance.tolist() == sorted(scores, reverse=True)
     assert (tmp_path / "f.png").stat().st_size > 0 and (tmp_path / "f.pdf").stat().st_size > 0
-    (tmp_path / "n.json").write_text(json.dumps({"method": "waf", "scores": None}))
+    (tmp_path / "n.json").write_text(json.dumps({"method": "waf", "n_features": 1, "ranking": [1], "scores": None}))
     with pytest.raises(ValueError, match="the method 'waf' has no feature scores"):
         score_bars_figure(tmp_path / "n.json", tmp_path / "n.png", None, None, label="x")
 
@@ -120,13 +120,13 @@ def test_importance_plot_ranks_every_feature_and_draws_the_top(tmp_path):
 def test_bic_path_marks_the_minimum_and_the_chosen_model(tmp_path):
     path = {"step": [1, 2, 3, 4], "lambda": [0.4, 0.2, 0.1, 0.05], "n_features": [0, 2, 5, 9],
             "criterion": [100.0, 80.0, 70.5, 70.0]}
-    record = {"details": {"path": path}, "chosen": {"step": 3, "min_step": 4, "criterion": "bic"}}
+    record = {"n_features": 9, "ranking": list(range(1, 10)), "details": {"path": path}, "chosen": {"step": 3, "min_step": 4, "criterion": "bic"}}
     (tmp_path / "s.json").write_text(json.dumps(record))
     criterion_path_figure(tmp_path / "s.json", tmp_path / "b.png", None, tmp_path / "b.csv", title="t")
     frame = pd.read_csv(tmp_path / "b.csv")
     assert frame.bic.tolist() == path["criterion"] and frame.n_features.tolist() == path["n_features"]
     assert frame.step[frame.chosen].tolist() == [3] and frame.step[frame.minimum].tolist() == [4]
-    (tmp_path / "r.json").write_text(json.dumps({"chosen": {"step": 2}}))
+    (tmp_path / "r.json").write_text(json.dumps({"n_features": 1, "ranking": [1], "chosen": {"step": 2}}))
     with pytest.raises(ValueError, match="has no criterion path"):
         criterion_path_figure(tmp_path / "r.json", tmp_path / "r.png", None, None)
 

@@ -88,3 +88,57 @@ def test_cli_refuses_a_crafted_model_in_one_line(tmp_path):
                               env=env).stdout
     assert "--trust-model" in helptext and "run code when loaded" in " ".join(helptext.split())
     assert "JSON that runs no code when loaded" in " ".join(helptext.split())
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o604, 0o620])
+def test_a_key_file_others_may_read_is_refused_like_ssh(tmp_path, mode):
+    save_pickle(tmp_path / "m.pkl", {5: {"ranker": "x"}})  # makes the key, mode 600
+    path = signed.key_path()
+    path.chmod(mode)
+    for attempt in (lambda: load_models(tmp_path / "m.pkl"), lambda: save_pickle(tmp_path / "n.pkl", {})):
+        with pytest.raises(DataError) as exc:
+            attempt()
+        msg = str(exc.value)
+        assert msg.startswith(f"{path}: your model key can be read or written by others (mode {mode:o})")
+        assert msg.endswith(f"run `chmod 600 {path}`") and "\n" not in msg
+    assert not (tmp_path / "n.pkl").exists()
+    path.chmod(0o600)
+    assert load_models(tmp_path / "m.pkl") == {5: {"ranker": "x"}}
+
+
+@pytest.mark.parametrize("content", [b"not hex at all\n", b"ab" * 16 + b"\n", b"ab" * 40 + b"\n", b"\xff\xfe" * 40, b""])
+def test_a_malformed_key_file_is_one_line_naming_it(tmp_path, content):
+    path = signed.key_path()
+    path.parent.mkdir(parents=True)
+    path.write_bytes(content)
+    path.chmod(0o600)
+    with pytest.raises(DataError) as exc:
+        save_pickle(tmp_path / "m.pkl", {})
+    msg = str(exc.value)
+    assert msg.startswith(f"{path}: not an ltrfs model key (expected one line of 64 hex digits); delete it")
+    assert "\n" not in msg
+
+
+@pytest.mark.parametrize("value", ["not-hex", "abc", "ab" * 8, "zz" * 32])
+def test_a_model_key_variable_that_is_not_hex_is_one_line(tmp_path, monkeypatch, value):
+    monkeypatch.setenv("LTRFS_MODEL_KEY", value)
+    with pytest.raises(DataError, match=r"^LTRFS_MODEL_KEY: not a key \(expected an even number of hex digits, "
+                                        r"at least 32, such as") as exc:
+        save_pickle(tmp_path / "m.pkl", {})
+    assert "\n" not in str(exc.value)
+    monkeypatch.setenv("LTRFS_MODEL_KEY", "  " + "C3" * 16 + "\n")  # case and surrounding space do not matter
+    save_pickle(tmp_path / "m.pkl", {1: {"ranker": "z"}})
+    assert load_models(tmp_path / "m.pkl") == {1: {"ranker": "z"}}
+
+
+def test_cli_refuses_a_readable_key_file_in_one_line_with_exit_2(tmp_path):
+    save_pickle(tmp_path / "m.pkl", {1: {"ranker": "x"}})
+    signed.key_path().chmod(0o644)
+    (tmp_path / "d.txt").write_text("1 qid:1 1:0.5\n0 qid:1 1:0.1\n")
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    env.pop("LTRFS_MODEL_KEY", None)
+    out = subprocess.run([sys.executable, "-m", "ltrfs", "predict", str(tmp_path / "m.pkl"), str(tmp_path / "d.txt")],
+                         capture_output=True, text=True, env=env)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert out.stderr.startswith(f"ltrfs: error: {signed.key_path()}: your model key can be read")
+    assert f"chmod 600 {signed.key_path()}" in out.stderr

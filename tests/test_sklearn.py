@@ -349,3 +349,52 @@ def test_docs_page_examples_run():
             runner.run(test, out=report.append, clear_globs=False)
             globs = test.globs  # a DocTest works on a copy: the next block continues from this one
     assert runner.summarize(verbose=False).failed == 0, "".join(report)
+
+
+# ----------------------------------------------------------------------------- hostile values
+
+def _planted_xyq(seed=1):
+    from conftest import planted
+
+    data = planted(n_queries=30, d=10, informative=(7, 9), seed=seed)
+    return data.X, data.y, np.repeat(data.query_ids, np.diff(data.query_ptr))
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_a_nan_or_infinite_qid_is_one_line(bad):
+    X, y, qid = _planted_xyq()
+    qid = qid.astype(np.float64)
+    qid[5] = bad
+    with pytest.raises(ValueError, match=rf"^qid holds {bad!r} at row 5; query ids must be finite") as exc:
+        FeatureSelector("pearson", k=2).fit(X, y, qid)
+    assert "\n" not in str(exc.value)
+    with pytest.raises(ValueError, match=r"^qid_val holds .* at row 5"):
+        FeatureSelector("gas_e", k=2).fit(X, y, qid=np.nan_to_num(qid, posinf=1e9, neginf=-1e9, nan=-7.0),
+                                          X_val=X, y_val=y, qid_val=qid)
+    from ltrfs.selection import make_selector
+    with pytest.raises(ValueError, match=r"^qid holds .* at row 5"):
+        make_selector("pearson").fit(X, y, qid)
+
+
+@pytest.mark.parametrize("method", ["fenchelrank", "fsmrank", "sparse_ranksvm", "pearson"])
+def test_float32_features_near_its_largest_value_still_find_the_planted_ones(method):
+    # values of +-3e38: pairwise differences overflow float32 (fenchelrank stopped with an
+    # IndexError, fsmrank and sparse_ranksvm saw a degenerate grid); they are computed in float64
+    X, y, qid = _planted_xyq()
+    big = (X * np.float32(2) - np.float32(1)) * np.float32(3e38)
+    assert big.dtype == np.float32 and np.isfinite(big).all() and np.abs(big).max() > 2.9e38
+    fs = FeatureSelector(method, k=2).fit(big, y, qid, X_val=big, y_val=y, qid_val=qid)
+    assert set(fs.ranking_[:2].tolist()) == {7, 9}
+    assert np.flatnonzero(fs.get_support()).tolist() == [7, 9]
+
+
+@pytest.mark.parametrize("scale", [1e39, 1e200])
+def test_values_beyond_float32s_range_are_one_line(scale):
+    # 1e200 made pearson's correlations NaN and ranked the planted features last, without a word
+    X, y, qid = _planted_xyq()
+    X = X.astype(np.float64)
+    X[:, [7, 9]] *= scale
+    for method in ("pearson", "svm_rfe"):
+        with pytest.raises(ValueError, match=r"^X holds .* at row 0, feature column 7: beyond float32's range") as exc:
+            FeatureSelector(method, k=2).fit(X, y, qid)
+        assert "\n" not in str(exc.value) and "rescale the feature" in str(exc.value)

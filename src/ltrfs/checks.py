@@ -2,9 +2,16 @@
 
 Inputs of every estimator (``fit(X, y, qid, X_val=None, y_val=None, qid_val=None)``):
 
-    X    (m, d) finite numbers, one row per query-document pair
+    X    (m, d) finite numbers within float32's range, one row per query-document pair
     y    (m,) integer relevance labels (integer-valued floats are accepted)
-    qid  (m,) query id of every row; the rows of one query must be contiguous
+    qid  (m,) query id of every row (no NaN or inf); the rows of one query must be contiguous
+
+Feature values beyond float32's range (about 3.4e38, the range of the data files) are refused
+(``check_magnitude``): squares and sums of such values overflow even in float64 (a value of
+1e200 made correlations NaN and ranked the feature last without a word). Float32 input whose
+values exceed ``WIDEN_ABOVE`` (1e15) is computed in float64: a difference or a sum of squares
+of such values can overflow float32 (±3e38 made a method fail with an IndexError or report a
+degenerate grid).
 
 The checks depend only on NumPy and the dataset module, so that selectors and rankers both
 import them without importing each other.
@@ -14,6 +21,84 @@ from __future__ import annotations
 import numpy as np
 
 from ltrfs.ranking_data import query_ptr_from_qid
+
+
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+#: float32 X with a value larger than this (in magnitude) is widened to float64: the squares of
+#: such values summed over 10**8 rows stay within float32's range
+WIDEN_ABOVE = 1e15
+
+
+def check_magnitude(X, what: str = "X") -> np.ndarray:
+    """X refused beyond float32's range, and widened to float64 where float32 could overflow.
+
+    Parameters
+    ----------
+    X : ndarray, shape (m, d)
+        Features (finite, numeric).
+    what : str, default "X"
+        The argument's name in error messages.
+
+    Returns
+    -------
+    ndarray
+        ``X`` itself, or a float64 copy of a float32 ``X`` whose largest magnitude exceeds
+        ``WIDEN_ABOVE``.
+
+    Raises
+    ------
+    ValueError
+        One line naming the first value beyond float32's range (row and feature column).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_magnitude(np.array([[3e38, 1.0]], dtype=np.float32)).dtype
+    dtype('float64')
+    >>> check_magnitude(np.array([[1e39, 1.0]]))
+    Traceback (most recent call last):
+    ...
+    ValueError: X holds 1e+39 at row 0, feature column 0: beyond float32's range (about 3.4e+38) in which ltrfs computes; rescale the feature
+    """
+    if X.dtype.kind != "f" or X.size == 0:
+        return X
+    with np.errstate(invalid="ignore"):
+        top = max(float(np.max(X)), -float(np.min(X)))
+    if top > FLOAT32_MAX:
+        row, col = np.argwhere(np.abs(X) > FLOAT32_MAX)[0]
+        raise ValueError(f"{what} holds {X[row, col]:.6g} at row {row}, feature column {col}: beyond float32's "
+                         f"range (about {FLOAT32_MAX:.2g}) in which ltrfs computes; rescale the feature")
+    if X.dtype == np.float32 and top > WIDEN_ABOVE:
+        return X.astype(np.float64)
+    return X
+
+
+def check_qid_values(qid, what: str = "qid") -> np.ndarray:
+    """``qid`` as an array, refused in one line when a float id is NaN or infinite.
+
+    Parameters
+    ----------
+    qid : array_like, shape (m,)
+        Query ids.
+    what : str, default "qid"
+        The argument's name in error messages.
+
+    Returns
+    -------
+    ndarray
+        The ids.
+
+    Raises
+    ------
+    ValueError
+        For a NaN or infinite id, with its row (NaN would make every row a query of its own).
+    """
+    qid = np.asarray(qid)
+    if qid.dtype.kind in "fc" and qid.size and not np.isfinite(qid).all():
+        row = int(np.flatnonzero(~np.isfinite(qid))[0])
+        raise ValueError(f"{what} holds {qid[row].item()!r} at row {row}; query ids must be finite "
+                         "(integers or strings)")
+    return qid
 
 
 class NeedsValidation(ValueError):
@@ -128,10 +213,10 @@ def check_qid(qid, m: int, what: str = "qid") -> np.ndarray:
     Raises
     ------
     ValueError
-        One line: not 1-D, not m entries, or a query whose rows are not contiguous (with the
-        rows where its runs start).
+        One line: not 1-D, not m entries, NaN or infinite ids, or a query whose rows are not
+        contiguous (with the rows where its runs start).
     """
-    qid = np.asarray(qid)
+    qid = check_qid_values(qid, what)
     if qid.ndim != 1:
         raise ValueError(f"{what} must be 1-D (one query id per row); got shape {qid.shape}")
     if len(qid) != m:

@@ -31,7 +31,7 @@ from ltrfs import __version__, io, metrics
 from ltrfs.docstrings import fill_doc
 from ltrfs.ranking_data import DataError
 from ltrfs.datasets.registry import load_registry
-from ltrfs.formats import load_models, no_subsets, predict, read_json, save_models, selection_record, view_for_k
+from ltrfs.formats import load_models, no_subsets, predict, read_selection, save_models, selection_record, view_for_k
 from ltrfs.metrics import CONVENTIONS
 from ltrfs.params import describe, parameter_help
 from ltrfs.pipeline.select import fit_selector
@@ -253,8 +253,7 @@ def cmd_train(args) -> int:
         raise ValueError("--save-scores writes the scores of the --test file: give --test")
     selection = None
     if args.selection:
-        selection = read_json(args.selection, keys=("n_features",), what="a selection file",
-                              remedy="write one with 'ltrfs select --out'")
+        selection = read_selection(args.selection)
     n_features = selection["n_features"] if selection else None
     train = _read(args.train, args, n_features)
     features, projection = _features(args, train.n_features, selection)

@@ -30,7 +30,7 @@ from ltrfs.ranking_data import DataError, RankingData
 from ltrfs.state import NoCodeFreeForm, estimator_from_state, estimator_state
 from ltrfs.util import atomic_path, json_default, os_error_text, write_text
 
-__all__ = ["REBUILD", "read_csv", "read_json", "read_npz", "METRIC_COLUMNS", "column_name", "RUN_HEAD",
+__all__ = ["REBUILD", "check_selection", "read_selection", "read_csv", "read_json", "read_npz", "METRIC_COLUMNS", "column_name", "RUN_HEAD",
            "REFERENCE_HEAD", "run_lines", "save_scores", "load_scores", "no_subsets", "selection_record",
            "read_selection", "features_for_k", "n_views", "view_for_k", "save_selector", "load_selector", "save_models",
            "load_models", "predict"]
@@ -284,8 +284,93 @@ def selection_record(name: str, method: dict, selector, ks=()) -> dict:
     return record
 
 
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _bad_ids(ids, d: int) -> str | None:
+    """What is wrong with a list of feature ids (distinct integers in 1..d), or None."""
+    if not isinstance(ids, list):
+        return "is not a list of feature ids"
+    for i in ids:
+        if not _is_int(i):
+            return f"holds {i!r}, not an integer feature id"
+        if not 1 <= i <= d:
+            return f"holds feature id {i}, outside 1..{d}"
+    if len(set(ids)) != len(ids):
+        twice = next(i for n, i in enumerate(ids) if i in ids[:n])
+        return f"holds feature id {twice} twice"
+    return None
+
+
+def check_selection(selection: dict, path) -> None:
+    """Raise a one-line error unless the feature ids of a selection record are sound.
+
+    ``n_features`` (d) is a positive integer; ``ranking`` (1 to d ids), every subset of
+    ``subsets`` (keyed by k in 1..d), ``constant_features`` and the ``features`` of every
+    ``projection`` group are lists of distinct integers in 1..d, and each group's ``weights``
+    are as many finite numbers. A record edited by hand or made elsewhere would otherwise train
+    on other columns than it names (id 0 indexes the last feature, 1.5 is cut to 1).
+
+    Parameters
+    ----------
+    selection : dict
+        The record.
+    path : str or os.PathLike
+        Its file, named in the error.
+
+    Raises
+    ------
+    DataError
+        ``"<path>: bad selection file: <what is wrong>; <remedy>"``.
+    """
+    def bad(what):
+        return DataError(f"{path}: bad selection file: {what}; {SELECTION_REMEDY}")
+
+    d = selection.get("n_features")
+    if not _is_int(d) or d < 1:
+        raise bad(f"n_features {d!r} is not a positive integer")
+    problem = _bad_ids(selection.get("ranking"), d)
+    if problem is None and not selection["ranking"]:
+        problem = "is empty"
+    if problem:
+        raise bad(f"ranking {problem}")
+    for key in ("constant_features",):
+        if key in selection and (problem := _bad_ids(selection[key], d)):
+            raise bad(f"{key} {problem}")
+    subsets = selection.get("subsets", {})
+    if not isinstance(subsets, dict):
+        raise bad("subsets is not a mapping of k to feature ids")
+    for k, ids in subsets.items():
+        if not (isinstance(k, str) and k.isdecimal() and 1 <= int(k) <= d):
+            raise bad(f"subsets has the key {k!r}, not a k in 1..{d}")
+        if problem := _bad_ids(ids, d):
+            raise bad(f"subset {k} {problem}")
+    groups = selection.get("projection")
+    if groups is None:
+        return
+    if not isinstance(groups, list) or not groups:
+        raise bad("projection is not a list of feature groups")
+    for j, group in enumerate(groups, 1):
+        if not isinstance(group, dict):
+            raise bad(f"projection group {j} is not an object with features and weights")
+        problem = _bad_ids(group.get("features"), d)
+        if problem is None and not group["features"]:
+            problem = "is empty"
+        if problem:
+            raise bad(f"projection group {j}: features {problem}")
+        weights = group.get("weights")
+        if (not isinstance(weights, list) or len(weights) != len(group["features"])
+                or not all(isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w)
+                           for w in weights)):
+            raise bad(f"projection group {j}: weights are not {len(group['features'])} finite numbers")
+
+
+SELECTION_REMEDY = "write it again with 'ltrfs select --out' (a workflow's file: delete it to rebuild it)"
+
+
 def read_selection(path, algorithms: tuple[str, ...] | None = None) -> dict:
-    """The selection record in ``path``.
+    """The selection record in ``path``, checked.
 
     Parameters
     ----------
@@ -299,8 +384,15 @@ def read_selection(path, algorithms: tuple[str, ...] | None = None) -> dict:
     -------
     dict
         The record.
+
+    Raises
+    ------
+    DataError
+        One line naming ``path`` when it is not a selection record or its feature ids are not
+        sound (``check_selection``).
     """
-    selection = read_json(path, ("ranking",))
+    selection = read_json(path, ("n_features", "ranking"), what="a selection file", remedy=SELECTION_REMEDY)
+    check_selection(selection, path)
     if algorithms is not None and selection.get("algorithm") not in algorithms:
         raise ValueError(f"{path}: a {selection.get('algorithm')!r} selection; "
                          f"this needs one of: {', '.join(algorithms)}")
@@ -331,6 +423,8 @@ def features_for_k(selection: dict, k: int) -> np.ndarray:
         raise ValueError(f"k={k} is outside 1..{d} (the number of features)")
     subset = selection.get("subsets", {}).get(str(k))
     ids = subset if subset is not None else selection["ranking"][:k]
+    if subset is None and len(ids) < k:
+        raise ValueError(f"k={k}: the selection ranks only {len(ids)} features")
     return np.asarray(sorted(ids), dtype=np.int64) - 1
 
 

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ltrfs.formats import read_csv, read_json
+from ltrfs.formats import read_csv, read_json, read_selection
 from ltrfs.tables import REFERENCE_RANKER
 
 BLOCK = ["dataset", "ranker", "k"]
@@ -299,7 +299,7 @@ def read_selections(records) -> list[dict]:
     ``ranking`` (best first) and ``n_features`` added."""
     out = []
     for r in records:
-        selection = read_json(r["path"], ("ranking",))
+        selection = read_selection(r["path"])
         out.append({**r, "ranking": selection["ranking"], "n_features": int(selection["n_features"])})
     return out
 

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ltrfs import plots
-from ltrfs.formats import read_csv, read_json, read_npz
+from ltrfs.formats import read_csv, read_npz, read_selection
 from ltrfs.htmlpage import write_markdown
 from ltrfs.tables import REFERENCE_RANKER, chosen_rows
 from ltrfs.util import write_text
@@ -98,7 +98,7 @@ def rf_curve_figure(selection_paths: dict, png, pdf, csv, *, title: str = "") ->
     """
     curves = {}
     for fold, path in selection_paths.items():
-        chosen = read_json(path).get("chosen") or {}
+        chosen = read_selection(path).get("chosen") or {}
         if "curve" not in chosen:
             raise ValueError(f"{path}: the selection has no elimination curve (rf_importance with curve: true)")
         curves[fold] = [tuple(point) for point in chosen["curve"]]
@@ -120,7 +120,7 @@ def score_bars_figure(selection_path, png, pdf, csv, *, label: str, title: str =
     names : sequence of str or None
     n_top : int, default 20
     """
-    record = read_json(selection_path)
+    record = read_selection(selection_path)
     if record.get("scores") is None:
         raise ValueError(f"{selection_path}: the method {record.get('method')!r} has no feature scores")
     plots.top_scores(record["scores"], label, png, pdf, csv, title=title, names=names, n_top=n_top)
@@ -139,7 +139,7 @@ def criterion_path_figure(selection_path, png, pdf, csv, *, title: str = "") -> 
         The figure (PNG, PDF) and the numbers drawn (CSV).
     title : str, default ''
     """
-    record = read_json(selection_path)
+    record = read_selection(selection_path)
     path = (record.get("details") or {}).get("path")
     chosen = record.get("chosen") or {}
     if path is None or "step" not in chosen:
@@ -257,7 +257,7 @@ def nonzero_figure(selection_paths: dict, model_paths: dict, png, pdf, csv, *, t
         ``nonzero``, ``n_features``; a last row ``mean`` over the folds).
     title : str, default ''
     """
-    from ltrfs.formats import load_selector, read_selection  # imported on use: only this report loads models
+    from ltrfs.formats import load_selector  # imported on use: only this report loads models
     from ltrfs.selection.fsmrank import nonzero_weights
 
     if set(selection_paths) != set(model_paths):
@@ -298,7 +298,7 @@ def top_features(selection_paths: dict, out_md, out_csv, *, k: int = 10, names=N
     """
     rows, lines = [], [f"### {title}", ""] if title else []
     for method, path in selection_paths.items():
-        selection = read_json(path)
+        selection = read_selection(path)
         chosen = (selection.get("chosen") or {}).get("n_selected")
         n = int(chosen) if chosen else k
         ids = selection["ranking"][:n]

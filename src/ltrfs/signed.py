@@ -13,6 +13,13 @@ File layout: the line ``LTRFS-SIGNED-PICKLE 1``, a line ``<hex HMAC> <payload by
 the pickle. The key is ``$LTRFS_MODEL_KEY`` (hex) when set, else 32 random bytes kept in
 ``$XDG_CONFIG_HOME/ltrfs/model.key`` (``~/.config/ltrfs/model.key``, mode 600), made on first
 use; nodes of a cluster that share the home folder share it.
+
+The key is checked before use, each problem a one-line error naming where it is wrong: as ssh
+does with a private key, a key file that its group or others may read or write (any of the mode
+bits 077, e.g. 644) is refused, with the fix ``chmod 600 <file>``: whoever can read it can sign a
+pickle that ltrfs then unpickles. A key file that is not 64 hex digits (one line) is refused
+(delete it to get a new key), and so is a ``$LTRFS_MODEL_KEY`` that is not an even number of hex
+digits, at least 32 (16 bytes).
 """
 from __future__ import annotations
 
@@ -35,13 +42,64 @@ def key_path() -> Path:
     return Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "ltrfs" / "model.key"
 
 
+KEY_HEX_DIGITS = 64
+ENV_MIN_HEX_DIGITS = 32
+
+
+def _from_hex(text: str, digits: int | None = None) -> bytes | None:
+    """The bytes of a hex string of ``digits`` digits (any even number >= 32 when None), else None."""
+    if (len(text) != digits) if digits else (len(text) < ENV_MIN_HEX_DIGITS or len(text) % 2):
+        return None
+    try:
+        return bytes.fromhex(text)
+    except ValueError:
+        return None
+
+
+def _read_key(path: Path) -> bytes:
+    """The key in ``path``, refused in one line when others may read it or it is malformed."""
+    with open(path, "rb") as fh:
+        mode = os.fstat(fh.fileno()).st_mode
+        if os.name == "posix" and mode & 0o077:
+            raise DataError(f"{path}: your model key can be read or written by others (mode {mode & 0o777:o}); "
+                            f"ltrfs refuses it, since whoever reads it can sign code that ltrfs would run: "
+                            f"run `chmod 600 {path}`")
+        raw = fh.read(4 * KEY_HEX_DIGITS)
+    try:
+        found = _from_hex(raw.decode("ascii").strip(), KEY_HEX_DIGITS)
+    except UnicodeDecodeError:
+        found = None
+    if found is None:
+        raise DataError(f"{path}: not an ltrfs model key (expected one line of {KEY_HEX_DIGITS} hex digits); "
+                        "delete it to make a new key (models signed with the old one then need --trust-model)")
+    return found
+
+
 def key() -> bytes:
-    """The user's signing key (see the module docstring); made on first use."""
-    if os.environ.get("LTRFS_MODEL_KEY"):
-        return bytes.fromhex(os.environ["LTRFS_MODEL_KEY"])
+    """The user's signing key (see the module docstring); made on first use.
+
+    Returns
+    -------
+    bytes
+        The key.
+
+    Raises
+    ------
+    DataError
+        One line for a ``$LTRFS_MODEL_KEY`` that is not hex, or a key file that others may read or
+        that is not 64 hex digits.
+    """
+    text = os.environ.get("LTRFS_MODEL_KEY", "").strip()
+    if text:
+        found = _from_hex(text)
+        if found is None:
+            raise DataError(f"LTRFS_MODEL_KEY: not a key (expected an even number of hex digits, at least "
+                            f"{ENV_MIN_HEX_DIGITS}, such as the output of "
+                            "`python -c 'import secrets; print(secrets.token_hex(32))'`)")
+        return found
     path = key_path()
     try:
-        return bytes.fromhex(path.read_text().strip())
+        return _read_key(path)
     except FileNotFoundError:
         pass
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -55,7 +113,7 @@ def key() -> bytes:
         pass
     finally:
         os.unlink(path.parent / f".model.key.{os.getpid()}")
-    return bytes.fromhex(path.read_text().strip())
+    return _read_key(path)
 
 
 def _signature(payload: bytes) -> str:

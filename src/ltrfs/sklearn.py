@@ -26,7 +26,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from ltrfs.checks import check_labels
+from ltrfs.checks import check_labels, check_qid_values
 from ltrfs.selection import SELECTORS, Selector, make_selector
 
 __all__ = ["FeatureSelector", "contiguous_order"]
@@ -68,7 +68,7 @@ def _split(X, y, qid, what: str = ""):
     y = check_labels(y, X.shape[0], f"y{what}")
     if qid is None:
         return X, y, np.zeros(X.shape[0], dtype=np.int64)
-    qid = np.asarray(qid)
+    qid = check_qid_values(qid, f"qid{what}")
     if qid.ndim != 1 or len(qid) != X.shape[0]:
         raise ValueError(f"qid{what} must hold one query id per row of X{what} ({X.shape[0]}); got shape {qid.shape}")
     order = contiguous_order(qid)

@@ -12,7 +12,10 @@ Safety: downloads go to ``dest/.<archive>.part-*`` and are renamed only after th
 passed; extraction goes to ``dest/.tmp-extract-*`` and is renamed to ``dest/data`` only after
 the per-file checks passed; ``fetch`` removes ``manifest.json`` before doing anything, so an
 interrupted run leaves nothing a rerun trusts. Archive members with absolute paths, ``..``
-components, links leaving the tree or device files are refused.
+components, links leaving the tree, device files or sparse files are refused. Archives are
+unpacked as a stream and refused once they unpack to more than their limit (100 times their
+size, at least 16 MiB, at most 64 GiB: :mod:`ltrfs.io.unpack`); a RAR tool runs with its output
+files capped at that limit, and the files it wrote are added up afterwards.
 """
 from __future__ import annotations
 
@@ -22,8 +25,10 @@ import hashlib
 import http.client
 import json
 import logging
+import lzma
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import tarfile
@@ -33,11 +38,17 @@ import urllib.request
 import zipfile
 from pathlib import Path, PurePosixPath
 
+try:
+    import resource
+except ImportError:  # pragma: no cover - Windows
+    resource = None
+
 from ltrfs import __version__
 from ltrfs.datasets import synthetic
 from ltrfs.datasets.folds import expected_files, locate_data_root
 from ltrfs.datasets.archive_spec import format_of, parse_checksum
 from ltrfs.datasets.manifest import CHUNK, MANIFEST, MANIFEST_FORMAT, file_digests, fingerprint, manifest_ok
+from ltrfs.io import unpack
 from ltrfs.ranking_data import DataError
 from ltrfs.util import full_disk_named
 
@@ -53,6 +64,11 @@ RAR_HINT = ("install one, e.g. on Debian/Ubuntu `apt-get install libarchive-tool
 
 class FetchError(DataError):
     """A dataset could not be fetched; the message is one line (a :class:`DataError`)."""
+
+
+class ArchiveLimitError(FetchError, unpack.UnpackLimitError):
+    """An archive unpacks to more than its limit (:mod:`ltrfs.io.unpack`); :func:`fetch` keeps
+    the download, for a rerun with a raised limit."""
 
 
 # ----------------------------------------------------------------------------- checksums
@@ -128,6 +144,7 @@ def _inside(base: Path, target: Path) -> bool:
 
 
 def _extract_zip(archive: Path, out: Path, members) -> None:
+    budget = unpack.Budget(archive, archive.stat().st_size)  # all members together
     with zipfile.ZipFile(archive) as zf:
         infos = zf.infolist()
         for info in infos:
@@ -145,30 +162,43 @@ def _extract_zip(archive: Path, out: Path, members) -> None:
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
             with zf.open(info) as src, open(target, "wb") as dst:
-                shutil.copyfileobj(src, dst, CHUNK)
+                unpack.copy(src, dst, budget)
 
 
 def _extract_tar(archive: Path, out: Path, members) -> None:
+    # one streaming pass over the unpacked tar stream, counted against the archive's limit:
+    # skipped members count too, so a bomb is refused however it is laid out
     use_filter = hasattr(tarfile, "data_filter")
-    with tarfile.open(archive, "r:*") as tf:
-        for member in tf:  # one streaming pass
-            rel = _safe_member(member.name, archive.name)
-            if member.ischr() or member.isblk() or member.isfifo() or member.isdev():
-                raise FetchError(f"{archive.name}: refusing device or fifo member {member.name!r}")
-            if member.issym() or member.islnk():
-                link = member.linkname.replace("\\", "/")
-                if member.issym():
-                    resolved = PurePosixPath(os.path.normpath(str(rel.parent / link))) if not link.startswith("/") else None
-                else:
-                    resolved = PurePosixPath(os.path.normpath(link)) if not link.startswith("/") else None
-                if resolved is None or resolved.parts[:1] == ("..",):
-                    raise FetchError(f"{archive.name}: refusing link {member.name!r} -> {member.linkname!r} leaving the archive")
-            if str(rel) == "." or not _selected(rel, members):
-                continue
-            if use_filter:
-                tf.extract(member, out, set_attrs=False, filter="data")
-            else:  # pragma: no cover - Python without extraction filters
-                tf.extract(member, out, set_attrs=False)
+    with open(archive, "rb") as raw:
+        cls = unpack.opener(archive.name, raw.read(6))
+        raw.seek(0)
+        budget = unpack.Budget(archive, os.fstat(raw.fileno()).st_size)
+        with (cls(raw) if cls else raw) as src, \
+                tarfile.open(fileobj=unpack.BudgetReader(src, budget), mode="r|") as tf:
+            _extract_tar_members(archive, tf, out, members, use_filter)
+
+
+def _extract_tar_members(archive: Path, tf, out: Path, members, use_filter: bool) -> None:
+    for member in tf:
+        rel = _safe_member(member.name, archive.name)
+        if member.ischr() or member.isblk() or member.isfifo() or member.isdev():
+            raise FetchError(f"{archive.name}: refusing device or fifo member {member.name!r}")
+        if member.issparse():  # holes would unpack to more than the archive's limit counts
+            raise FetchError(f"{archive.name}: refusing sparse member {member.name!r}")
+        if member.issym() or member.islnk():
+            link = member.linkname.replace("\\", "/")
+            if member.issym():
+                resolved = PurePosixPath(os.path.normpath(str(rel.parent / link))) if not link.startswith("/") else None
+            else:
+                resolved = PurePosixPath(os.path.normpath(link)) if not link.startswith("/") else None
+            if resolved is None or resolved.parts[:1] == ("..",):
+                raise FetchError(f"{archive.name}: refusing link {member.name!r} -> {member.linkname!r} leaving the archive")
+        if str(rel) == "." or not _selected(rel, members):
+            continue
+        if use_filter:
+            tf.extract(member, out, set_attrs=False, filter="data")
+        else:  # pragma: no cover - Python without extraction filters
+            tf.extract(member, out, set_attrs=False)
 
 
 def rar_tool() -> tuple[str, str] | None:
@@ -184,6 +214,19 @@ def rar_tool() -> tuple[str, str] | None:
         if path:
             return name, path
     return None
+
+
+def _file_size_cap(limit: int):
+    """A ``preexec_fn`` that keeps an external extractor from writing a file larger than
+    ``limit`` bytes (RLIMIT_FSIZE: the tool is stopped by SIGXFSZ), or None where there is none."""
+    if resource is None or not hasattr(resource, "RLIMIT_FSIZE"):  # pragma: no cover - Windows
+        return None
+
+    def cap():
+        _, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        soft = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    return cap
 
 
 def _extract_rar(archive: Path, out: Path, members) -> None:
@@ -206,7 +249,13 @@ def _extract_rar(archive: Path, out: Path, members) -> None:
     else:
         cmd = [exe, "-q", "-f", "-D", "-o", str(out), str(archive)]
     log.info("extracting %s with %s", archive.name, name)
-    result = subprocess.run(cmd, capture_output=True, text=True)
+    budget = unpack.Budget(archive, archive.stat().st_size)
+    result = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=_file_size_cap(budget.limit))
+    if result.returncode != 0:  # a file that reached the cap (the tool or its shell got SIGXFSZ)
+        xfsz = getattr(signal, "SIGXFSZ", None)
+        largest = max((p.stat().st_size for p in out.rglob("*") if p.is_file() and not p.is_symlink()), default=0)
+        if largest >= budget.limit or (xfsz is not None and result.returncode in (-xfsz, 128 + xfsz)):
+            budget.add(budget.limit + 1)
     if result.returncode != 0:
         lines = [x.strip() for x in (result.stderr or result.stdout or "").splitlines() if x.strip()]
         raise FetchError(f"cannot extract {archive.name}: {name} exited with status {result.returncode}"
@@ -216,6 +265,8 @@ def _extract_rar(archive: Path, out: Path, members) -> None:
             p = Path(dirpath) / entry
             if p.is_symlink() and not _inside(out, p):
                 raise FetchError(f"{archive.name}: refusing link {p.relative_to(out)} pointing outside the archive")
+            if entry in filenames and not p.is_symlink():
+                budget.add(p.stat().st_size)  # the files together, after the fact
     if members:
         _prune(out, members)
 
@@ -254,8 +305,9 @@ def extract(archive, out_dir, fmt: str, members=None) -> None:
     Raises
     ------
     FetchError
-        On unsafe members (absolute paths, ``..``, links leaving the tree, devices) or a missing
-        RAR tool.
+        On unsafe members (absolute paths, ``..``, links leaving the tree, devices, sparse
+        files), a damaged archive or a missing RAR tool; :class:`ArchiveLimitError` when the
+        archive unpacks to more than its limit (:mod:`ltrfs.io.unpack`).
     """
     archive, out = Path(archive), Path(out_dir)
     try:
@@ -267,13 +319,16 @@ def extract(archive, out_dir, fmt: str, members=None) -> None:
             _extract_rar(archive, out, members)
         elif fmt == "gz":
             name = archive.name[:-3] if archive.name.lower().endswith(".gz") else archive.name + ".out"
+            budget = unpack.Budget(archive, archive.stat().st_size)
             with gzip.open(archive, "rb") as src, open(out / name, "wb") as dst:
-                shutil.copyfileobj(src, dst, CHUNK)
+                unpack.copy(src, dst, budget)
         elif fmt == "file":
             shutil.copyfile(archive, out / archive.name)
         else:
             raise FetchError(f"{archive.name}: cannot extract format {fmt!r}")
-    except (zipfile.BadZipFile, tarfile.TarError, gzip.BadGzipFile, EOFError) as exc:
+    except unpack.UnpackLimitError as exc:
+        raise ArchiveLimitError(str(exc)) from None
+    except (zipfile.BadZipFile, tarfile.TarError, gzip.BadGzipFile, EOFError, lzma.LZMAError) as exc:
         raise FetchError(f"{archive}: damaged or not a {fmt} archive ({exc}); replace it with a complete copy "
                          "(or delete it to download it again)") from None
 
@@ -715,7 +770,9 @@ def _extract_and_finish(name: str, entry: dict, dest: Path, seed, archive_path: 
             raise type(exc)(str(exc).replace(str(tmp), f"{archive_path} (extracted)")) from None
     except BaseException as exc:
         _remove(tmp)
-        if downloaded and isinstance(exc, DataError):  # bad content: download again next time
+        if downloaded and isinstance(exc, DataError) and not isinstance(exc, unpack.UnpackLimitError):
+            # bad content: download again next time (past the unpack limit: kept, for a rerun
+            # with a raised limit)
             archive_path.unlink(missing_ok=True)
         raise  # an interruption keeps the verified download for the rerun
     archive_info = {"name": archive_path.name, "size": archive_path.stat().st_size, **digests}

@@ -41,20 +41,21 @@ Blank lines and lines holding only a comment are skipped; spaces and tabs separa
 CRLF and bare CR (old Mac exports) all end a line, so the three read identically and line
 numbers in errors are those an editor shows. The text after the first ``#`` of a data line,
 stripped, is the row's docid. A UTF-8 byte-order mark at the start is ignored; comments must be
-UTF-8. Input compressed with gzip, bzip2 or xz is recognised by suffix or by magic bytes.
+UTF-8. Input compressed with gzip, bzip2 or xz is recognised by suffix or by magic bytes and
+unpacked as a stream; one that unpacks to more than its limit (100 times its size, at least
+16 MiB, at most 64 GiB; :mod:`ltrfs.io.unpack`) is refused before it fills memory.
 """
 from __future__ import annotations
 
-import bz2
-import gzip
 import logging
-import lzma
 import math
+import os
 from pathlib import Path
 
 import numpy as np
 from numba import njit
 
+from ltrfs.io import unpack
 from ltrfs.io.duplicates import duplicate_rows
 from ltrfs.ranking_data import DataError, RankingData
 from ltrfs.util import os_error_text
@@ -539,30 +540,28 @@ def _gather_ascii(buf, starts, ends, width):
 # Reading text
 # ----------------------------------------------------------------------------------------------
 
-_COMPRESSED = {".gz": gzip.decompress, ".bz2": bz2.decompress, ".xz": lzma.decompress}
-_MAGIC = ((b"\x1f\x8b", gzip.decompress), (b"BZh", bz2.decompress),
-          (b"\xfd7zXZ\x00", lzma.decompress))
-
-
 def _read_bytes(path: Path) -> bytes:
+    """The file's bytes; a gzip/bzip2/xz file (by suffix or magic bytes) is unpacked as a stream
+    within the limit of :mod:`ltrfs.io.unpack`."""
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as fh:
+            head = fh.read(6)
+            cls = unpack.opener(path.name, head)
+            fh.seek(0)
+            if cls is None:
+                return fh.read()
+            budget = unpack.Budget(path, os.fstat(fh.fileno()).st_size)
+            try:
+                with cls(fh) as src:
+                    return unpack.read_all(src, budget)
+            except DataError:
+                raise
+            except unpack.DAMAGE as exc:
+                raise DataError(f"{path}: cannot decompress ({exc})") from None
     except FileNotFoundError as exc:
         raise DataError(os_error_text(exc, path)) from None
     except IsADirectoryError:
         raise DataError(f"{path}: is a directory, not a data file") from None
-    decompress = _COMPRESSED.get(path.suffix.lower())
-    if decompress is None:
-        for magic, fn in _MAGIC:
-            if raw.startswith(magic):
-                decompress = fn
-                break
-    if decompress is not None:
-        try:
-            raw = decompress(raw)
-        except (OSError, EOFError, lzma.LZMAError, ValueError) as exc:
-            raise DataError(f"{path}: cannot decompress ({exc})") from None
-    return raw
 
 
 def _token(raw: bytes, s: int, e: int) -> str:

@@ -16,8 +16,8 @@ from ltrfs import io, metrics
 from ltrfs.config import OWN, k_grid, train_batches
 from ltrfs.context import accepts, with_context
 from ltrfs.ranking_data import RankingData
-from ltrfs.formats import (REFERENCE_HEAD, RUN_HEAD, load_models, load_selector, n_views, predict, read_json,
-                           run_lines, save_models, view_for_k)
+from ltrfs.formats import (REFERENCE_HEAD, RUN_HEAD, load_models, load_selector, n_views, predict,
+                           read_selection, run_lines, save_models, view_for_k)
 from ltrfs.pipeline.select import SelectPlanning
 from ltrfs.rankers import make_ranker, ranker_class, ranker_grid
 from ltrfs.selection import SELECTORS
@@ -258,7 +258,7 @@ def train(selection_path, ranker_name: str, ranker: dict, train_path, vali_path,
     selector_path : str or os.PathLike or None, default None
         The method's fitted selector, for ranker ``own``.
     """
-    selection = read_json(selection_path, ("ranking",))
+    selection = read_selection(selection_path)
     train_data, vali_data = _loaded(train_path), _loaded(vali_path)
     if ranker["algorithm"] == OWN:
         models, by_k = train_own(selection, own_selector(selector_path, selection), ks=ks)

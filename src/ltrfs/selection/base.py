@@ -28,6 +28,7 @@ import time
 import numpy as np
 
 from ltrfs import scoring
+from ltrfs.checks import check_magnitude, check_qid_values
 from ltrfs.estimator import Estimator
 from ltrfs.ranking_data import query_ptr_from_qid
 
@@ -201,7 +202,11 @@ class Selector(Estimator):
         y = np.asarray(y)
         if X.ndim != 2 or len(y) != len(X):
             raise ValueError(f"X must be (m, d) with one label per row; got X {X.shape}, y {y.shape}")
-        query_ptr, _ = query_ptr_from_qid(np.asarray(qid))
+        # beyond float32's range: refused; float32 values that float32 arithmetic could overflow: float64
+        X = check_magnitude(X)
+        if X_val is not None:
+            X_val = check_magnitude(np.asarray(X_val), "X_val")
+        query_ptr, _ = query_ptr_from_qid(check_qid_values(qid))
         start = time.perf_counter()
         self.chosen_ = {}
         self.scores_ = None
