@@ -333,7 +333,7 @@ def test_registry_default_grid_and_contract():
     assert len(grid) == len(RankSVM.default_grid["C"]) == 20
     np.testing.assert_allclose(np.diff(np.log2(grid)), 1.0)  # factors of 2, as RankSVM's
     assert grid[0] == pytest.approx(1e-5 * 2**10) and grid[-1] == pytest.approx(1e-5 * 2**29)
-    with pytest.raises(ValueError, match=r"ranker 'svmmap' has no parameter 'c'; valid: C, epsilon"):
+    with pytest.raises(ValueError, match=r"ranker 'svmmap' has no parameter 'c' \(did you mean 'C'\?\); valid: C, epsilon"):
         make_ranker("svmmap", c=1.0)
     # the registry-wide contract of tests/test_rankers.py, applied to this ranker
     train, vali, test = (planted(n_queries=n, d=5, informative=(1, 3), seed=s) for n, s in ((60, 3), (30, 5), (40, 4)))

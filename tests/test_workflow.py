@@ -233,7 +233,8 @@ def report_index(zip_path: Path) -> tuple[dict, dict]:
 def test_report_holds_every_table_and_figure_by_experiment(finished, tmp_path):
     snakemake(finished, "--report", str(tmp_path / "report.zip"))
     categories, results = report_index(tmp_path / "report.zip")
-    assert set(categories) == {"tiny", "Leaderboard"}
+    assert set(categories) == {"tiny", "Leaderboard", "Environment"}
+    assert {p for paths in categories["Environment"].values() for p in paths} == {"results/versions.html"}
     assert set(categories["tiny"]) == {"Tables", "Figures", "Feature reports"}
     assert set(categories["tiny"]["Tables"]) == {"results/synthetic-tiny/tables/tiny.html",
                                                  "results/synthetic-tiny/tables/top_features/tiny.html"}
@@ -403,7 +404,7 @@ def test_bad_config_is_one_line(tmp_path):
     write_config(tmp_path, config)
     result = snakemake(tmp_path, "-n", check=False)
     assert result.returncode != 0
-    assert "ltrfs: config experiments.tiny.methods: unknown method 'fs_edd'; valid: fs_ed, importance, random, waf" in result.stderr
+    assert "ltrfs: config experiments.tiny.methods: unknown method 'fs_edd' (did you mean 'fs_ed'?); valid: fs_ed, importance, random, waf" in result.stderr
     assert "Traceback" not in result.stderr
 
 

@@ -174,8 +174,20 @@ def cmd_select(args) -> int:
 
 
 def ranklib_path(out, k: int) -> Path:
-    """The feature file of subset size k when ``select --format ranklib`` writes several:
-    ``features.txt`` -> ``features.k5.txt`` (the suffix kept, ``.k5`` before it)."""
+    """The feature file of subset size k when ``select --format ranklib`` writes several.
+
+    Parameters
+    ----------
+    out : str or os.PathLike
+        The ``--out`` file, e.g. ``features.txt``.
+    k : int
+        The subset size.
+
+    Returns
+    -------
+    Path
+        ``features.k5.txt`` for k = 5: the suffix kept, ``.k5`` before it.
+    """
     out = Path(out)
     return out.with_name(f"{out.stem}.k{k}{out.suffix}")
 

@@ -27,6 +27,18 @@ def did_you_mean(name, valid) -> str:
     The closest valid name by ``difflib`` (ratio 0.6 or more), compared with ``-`` and spaces as
     ``_`` and in lower case, so ``gas-e`` and ``GAS_E`` find ``gas_e``.
 
+    Parameters
+    ----------
+    name : object
+        The name given.
+    valid : iterable of str
+        The valid names.
+
+    Returns
+    -------
+    str
+        The hint, with its leading space, or "" when no valid name is close.
+
     Examples
     --------
     >>> did_you_mean("gas-e", ["gas_e", "gas_l", "fs_ed"])
@@ -42,6 +54,20 @@ def did_you_mean(name, valid) -> str:
 
 def unknown_name(kind: str, name, valid) -> str:
     """``unknown <kind> '<name>' (did you mean '<closest>'?); valid: <all, sorted>`` (``did_you_mean``).
+
+    Parameters
+    ----------
+    kind : str
+        What the name names ("method", "config ranker").
+    name : object
+        The name given.
+    valid : iterable of str
+        The valid names.
+
+    Returns
+    -------
+    str
+        The one-line message.
 
     Examples
     --------
