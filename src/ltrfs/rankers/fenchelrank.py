@@ -10,9 +10,9 @@ P the p pairs of documents of one query with y_i > y_j. The paper solves it by a
 problem by accelerated projected gradient with the exact projection onto the l1 ball and Newton
 steps on the settled face (``ltrfs.rankers.sparse_pairwise.l1_ball_solve``), to a relative
 Frank-Wolfe gap of tol. The radius is ``r = radius_ratio * r_max``, ``r_max`` the l1 norm of the
-unconstrained minimiser, computed by Newton's method to a relative gradient of 1e-12
-(``unconstrained_radius``), so the grid is the same on every dataset. The selector ``fenchelrank`` (the radius path and its entry order) is
-in ``ltrfs.selection.fenchelrank``.
+unconstrained minimiser, computed by Newton's method to a relative gradient of 1e-10
+(``unconstrained_radius``), so the grid is the same on every dataset. The selector
+``fenchelrank`` (the radius path and its entry order) is in ``ltrfs.selection.fenchelrank``.
 """
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ from ltrfs.estimator import ConvergenceWarning
 from ltrfs.params import Real
 from ltrfs.rankers.base import LinearScores, Ranker
 from ltrfs.rankers.fsmrank import raw_model
-from ltrfs.rankers.sparse_pairwise import (SOLVER_PARAMETERS, SPARSE_DOC, TOL_BALL, l1_ball_solve, project_l1_ball,
-                                           scaled_loss, unconstrained_radius)
+from ltrfs.rankers.sparse_pairwise import (NEWTON_TOL, SOLVER_PARAMETERS, SPARSE_DOC, TOL_BALL, l1_ball_solve,
+                                           project_l1_ball, scaled_loss, unconstrained_radius)
 
 #: radius_ratio grid of the ranker (the paper gives none)
 RADIUS_GRID = (0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
@@ -39,7 +39,7 @@ class FenchelRank(LinearScores, Ranker):
     ----------
     radius_ratio : float in (0, 1], default 0.1
         The l1 radius as a fraction of ``r_max``, the l1 norm of the unconstrained minimiser on
-        the training split (Newton's method to ``||grad f||_inf <= 1e-12 ||grad f(0)||_inf``; 1: the
+        the training split (Newton's method to ``||grad f||_inf <= 1e-10 ||grad f(0)||_inf``; 1: the
         constraint is inactive).
     max_iter : int >= 1, default 500
         Most iterations of the constrained solve (projected-gradient and Newton steps); a
@@ -118,6 +118,7 @@ class FenchelRank(LinearScores, Ranker):
                           stacklevel=3)
         if not free.converged:
             warnings.warn(f"FenchelRank: the unconstrained minimiser (r_max) stopped at {free.n_iter} Newton steps "
-                          f"(relative gradient {free.optimality:.3g} > 1e-12)", ConvergenceWarning, stacklevel=3)
+                          f"(relative gradient {free.optimality:.3g} > {NEWTON_TOL:g})", ConvergenceWarning,
+                          stacklevel=3)
         self.n_features_in_ = X.shape[1]
         self.seconds_ = time.perf_counter() - start

@@ -24,8 +24,8 @@ from ltrfs.estimator import ConvergenceWarning
 from ltrfs.params import Integer, Options, Real
 from ltrfs.rankers.base import LinearScores, Ranker
 from ltrfs.rankers.fsmrank import raw_model
-from ltrfs.rankers.sparse_pairwise import (N_REWEIGHT, PENALTIES, SOLVER_PARAMETERS, SPARSE_DOC, TOL_PENALTY, lambda_max,
-                                           reweighted_l1_solve, scaled_loss)
+from ltrfs.rankers.sparse_pairwise import (N_REWEIGHT, PENALTIES, SOLVER_PARAMETERS, SPARSE_DOC, TOL_PENALTY,
+                                           lambda_max, reweighted_l1_solve, scaled_loss)
 
 #: lambda_ratio grid of the ranker (the paper's grid is not available here)
 LAMBDA_GRID = (0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.002, 0.001)

@@ -5,7 +5,7 @@ The problem (``ltrfs.rankers.fenchelrank``): the pairwise squared hinge under ``
 A constraint has a radius, not a penalty, so the path runs over radii from small to large:
 ``r_k = r_max * min_ratio^((n_points - 1 - k) / (n_points - 1))``, k = 0..n_points-1 (20 points,
 min_ratio 1e-3 by default), with ``r_max`` the l1 norm of the unconstrained minimiser, computed
-by Newton's method to ``||grad f||_inf <= 1e-12 ||grad f(0)||_inf`` (beyond it the constraint is
+by Newton's method to ``||grad f||_inf <= 1e-10 ||grad f(0)||_inf`` (beyond it the constraint is
 inactive; at r = 0 every weight is 0). A feature enters at the first radius where its weight is
 non-zero; features are ordered by entry (``ltrfs.selection.sparse_path``), and the radius chosen
 on vali is the method's own model. Each point is solved by accelerated projected gradient with
@@ -17,7 +17,8 @@ text is not available here).
 from __future__ import annotations
 
 from ltrfs.docstrings import fill_doc
-from ltrfs.rankers.sparse_pairwise import SPARSE_DOC, TOL_BALL, l1_ball_path, path_grid, unconstrained_radius
+from ltrfs.rankers.sparse_pairwise import (NEWTON_TOL, SPARSE_DOC, TOL_BALL, l1_ball_path, path_grid,
+                                           unconstrained_radius)
 from ltrfs.selection.sparse_path import MIN_RATIO, N_POINTS, PATH_PARAMETERS, SparsePathSelector
 
 
@@ -89,7 +90,7 @@ class FenchelRankSelector(SparsePathSelector):
         r_max, free = unconstrained_radius(loss)
         if not free.converged:
             self._warn(f"the unconstrained minimiser (r_max) stopped at {free.n_iter} Newton steps (relative "
-                       f"gradient {free.optimality:.3g} > 1e-12)")
+                       f"gradient {free.optimality:.3g} > {NEWTON_TOL:g})")
         radii = path_grid(r_max, int(self.n_points), float(self.min_ratio), increasing=True)
         info = {"radius_max": r_max, "unconstrained_iterations": free.n_iter,
                 "unconstrained_converged": bool(free.converged)}
