@@ -300,7 +300,8 @@ def test_fenchelrank_path_matches_scipy_at_every_radius(medium):
         assert point.converged, (r, point.optimality)
         assert point.loss == pytest.approx(ref.fun, rel=1e-6), r
         assert np.abs(point.w).sum() <= r * (1 + 1e-12)
-    assert points[-1].n_iter == 0 and points[-1].loss == free.loss  # r_max: the unconstrained minimiser itself
+    assert points[-1].n_iter == 0  # r_max: the unconstrained minimiser itself, no iteration
+    assert points[-1].loss == pytest.approx(free.loss, rel=1e-12)
 
 
 def test_sparse_ranksvm_path_matches_scipy_at_every_lambda(medium):

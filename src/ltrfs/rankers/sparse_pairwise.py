@@ -562,14 +562,21 @@ def face_newton(loss: PairwiseLoss, w, s_w, f_w, g_w, h, *, lin=None, radius=Non
     sphere = radius is not None and float(np.abs(w).sum()) >= radius * (1.0 - 1e-12)
     b = g_w[S] + (0.0 if lin is None else lin[S])
     order = sort_within_queries(s_w, loss.query_ptr)
-    full = np.zeros(loss.d)
+    XS = np.ascontiguousarray(loss.X[:, S])  # the face's columns once: each product costs |S|/d of a full one
+    u, out = np.empty(XS.shape[0]), np.empty(len(S))
+    scale = 2.0 / loss._p
 
     def proj(v):
         return v - sigma * (float(sigma @ v) / len(S)) if sphere else v
 
-    def hess(v):
-        full[S] = v
-        return proj(loss.hessp(s_w, full, order)[S])
+    def hess(v):  # (2/p) X_S' A X_S v, A the active pairs' Laplacian at s_w
+        loss.n_evals += 1
+        if XS.dtype == np.float64:
+            Av = squared_hinge_hessp(s_w, loss.levels, loss.query_ptr, XS @ v, order)
+            return proj(scale * (XS.T @ Av))
+        _matvec(XS, np.ascontiguousarray(v), u)
+        _rmatvec(XS, squared_hinge_hessp(s_w, loss.levels, loss.query_ptr, u, order), out)
+        return proj(scale * out)
 
     d = np.zeros(len(S))
     r = -proj(b)
