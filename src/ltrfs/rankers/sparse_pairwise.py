@@ -31,10 +31,11 @@ Problems:
   face); for the concave penalties ``log``, ``mcp`` and ``lp``, reweighted l1
   (``reweighted_l1_solve``): repeat ``w <- argmin f(w) + sum_j lambda g'(|w_j^old|) |w_j|``, a
   majorise-minimise step that never increases the penalised objective, until w is stationary,
-  repeats, or after ``n_reweight`` (50) solves. Converged when the largest violation of the
-  optimality conditions (``l1_kkt_violation``: ``|grad_j f + lambda g'(|w_j|) sign(w_j)|`` for
-  ``w_j != 0``, ``max(|grad_j f| - lambda, 0)`` for ``w_j = 0``) is at most ``tol lambda`` (tol
-  1e-5); for a concave penalty these are the conditions of a stationary point.
+  repeats, or after ``n_reweight`` (50) solves (MQ2008 Fold 1's log path: up to 31). Converged
+  when the largest violation of the optimality conditions (``l1_kkt_violation``: ``|grad_j f +
+  lambda g'(|w_j|) sign(w_j)|`` for ``w_j != 0``, ``max(|grad_j f| - lambda, 0)`` for ``w_j =
+  0``) is at most ``tol lambda`` (tol 1e-5); for a concave penalty these are the conditions of a
+  stationary point.
 
 Neither rule is a small step or a small change of the objective: both are certificates at the
 returned w, computed from ``grad f(w)``, which the backtracking evaluates anyway.
@@ -795,7 +796,7 @@ def reweighted_l1_solve(loss: PairwiseLoss, lam: float, penalty: str = "l1", w0=
     w0 : ndarray (d,) or None
         The first round's reweighting point and start (default 0: the first round is l1).
     n_reweight : int >= 1, default 50
-        Most rounds (on MQ2008 Fold 1 the log path needs up to 32 to be stationary to 1e-5).
+        Most rounds (on MQ2008 Fold 1 the log path needs up to 31 to be stationary to 1e-5).
     eps, gamma, p
         As ``penalty_value``.
     L, max_iter
