@@ -104,8 +104,9 @@ class SparsePathSelector(Selector):
                               "objective": res.objective, "converged": bool(res.converged),
                               "optimality": float(res.optimality),
                               "seconds": round(float(res.extra.get("seconds", 0.0)), 4)})
-                log.info("  %s %s=%.4g: %d non-zero weights, vali %s = %.4f, %d iterations", self.name, self.path_key,
-                         value, table[-1]["nonzero"], self.vali_metric, vali, res.n_iter)
+                log.info("  %s %s=%.4g: %d non-zero weights, vali %s = %.4f, %d iterations, %s %.2g%s", self.name,
+                         self.path_key, value, table[-1]["nonzero"], self.vali_metric, vali, res.n_iter,
+                         self.optimality_name, res.optimality, "" if res.converged else " (NOT converged: above tol)")
             k, (coef, intercept, res), value = choice.best
         stopped = [(v, p.optimality) for v, p in zip(values, points) if not p.converged]
         if stopped:
