@@ -6,21 +6,27 @@ from __future__ import annotations
 
 import itertools
 import tracemalloc
+import warnings
 
 import numpy as np
 import pytest
 from conftest import planted
 from scipy.optimize import minimize
 
+from ltrfs.estimator import ConvergenceWarning
 from ltrfs.examples import example_queries
 from ltrfs.rankers import RANKERS, make_ranker
 from ltrfs.rankers.fenchelrank import FenchelRank
 from ltrfs.rankers.sparse_pairwise import (
     PENALTIES,
+    TOL_BALL,
+    TOL_PENALTY,
     PairwiseLoss,
+    ball_gap,
     entry_order,
     l1_ball_path,
     l1_ball_solve,
+    l1_kkt_violation,
     lambda_max,
     path_grid,
     penalty_path,
@@ -29,6 +35,7 @@ from ltrfs.rankers.sparse_pairwise import (
     project_l1_ball,
     reweighted_l1_solve,
     scaled_loss,
+    unconstrained_minimiser,
     unconstrained_radius,
     weighted_l1_solve,
 )
@@ -238,6 +245,159 @@ def test_reweighted_l1_decreases_the_objective_and_ends_at_a_local_minimum(small
     assert np.all(np.abs(g[~on]) <= lam * (1 + 1e-6))
 
 
+# ----------------------------------------------------------------------------- convergence certificates
+
+
+@pytest.fixture(scope="module")
+def medium():
+    """A 10-feature problem (every feature varies within queries, pairs not separable), its
+    pair-free loss and its explicit pairs (the references below use only the pairs)."""
+    data = planted(n_queries=25, d=10, informative=(1, 4, 6), seed=11)
+    X = data.X.astype(np.float64)
+    return PairwiseLoss(X, data.y, data.query_ptr), explicit_pairs(X, data.y, data.query_ptr)
+
+
+def _split(D):
+    """The pair objective and gradient on split variables w = u - v (u, v >= 0)."""
+    d = D.shape[1]
+
+    def fun(z):
+        w = z[:d] - z[d:]
+        g = naive_grad(w, D)
+        return naive_loss(w, D), np.r_[g, -g]
+    return fun
+
+
+def test_the_unconstrained_minimiser_and_r_max_match_scipy(medium):
+    """r_max is the l1 norm of the unconstrained minimiser, to tolerance: L-BFGS-B on the
+    explicit pairs finds the same point."""
+    loss, D = medium
+    r_max, free = unconstrained_radius(loss)
+    assert free.converged and free.optimality <= 1e-10
+    ref = minimize(lambda w: (naive_loss(w, D), naive_grad(w, D)), np.zeros(10), jac=True, method="L-BFGS-B",
+                   options={"ftol": 1e-16, "gtol": 1e-13, "maxiter": 20000})
+    assert free.loss == pytest.approx(ref.fun, rel=1e-9)
+    np.testing.assert_allclose(free.w, ref.x, atol=1e-4 * np.abs(ref.x).max())
+    assert r_max == pytest.approx(np.abs(ref.x).sum(), rel=1e-5)
+    # beyond r_max the ball's constraint is inactive, below it active: the ball's optimum there is worse
+    assert l1_ball_solve(loss, 0.9 * r_max).loss > free.loss * (1 + 1e-6)
+
+
+def test_fenchelrank_path_matches_scipy_at_every_radius(medium):
+    """Every radius of the default path (default tol and max_iter): converged, and the objective
+    within 1e-6 (relative) of SLSQP's on the explicit pairs, and never below it by more."""
+    loss, D = medium
+    r_max, free = unconstrained_radius(loss)
+    radii = path_grid(r_max, 12, 1e-3, increasing=True)
+    points = l1_ball_path(loss, radii, w_free=free.w)
+    fun, z = _split(D), np.zeros(20)
+    for r, point in zip(radii, points):
+        ref = minimize(fun, z, jac=True, method="SLSQP", bounds=[(0, None)] * 20,
+                       constraints=[{"type": "ineq", "fun": lambda x, r=r: r - x.sum(), "jac": lambda x: -np.ones(20)}],
+                       options={"ftol": 1e-15, "maxiter": 5000})
+        assert ref.success, ref.message
+        z = ref.x
+        assert point.converged, (r, point.optimality)
+        assert point.loss == pytest.approx(ref.fun, rel=1e-6), r
+        assert np.abs(point.w).sum() <= r * (1 + 1e-12)
+    assert points[-1].n_iter == 0  # r_max: the unconstrained minimiser itself, no iteration
+    assert points[-1].loss == pytest.approx(free.loss, rel=1e-12)
+
+
+def test_sparse_ranksvm_path_matches_scipy_at_every_lambda(medium):
+    """Every lambda of the default l1 path: converged, and the penalised objective within 1e-6
+    (relative) of L-BFGS-B's on split variables over the explicit pairs."""
+    loss, D = medium
+    lambdas = path_grid(lambda_max(loss), 12, 1e-3)
+    points = penalty_path(loss, lambdas, "l1")
+    fun, z = _split(D), np.zeros(20)
+    for lam, point in zip(lambdas, points):
+        ref = minimize(lambda x, lam=lam: (lambda fg: (fg[0] + lam * x.sum(), fg[1] + lam))(fun(x)), z, jac=True,
+                       method="L-BFGS-B", bounds=[(0, None)] * 20,
+                       options={"ftol": 1e-16, "gtol": 1e-12, "maxiter": 20000})
+        z = ref.x
+        assert point.converged, (lam, point.optimality)
+        assert point.objective == pytest.approx(ref.fun, rel=1e-6), lam
+
+
+def _check_certificates(loss, D, points, kind, tol, penalty="l1"):
+    """For every point reported converged, the optimality conditions recomputed from the explicit
+    pairs hold to tol (the gap over f, or the violation over lambda); returns how many."""
+    shape = {"eps": 0.1, "gamma": 3.0, "p": 0.5}
+    checked = 0
+    for point in points:
+        if not point.converged:
+            continue
+        w = point.w
+        f, g = naive_loss(w, D), naive_grad(w, D)
+        if kind == "ball":
+            r = point.extra["radius"]
+            gap = float(g @ w + r * np.abs(g).max())  # the Frank-Wolfe gap, written out
+            assert gap <= tol * f * (1 + 1e-6) + 1e-15, (r, gap / f)
+        else:
+            lam = point.extra["lambda"]
+            slope = penalty_weights(w, lam, penalty, **shape)
+            on = w != 0
+            viol = np.r_[np.abs(g[on] + slope[on] * np.sign(w[on])), np.maximum(np.abs(g[~on]) - lam, 0.0)]
+            assert viol.max(initial=0.0) <= tol * lam * (1 + 1e-6) + 1e-15, (lam, viol.max() / lam)
+        checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("tol", [None, 1e-3])
+def test_converged_means_the_optimality_conditions_hold(medium, tol):
+    """``converged`` is a certificate: at every converged point of both paths (and of the concave
+    penalties' reweighting) the gap / KKT conditions recomputed from the explicit pairs hold to
+    the tolerance, at the default tol and at a loose one (where the solver stops early)."""
+    loss, D = medium
+    kw = {} if tol is None else {"tol": tol}
+    r_max, free = unconstrained_radius(loss)
+    ball = l1_ball_path(loss, path_grid(r_max, 8, 1e-3, True), w_free=free.w, **kw)
+    assert _check_certificates(loss, D, ball, "ball", tol or TOL_BALL) == 8
+    top = lambda_max(loss)
+    for penalty in PENALTIES:
+        points = penalty_path(loss, path_grid(top, 8, 1e-3), penalty, **kw)
+        assert _check_certificates(loss, D, points, "penalty", tol or TOL_PENALTY, penalty) == 8
+    # the helpers are the same conditions
+    w = ball[3].w
+    f, g = loss(w)
+    assert ball_gap(w, g, ball[3].extra["radius"]) / f == pytest.approx(ball[3].optimality, rel=1e-9, abs=1e-15)
+    assert l1_kkt_violation(w, g, 0.1) == pytest.approx(
+        max(np.abs(g[w != 0] + 0.1 * np.sign(w[w != 0])).max(), np.maximum(np.abs(g[w == 0]) - 0.1, 0).max(initial=0)))
+
+
+def test_a_solve_stopped_by_max_iter_reports_not_converged(medium):
+    """One iteration is not enough anywhere inside the path: converged is False, the measure is
+    above tol, and the rankers and selectors say so with a ConvergenceWarning."""
+    loss, _ = medium
+    r_max, _ = unconstrained_radius(loss)
+    ball = l1_ball_solve(loss, 0.3 * r_max, max_iter=1)
+    assert not ball.converged and ball.n_iter == 1 and ball.optimality > TOL_BALL
+    lam = 0.01 * lambda_max(loss)
+    pen = weighted_l1_solve(loss, np.full(10, lam), max_iter=1)
+    assert not pen.converged and pen.optimality > TOL_PENALTY
+    newton = unconstrained_minimiser(loss, max_iter=1)
+    assert not newton.converged and newton.n_iter == 1
+    reweighted = reweighted_l1_solve(loss, lam, "log", n_reweight=1)
+    assert not reweighted.converged and reweighted.optimality > TOL_PENALTY  # one round is not stationary
+
+    X, y, qid = example_queries()
+    Xv, yv, qv = example_queries(seed=1)
+    for sel in (FenchelRankSelector(max_iter=1), SparseRankSVMSelector(max_iter=1)):
+        with pytest.warns(ConvergenceWarning, match=rf"{sel.name}: \d+ of 20 path points stopped before tol"):
+            sel.fit(X, y, qid, X_val=Xv, y_val=yv, qid_val=qv)
+        assert not all(row["converged"] for row in sel.details_["path"])
+    for ranker in (FenchelRank(radius_ratio=0.3, max_iter=1), SparseRankSVM(lambda_ratio=0.01, max_iter=1)):
+        with pytest.warns(ConvergenceWarning, match="did not converge"):
+            ranker.fit(X, y, qid)
+        assert ranker.converged_ is False
+    for sel in (FenchelRankSelector(), SparseRankSVMSelector(penalty="log")):  # the defaults: no warning
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            sel.fit(X, y, qid, X_val=Xv, y_val=yv, qid_val=qv)
+        assert all(row["converged"] for row in sel.details_["path"])
+
+
 # ----------------------------------------------------------------------------- order and selectors
 
 
@@ -375,16 +535,31 @@ def test_the_default_tolerance_gives_the_entry_order_of_a_tight_solve(planted_sp
 def test_mq2008_fold1_paths(mq2008_dir):
     """Real data (skipped without the archive): both paths rank all 46 features, the features
     constant within every query last, the l1 path's first feature is the one of the largest
-    |grad f(0)|, and the vali choice is a sparse model."""
+    |grad f(0)|, and the vali choice is a sparse model. Every point converges within the default
+    budget; FenchelRank's r_max is the l1 norm of L-BFGS-B's unconstrained minimiser (43.35; the
+    old FISTA rule stopped at 15.2), and the chosen points satisfy their optimality conditions."""
     from ltrfs.io import read_letor
 
     tr, va = (read_letor(mq2008_dir / "Fold1" / f"{s}.txt") for s in ("train", "vali"))
     loss, _, _ = scaled_loss(tr.X, tr.y, tr.query_ptr)
     _, g0 = loss(np.zeros(loss.d))
     for sel in (FenchelRankSelector(), SparseRankSVMSelector()):
-        sel.fit(tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y, qid_val=va.qid)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            sel.fit(tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y, qid_val=va.qid)
         assert sorted(sel.ranking_.tolist()) == list(range(46))
         constant = sel.constant_features_.tolist()
         assert constant and sorted(sel.ranking_[-len(constant):].tolist()) == constant
         assert sel.ranking_[0] == int(np.argmax(np.abs(g0)))
         assert 0 < sel.chosen_["nonzero"] < 46
+        assert all(row["converged"] and row["optimality"] <= sel.tol for row in sel.details_["path"])
+        f, g = loss(sel.w_)
+        if sel.name == "fenchelrank":
+            assert ball_gap(sel.w_, g, sel.chosen_["radius"]) <= TOL_BALL * f
+            assert sel.details_["unconstrained_converged"]
+            ref = minimize(lambda w: loss(w), np.zeros(46), jac=True, method="L-BFGS-B",
+                           options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 20000})
+            assert sel.details_["radius_max"] == pytest.approx(np.abs(ref.x).sum(), rel=1e-3)
+        else:
+            lam = sel.chosen_["lambda"]
+            assert l1_kkt_violation(sel.w_, g, lam) <= TOL_PENALTY * lam

@@ -7,22 +7,25 @@ The problem: the pairwise squared hinge under an l1-ball constraint,
 
 P the p pairs of documents of one query with y_i > y_j. The paper solves it by a primal-dual
 (Fenchel duality) algorithm whose text is not available here; this module solves the same
-problem by accelerated projected gradient with the exact projection onto the l1 ball
-(``ltrfs.rankers.sparse_pairwise.l1_ball_solve``). The radius is ``r = radius_ratio * r_max``,
-``r_max`` the l1 norm of the unconstrained minimiser (``unconstrained_radius``), so the grid is
-the same on every dataset. The selector ``fenchelrank`` (the radius path and its entry order) is
-in ``ltrfs.selection.fenchelrank``.
+problem by accelerated projected gradient with the exact projection onto the l1 ball and Newton
+steps on the settled face (``ltrfs.rankers.sparse_pairwise.l1_ball_solve``), to a relative
+Frank-Wolfe gap of tol. The radius is ``r = radius_ratio * r_max``, ``r_max`` the l1 norm of the
+unconstrained minimiser, computed by Newton's method to a relative gradient of 1e-10
+(``unconstrained_radius``), so the grid is the same on every dataset. The selector
+``fenchelrank`` (the radius path and its entry order) is in ``ltrfs.selection.fenchelrank``.
 """
 from __future__ import annotations
 
 import time
+import warnings
 
 from ltrfs.docstrings import fill_doc
+from ltrfs.estimator import ConvergenceWarning
 from ltrfs.params import Real
 from ltrfs.rankers.base import LinearScores, Ranker
 from ltrfs.rankers.fsmrank import raw_model
-from ltrfs.rankers.sparse_pairwise import (SOLVER_PARAMETERS, SPARSE_DOC, l1_ball_solve, scaled_loss,
-                                           unconstrained_radius)
+from ltrfs.rankers.sparse_pairwise import (NEWTON_TOL, SOLVER_PARAMETERS, SPARSE_DOC, TOL_BALL, l1_ball_solve,
+                                           project_l1_ball, scaled_loss, unconstrained_radius)
 
 #: radius_ratio grid of the ranker (the paper gives none)
 RADIUS_GRID = (0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
@@ -36,12 +39,15 @@ class FenchelRank(LinearScores, Ranker):
     ----------
     radius_ratio : float in (0, 1], default 0.1
         The l1 radius as a fraction of ``r_max``, the l1 norm of the unconstrained minimiser on
-        the training split (1: the constraint is inactive).
+        the training split (Newton's method to ``||grad f||_inf <= 1e-10 ||grad f(0)||_inf``; 1: the
+        constraint is inactive).
     max_iter : int >= 1, default 500
-        Most accelerated projected-gradient iterations (of the constrained and of the
-        unconstrained solve).
-    tol : float >= 0, default 1e-4
-        Stop when the gradient mapping's largest entry is at most tol x ||grad f(0)||_inf.
+        Most iterations of the constrained solve (projected-gradient and Newton steps); a
+        ConvergenceWarning when it stops there before tol.
+    tol : float >= 0, default 1e-6
+        Converged when the Frank-Wolfe gap ``grad f(w).w + r ||grad f(w)||_inf`` (an upper bound
+        of ``f(w) - min f`` over the ball) is at most ``tol f(w)``: the objective within a
+        relative tol of the optimum.
     %(sparse_scale_parameters)s
 
     Attributes
@@ -59,7 +65,9 @@ class FenchelRank(LinearScores, Ranker):
     n_iter_ : int
         Iterations of the constrained solve.
     converged_ : bool
-        Whether it met the tolerance.
+        Whether its relative gap met tol (and the unconstrained solve its tolerance).
+    optimality_ : float
+        The relative Frank-Wolfe gap at the solution.
     seconds_ : float
         Training time.
 
@@ -85,7 +93,7 @@ class FenchelRank(LinearScores, Ranker):
     default_grid = {"radius_ratio": list(RADIUS_GRID)}
     parameters = {"radius_ratio": [Real(0, 1, closed="right")], **SOLVER_PARAMETERS}
 
-    def __init__(self, radius_ratio=0.1, max_iter=500, tol=1e-4, scale="minmax", n_jobs=1):
+    def __init__(self, radius_ratio=0.1, max_iter=500, tol=TOL_BALL, scale="minmax", n_jobs=1):
         self.radius_ratio = radius_ratio
         self.max_iter = max_iter
         self.tol = tol
@@ -95,12 +103,22 @@ class FenchelRank(LinearScores, Ranker):
     def _fit(self, X, y, query_ptr, vali) -> None:
         start = time.perf_counter()
         loss, lo, span = scaled_loss(X, y, query_ptr, self.scale)
-        solver = {"max_iter": int(self.max_iter), "tol": float(self.tol)}
-        self.radius_max_, _ = unconstrained_radius(loss, **solver)
+        self.radius_max_, free = unconstrained_radius(loss)
         self.radius_ = float(self.radius_ratio) * self.radius_max_
-        res = l1_ball_solve(loss, self.radius_, **solver)
+        # the unconstrained minimiser projected onto the ball is the start (at radius_ratio 1, the solution)
+        res = l1_ball_solve(loss, self.radius_, w0=project_l1_ball(free.w, self.radius_), max_iter=int(self.max_iter),
+                            tol=float(self.tol))
         self.w_ = res.w
         self.coef_, self.intercept_ = raw_model(res.w, lo, span)
-        self.objective_, self.n_iter_, self.converged_ = res.objective, res.n_iter, res.converged
+        self.objective_, self.n_iter_ = res.objective, res.n_iter
+        self.converged_, self.optimality_ = bool(res.converged and free.converged), res.optimality
+        if not res.converged:
+            warnings.warn(f"FenchelRank did not converge in max_iter={self.max_iter} iterations (relative gap "
+                          f"{res.optimality:.3g} > tol={self.tol:g}); increase max_iter", ConvergenceWarning,
+                          stacklevel=3)
+        if not free.converged:
+            warnings.warn(f"FenchelRank: the unconstrained minimiser (r_max) stopped at {free.n_iter} Newton steps "
+                          f"(relative gradient {free.optimality:.3g} > {NEWTON_TOL:g})", ConvergenceWarning,
+                          stacklevel=3)
         self.n_features_in_ = X.shape[1]
         self.seconds_ = time.perf_counter() - start

@@ -12,11 +12,13 @@ and never chosen, ``ltrfs.tuning``) as the method's own model (ranker ``own``):
 from __future__ import annotations
 
 import logging
+import warnings
 
 import numpy as np
 
 from ltrfs import metrics
 from ltrfs.checks import check_validation_split
+from ltrfs.estimator import ConvergenceWarning
 from ltrfs.params import Convention, Integer, Metric, Options, Real
 from ltrfs.rankers.fsmrank import _as_data_matrix, _blas_limit, _matvec_any, raw_model
 from ltrfs.rankers.sparse_pairwise import MIN_RATIO, N_POINTS, SOLVER_PARAMETERS, entry_order, scaled_loss
@@ -58,13 +60,15 @@ class SparsePathSelector(Selector):
         ``point`` (its index), the path value (``lambda`` or ``radius``), ``nonzero``,
         ``vali_metric``, ``vali`` and the vali value of every point (``vali_scores``).
     details_ : dict
-        ``path``: one row per point (value, non-zero weights, vali, iterations, objective, seconds)
-        and the method's path facts (``lambda_max`` or ``radius_max``).
+        ``path``: one row per point (value, non-zero weights, vali, iterations, objective,
+        ``converged``, ``optimality`` (the measure tol bounds), seconds) and the method's path
+        facts (``lambda_max`` or ``radius_max``).
     seconds_, constant_features_, n_features_in_
         As ``Selector``.
     """
 
     path_key = ""
+    optimality_name = "optimality measure"
     #: the code-free state (``ltrfs.state``): the chosen point's model
     state_attributes = Selector.state_attributes + ("coef_", "intercept_")
 
@@ -76,6 +80,9 @@ class SparsePathSelector(Selector):
 
     def _path(self, loss):  # pragma: no cover
         raise NotImplementedError
+
+    def _warn(self, message: str) -> None:
+        warnings.warn(f"{self.name}: {message}", ConvergenceWarning, stacklevel=4)
 
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
         if X_val is None or y_val is None or qid_val is None:
@@ -94,10 +101,20 @@ class SparsePathSelector(Selector):
                 vali = choice.offer(k, _matvec_any(Xv, coef) + intercept, (coef, intercept, res))
                 table.append({self.path_key: float(value), "nonzero": int(np.count_nonzero(res.w)), "vali": vali,
                               "degenerate": bool(choice.trials[-1]["degenerate"]), "n_iter": res.n_iter,
-                              "objective": res.objective, "seconds": round(float(res.extra.get("seconds", 0.0)), 4)})
-                log.info("  %s %s=%.4g: %d non-zero weights, vali %s = %.4f, %d iterations", self.name, self.path_key,
-                         value, table[-1]["nonzero"], self.vali_metric, vali, res.n_iter)
+                              "objective": res.objective, "converged": bool(res.converged),
+                              "optimality": float(res.optimality),
+                              "seconds": round(float(res.extra.get("seconds", 0.0)), 4)})
+                log.info("  %s %s=%.4g: %d non-zero weights, vali %s = %.4f, %d iterations, %s %.2g%s", self.name,
+                         self.path_key, value, table[-1]["nonzero"], self.vali_metric, vali, res.n_iter,
+                         self.optimality_name, res.optimality, "" if res.converged else " (NOT converged: above tol)")
             k, (coef, intercept, res), value = choice.best
+        stopped = [(v, p.optimality) for v, p in zip(values, points) if not p.converged]
+        if stopped:
+            worst = max(m for _, m in stopped)
+            extra = f", n_reweight={self.n_reweight}" if hasattr(self, "n_reweight") else ""
+            self._warn(f"{len(stopped)} of {len(points)} path points stopped before tol={self.tol:g} "
+                       f"(max_iter={self.max_iter}{extra}; largest {self.optimality_name} {worst:.3g}; "
+                       f"{self.path_key} {', '.join(f'{v:.4g}' for v, _ in stopped)}); increase max_iter")
         W = np.array([p.w for p in points])
         self.ranking_, self.entry_ = entry_order(W)
         self.scores_ = (len(points) - self.entry_).astype(np.float64)

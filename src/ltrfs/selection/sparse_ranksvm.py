@@ -12,7 +12,7 @@ method's own model.
 from __future__ import annotations
 
 from ltrfs.docstrings import fill_doc
-from ltrfs.rankers.sparse_pairwise import SPARSE_DOC, lambda_max, path_grid, penalty_path
+from ltrfs.rankers.sparse_pairwise import N_REWEIGHT, SPARSE_DOC, TOL_PENALTY, lambda_max, path_grid, penalty_path
 from ltrfs.rankers.sparse_ranksvm import PENALTY_PARAMETERS
 from ltrfs.selection.sparse_path import MIN_RATIO, N_POINTS, PATH_PARAMETERS, SparsePathSelector
 
@@ -34,9 +34,12 @@ class SparseRankSVMSelector(SparsePathSelector):
         Vali metric choosing the path point (the own model; ties: the larger lambda).
     %(sparse_vali_parameters)s
     max_iter : int >= 1, default 500
-        Most proximal-gradient iterations per round.
-    tol : float >= 0, default 1e-4
-        Stop a round when the gradient mapping's largest entry is at most tol x ||grad f(0)||_inf.
+        Most iterations per round (proximal-gradient and Newton steps); a ConvergenceWarning
+        names the lambdas whose solve ends before tol.
+    tol : float >= 0, default 1e-5
+        A lambda is converged when the largest violation of the optimality conditions is at most
+        tol x lambda: ``|grad_j f + lambda g'(|w_j|) sign(w_j)|`` for ``w_j != 0``, ``max(|grad_j f|
+        - lambda, 0)`` for ``w_j = 0`` (for a concave penalty: a stationary point).
     %(sparse_scale_parameters)s
 
     Attributes
@@ -65,8 +68,8 @@ class SparseRankSVMSelector(SparsePathSelector):
     path_key = "lambda"
     parameters = {**PATH_PARAMETERS, **PENALTY_PARAMETERS}
 
-    def __init__(self, penalty="l1", n_points=N_POINTS, min_ratio=MIN_RATIO, n_reweight=5, eps=0.1, gamma=3.0,
-                 p=0.5, vali_metric="map", convention="letor4", ties="expected", max_iter=500, tol=1e-4,
+    def __init__(self, penalty="l1", n_points=N_POINTS, min_ratio=MIN_RATIO, n_reweight=N_REWEIGHT, eps=0.1, gamma=3.0,
+                 p=0.5, vali_metric="map", convention="letor4", ties="expected", max_iter=500, tol=TOL_PENALTY,
                  scale="minmax", n_jobs=1):
         self.penalty = penalty
         self.n_points = n_points
@@ -82,6 +85,9 @@ class SparseRankSVMSelector(SparsePathSelector):
         self.tol = tol
         self.scale = scale
         self.n_jobs = n_jobs
+
+    #: what ``optimality`` measures, for the ConvergenceWarning
+    optimality_name = "optimality violation / lambda"
 
     def _path(self, loss):
         top = lambda_max(loss)
