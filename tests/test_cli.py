@@ -243,8 +243,7 @@ def test_projection_selection_round_trip(files, tmp_path, capsys):
     model = load_models(model_path)[2]
     expected = model["estimator"].predict((vali.X[:, features].astype(float) @ projection).astype(np.float32))
     np.testing.assert_allclose(np.array(out.split(), dtype=float), expected, rtol=1e-6)
-    with pytest.raises(ValueError, match="k=4 is outside 1..3"):
-        view_for_k(record, 4)
+    assert all(np.array_equal(a, b) for a, b in zip(view_for_k(record, 4), view_for_k(record, 3)))  # k > 3: all 3
 
 
 def test_eval_ties_option(files, tmp_path, capsys):
@@ -380,6 +379,20 @@ def test_select_k_writes_subsets_and_a_ranklib_feature_file(files, tmp_path, cap
     assert code == 0 and out == "1\n2\n3\n4\n5\n6\n"  # WAF keeps every feature
 
 
+def test_k_above_the_features_keeps_all_of_them_and_says_so(files, tmp_path, capsys):
+    """One rule: 'select --k 7' on 6 features writes subset 7 = all 6 features, with one line;
+    'train --selection --k 9' trains on all 6, with one line; the k-subsets below d are as before."""
+    sel = tmp_path / "sel.json"
+    code, _, err = run(capsys, "select", "--method", "importance", files["train"], "--k", "3,7", "--out", sel)
+    assert code == 0 and err == "ltrfs: warning: --k 7 exceeds the 6 features: all 6 are kept\n", err
+    record = json.loads(sel.read_text())
+    assert record["subsets"]["7"] == [1, 2, 3, 4, 5, 6] and len(record["subsets"]["3"]) == 3
+    code, _, err = run(capsys, "train", "--ranker", "ranksvm", "--set", "C=1", files["train"], "--selection", sel,
+                       "--k", "9", "--out", tmp_path / "m.model")
+    assert code == 0 and err.startswith("ltrfs: warning: k 9 exceeds the 6 features: all 6 are kept\n"), err
+    assert "on 6 features" in err
+
+
 def test_ranklib_feature_files_round_trip_into_train(files, tmp_path, capsys):
     """RankLib habits: 'select --k 2,4 --format ranklib --out f.txt' writes f.k2.txt and f.k4.txt,
     and 'train --features f.k4.txt' trains the model that '--features <the same ids>' trains."""
@@ -424,7 +437,6 @@ def test_ranklib_feature_files_round_trip_into_train(files, tmp_path, capsys):
      "--k expects whole numbers >= 1, as --k 5 or --k 5,10; got '5,x'"),
     (["select", "--method", "importance", "/no/such/train.txt", "--k", "0"],
      "--k expects whole numbers >= 1, as --k 5 or --k 5,10; got '0'"),
-    (["select", "--method", "importance", "{train}", "--k", "7"], "--k 7: the data has only 6 features"),
     (["select", "--method", "fs_ed", "{train}"], "fs_ed needs --vali (or --set points=grid)"),
     (["select", "--method", "gas_e", "{train}"], "gas_e needs --vali (or --set c=0.01)"),
     (["select", "--method", "lambdamart_shap", "{train}"], "lambdamart_shap needs --vali (or --set explain=train "
@@ -523,7 +535,9 @@ def test_every_positional_argument_and_vali_has_help():
     (lambda r: r.update(n_features=6.0), "n_features 6.0 is not a positive integer"),
     (lambda r: r.update(subsets={"2": [0, 3]}), "subset 2 holds feature id 0, outside 1..6"),
     (lambda r: r.update(subsets={"2": [3, 3]}), "subset 2 holds feature id 3 twice"),
-    (lambda r: r.update(subsets={"x": [3]}), "subsets has the key 'x', not a k in 1..6"),
+    (lambda r: r.update(subsets={"x": [3]}), "subsets has the key 'x', not a k >= 1"),
+    (lambda r: r.update(subsets={"0": [3]}), "subsets has the key '0', not a k >= 1"),
+    (lambda r: r.update(subsets={"9": [1, 2, 3]}), "subset 9 holds 3 features, not all 6"),
     (lambda r: r.update(constant_features=[9]), "constant_features holds feature id 9, outside 1..6"),
 ])
 def test_a_selection_with_bad_feature_ids_is_refused_in_one_line(files, tmp_path, capsys, change, message):
@@ -559,3 +573,20 @@ def test_a_projection_with_bad_groups_is_refused_in_one_line(files, tmp_path, ca
                        "--k", "2", "--out", tmp_path / "m.model")
     assert code == 2 and err.count("\n") == 1, err
     assert err.startswith(f"ltrfs: error: {sel}: bad selection file: {message}")
+
+
+def test_eval_says_when_the_convention_zeroes_short_queries(tmp_path, capsys):
+    """letor4 scores NDCG@10 of a query with fewer than 10 documents 0: 'eval' says how many
+    queries that is, and how to compute them; under standard it says nothing."""
+    data = tmp_path / "d.txt"
+    data.write_text("".join(f"{i % 3} qid:1 1:{i}\n" for i in range(3)) + "".join(f"{i % 3} qid:2 1:{i}\n"
+                                                                                for i in range(12)))
+    scores = tmp_path / "s.txt"
+    scores.write_text("".join(f"{i}\n" for i in list(range(3)) + list(range(12))))
+    code, out, err = run(capsys, "eval", data, scores)
+    assert code == 0 and "NDCG@10" in out
+    assert err == (f"ltrfs: note: 1 of 2 queries of {data} have fewer than 10 documents: letor4 scores their "
+                   "NDCG@10 0 (the LETOR and MSLR scripts' rule); the convention standard computes it on their "
+                   "documents (--convention standard)\n")
+    code, _, err = run(capsys, "eval", "--convention", "standard", data, scores)
+    assert code == 0 and err == ""

@@ -163,23 +163,24 @@ def test_run_name_defaults_to_the_experiments_run(config, registry):
 
 
 def test_k_above_the_features_is_said_per_dataset(config, registry):
-    """k above a dataset's feature count: where every k is above, the selectors' rows use all d
-    features (one line says so, per experiment and dataset); where only some are, those are
-    skipped; WAF alone takes no k; an absent dataset (datasets_present_only) says nothing."""
+    """k above a dataset's feature count keeps all d features, one rule whether every k is above
+    or only some (one line per experiment and dataset); WAF alone takes no k; an absent dataset
+    (datasets_present_only) says nothing."""
     config["experiments"]["demo"].update(datasets=["MQ2008", "OHSUMED", "synthetic"], k=[100, 200])
     config["experiments"]["mixed"] = {**config["experiments"]["demo"], "datasets": ["OHSUMED"], "k": [10, 45, 46, 50]}
     config["experiments"]["waf_only"] = {**config["experiments"]["demo"], "methods": ["waf"], "k": [1000]}
     config["run"] = ["demo", "mixed", "waf_only"]
     checked = check(config, SCHEMA, registry)
     assert k_notices(checked, registry) == [
-        "experiment demo: k 100, 200 > the 46 features of MQ2008: its selectors' rows use all 46 features "
-        "(\"all (46)\" in tables and figures); k 100, 200 > the 45 features of OHSUMED: its selectors' rows use all "
-        "45 features (\"all (45)\" in tables and figures); k 100, 200 > the 30 features of synthetic: its selectors' "
-        "rows use all 30 features (\"all (30)\" in tables and figures)",
-        "experiment mixed: k 46, 50 > the 45 features of OHSUMED: skipped there"]
+        "experiment demo: k 100, 200 exceed the 46 features: all 46 are kept on MQ2008 (the \"all (46)\" row of "
+        "tables and figures); k 100, 200 exceed the 45 features: all 45 are kept on OHSUMED (the \"all (45)\" row of "
+        "tables and figures); k 100, 200 exceed the 30 features: all 30 are kept on synthetic (the \"all (30)\" row "
+        "of tables and figures)",
+        "experiment mixed: k 46, 50 exceed the 45 features: all 45 are kept on OHSUMED (the \"all (45)\" row of "
+        "tables and figures)"]
     assert k_notices(checked, registry, present=lambda d: d == "synthetic")[0] == (
-        "experiment demo: k 100, 200 > the 30 features of synthetic: its selectors' rows use all 30 features "
-        "(\"all (30)\" in tables and figures)")
+        "experiment demo: k 100, 200 exceed the 30 features: all 30 are kept on synthetic (the \"all (30)\" row of "
+        "tables and figures)")
     config = yaml.safe_load((REPO / "config/config.yaml").read_text())
     assert k_notices(check(config, SCHEMA, registry), registry) == []  # the default run: every k fits
 

@@ -318,8 +318,8 @@ def test_k_above_the_features_is_said_on_the_terminal(tmp_path):
     config["experiments"]["big"]["k"] = [100, 200]
     write_config(tmp_path, config)
     dry = snakemake(tmp_path, "-n")
-    line = ("ltrfs: experiment big: k 100, 200 > the 12 features of synthetic-tiny: its selectors' rows use all 12 "
-            "features (\"all (12)\" in tables and figures)")
+    line = ("ltrfs: experiment big: k 100, 200 exceed the 12 features: all 12 are kept on synthetic-tiny (the "
+            "\"all (12)\" row of tables and figures)")
     assert dry.stderr.count(line) == 1, dry.stderr[-3000:]
     assert planned_jobs(dry)["train_synthetic_tiny_importance"] == 1
 

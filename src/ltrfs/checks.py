@@ -289,3 +289,35 @@ def check_validation_split(n_features: int, X_val, y_val, qid_val, *, dtype=np.f
     if Xv.shape[1] != n_features:
         raise ValueError(f"X_val has {Xv.shape[1]} features but X has {n_features}")
     return Xv, yv, ptr_v
+
+
+def k_above_d(ks, d: int) -> str | None:
+    """The one line for subset sizes above the number of features, which keep all of them.
+
+    One rule everywhere (``ltrfs select --k``, ``ltrfs train --selection --k``, the workflow's k
+    grid, ``FeatureSelector``): a k above d keeps all d features, and this line says so.
+
+    Parameters
+    ----------
+    ks : iterable of int
+        Subset sizes.
+    d : int
+        The number of features (or of a projection's new features).
+
+    Returns
+    -------
+    str or None
+        ``"k 50, 100 exceed the 46 features: all 46 are kept"``; None when no k exceeds d.
+
+    Examples
+    --------
+    >>> k_above_d([5, 50], 46)
+    'k 50 exceeds the 46 features: all 46 are kept'
+    >>> k_above_d([5, 10], 46) is None
+    True
+    """
+    above = sorted({int(k) for k in ks if k > d})
+    if not above:
+        return None
+    verb = "exceeds" if len(above) == 1 else "exceed"
+    return f"k {', '.join(map(str, above))} {verb} the {d} features: all {d} are kept"

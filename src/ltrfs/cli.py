@@ -30,6 +30,7 @@ import numpy as np
 from ltrfs import __version__, io, metrics
 from ltrfs.docstrings import fill_doc
 from ltrfs.ranking_data import DataError
+from ltrfs.checks import k_above_d
 from ltrfs.datasets.registry import load_registry
 from ltrfs.formats import load_models, no_subsets, predict, read_selection, save_models, selection_record, view_for_k
 from ltrfs.metrics import CONVENTIONS
@@ -105,7 +106,14 @@ def cmd_eval(args) -> int:
     scores = _read_scores(args.scores, data.n_rows)
     qm = metrics.evaluate(data.y, scores, data.query_ptr, convention=args.convention, max_k=10, ties=args.ties)
     sys.stdout.write(metrics.format_eval_score(data.query_ids, qm, per_query=args.per_query))
+    _short_query_note(data, args.convention, args.data)
     return 0
+
+
+def _short_query_note(data, convention: str, path) -> None:
+    """One line on standard error when the convention scores the short queries' NDCG@10 0."""
+    if note := metrics.short_query_note(data.query_ptr, convention, where=str(path)):
+        print(f"ltrfs: note: {note} (--convention standard)", file=sys.stderr)
 
 
 def _ks(values, n_features: int | None = None) -> list[int]:
@@ -116,9 +124,8 @@ def _ks(values, n_features: int | None = None) -> list[int]:
             if not part.strip().isdigit() or int(part) < 1:
                 raise ValueError(f"--k expects whole numbers >= 1, as --k 5 or --k 5,10; got {value!r}")
             ks.add(int(part))
-    bad = [k for k in sorted(ks) if n_features is not None and k > n_features]
-    if bad:
-        raise ValueError(f"--k {bad[0]}: the data has only {n_features} features")
+    if n_features is not None and (note := k_above_d(ks, n_features)):
+        logging.getLogger("ltrfs").warning(f"--{note}")  # its subset keeps all the features
     return sorted(ks)
 
 
@@ -314,6 +321,7 @@ def _report_test(args, model, test) -> None:
     saved = f"; wrote the scores to {args.save_scores}" if args.save_scores else ""
     print(f"ltrfs: test {args.metric} {value:.4f} on {test.n_queries} queries of {args.test} "
           f"({args.convention}, tied scores in file order){saved}", file=sys.stderr)
+    _short_query_note(test, args.convention, args.test)
 
 
 @fill_doc(**_DOC)

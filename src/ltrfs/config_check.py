@@ -13,6 +13,7 @@ import jsonschema
 import yaml
 
 from ltrfs.artefacts import ARTEFACTS
+from ltrfs.checks import k_above_d
 from ltrfs.config import DEFAULTS, EXPERIMENT_DEFAULTS, OWN, ConfigError, default_run_name, train_metrics
 from ltrfs.datasets.registry import load_registry
 from ltrfs.formats import column_name
@@ -188,10 +189,9 @@ def _check_names(config: dict, registry: dict) -> None:
 def k_notices(config: dict, registry: dict, present=None) -> list[str]:
     """One line per experiment being run whose k values exceed a dataset's number of features.
 
-    A selector cannot keep more features than there are: k above d is skipped where the
-    experiment has smaller k values too, and where every k is above d its selectors are trained
-    on all d features once (``ltrfs.pipeline.train.valid_ks``), the rows the tables and figures
-    label "all (d)". The idiom of a large k for "all features" (``k: [1000]``) is meant; these
+    A selector cannot keep more features than there are: a k above d keeps all d features
+    (``ltrfs.checks.k_above_d``), trained once however many k exceed d
+    (``ltrfs.pipeline.train.valid_ks``), the row the tables and figures label "all (d)". The idiom of a large k for "all features" (``k: [1000]``) is meant; these
     lines say where it applies. Datasets whose registry entry gives no ``n_features`` are not
     known before their files are read and are left out.
 
@@ -208,8 +208,8 @@ def k_notices(config: dict, registry: dict, present=None) -> list[str]:
     Returns
     -------
     list of str
-        E.g. ``"experiment e: k 100, 200 > the 46 features of MQ2008: its selectors' rows use all
-        46 features ("all (46)" in tables and figures)"``.
+        E.g. ``"experiment e: k 100, 200 exceed the 46 features: all 46 are kept on MQ2008 (the
+        "all (46)" row of tables and figures)"``.
     """
     lines = []
     for name in config["run"]:
@@ -222,12 +222,7 @@ def k_notices(config: dict, registry: dict, present=None) -> list[str]:
             above = sorted(k for k in experiment["k"] if d and k > d)
             if not above or (present is not None and not present(dataset)):
                 continue
-            ks = ", ".join(map(str, above))
-            if len(above) == len(experiment["k"]):
-                parts.append(f"k {ks} > the {d} features of {dataset}: its selectors' rows use all {d} features "
-                             f"(\"all ({d})\" in tables and figures)")
-            else:
-                parts.append(f"k {ks} > the {d} features of {dataset}: skipped there")
+            parts.append(f"{k_above_d(above, d)} on {dataset} (the \"all ({d})\" row of tables and figures)")
         if parts:
             lines.append(f"experiment {name}: " + "; ".join(parts))
     return lines

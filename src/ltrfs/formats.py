@@ -19,6 +19,7 @@ anyone; only a model with no code-free form is a pickle signed with the user's k
 from __future__ import annotations
 
 import json
+import logging
 import math
 import zipfile
 from pathlib import Path
@@ -26,9 +27,12 @@ from pathlib import Path
 import numpy as np
 
 from ltrfs import signed
+from ltrfs.checks import k_above_d
 from ltrfs.ranking_data import DataError, RankingData
 from ltrfs.state import NoCodeFreeForm, estimator_from_state, estimator_state
 from ltrfs.util import atomic_path, json_default, os_error_text, write_text
+
+log = logging.getLogger(__name__)
 
 __all__ = ["REBUILD", "check_selection", "read_selection", "read_csv", "read_json", "read_npz", "METRIC_COLUMNS", "column_name", "RUN_HEAD",
            "REFERENCE_HEAD", "run_lines", "save_scores", "load_scores", "no_subsets", "selection_record",
@@ -280,7 +284,7 @@ def selection_record(name: str, method: dict, selector, ks=()) -> dict:
     every_k = range(1, d + 1) if selector.uses_k and not selector.prefix_consistent else ()
     wanted = sorted({*every_k, *(int(k) for k in ks)})
     if wanted:
-        record["subsets"] = {str(k): sorted(int(f) + 1 for f in selector.support(k)) for k in wanted}
+        record["subsets"] = {str(k): sorted(int(f) + 1 for f in selector.support(min(k, d))) for k in wanted}
     return record
 
 
@@ -342,10 +346,12 @@ def check_selection(selection: dict, path) -> None:
     if not isinstance(subsets, dict):
         raise bad("subsets is not a mapping of k to feature ids")
     for k, ids in subsets.items():
-        if not (isinstance(k, str) and k.isdecimal() and 1 <= int(k) <= d):
-            raise bad(f"subsets has the key {k!r}, not a k in 1..{d}")
+        if not (isinstance(k, str) and k.isdecimal() and len(k) <= 9 and int(k) >= 1):
+            raise bad(f"subsets has the key {k[:20]!r}, not a k >= 1")
         if problem := _bad_ids(ids, d):
             raise bad(f"subset {k} {problem}")
+        if int(k) >= d and len(ids) != d:  # a k of d or above keeps all d features (checks.k_above_d)
+            raise bad(f"subset {k} holds {len(ids)} features, not all {d}")
     groups = selection.get("projection")
     if groups is None:
         return
@@ -419,9 +425,13 @@ def features_for_k(selection: dict, k: int) -> np.ndarray:
     d = selection["n_features"]
     if not selection.get("uses_k", True):
         return np.arange(d)
-    if not 1 <= k <= d:
-        raise ValueError(f"k={k} is outside 1..{d} (the number of features)")
+    if k < 1:
+        raise ValueError(f"k={k}: a subset keeps at least 1 feature")
     subset = selection.get("subsets", {}).get(str(k))
+    if k > d and subset is None:  # one rule everywhere: all d features, said in one line
+        log.warning(k_above_d([k], d))
+        k = d
+        subset = selection.get("subsets", {}).get(str(k))
     ids = subset if subset is not None else selection["ranking"][:k]
     if subset is None and len(ids) < k:
         raise ValueError(f"k={k}: the selection ranks only {len(ids)} features")
@@ -455,8 +465,11 @@ def view_for_k(selection: dict, k: int) -> tuple[np.ndarray, np.ndarray | None]:
     groups = selection.get("projection") if isinstance(selection, dict) else None
     if groups is None:
         return features_for_k(selection, k), None
-    if not 1 <= k <= len(groups):
-        raise ValueError(f"k={k} is outside 1..{len(groups)} (the projected features the selection built)")
+    if k < 1:
+        raise ValueError(f"k={k}: a projection keeps at least 1 new feature")
+    if k > len(groups):
+        log.warning(k_above_d([k], len(groups)).replace("features", "projected features", 1))
+        k = len(groups)
     features = np.unique(np.concatenate([np.asarray(g["features"], dtype=np.int64) for g in groups[:k]])) - 1
     position = {int(f): i for i, f in enumerate(features)}
     projection = np.zeros((len(features), k))

@@ -26,7 +26,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from ltrfs.checks import check_labels, check_qid_values
+from ltrfs.checks import check_labels, check_qid_values, k_above_d
 from ltrfs.selection import SELECTORS, Selector, make_selector
 
 __all__ = ["FeatureSelector", "contiguous_order"]
@@ -208,9 +208,8 @@ class FeatureSelector(SelectorMixin, BaseEstimator):
                              ensure_min_samples=2)  # one row ranks nothing
         X, y, qid = _split(X, y, qid)
         vali = self._validation(selector, X.shape[1], X_val, y_val, qid_val)
-        if k is not None and k > X.shape[1] and selector.uses_k:
-            warnings.warn(f"{self._label()}: k={k} exceeds the {X.shape[1]} features; all of them are kept",
-                          UserWarning, stacklevel=2)
+        if k is not None and selector.uses_k and (note := k_above_d([k], X.shape[1])):
+            warnings.warn(f"{self._label()}: {note}", UserWarning, stacklevel=2)
         self.selector_ = selector.fit(X, y, qid, *vali)
         self.ranking_ = np.asarray(selector.ranking_, dtype=np.int64)
         return self

@@ -13,6 +13,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ltrfs import io, metrics
+from ltrfs.checks import k_above_d
 from ltrfs.config import OWN, k_grid, train_batches
 from ltrfs.context import accepts, with_context
 from ltrfs.ranking_data import RankingData
@@ -41,8 +42,8 @@ REFERENCES = {"file order": "file_order", "random order": "expected"}
 def valid_ks(ks, d: int, uses_k: bool = True) -> list[int]:
     """The k grid of a method on d features (docs/methods.md, section 'The k grid').
 
-    k > d is skipped with a warning, and when every k exceeds d the method is trained on all d
-    features (logged).
+    A k above d keeps all d features (``ltrfs.checks.k_above_d``, logged): it becomes d, the row
+    tables and figures label "all (d)", trained once however many k exceed d.
 
     Parameters
     ----------
@@ -60,13 +61,10 @@ def valid_ks(ks, d: int, uses_k: bool = True) -> list[int]:
     """
     if not uses_k:
         return [d]
-    dropped = [k for k in ks if k > d]
-    if dropped:
-        log.warning("k %s exceed the %d features and are skipped", dropped, d)
-    kept = sorted({int(k) for k in ks if 1 <= k <= d})
-    if not kept:
-        log.warning("every k exceeds the %d features: training on all of them", d)
-    return kept or [d]
+    note = k_above_d(ks, d)
+    if note:
+        log.warning(note)
+    return sorted({min(int(k), d) for k in ks if k >= 1}) or [d]
 
 
 # ----------------------------------------------------------------------------- one ranker
