@@ -579,24 +579,7 @@ def face_newton(loss: PairwiseLoss, w, s_w, f_w, g_w, h, *, lin=None, radius=Non
         _rmatvec(XS, squared_hinge_hessp(s_w, loss.levels, loss.query_ptr, u, order), out)
         return proj(scale * out)
 
-    d = np.zeros(len(S))
-    r = -proj(b)
-    q = r.copy()
-    rr = float(r @ r)
-    target = (_FACE_CG_RTOL * math.sqrt(rr)) ** 2
-    for _ in range(2 * len(S) + 10):
-        if rr <= target:
-            break
-        Hq = hess(q)
-        qHq = float(q @ Hq)
-        if qHq <= 1e-300:
-            break
-        a = rr / qHq
-        d += a * q
-        r -= a * Hq
-        rr_new = float(r @ r)
-        q = r + (rr_new / rr) * q
-        rr = rr_new
+    d = conjugate_gradient(hess, -proj(b), _FACE_CG_RTOL, curvature_floor=1e-300)
     if not np.any(d):
         return None
     toward_zero = sigma * d < 0
@@ -934,19 +917,36 @@ def unconstrained_minimiser(loss: PairwiseLoss, *, max_iter: int = NEWTON_MAX_IT
                      lipschitz=loss.lipschitz_bound(), optimality=measure)
 
 
-def _newton_direction(loss: PairwiseLoss, s, order, g, rtol: float) -> np.ndarray:
-    """Conjugate gradients for ``H d = -g`` (H the generalised Hessian at scores s) from d = 0."""
-    d = np.zeros_like(g)
-    r = -g.copy()
+def conjugate_gradient(apply, rhs, rtol: float, curvature_floor: float = 0.0) -> np.ndarray:
+    """Conjugate gradients for ``H d = rhs`` from d = 0, H symmetric positive semi-definite.
+
+    Parameters
+    ----------
+    apply : callable
+        ``v -> H v``.
+    rhs : ndarray, shape (n,)
+    rtol : float
+        Stop when the residual's norm is at most ``rtol`` times that of ``rhs``.
+    curvature_floor : float, default 0.0
+        Stop when a direction's curvature ``q' H q`` is at most this (q in H's null space:
+        nothing left to gain along it).
+
+    Returns
+    -------
+    ndarray, shape (n,)
+        d after at most ``2 n + 10`` steps (zeros when the first direction has no curvature).
+    """
+    d = np.zeros_like(rhs)
+    r = rhs.copy()
     q = r.copy()
     rr = float(r @ r)
     target = (rtol * math.sqrt(rr)) ** 2
-    for _ in range(2 * len(g) + 10):
+    for _ in range(2 * len(rhs) + 10):
         if rr <= target:
             break
-        Hq = loss.hessp(s, q, order)
+        Hq = apply(q)
         qHq = float(q @ Hq)
-        if qHq <= 0.0:  # q in the null space of H: nothing left to gain along it
+        if qHq <= curvature_floor:
             break
         a = rr / qHq
         d += a * q
@@ -954,6 +954,12 @@ def _newton_direction(loss: PairwiseLoss, s, order, g, rtol: float) -> np.ndarra
         rr_new = float(r @ r)
         q = r + (rr_new / rr) * q
         rr = rr_new
+    return d
+
+
+def _newton_direction(loss: PairwiseLoss, s, order, g, rtol: float) -> np.ndarray:
+    """Conjugate gradients for ``H d = -g`` (H the generalised Hessian at scores s) from d = 0."""
+    d = conjugate_gradient(lambda v: loss.hessp(s, v, order), -g, rtol)
     return d if np.any(d) else -g
 
 
