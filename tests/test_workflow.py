@@ -2,6 +2,7 @@
 is checked against the run files and the models, and reruns do only what changed."""
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -239,6 +240,12 @@ def test_report_holds_every_table_and_figure_by_experiment(finished, tmp_path):
     assert set(categories["tiny"]["Tables"]) == {"results/synthetic-tiny/tables/tiny.html",
                                                  "results/synthetic-tiny/tables/top_features/tiny.html"}
     assert categories["tiny"]["Figures"] == ["results/figures/tiny/synthetic-tiny_NDCG10.png"]
+    from ltrfs import artefacts
+
+    for path in categories["tiny"]["Feature reports"]:  # each says what it shows: the registry's caption
+        artefact, _ = artefacts.parse(path.rsplit("/", 1)[1].removeprefix("synthetic-tiny_").removesuffix(".png"))
+        assert artefact.caption[:40] in html.unescape(results[path]["caption"]), (path, results[path]["caption"])
+        assert "mailto:" not in results[path]["caption"]
     board = {p for paths in categories["Leaderboard"].values() for p in paths}
     assert {f"results/leaderboard/tiny/{n}" for n in ("leaderboard.html", "critical_difference/tiny.png", "stability.png",
                                                   "accuracy_vs_cost.png", "planted_recovery.png")} == board

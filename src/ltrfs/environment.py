@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import platform
+import subprocess
 from importlib import metadata
 from pathlib import Path
 
@@ -25,15 +26,36 @@ LIBRARIES = ("ltrfs", "numpy", "scipy", "scikit-learn", "xgboost-cpu", "xgboost"
 
 
 def library_versions() -> dict:
-    """``{"python": "3.11.7", "numpy": "2.4.6", ...}`` of this interpreter, without importing the
-    libraries (package metadata only); a library that is not installed is left out."""
+    """``{"python": "3.11.7", "ltrfs": "0.1.0", "ltrfs commit": "1607ab1f0c2e", "numpy": "2.4.6",
+    ...}`` of this interpreter, without importing the libraries (package metadata only); a
+    library that is not installed is left out, and the commit where ltrfs is not a git checkout
+    (``+`` after it: the checkout had uncommitted changes)."""
     out = {"python": platform.python_version()}
     for name in LIBRARIES:
         try:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             continue
+        if name == "ltrfs" and (commit := _checkout_commit()):
+            out["ltrfs commit"] = commit
     return out
+
+
+def _checkout_commit() -> str | None:
+    """The commit of the git checkout this ltrfs runs from (``+`` when it has changes), or None."""
+    root = Path(__file__).resolve().parents[2]
+    if not (root / ".git").exists():
+        return None
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                              text=True, timeout=10)
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if head.returncode != 0:
+        return None
+    return head.stdout.strip() + ("+" if dirty.returncode == 0 and dirty.stdout.strip() else "")
 
 
 def _differences(old: dict, new: dict) -> list[str]:
@@ -84,7 +106,8 @@ def versions_markdown(record: dict) -> str:
     """The versions record as a Markdown table (the report's environment page)."""
     runs = [("made the results", record["made_with"])]
     runs += [(f"later run {i}", v) for i, v in enumerate(record.get("also_run_with", []), 1)]
-    names = sorted({name for _, v in runs for name in v}, key=lambda n: (n != "python", n != "ltrfs", n))
+    names = sorted({name for _, v in runs for name in v},
+                   key=lambda n: (n != "python", not n.startswith("ltrfs"), n))
     lines = ["| library | " + " | ".join(label for label, _ in runs) + " |",
              "|---|" + "---|" * len(runs)]
     lines += [f"| {name} | " + " | ".join(v.get(name, "-") for _, v in runs) + " |" for name in names]

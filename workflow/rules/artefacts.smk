@@ -98,6 +98,7 @@ rule artefact:
         artefact=artefacts.stem_pattern(r"[A-Za-z0-9][A-Za-z0-9_.+-]*"),
     params:
         context=PLAN.artefact_context,
+        caption=PLAN.artefact_caption,  # read by the report's caption
     resources:
         mem_mb=scaled(500, 4),
         runtime=scaled(5, 0.2),

@@ -196,6 +196,13 @@ class ArtefactsPlanning(TablesPlanning):
                 "names": self.names_of(wildcards.dataset),
                 "title": artefacts.title(wildcards.artefact, dataset=wildcards.dataset, folds=folds)}
 
+    def artefact_caption(self, wildcards) -> str:
+        """A params function: the registry's caption of the job's feature report (the report's
+        caption reads it), with the method it shows."""
+        artefact, method = artefacts.parse(wildcards.artefact)
+        text = artefact.caption + (f" Method: {method}." if method else "")
+        return text.replace("\\", "\\\\").replace("@", "\\@")  # reStructuredText: NDCG@10 is no e-mail address
+
     def report_data_inputs(self, wildcards) -> dict:
         """The method's selection record and the split the report data reads."""
         fold = self.fold.format(**wildcards)
