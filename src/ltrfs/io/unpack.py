@@ -170,13 +170,7 @@ def read_all(src, budget: Budget) -> bytes:
     bytes
         The unpacked content.
     """
-    chunks = []
-    while True:
-        chunk = src.read(CHUNK)
-        if not chunk:
-            break
-        budget.add(len(chunk))
-        chunks.append(chunk)
+    chunks = list(_chunks(src, budget))
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
@@ -192,12 +186,16 @@ def copy(src, dst, budget: Budget) -> None:
     budget : Budget
         Counts what is read; the chunk that passes the limit is not written.
     """
-    while True:
-        chunk = src.read(CHUNK)
-        if not chunk:
-            return
-        budget.add(len(chunk))
+    for chunk in _chunks(src, budget):
         dst.write(chunk)
+
+
+def _chunks(src, budget: Budget):
+    """The chunks of a decompressing stream, each counted against ``budget`` before it is handed
+    on (the one past the limit raises instead)."""
+    while chunk := src.read(CHUNK):
+        budget.add(len(chunk))
+        yield chunk
 
 
 class BudgetReader(io.RawIOBase):
