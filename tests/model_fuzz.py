@@ -59,21 +59,21 @@ def _models() -> dict:
     return out
 
 
-def _scalars(value, path=()):
-    """Paths to every scalar and every container below ``value``."""
+def _paths(value, path=()):
+    """The paths to every value below ``value``, containers and scalars alike."""
     yield path
     if isinstance(value, dict):
         for key, item in value.items():
-            yield from _scalars(item, path + (key,))
+            yield from _paths(item, path + (key,))
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            yield from _scalars(item, path + (i,))
+            yield from _paths(item, path + (i,))
 
 
 def _mutate_json(doc, rng: random.Random):
     """One mutation of a parsed JSON document (a copy)."""
     doc = copy.deepcopy(doc)
-    paths = [p for p in _scalars(doc) if p]
+    paths = [p for p in _paths(doc) if p]
     path = rng.choice(paths)
     parent = doc
     for key in path[:-1]:

@@ -25,6 +25,7 @@ import re
 
 import numpy as np
 
+from ltrfs.util import refuse_json_constant
 
 __all__ = ["check_tree", "check_booster", "xgboost_model", "lightgbm_model", "MAX_NODES"]
 
@@ -70,10 +71,6 @@ def check_tree(left, right, what: str) -> None:
         reached += frontier.size
     if reached != n:
         raise ValueError(f"{what}: {n - reached} nodes not reached from the root (a cycle)")
-
-
-def _refuse_constant(name: str):
-    raise ValueError(f"{name} is not a number a model may hold")
 
 
 def _int(value, what: str, low: int = 0, high: int | None = None) -> int:
@@ -155,7 +152,7 @@ def _xgb_tree(tree, i: int, n_features: int) -> None:
             raise ValueError(f"{what}: categorical splits ({key})")
 
 
-def xgboost_model(text) -> tuple[bytearray, int, int]:
+def xgboost_model(text) -> bytearray:
     """XGBoost's JSON model (``Booster.save_raw("json")``), checked (module docstring).
 
     Parameters
@@ -165,12 +162,10 @@ def xgboost_model(text) -> tuple[bytearray, int, int]:
 
     Returns
     -------
-    model : bytearray
+    bytearray
         The JSON to hand ``xgboost.Booster(model_file=...)``, written from the parsed, checked
-        model (numbers as read; predictions bitwise those of the saved booster).
-    n_features : int
-        The model's width (``num_feature``).
-    n_trees : int
+        model (numbers as read; predictions bitwise those of the saved booster). Its width is
+        checked against the ranker's by ``check_booster``.
 
     Raises
     ------
@@ -180,7 +175,7 @@ def xgboost_model(text) -> tuple[bytearray, int, int]:
     if not isinstance(text, str) or not text.strip():
         raise ValueError("the XGBoost model is empty" if isinstance(text, str) else "the XGBoost model is not a text")
     try:
-        doc = json.loads(text, parse_constant=_refuse_constant)
+        doc = json.loads(text, parse_constant=refuse_json_constant)
     except json.JSONDecodeError as exc:
         raise ValueError(f"the XGBoost model is not JSON ({exc.msg}, character {exc.pos})") from None
     except RecursionError:
@@ -228,7 +223,7 @@ def xgboost_model(text) -> tuple[bytearray, int, int]:
         raise ValueError("categorical features (cats)")
     for i, tree in enumerate(trees):
         _xgb_tree(tree, i, n_features)
-    return bytearray(json.dumps(doc, allow_nan=False).encode("utf-8")), n_features, n_trees
+    return bytearray(json.dumps(doc, allow_nan=False).encode("utf-8"))
 
 
 # ----------------------------------------------------------------------------- LightGBM
@@ -304,7 +299,7 @@ def _lgb_tree(lines: list[str], i: int, n_features: int) -> str:
     return f"Tree={i}\n" + "".join(f"{key}={fields[key]}\n" for key in _LGB_TREE_KEYS) + "\n\n"
 
 
-def lightgbm_model(text) -> tuple[str, int, int]:
+def lightgbm_model(text) -> str:
     """LightGBM's model text (``Booster.model_to_string``), checked (module docstring).
 
     Parameters
@@ -314,13 +309,11 @@ def lightgbm_model(text) -> tuple[str, int, int]:
 
     Returns
     -------
-    model : str
+    str
         The text to hand ``lightgbm.Booster(model_str=...)``: the header keys and the tree lines
         the predictions read, as the file wrote them, and tree sizes counted here (predictions
-        bitwise those of the saved booster).
-    n_features : int
-        The model's width (``max_feature_idx + 1``).
-    n_trees : int
+        bitwise those of the saved booster). Its width is checked against the ranker's by
+        ``check_booster``.
 
     Raises
     ------
@@ -370,7 +363,7 @@ def lightgbm_model(text) -> tuple[str, int, int]:
     out = ["tree"] + [f"{key}={header[key]}" for key in ("version", "num_class", "num_tree_per_iteration",
                                                         "label_index", "max_feature_idx", "objective",
                                                         "feature_names", "feature_infos")]
-    return "\n".join(out) + f"\ntree_sizes={sizes}\n\n" + "".join(trees) + "end of trees\n", n_features, len(trees)
+    return "\n".join(out) + f"\ntree_sizes={sizes}\n\n" + "".join(trees) + "end of trees\n"
 
 
 def check_booster(booster, library: str, n_features, what: str) -> int:

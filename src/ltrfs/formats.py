@@ -30,7 +30,8 @@ from ltrfs import signed
 from ltrfs.checks import k_above_d
 from ltrfs.ranking_data import DataError, RankingData
 from ltrfs.state import NoCodeFreeForm, estimator_from_state, estimator_state
-from ltrfs.util import atomic_path, json_default, os_error_text, write_text
+from ltrfs.util import (atomic_path, finite_json_float, json_default, os_error_text, refuse_json_constant,
+                        write_text)
 
 log = logging.getLogger(__name__)
 
@@ -292,10 +293,13 @@ def _is_int(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-def _bad_ids(ids, d: int) -> str | None:
-    """What is wrong with a list of feature ids (distinct integers in 1..d), or None."""
+def _bad_ids(ids, d: int, nonempty: bool = False) -> str | None:
+    """What is wrong with a list of feature ids (distinct integers in 1..d; at least one with
+    ``nonempty``), or None."""
     if not isinstance(ids, list):
         return "is not a list of feature ids"
+    if nonempty and not ids:
+        return "is empty"
     for i in ids:
         if not _is_int(i):
             return f"holds {i!r}, not an integer feature id"
@@ -311,7 +315,7 @@ def check_selection(selection: dict, path) -> None:
     """Raise a one-line error unless the feature ids of a selection record are sound.
 
     ``n_features`` (d) is a positive integer; ``ranking`` (1 to d ids), every subset of
-    ``subsets`` (keyed by k in 1..d), ``constant_features`` and the ``features`` of every
+    ``subsets`` (keyed by k >= 1; a k of d or more holds all d, ``checks.k_above_d``), ``constant_features`` and the ``features`` of every
     ``projection`` group are lists of distinct integers in 1..d, and each group's ``weights``
     are as many finite numbers. A record edited by hand or made elsewhere would otherwise train
     on other columns than it names (id 0 indexes the last feature, 1.5 is cut to 1).
@@ -334,14 +338,10 @@ def check_selection(selection: dict, path) -> None:
     d = selection.get("n_features")
     if not _is_int(d) or d < 1:
         raise bad(f"n_features {d!r} is not a positive integer")
-    problem = _bad_ids(selection.get("ranking"), d)
-    if problem is None and not selection["ranking"]:
-        problem = "is empty"
-    if problem:
+    if problem := _bad_ids(selection.get("ranking"), d, nonempty=True):
         raise bad(f"ranking {problem}")
-    for key in ("constant_features",):
-        if key in selection and (problem := _bad_ids(selection[key], d)):
-            raise bad(f"{key} {problem}")
+    if "constant_features" in selection and (problem := _bad_ids(selection["constant_features"], d)):
+        raise bad(f"constant_features {problem}")
     subsets = selection.get("subsets", {})
     if not isinstance(subsets, dict):
         raise bad("subsets is not a mapping of k to feature ids")
@@ -360,10 +360,7 @@ def check_selection(selection: dict, path) -> None:
     for j, group in enumerate(groups, 1):
         if not isinstance(group, dict):
             raise bad(f"projection group {j} is not an object with features and weights")
-        problem = _bad_ids(group.get("features"), d)
-        if problem is None and not group["features"]:
-            problem = "is empty"
-        if problem:
+        if problem := _bad_ids(group.get("features"), d, nonempty=True):
             raise bad(f"projection group {j}: features {problem}")
         weights = group.get("weights")
         if (not isinstance(weights, list) or len(weights) != len(group["features"])
@@ -489,17 +486,6 @@ SELECTOR_FORMAT = 1
 RETRAIN = "write it again with this ltrfs (the workflow rebuilds it when you delete it)"
 
 
-def _no_constant(name: str):
-    raise ValueError(f"{name} is not a number a model holds")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"{text[:40]} is not a finite number")
-    return value
-
-
 def _read_model_file(path, what: str, kind: str, pickle_format: int, trust: bool):
     """(``"json"``, document) for a code-free file of ``kind``, (``"pickle"``, object) for a signed
     pickle of ``pickle_format``."""
@@ -512,7 +498,7 @@ def _read_model_file(path, what: str, kind: str, pickle_format: int, trust: bool
     if raw.lstrip()[:1] != b"{":
         raise DataError(f"{path}: not an ltrfs {what} file (neither JSON nor a signed pickle); {RETRAIN}")
     try:
-        doc = json.loads(raw.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite_float)
+        doc = json.loads(raw.decode("utf-8"), parse_constant=refuse_json_constant, parse_float=finite_json_float)
     except (UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError, a number not finite or too long
         raise DataError(f"{path}: damaged {what} file (not JSON: {_first_line(exc)}); {RETRAIN}") from None
     except RecursionError:

@@ -168,12 +168,12 @@ def decode(value):
     if kind == "xgboost":
         import xgboost as xgb  # heavy (~1.2 s): only models of XGBoost pay for it
 
-        model, _, _ = boosters.xgboost_model(value["model"])  # checked before XGBoost reads it
+        model = boosters.xgboost_model(value["model"])  # checked before XGBoost reads it
         return _native(lambda: xgb.Booster(model_file=model), "XGBoost")
     if kind == "lightgbm":
         from ltrfs.rankers.lambdamart import _import_lightgbm
 
-        model, _, _ = boosters.lightgbm_model(value["model"])  # checked before LightGBM reads it
+        model = boosters.lightgbm_model(value["model"])  # checked before LightGBM reads it
         return _native(lambda: _import_lightgbm().Booster(model_str=model), "LightGBM")
     raise ValueError(f"unknown value type {str(kind)[:40]!r}")
 

@@ -9,6 +9,7 @@ import hashlib
 import inspect
 import json
 import logging
+import math
 import os
 import re
 import secrets
@@ -238,6 +239,20 @@ def write_json(path, obj) -> None:
         JSON-serialisable, numpy scalars and arrays allowed.
     """
     write_text(path, json.dumps(obj, indent=1, sort_keys=False, default=json_default) + "\n")
+
+
+def refuse_json_constant(name: str):
+    """``json.loads``'s ``parse_constant`` for files of numbers from strangers: ``NaN``,
+    ``Infinity`` and ``-Infinity`` are refused (a ValueError naming them)."""
+    raise ValueError(f"{name} is not a number a model holds")
+
+
+def finite_json_float(text: str) -> float:
+    """``json.loads``'s ``parse_float`` that refuses a number overflowing to infinity (``1e999``)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:40]} is not a finite number")
+    return value
 
 
 def json_default(value):
