@@ -110,7 +110,7 @@ def test_step_parameters_pass_query_ids_without_routing(ranking):
     pipe = Pipeline([("select", FeatureSelector("importance", k=4)), ("fit", LinearRegression())])
     pipe.fit(X, y, select__qid=qid)
     assert pipe["fit"].n_features_in_ == 4
-    assert pipe["select"].ranking_.tolist() == make_selector("importance").fit(X, y, qid).ranking_.tolist()
+    assert pipe["select"].ranking_.tolist() == make_selector("importance", convention="standard").fit(X, y, qid).ranking_.tolist()
 
 
 # ----------------------------------------------------------------------------- k
@@ -124,7 +124,7 @@ def test_k_is_a_parameter_for_set_params_and_clone():
     assert sel.transform(X).shape == (120, 3)
     assert sorted(sel.get_support(indices=True)) == sorted(sel.ranking_[:3])
     copy = clone(sel)
-    assert copy.get_params() == {"method": "gas_e", "k": 3, "params": {"c": 0.01}}
+    assert copy.get_params() == {"method": "gas_e", "k": 3, "params": {"c": 0.01}, "convention": "standard"}
     assert not hasattr(copy, "selector_")
     assert sel.set_params(k="all").transform(X).shape == (120, 5)
     for bad in (0, 2.5, True, "most"):
@@ -175,7 +175,7 @@ def test_interleaved_queries_are_grouped_and_rows_keep_their_order():
 def test_fit_without_qid_is_one_query():
     X, y, qid = example_queries()
     alone = FeatureSelector("importance", k=3).fit(X, y)
-    one_query = make_selector("importance").fit(X, y, np.zeros(len(y)))
+    one_query = make_selector("importance", convention="standard").fit(X, y, np.zeros(len(y)))
     per_query = make_selector("importance").fit(X, y, qid)
     assert alone.ranking_.tolist() == one_query.ranking_.tolist()
     np.testing.assert_allclose(alone.selector_.scores_, one_query.scores_)
@@ -398,3 +398,23 @@ def test_values_beyond_float32s_range_are_one_line(scale):
         with pytest.raises(ValueError, match=r"^X holds .* at row 0, feature column 7: beyond float32's range") as exc:
             FeatureSelector(method, k=2).fit(X, y, qid)
         assert "\n" not in str(exc.value) and "rescale the feature" in str(exc.value)
+
+
+def test_convention_decides_short_queries():
+    """FeatureSelector computes NDCG@10 of a query of fewer than 10 documents in the standard
+    convention by default; convention="letor4" scores it 0 as the LETOR scripts do, so the
+    importance scores are the long queries' alone, scaled by their share of the queries."""
+    X, y, qid = example_queries()
+    short_ids = np.unique(qid)[::2]  # every other query cut to its first 5 rows
+    keep = ~np.isin(qid, short_ids) | (np.arange(len(qid)) - np.searchsorted(qid, qid) < 5)
+    X, y, qid = X[keep], y[keep], qid[keep]
+    long = ~np.isin(qid, short_ids)
+    default = FeatureSelector("importance", k=5).fit(X, y, qid=qid)
+    standard = make_selector("importance", convention="standard").fit(X, y, qid)
+    letor = FeatureSelector("importance", k=5, convention="letor4").fit(X, y, qid=qid)
+    long_only = make_selector("importance", convention="letor4").fit(X[long], y[long], qid[long])
+    np.testing.assert_array_equal(default.selector_.scores_, standard.scores_)
+    assert not np.allclose(default.selector_.scores_, letor.selector_.scores_)
+    np.testing.assert_allclose(letor.selector_.scores_ * 10 / 5, long_only.scores_)
+    with pytest.raises(ValueError, match="convention 'trec'"):
+        FeatureSelector("importance", convention="trec").fit(X, y, qid=qid)

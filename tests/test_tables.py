@@ -302,3 +302,22 @@ def test_figure_labels_all_features_and_one_fold(runs, tmp_path, monkeypatch):
     ax = drawn[2].axes[0]
     assert "± std over folds" in ax.get_ylabel() and not any("all (" in t.get_text() for t in ax.get_xticklabels())
     assert "waf (band: ± std over folds)" in [t.get_text() for t in drawn[2].legends[0].get_texts()]
+
+
+def test_a_convention_that_zeroes_short_queries_says_so_under_the_table(runs, tmp_path):
+    """Query 2 of each fold's test set has 4 documents: under letor4 the Markdown says in one line
+    that 2 of the 4 pooled test queries score NDCG@10 0 and how to change the convention; under
+    standard, and in the CSV, nothing changes."""
+    for run in runs:
+        frame = pd.read_csv(run["path"], sep="\t")
+        frame.loc[(frame.split == "test") & (frame.qid == 2), "n_docs"] = 4
+        frame.to_csv(run["path"], sep="\t", index=False)
+    write_tables(runs, tmp_path / "l.csv", tmp_path / "l.md", convention="letor4")
+    write_tables(runs, tmp_path / "s.csv", tmp_path / "s.md", convention="standard")
+    line = ("2 of 4 queries of all folds' test sets have fewer than 10 documents: letor4 scores their NDCG@10 0 "
+            "(the LETOR and MSLR scripts' rule); the convention standard computes it on their documents: set the "
+            "dataset's `convention:` in the registry, or `conventions: {DATASET: standard}` in the config.")
+    letor = (tmp_path / "l.md").read_text()
+    assert letor.count(line) == 1 and line not in (tmp_path / "s.md").read_text()
+    assert letor.replace(f"\n{line}\n", "") == (tmp_path / "s.md").read_text()
+    assert (tmp_path / "l.csv").read_bytes() == (tmp_path / "s.csv").read_bytes()

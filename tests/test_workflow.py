@@ -98,6 +98,31 @@ def test_a_finished_run_ends_with_where_its_results_are(finished):
     assert "snakemake --report report.html" in block[-1]
 
 
+def test_the_run_end_names_short_queries_a_letor_convention_zeroes(finished, monkeypatch):
+    """The tiny data under its own standard convention: no note. Under letor4 (the config's
+    ``conventions``), the run end says how many of the two folds' test queries have fewer than 10
+    documents, counted here from the folds' reference files."""
+    from ltrfs.config_check import check
+    from ltrfs.datasets.registry import load_registry
+    from ltrfs.pipeline.plan import Plan
+
+    registry = load_registry(REPO / "config/datasets.yaml")
+    config = yaml.safe_load((finished / "config.yaml").read_text())
+    monkeypatch.chdir(finished)
+    schema = REPO / "workflow/schemas/config.schema.yaml"
+    assert Plan(check(dict(config), schema, registry), registry).short_query_notes() == []
+    letor = Plan(check({**config, "conventions": {"synthetic-tiny": "letor4"}}, schema, registry), registry)
+    test = pd.concat([pd.read_csv(f"results/synthetic-tiny/fold{f}/reference.tsv", sep="\t").assign(fold=f)
+                      for f in (1, 2)]).query("split == 'test'").drop_duplicates(["fold", "qid"])
+    n_short = int((test.n_docs < 10).sum())
+    assert 0 < n_short < len(test)
+    assert letor.short_query_notes() == [
+        f"note: synthetic-tiny: {n_short} of {len(test)} queries of all folds' test sets have fewer than 10 documents: "
+        "letor4 scores their NDCG@10 0 (the LETOR and MSLR scripts' rule); the convention standard computes it on "
+        "their documents: set the dataset's `convention:` in the registry, or `conventions: {synthetic-tiny: standard}` "
+        "in the config."]
+
+
 def test_the_results_folder_records_the_library_versions_that_made_it(finished):
     from ltrfs.environment import library_versions
 

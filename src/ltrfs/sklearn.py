@@ -27,6 +27,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ltrfs.checks import check_labels, check_qid_values, k_above_d
+from ltrfs.metrics import get_convention
 from ltrfs.selection import SELECTORS, Selector, make_selector
 
 __all__ = ["FeatureSelector", "contiguous_order"]
@@ -90,6 +91,11 @@ class FeatureSelector(SelectorMixin, BaseEstimator):
     params : dict or None, default None
         The method's parameters (``ltrfs params NAME`` lists them), e.g. ``{"c": 0.01}`` for
         ``gas_e`` or ``{"random_state": 3}`` for a random method; applied over an instance's own.
+    convention : str, default "standard"
+        The metric convention of the methods that rank by a metric (GAS's NDCG@10 importance,
+        FS-ED, ...) where ``params`` does not set one: ``"standard"`` computes NDCG@k of a query
+        with fewer than k documents on its documents; ``"letor4"``/``"letor3"``/``"mslr"`` score it
+        0, as the LETOR scripts do (docs/metrics.md). A selector instance keeps its own.
 
     Attributes
     ----------
@@ -126,10 +132,11 @@ class FeatureSelector(SelectorMixin, BaseEstimator):
     (120, 3)
     """
 
-    def __init__(self, method, k=10, params=None):
+    def __init__(self, method, k=10, params=None, convention="standard"):
         self.method = method
         self.k = k
         self.params = params
+        self.convention = convention
 
     def _label(self) -> str:
         name = self.method if isinstance(self.method, str) else type(self.method).__name__
@@ -142,6 +149,8 @@ class FeatureSelector(SelectorMixin, BaseEstimator):
             raise TypeError(f"{self._label()}: params must be a dict of the method's parameters; got {params!r}")
         if isinstance(self.method, str):
             selector = make_selector(self.method, **params)
+            if "convention" not in params and "convention" in selector.get_params():
+                selector.set_params(convention=get_convention(self.convention).name)
         elif isinstance(self.method, Selector):
             selector = clone(self.method).set_params(**params)
         else:

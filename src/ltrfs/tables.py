@@ -68,6 +68,45 @@ def read_references(references: list[dict]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+def short_query_footnote(per_query: pd.DataFrame, convention, metric: str = "NDCG@10",
+                         dataset: str = "DATASET") -> str | None:
+    """The one footnote line of a table whose convention scores the short test queries' NDCG 0.
+
+    Parameters
+    ----------
+    per_query : pandas.DataFrame
+        ``read_runs`` or ``read_references`` rows (columns fold, split, qid, n_docs); each
+        (fold, qid) of the test split counts once.
+    convention : str or Convention
+        The convention the table's metrics were computed in.
+    metric : str, default "NDCG@10"
+        The table's metric: its cutoff decides what is short (10 for a metric without one).
+    dataset : str, default "DATASET"
+        The dataset's name, in the line's how-to-change.
+
+    Returns
+    -------
+    str or None
+        ``metrics.short_query_note`` over all folds' test queries and how to change the
+        convention; None when the convention computes short queries or none is short.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"fold": [1, 1, 2], "split": "test", "qid": ["1", "1", "7"], "n_docs": [4, 4, 30]})
+    >>> short_query_footnote(rows, "letor4").split(":")[0]
+    '1 of 2 queries of all folds' test sets have fewer than 10 documents'
+    >>> short_query_footnote(rows, "standard") is None
+    True
+    """
+    kind, k = metrics.parse_metric(metric)
+    test = per_query[per_query.split == "test"].drop_duplicates(["fold", "qid"])
+    sizes = test["n_docs"].to_numpy(dtype=np.int64)
+    query_ptr = np.concatenate([[0], np.cumsum(sizes)])
+    note = metrics.short_query_note(query_ptr, convention, k if kind == "ndcg" else 10, "all folds' test sets")
+    return None if note is None else (f"{note}: set the dataset's `convention:` in the registry, or "
+                                      f"`conventions: {{{dataset}: standard}}` in the config.")
+
+
 def _best_k(means: pd.DataFrame, by: list, metric: str) -> pd.DataFrame:
     """Per group ``by`` of ``means`` (columns ``by``, k, ``metric``), the row of the best
     ``metric`` (ties: the smaller k); columns ``by`` + k."""

@@ -22,6 +22,8 @@ rule tables:
         baselines=lambda w: PLAN.baselines(w.experiment),
         own=lambda w: PLAN.own_rankers(w.experiment),
         n_features=lambda w: PLAN.n_features_of(w.dataset),
+        convention=PLAN.convention,
+        dataset=lambda w: w.dataset,
     resources:
         mem_mb=scaled(500, 4),
         runtime=scaled(5, 0.2),
@@ -51,6 +53,7 @@ use rule tables as tables_as with:
         runs=lambda w: PLAN.run_records(w.experiment, w.dataset, w.as_convention),
         references=lambda w: PLAN.reference_records(w.experiment, w.dataset, w.as_convention),
         title=lambda w: f"{PLAN.experiment_title(w.experiment, w.dataset)}, {w.as_convention} convention",
+        convention=lambda w: w.as_convention,
     log:
         "logs/tables/{dataset}/{experiment}.{as_convention}.log",
     benchmark:

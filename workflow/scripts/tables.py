@@ -8,4 +8,5 @@ write_tables(snakemake.params.runs, snakemake.output.csv, snakemake.output.md, o
              out_compare=snakemake.output.compare, own=snakemake.params.own,
              columns=snakemake.params.columns or None,
              metric=snakemake.params.metric, title=snakemake.params.title, baselines=snakemake.params.baselines,
-             n_features=snakemake.params.n_features)
+             n_features=snakemake.params.n_features, convention=snakemake.params.convention,
+             dataset=snakemake.params.dataset)

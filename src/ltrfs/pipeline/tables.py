@@ -17,7 +17,7 @@ from ltrfs.htmlpage import write_markdown
 from ltrfs.pipeline.train import TrainPlanning
 from ltrfs.selection import SELECTORS
 from ltrfs.tables import (COMPARE_COLUMNS, REFERENCE_NOTE, by_k_markdown, compare, compare_markdown, folds_text,
-                          read_references, read_runs, summarise, to_markdown)
+                          read_references, read_runs, short_query_footnote, summarise, to_markdown)
 from ltrfs.util import write_text
 
 __all__ = ["write_tables", "write_published", "TablesPlanning"]
@@ -25,7 +25,8 @@ __all__ = ["write_tables", "write_published", "TablesPlanning"]
 
 def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", title=None,
                  baselines=("waf",), references: list[dict] | None = None, pairs=(),
-                 out_compare=None, own=(), columns=None, out_html=None, n_features: int | None = None) -> pd.DataFrame:
+                 out_compare=None, own=(), columns=None, out_html=None, n_features: int | None = None,
+                 convention: str | None = None, dataset: str = "DATASET") -> pd.DataFrame:
     """Write an experiment's tables: the long table as CSV, and as Markdown (and HTML).
 
     The Markdown has the table of ``columns`` and then ``metric`` by k.
@@ -60,6 +61,11 @@ def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", 
     n_features : int or None, default None
         The dataset's number of features: rows at k = d (all features, where a k above d lands
         too) read "all (d)" in the Markdown; the CSV keeps the number.
+    convention : str or None, default None
+        The convention the run files were evaluated in: where it scores the short test queries'
+        NDCG 0, the Markdown says how many in one line (``short_query_footnote``).
+    dataset : str, default "DATASET"
+        The dataset's name, in that line.
 
     Returns
     -------
@@ -76,10 +82,12 @@ def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", 
         write_text(out_compare, comparison.to_csv(index=False, float_format="%.6g"))
     tests = f"\n#### Paired t-tests\n\n{compare_markdown(comparison, columns)}" if pairs else ""
     folds = sorted({int(r["fold"]) for r in runs})
+    short = short_query_footnote(per_query, convention, metric, dataset) if convention else None
     notes = ["test", "mean over folds" if len(folds) > 1 else folds_text(folds)]
     notes += ["* p < 0.05 against WAF"] if table["p_vs_waf"].notna().any() else []
     write_markdown(out_md, to_markdown(table, columns, metric=metric, title=title, comparison=comparison,
                                        n_features=n_features, folds=folds)
+                   + (f"\n{short}\n" if short else "")
                    + f"\n#### {metric} by k ({'; '.join(notes)}; vali: the k chosen on vali)\n\n"
                    + by_k_markdown(table, metric, n_features=n_features)
                    + "\n" + REFERENCE_NOTE + "\n" + tests, out_html)
