@@ -146,3 +146,24 @@ def test_every_k_from_1_to_d_is_drawn_without_error_bars_on_a_wider_panel(drawn,
     assert many.get_figwidth() == pytest.approx(0.12 * 45 + 1.5) and few.get_figwidth() == pytest.approx(2 * 4.2)
     assert "circled: differs from fsmrank/own (same k; paired t-test p < 0.05)" in _legend(many)
     assert len(pd.read_csv(tmp_path / "f.csv")) == 90
+
+
+def test_fourteen_lines_look_different_and_the_band_comes_only_with_the_bars(drawn, tmp_path):
+    """14 methods: every line has its own (colour, marker, line style), none shares a colour with
+    another of the same marker; with more lines than ``max_error_bars`` there are no bars and
+    no WAF band either (it would fill the panel), and the legend does not promise one. Three
+    methods: bars, and the band with its legend entry."""
+    methods = [f"m{i:02d}" for i in range(14)]
+    table = pd.concat([_table()] + [pd.DataFrame(
+        [{"method": m, "ranker": r, "k": str(k), "folds": 5, "NDCG@10": 0.6 + 0.001 * i, "NDCG@10_std": 0.2}
+         for r in ("ranksvm", "lambdamart") for k in (3, 6, 10)]) for i, m in enumerate(methods)])
+    plots.metric_vs_k(table, "NDCG@10", tmp_path / "many.png")
+    plots.metric_vs_k(_table(), "NDCG@10", tmp_path / "few.png")
+    many, few = drawn
+    for ax in many.axes[:2]:
+        looks = {line.get_label(): (line.get_color(), line.get_marker(), line.get_linestyle())
+                 for line in ax.lines if line.get_label() in set(methods) | {"random", "gas_e", "ig"}}
+        assert len(looks) == 17 and len(set(looks.values())) == 17
+        assert not ax.patches  # no band
+    assert "waf" in _legend(many) and not any("band" in label for label in _legend(many))
+    assert "waf (band: ± std over folds)" in _legend(few) and all(len(ax.patches) == 1 for ax in few.axes[:2])

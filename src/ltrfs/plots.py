@@ -59,7 +59,8 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
     panel has at most ``max_error_bars`` lines and the lines at most ``max_error_bar_ks`` ks (beyond
     that they hide the lines; the CSV keeps it), the lines' bars side by side, shifted a little in k (together at most a fifth of the gap
     between ks; the x label gives the shift; no shift with one fold). The
-    all-features ``baselines`` are drawn as a horizontal dashed line with a std band, and the
+    all-features ``baselines`` are drawn as a horizontal dashed line (with a std band where the lines
+    have their bars; else the band would hide them), each line in its own ``line_styles`` look, and the
     reference rows of the table (``tables.REFERENCE_RANKER``: a constant score in file order and
     in random order) as grey dotted and dash-dotted lines in every panel or, when they lie outside
     the y axis fitted to the lines, as grey triangles on its edge with their values, and the legend
@@ -102,8 +103,8 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
         panels = {r: part.assign(label=part.method) for r, part in rows.groupby("ranker", sort=False)}
         labels = list(dict.fromkeys(rows.method))
     labels = [lab for lab in labels if lab.partition("/")[0] not in baselines]
-    palette = plt.get_cmap("tab20" if len(labels) > 10 else "tab10")
-    colours = {m: palette(i % palette.N) for i, m in enumerate(labels)}
+    styles = line_styles(labels)
+    colours = {m: style["color"] for m, style in styles.items()}
     significant = _significant_points(comparison, metric, alpha)
     n_ks = rows.k_num.nunique()
     width = max(4.2, 0.12 * n_ks)  # every k from 1 to d: about 1/8 inch per k
@@ -119,21 +120,19 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
             group = group.sort_values("k_num")
             if group.method.iloc[0] in baselines:
                 mean, std = group[metric].iloc[0], group[metric + "_std"].iloc[0]
-                band = "" if one_fold else " (band: ± std over folds)"
-                handles[f"{label}{band}"] = ax.axhline(mean, ls="--", lw=1, color="k")
-                if not one_fold:
+                handles[f"{label} (band: ± std over folds)" if bars else label] = ax.axhline(mean, ls="--", lw=1,
+                                                                                            color="k")
+                if bars:  # as the lines' own bars: without them the band would only hide them
                     ax.axhspan(mean - std, mean + std, color="k", alpha=0.07)
                 continue
             if bars:  # side by side: each line's bars a little to the left or right of the k
                 shift = dodge * (labels.index(label) - (len(labels) - 1) / 2) if label in labels else 0.0
-                handles[label] = ax.errorbar(group.k_num + shift, group[metric], yerr=group[metric + "_std"], marker="o",
-                                             ms=3, capsize=2, lw=1.2, elinewidth=0.7, color=colours[label],
-                                             label=label)
+                handles[label] = ax.errorbar(group.k_num + shift, group[metric], yerr=group[metric + "_std"], ms=3,
+                                             capsize=2, lw=1.2, elinewidth=0.7, label=label, **styles[label])
                 for part in (*handles[label][1], *handles[label][2]):  # lighter bars: the means stay readable
                     part.set_alpha(0.45)
             else:
-                handles[label] = ax.plot(group.k_num, group[metric], marker="o", ms=3, lw=1.2,
-                                         color=colours[label], label=label)[0]
+                handles[label] = ax.plot(group.k_num, group[metric], ms=3, lw=1.2, label=label, **styles[label])[0]
             curve = group.curve.iloc[0]
             for other in sorted({a for (a, b) in significant if b == curve}):
                 ks = significant[(other, curve)]
@@ -176,6 +175,33 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
             out["significant_vs"] = [";".join(a for (a, b), ks in significant.items() if b == f"{m}/{r}" and k in ks)
                                      for m, r, k in zip(out.method, out.ranker, out.k)]
         write_text(csv, out.to_csv(index=False, float_format="%.6f"))
+
+
+def line_styles(labels) -> dict[str, dict]:
+    """One look per line that no other line of the figure shares: the ten colours of ``tab10``,
+    then again with square markers and dashed lines, then triangles and dotted lines (``tab20``'s
+    light and dark pairs read as one colour).
+
+    Parameters
+    ----------
+    labels : sequence of str
+        The lines, in legend order.
+
+    Returns
+    -------
+    dict
+        label -> ``{"color", "marker", "ls"}`` keyword arguments of ``Axes.plot``.
+
+    Examples
+    --------
+    >>> styles = line_styles([f"m{i}" for i in range(12)])
+    >>> styles["m0"]["marker"], styles["m10"]["marker"], styles["m10"]["ls"], styles["m0"]["color"] == styles["m10"]["color"]
+    ('o', 's', '--', True)
+    """
+    palette = plt.get_cmap("tab10")
+    looks = [("o", "-"), ("s", "--"), ("^", ":"), ("D", "-.")]
+    return {label: {"color": palette(i % 10), "marker": looks[i // 10 % len(looks)][0],
+                    "ls": looks[i // 10 % len(looks)][1]} for i, label in enumerate(labels)}
 
 
 def _significant_points(comparison, metric: str, alpha: float) -> dict:
@@ -286,8 +312,7 @@ def metric_panels(table: pd.DataFrame, ranker: str, metrics, png, pdf=None, csv=
     labels = dict(labels or {})
     order = [m for m in (methods or dict.fromkeys(rows.method)) if m in set(rows.method)]
     lines = [m for m in order if m not in baselines]
-    palette = plt.get_cmap("tab10")
-    colours = {m: palette(i % palette.N) for i, m in enumerate(lines)}
+    styles = line_styles(lines)
     n_cols = 2 if len(metrics) in (2, 4) else min(3, len(metrics))  # 4: two by two, legend beside
     n_rows = -(-len(metrics) // n_cols)
     fig, axes = plt.subplots(n_rows, n_cols, figsize=(3.7 * n_cols, 3.0 * n_rows), squeeze=False)
@@ -298,7 +323,7 @@ def metric_panels(table: pd.DataFrame, ranker: str, metrics, png, pdf=None, csv=
         significant = {(a.partition("/")[0], b.partition("/")[0]): ks
                        for (a, b), ks in _significant_points(comparison, metric, alpha).items()
                        if a.endswith(f"/{ranker}") and b.endswith(f"/{ranker}")}
-        handles.update(_metric_panel(ax, rows, metric, order, colours, labels, baselines, significant, alpha))
+        handles.update(_metric_panel(ax, rows, metric, order, styles, labels, baselines, significant, alpha))
         ax.set_ylabel(f"test {metric}" + (f", mean over {n_folds} folds" if n_folds > 1 else ", one fold"))
         _k_ticks(ax, rows, baselines, n_features)
         out.append(rows.assign(metric=metric, mean=rows[metric], std=rows.get(metric + "_std"),
@@ -336,7 +361,7 @@ def _ranker_rows(table: pd.DataFrame, ranker: str, methods) -> pd.DataFrame:
     return rows.sort_values(["k_num"], kind="stable")
 
 
-def _metric_panel(ax, rows: pd.DataFrame, metric: str, order, colours: dict, labels: dict, baselines,
+def _metric_panel(ax, rows: pd.DataFrame, metric: str, order, styles: dict, labels: dict, baselines,
                   significant: dict, alpha: float) -> dict:
     """Draw one metric's panel of ``metric_panels``; returns legend label -> handle."""
     handles = {}
@@ -346,13 +371,13 @@ def _metric_panel(ax, rows: pd.DataFrame, metric: str, order, colours: dict, lab
         if method in baselines:
             handles[f"{label} (all features)"] = ax.axhline(group[metric].iloc[0], ls="--", lw=1, color="k")
             continue
-        handles[label] = ax.plot(group.k_num, group[metric], marker="o", ms=3, lw=1.2, color=colours[method])[0]
+        handles[label] = ax.plot(group.k_num, group[metric], ms=3, lw=1.2, **styles[method])[0]
     for (a, b), ks in significant.items():
         hit = rows[(rows.method == b) & rows.k.isin(ks)]
-        if len(hit) and a in colours:
+        if len(hit) and a in styles:
             name = labels.get(a, a)
             handles[CIRCLE_NOTE.format(name=name, alpha=alpha)] = ax.plot(
-                hit.k_num, hit[metric], ls="none", marker="o", ms=9, mfc="none", mec=colours[a], mew=1.1)[0]
+                hit.k_num, hit[metric], ls="none", marker="o", ms=9, mfc="none", mec=styles[a]["color"], mew=1.1)[0]
     ax.set_title(metric, fontsize=10)
     ax.grid(alpha=0.3)
     return handles

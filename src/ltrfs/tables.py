@@ -94,7 +94,7 @@ def short_query_footnote(per_query: pd.DataFrame, convention, metric: str = "NDC
     --------
     >>> rows = pd.DataFrame({"fold": [1, 1, 2], "split": "test", "qid": ["1", "1", "7"], "n_docs": [4, 4, 30]})
     >>> short_query_footnote(rows, "letor4").split(":")[0]
-    '1 of 2 queries of all folds' test sets have fewer than 10 documents'
+    "1 of 2 queries of all folds' test sets have fewer than 10 documents"
     >>> short_query_footnote(rows, "standard") is None
     True
     """
