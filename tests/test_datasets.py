@@ -379,8 +379,8 @@ def test_missing_folds_say_how_to_run_the_complete_ones(tmp_path, capsys):
     with pytest.raises(DataError) as exc:
         folds.locate_data_root(entry(name="mine", path=str(tmp_path / "data")), tmp_path / "data", what="mine")
     assert str(exc.value) == (f"mine: Fold2/train.txt (and 11 more) missing in {tmp_path / 'data'}; to run only the "
-                              "complete fold, set `folds: [1]` in the dataset's registry entry (config/datasets.yaml; "
-                              "see docs/datasets.md)")
+                              "complete fold, set `folds: [1]` on the experiment in your config (or in the dataset's "
+                              "registry entry; see docs/datasets.md)")
     restricted = entry(path=str(tmp_path / "data"), folds=[1])
     assert folds.locate_data_root(restricted, tmp_path / "data") == tmp_path / "data"
     (tmp_path / "data/Fold1/test.txt").unlink()  # no complete fold: no advice
@@ -537,6 +537,30 @@ def test_fetch_from_local_folder_and_archive(toy, tmp_path):
     assert m["source"]["kind"] == "path" and m["archive"]["name"] == "toy.tar.gz"
     with pytest.raises(FetchError, match=r": no such file or folder; correct the path of .* in the dataset registry"):
         fetch("toy", toy_entry(toy, path=str(tmp_path / "nope.zip")), tmp_path / "res3")
+
+
+def test_an_archive_of_some_folds_runs_those_and_names_the_others(toy, tmp_path):
+    """An archive holding Folds 1 and 2 of a five-fold entry whose files_sha256 lists every fold
+    (MQ2008's case with a partial copy): the fetch verifies the two folds there and records them;
+    reading fold 3 stops in one line naming the folds to set on the experiment (the one place);
+    a file that is there but altered still stops the fetch."""
+    every = {rel[len("Toy/"):]: sha256(data) for rel, data in toy["files"].items()}
+    part = {rel: data for rel, data in toy["files"].items() if "Fold1" in rel or "Fold2" in rel}
+    e = toy_entry(toy, path=str(make_zip(tmp_path / "part.zip", part)), files_sha256=every)
+    m = json.loads(fetch("toy", e, tmp_path / "res").read_text())
+    assert m["folds"] == [1, 2] and len(m["files"]) == 6
+    assert load_fold(e, tmp_path / "res", 2)["test"].query_ids.tolist() == sorted(
+        load_fold(e, tmp_path / "res", 2)["test"].query_ids.tolist())
+    with pytest.raises(DataError) as exc:
+        load_fold(e, tmp_path / "res", 3)
+    assert str(exc.value).startswith("toy: fold 3 is incomplete (") and str(exc.value).endswith(
+        "missing); its complete folds are [1, 2]: set `folds: [1, 2]` on the experiment in your config to run those")
+    bad = dict(part, **{"Toy/Fold2/vali.txt": part["Toy/Fold2/vali.txt"] + b"\n"})
+    with pytest.raises(FetchError, match=r"toy: Fold2/vali.txt: sha256 mismatch"):
+        fetch("toy", toy_entry(toy, path=str(make_zip(tmp_path / "bad.zip", bad)), files_sha256=every), tmp_path / "r2")
+    with pytest.raises(DataError, match=r"Fold1/train.txt .*not found"):  # no fold at all: nothing to run
+        fetch("toy", toy_entry(toy, path=str(make_zip(tmp_path / "none.zip", {"Toy/x.txt": b"1"})),
+                               files_sha256=every), tmp_path / "r3")
 
 
 def test_extract_filter_keeps_selected_members(toy, tmp_path):

@@ -45,7 +45,7 @@ except ImportError:  # pragma: no cover - Windows
 
 from ltrfs import __version__
 from ltrfs.datasets import synthetic
-from ltrfs.datasets.folds import expected_files, locate_data_root
+from ltrfs.datasets.folds import complete_folds, expected_files, locate_data_root
 from ltrfs.datasets.archive_spec import format_of, parse_checksum
 from ltrfs.datasets.manifest import CHUNK, MANIFEST, MANIFEST_FORMAT, file_digests, fingerprint, manifest_ok
 from ltrfs.io import unpack
@@ -427,9 +427,14 @@ def _expected_description(entry: dict, limit: int = 6) -> str:
 
 
 def _check_files_sha256(name: str, entry: dict, root: Path) -> None:
-    """Verify ``files_sha256`` (paths relative to the data root ``root``)."""
+    """Verify ``files_sha256`` (paths relative to the data root ``root``): every listed file
+    there; a missing one only where it belongs to an incomplete fold (``complete_folds``)."""
+    absent_folds = ({p.as_posix() for p in expected_files(entry)}
+                    - {p.as_posix() for p in expected_files({**entry, "folds": complete_folds(entry, root)})})
     for rel, expected in entry.get("files_sha256", {}).items():
         p = root.joinpath(*PurePosixPath(rel).parts)
+        if not p.is_file() and rel in absent_folds:
+            continue
         if not p.is_file():
             raise FetchError(f"{name}: {rel} (listed in files_sha256) is missing from the extracted data")
         got = file_digests(p, ("sha256",), entry.get("hash_newlines", "raw"))["sha256"]
@@ -466,6 +471,8 @@ def _finish(name: str, entry: dict, dest: Path, seed, source: dict, archive_info
     }
     if entry.get("layout") == "synthetic":
         manifest["seed"] = seed
+    if entry.get("layout") == "folds":  # the folds a partial archive holds (fold_files checks the others)
+        manifest["folds"] = complete_folds(entry, data_root)
     path = dest / MANIFEST
     _write_json_atomic(path, manifest)
     log.info("%s: %d files ready under %s", name, len(records), data_root)
@@ -474,7 +481,7 @@ def _finish(name: str, entry: dict, dest: Path, seed, source: dict, archive_info
 
 def _install_tree(name: str, entry: dict, dest: Path, tmp: Path) -> Path:
     """Verify the extracted tree ``tmp`` and rename it to ``dest/data``; return the data root."""
-    root = locate_data_root(entry, tmp, what=name)
+    root = locate_data_root(entry, tmp, what=name, partial=True)
     _check_files_sha256(name, entry, root)
     rel = root.relative_to(tmp)
     os.chmod(tmp, 0o755)
@@ -535,7 +542,7 @@ def available(name: str, entry: dict, dest, mirror=None, seed: int = 0) -> tuple
     by_hand = entry.get("manual") or (not entry.get("urls") and local_path is None)
     if by_hand and dest.is_dir():
         try:
-            root = locate_data_root(entry, dest, what=name, skip=(DATA_DIR,))
+            root = locate_data_root(entry, dest, what=name, skip=(DATA_DIR,), partial=True)
         except DataError:
             root = None
         if root is not None:
@@ -689,13 +696,13 @@ def _generate(name: str, entry: dict, dest: Path, seed) -> Path:
 def _extracted_by_hand(name: str, entry: dict, dest: Path, seed) -> Path | None:
     """The manifest's path when the data files were extracted into ``dest`` by hand, else None."""
     try:
-        root = locate_data_root(entry, dest, what=name, skip=(DATA_DIR,))
+        root = locate_data_root(entry, dest, what=name, skip=(DATA_DIR,), partial=True)
     except DataError:
         root = None
     if root is None:
         return None
     _check_files_sha256(name, entry, root)
-    files = [p for p in expected_files(entry, root)]
+    files = expected_files({**entry, "folds": complete_folds(entry, root)}, root)
     return _finish(name, entry, dest, seed, {"kind": "local files", "location": str(dest)}, None, root, files)
 
 
@@ -747,13 +754,13 @@ def _download_first(name: str, urls, target: Path, checksum, timeout: float) -> 
 
 def _link_local_folder(name: str, entry: dict, dest: Path, seed, local_path: Path) -> Path:
     """Link ``dest/data`` to a local ``path:`` folder holding the data files; the manifest's path."""
-    root = locate_data_root(entry, local_path, what=name)
+    root = locate_data_root(entry, local_path, what=name, partial=True)
     _check_files_sha256(name, entry, root)
     link = dest / DATA_DIR
     os.symlink(local_path.resolve(), link, target_is_directory=True)
     root = link / root.relative_to(local_path)
     return _finish(name, entry, dest, seed, {"kind": "path", "location": str(local_path.resolve())},
-                   None, root, expected_files(entry, root))
+                   None, root, expected_files({**entry, "folds": complete_folds(entry, root)}, root))
 
 
 def _extract_and_finish(name: str, entry: dict, dest: Path, seed, archive_path: Path, fmt, source: dict,

@@ -137,12 +137,12 @@ def expected_files(entry: dict, root=None) -> list[Path]:
     return [Path(root) / p for p in out] if root is not None else out
 
 
-def locate_data_root(entry: dict, base, *, what: str | None = None, skip=()) -> Path:
+def locate_data_root(entry: dict, base, *, what: str | None = None, skip=(), partial: bool = False) -> Path:
     """The folder under ``base`` that holds the entry's data files.
 
     ``base`` itself when the first file is there, else the unique subfolder (up to 4 levels down)
-    where it is; all files of all folds must exist there. Hidden folders and ``skip`` names are
-    ignored.
+    where it is; all files of all folds must exist there (with ``partial``, all files of at least
+    one fold: ``complete_folds``). Hidden folders and ``skip`` names are ignored.
 
     Parameters
     ----------
@@ -154,6 +154,9 @@ def locate_data_root(entry: dict, base, *, what: str | None = None, skip=()) -> 
         Names the dataset in messages.
     skip : tuple of str
         Folder names not to look in.
+    partial : bool, default False
+        Accept missing folds when another fold is complete (a fetch: the folds a run uses are
+        checked when they are read, ``fold_files``).
 
     Returns
     -------
@@ -188,23 +191,37 @@ def locate_data_root(entry: dict, base, *, what: str | None = None, skip=()) -> 
                             "make the entry's pattern more specific")
         root = found[0]
     missing = [p.as_posix() for p in files if not (root / p).is_file()]
-    if missing:
+    if missing and not (partial and complete_folds(entry, root)):
         more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
         raise DataError(f"{what}: {missing[0]}{more} missing in {root}{_fold_hint(entry, root)}")
     return root
 
 
+def complete_folds(entry: dict, root) -> list[int]:
+    """The folds of ``entry`` whose every file is in the data root ``root``.
+
+    Parameters
+    ----------
+    entry, root : dict, path
+        A validated registry entry and its data root.
+
+    Returns
+    -------
+    list of int
+        In the entry's order.
+    """
+    return [fold for fold in entry["folds"]
+            if all((Path(root) / rel).is_file() for rel in _file_names(entry, fold).values())]
+
+
 def _fold_hint(entry: dict, root: Path) -> str:
     """How to run the folds that are there, when some folds of a folds layout are complete."""
-    if len(entry["folds"]) < 2:
-        return ""
-    complete = [fold for fold in entry["folds"]
-                if all((root / rel).is_file() for rel in _file_names(entry, fold).values())]
+    complete = complete_folds(entry, root) if len(entry["folds"]) > 1 else []
     if not complete:
         return ""
     listed = ", ".join(map(str, complete))
-    return (f"; to run only the complete fold{'s' * (len(complete) > 1)}, set `folds: [{listed}]` in the "
-            "dataset's registry entry (config/datasets.yaml; see docs/datasets.md)")
+    return (f"; to run only the complete fold{'s' * (len(complete) > 1)}, set `folds: [{listed}]` on the "
+            "experiment in your config (or in the dataset's registry entry; see docs/datasets.md)")
 
 
 def data_root(entry: dict, root) -> Path:
@@ -249,7 +266,14 @@ def fold_files(entry: dict, root, fold: int) -> dict[str, Path]:
     """
     _check_fold(entry, fold)
     base = data_root(entry, root)
-    return {key: base / Path(*PurePosixPath(rel).parts) for key, rel in _file_names(entry, fold).items()}
+    files = {key: base / Path(*PurePosixPath(rel).parts) for key, rel in _file_names(entry, fold).items()}
+    missing = [path for path in files.values() if not path.is_file()]
+    if missing:
+        complete = complete_folds(entry, base)
+        raise DataError(f"{entry.get('name', 'dataset')}: fold {fold} is incomplete ({missing[0]} missing); "
+                        + (f"its complete folds are {complete}: set `folds: {complete}` on the experiment in "
+                           "your config to run those" if complete else "no fold is complete"))
+    return files
 
 
 def _check_fold(entry: dict, fold) -> None:
