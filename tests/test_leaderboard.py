@@ -12,7 +12,10 @@ from ltrfs.tables import REFERENCE_RANKER
 
 
 def long_table(rows):
-    return pd.DataFrame(rows, columns=["dataset", "method", "ranker", "k", "NDCG@10", "p_vs_waf"])
+    """Rows (dataset, method, ranker, k, NDCG@10, p_noninf_holm) of the tables' layout; the other
+    columns of a comparison with all features follow from them."""
+    frame = pd.DataFrame(rows, columns=["dataset", "method", "ranker", "k", "NDCG@10", "p_noninf_holm"])
+    return frame.assign(diff_vs_waf=frame["NDCG@10"] - 0.5, diff_low=frame["NDCG@10"] - 0.52)
 
 
 def test_blocks_keep_numbered_k_of_competing_methods_in_complete_blocks():
@@ -87,18 +90,23 @@ def test_stability_is_the_mean_over_fold_pairs():
     assert all(np.isnan(v) for v in lb.stability(rankings[:1], 3, 10))
 
 
-def test_smallest_k_not_significantly_below_the_baseline():
+def test_smallest_k_is_the_first_shown_as_good_as_the_baseline():
+    """The smallest k whose non-inferiority test rejects (Holm p < 0.05), not the first k whose
+    difference test fails to reject: b's k = 10 is not shown as good (p 0.2), so b has none."""
     table = long_table([
         ("D", "waf", "svm", "46", 0.50, np.nan),
-        ("D", "a", "svm", "5", 0.40, 0.001),   # below and significant
-        ("D", "a", "svm", "10", 0.47, 0.20),   # below, not significant: the answer
-        ("D", "a", "svm", "20", 0.52, 0.01),   # above
-        ("D", "b", "svm", "5", 0.30, 0.001), ("D", "b", "svm", "10", 0.35, 0.01),
-        ("D", "a", "svm", "vali", 0.52, 0.01),
+        ("D", "a", "svm", "5", 0.40, 0.9),     # not shown as good
+        ("D", "a", "svm", "10", 0.49, 0.01),   # shown as good: the answer
+        ("D", "a", "svm", "20", 0.52, 0.001),
+        ("D", "b", "svm", "5", 0.30, 0.99), ("D", "b", "svm", "10", 0.47, 0.20),
+        ("D", "a", "svm", "vali", 0.52, 0.001),
     ])
     got = lb.smallest_k(table).set_index("method")
-    assert got.loc["a", "k"] == 10 and got.loc["a", "NDCG@10"] == 0.47 and got.loc["a", "p_vs_waf"] == 0.20
+    assert got.loc["a", "k"] == 10 and got.loc["a", "NDCG@10"] == 0.49 and got.loc["a", "p_noninf_holm"] == 0.01
+    assert got.loc["a", "diff_vs_waf"] == pytest.approx(-0.01) and got.loc["a", "diff_low"] == pytest.approx(-0.03)
     assert np.isnan(got.loc["b", "k"]) and got.loc["b", "k_max"] == 10 and got.loc["b", "waf"] == 0.5
+    assert list(lb.smallest_k(table).columns) == ["dataset", "method", "ranker", "k", "NDCG@10", "diff_vs_waf", "diff_low",
+                                                  "p_noninf_holm", "waf", "k_max"]
 
 
 def test_pooled_experiments_leave_out_the_method_missing_most_blocks():
@@ -140,8 +148,8 @@ def test_all_experiments_board_only_when_two_experiments_have_one(tmp_path):
         rows += [("D", m, "svm", k, 0.3 + 0.1 * i + 0.01 * j, 0.1, 0.3, 5)
                  for i, m in enumerate(methods) for j, k in enumerate(("5", "10", "vali"))]
         path = tmp_path / f"{name}.csv"
-        pd.DataFrame(rows, columns=["dataset", "method", "ranker", "k", "NDCG@10", "p_vs_waf", "MAP", "folds"]
-                     ).drop(columns="dataset").to_csv(path, index=False)
+        pd.DataFrame(rows, columns=["dataset", "method", "ranker", "k", "NDCG@10", "p_noninf_holm", "MAP", "folds"]
+                     ).assign(diff_vs_waf=0.0, diff_low=0.0).drop(columns="dataset").to_csv(path, index=False)
         return {"experiment": name, "dataset": "D", "path": str(path)}
 
     def boards(tables):
@@ -180,7 +188,8 @@ def test_one_fold_says_no_stability(tmp_path):
     rows += [(m, "svm", k, 0.3 + 0.1 * i + 0.01 * j, 0.1, 0.3, 1)
              for i, m in enumerate("abc") for j, k in enumerate(("5", "10", "vali"))]
     table = tmp_path / "e.csv"
-    pd.DataFrame(rows, columns=["method", "ranker", "k", "NDCG@10", "p_vs_waf", "MAP", "folds"]).to_csv(table, index=False)
+    pd.DataFrame(rows, columns=["method", "ranker", "k", "NDCG@10", "p_noninf_holm", "MAP", "folds"]).assign(
+        diff_vs_waf=0.0, diff_low=0.0).to_csv(table, index=False)
 
     def board(folds):
         selections = []

@@ -89,8 +89,8 @@ def test_one_panel_per_metric_one_line_per_method_and_the_pairs_circled(drawn, t
         assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "10", "20", "30", "all (45)"]
     legend = [t.get_text() for t in spare.get_legend().get_texts()]
     assert legend == ["GAS-E (NDCG@10)", "GAS-L", "IG", "CHI", "WAF (all features)",
-                      "circle in GAS-E (NDCG@10)'s colour: differs from\nGAS-E (NDCG@10) at that k (paired t-test, p < 0.05)",
-                      "circle in GAS-L's colour: differs from\nGAS-L at that k (paired t-test, p < 0.05)"]
+                      "circle in GAS-E (NDCG@10)'s colour: differs from\nGAS-E (NDCG@10) at that k (paired t-test, p < 0.05;\nuncorrected: the paper's test)",
+                      "circle in GAS-L's colour: differs from\nGAS-L at that k (paired t-test, p < 0.05;\nuncorrected: the paper's test)"]
     assert fig._suptitle.get_text() == "Fig. 4"
     assert [t.get_text() for t in fig.texts if t is not fig._suptitle] == ["test mean over 5 folds"]
     drawn_csv = pd.read_csv(tmp_path / "f.csv", dtype={"k": str}).fillna("")

@@ -104,9 +104,11 @@ def test_metric_by_k_table(runs):
     # WAF's only k (8, all features) is outside the grid: the "fixed" column
     assert lines[2:4] == ["| imp | r | 0.4500 | 0.4000 | 0.4500 (2) |  |",
                           "| waf | r |  |  |  | 0.4000 (k=8) |"]
-    assert lines[4:] == ["", 'the "vali" column (2): the k chosen on each fold\'s validation split (the k with the best '
-                             'vali NDCG@10), in brackets every k some fold chose; the test metrics are each fold\'s at '
-                             'its own choice.']
+    assert lines[4:6] == ["", 'the "vali" column (2): the k chosen on each fold\'s validation split (the k with the best '
+                              'vali NDCG@10), in brackets every k some fold chose; the test metrics are each fold\'s at '
+                              'its own choice.']
+    assert lines[6] == "" and lines[7].startswith("* differs from WAF with the same ranker (paired two-sided t-test on "
+                                                  "the pooled test queries, Holm-corrected over the table's 3 tests")
 
 
 def test_unknown_table_metric(runs):
@@ -278,7 +280,7 @@ def test_no_p_column_without_waf(runs, tmp_path):
     assert "vs WAF" not in md and "against WAF" not in md
     assert "| imp | r | 2 | " in md and md.count("| imp | r |") == 3 + 1  # three rows, one by-k row
     with_waf = to_markdown(summarise(read_runs(runs)))  # with WAF: the column is there
-    assert "p (NDCG@10 vs WAF) |" in with_waf.splitlines()[0]
+    assert "p (NDCG@10 vs WAF, Holm) |" in with_waf.splitlines()[0]
 
 
 @pytest.mark.filterwarnings("ignore:Precision loss:RuntimeWarning")  # the one-fold t-test of 2 queries
@@ -321,3 +323,35 @@ def test_a_convention_that_zeroes_short_queries_says_so_under_the_table(runs, tm
     assert letor.count(line) == 1 and line not in (tmp_path / "s.md").read_text()
     assert letor.replace(f"\n{line}\n", "") == (tmp_path / "s.md").read_text()
     assert (tmp_path / "l.csv").read_bytes() == (tmp_path / "s.csv").read_bytes()
+
+
+def test_marks_follow_holm_and_non_inferiority(tmp_path):
+    """Two folds of 100 test queries each: "copy" ranks as WAF does (never differs, shown as good
+    as WAF), "better" gains 0.05 (differs), "worse" loses 0.05 (differs, not as good). The
+    table's p columns are Holm over its tests, the marks follow the corrected values."""
+    rng = np.random.default_rng(11)
+    runs = []
+    for fold in (1, 2):
+        waf = rng.uniform(0.2, 0.8, 100)
+        noise = rng.normal(0, 0.02, 100)
+        for method, values in (("waf", waf), ("copy", waf), ("better", waf + 0.05 + noise), ("worse", waf - 0.05 + noise)):
+            k = 8 if method == "waf" else 4
+            rows = [(k, "test", q, float(v)) for q, v in enumerate(values)] + [(k, "vali", 999, 0.5)]
+            runs.append({"path": write_run(tmp_path / f"{method}{fold}.tsv", rows), "fold": fold, "method": method,
+                         "ranker": "r"})
+    table = summarise(read_runs(runs), "NDCG@10", margin=0.01).set_index("method")
+    tested = table.p_vs_waf.dropna()
+    assert len(tested) == 3
+    for column, raw in (("p_vs_waf_holm", "p_vs_waf"), ("p_noninf_holm", "p_noninf")):
+        p = table.loc[tested.index, raw].to_numpy()
+        order = np.argsort(p)
+        want = np.maximum.accumulate(np.minimum(1, p[order] * (3 - np.arange(3))))
+        np.testing.assert_allclose(table.loc[tested.index[order], column], want)
+    assert table.loc["copy", "p_vs_waf_holm"] == 1.0 and table.loc["copy", "p_noninf_holm"] == 0.0
+    assert table.loc["better", "p_vs_waf_holm"] < 1e-6 and table.loc["worse", "p_noninf_holm"] > 0.5
+    assert table.loc["better", "diff_low"] < 0.05 < table.loc["better", "diff_high"]
+    md = by_k_markdown(summarise(read_runs(runs), "NDCG@10", margin=0.01))
+    cells = {line.split(" | ")[0].strip("| "): line for line in md.splitlines() if line.startswith("| ")}
+    assert "≈" in cells["copy"] and "*" not in cells["copy"]
+    assert "*≈" in cells["better"] and "*" in cells["worse"] and "≈" not in cells["worse"]
+    assert "Holm-corrected over the table's 3 tests" in md

@@ -30,7 +30,7 @@ import pandas as pd
 from scipy import stats
 
 from ltrfs.formats import read_csv, read_json, read_selection
-from ltrfs.tables import REFERENCE_RANKER
+from ltrfs.tables import NONINFERIORITY_MARGIN, REFERENCE_RANKER
 
 BLOCK = ["dataset", "ranker", "k"]
 
@@ -225,19 +225,24 @@ def stability(rankings, k: int, n_features: int) -> tuple[float, float]:
             float(np.mean([kuncheva(a, b, n_features) for a, b in pairs])))
 
 
-def smallest_k(tables: pd.DataFrame, metric: str = "NDCG@10", *, baselines=("waf",), alpha: float = 0.05) -> pd.DataFrame:
-    """Per (dataset, method, ranker): the smallest k not significantly below the all-features baseline.
+#: the columns of ``smallest_k`` (``metric`` stands for the table metric's name)
+SMALLEST_K = ["dataset", "method", "ranker", "k", "metric", "diff_vs_waf", "diff_low", "p_noninf_holm", "waf", "k_max"]
 
-    A k is below the baseline with the same ranker when its mean is below it and ``p_vs_waf`` <
-    ``alpha`` (``p_vs_waf`` is the tables' paired t-test over the test queries of the table's
-    metric).
+
+def smallest_k(tables: pd.DataFrame, metric: str = "NDCG@10", *, baselines=("waf",), alpha: float = 0.05) -> pd.DataFrame:
+    """Per (dataset, method, ranker): the smallest k shown as good as the all-features baseline.
+
+    A k is as good as the baseline with the same ranker when its table row's non-inferiority test
+    rejects "it loses the margin or more" (``p_noninf_holm`` < ``alpha``: a one-sided paired
+    t-test over the pooled test queries, Holm-corrected over the table's tests, ``tables.summarise``).
+    A k that is not shown so may still be as good: its test queries could not tell.
 
     Parameters
     ----------
     tables : pandas.DataFrame
         The long tables with a ``dataset`` column.
     metric : str, default "NDCG@10"
-        The test metric.
+        The test metric (the tables' metric, which their tests are of).
     baselines : sequence of str, default ("waf",)
         The all-features baseline methods.
     alpha : float, default 0.05
@@ -246,8 +251,9 @@ def smallest_k(tables: pd.DataFrame, metric: str = "NDCG@10", *, baselines=("waf
     Returns
     -------
     pandas.DataFrame
-        One row per (dataset, method, ranker) with that k, its mean and p, and the baseline's
-        mean; k NaN when every k is below.
+        One row per (dataset, method, ranker): that k, its mean, its mean difference to the
+        baseline and the lower end of its 95% interval, its corrected p, the baseline's mean and
+        the largest k tried; k NaN when no k is shown as good.
     """
     rows = tables[(tables.k.astype(str) != "vali") & (tables.ranker != REFERENCE_RANKER)]
     base = (rows[rows.method.isin(list(baselines))].groupby(["dataset", "ranker"])[metric].first()
@@ -257,17 +263,16 @@ def smallest_k(tables: pd.DataFrame, metric: str = "NDCG@10", *, baselines=("waf
             ["dataset", "method", "ranker"], sort=False):
         if (dataset, ranker) not in base.index:
             continue
-        waf = base[(dataset, ranker)]
         group = group.assign(k=group.k.astype(int)).sort_values("k")
-        below = (group[metric] < waf) & (group.p_vs_waf < alpha)
-        fine = group[~below]
-        first = fine.iloc[0] if len(fine) else None
+        shown = group[group.p_noninf_holm < alpha]
+        first = shown.iloc[0] if len(shown) else None
+        value = (lambda col: float(first[col]) if first is not None else np.nan)  # noqa: E731
         out.append({"dataset": dataset, "method": method, "ranker": ranker,
-                    "k": int(first.k) if first is not None else np.nan,
-                    metric: float(first[metric]) if first is not None else np.nan,
-                    "p_vs_waf": float(first.p_vs_waf) if first is not None else np.nan,
-                    "waf": float(waf), "k_max": int(group.k.max())})
-    return pd.DataFrame(out, columns=["dataset", "method", "ranker", "k", metric, "p_vs_waf", "waf", "k_max"])
+                    "k": int(first.k) if first is not None else np.nan, metric: value(metric),
+                    "diff_vs_waf": value("diff_vs_waf"), "diff_low": value("diff_low"),
+                    "p_noninf_holm": value("p_noninf_holm"), "waf": float(base[(dataset, ranker)]),
+                    "k_max": int(group.k.max())})
+    return pd.DataFrame(out, columns=[metric if c == "metric" else c for c in SMALLEST_K])
 
 
 def read_costs(records) -> pd.DataFrame:
@@ -456,7 +461,7 @@ def _no_stability(part: pd.DataFrame) -> np.ndarray:
 
 
 def markdown(result: pd.DataFrame, small: pd.DataFrame, metrics, *, alpha: float, n_folds: str,
-             recovery: pd.DataFrame | None = None) -> str:
+             recovery: pd.DataFrame | None = None, margin: float = NONINFERIORITY_MARGIN) -> str:
     """The leaderboard as Markdown.
 
     Parameters
@@ -473,6 +478,8 @@ def markdown(result: pd.DataFrame, small: pd.DataFrame, metrics, *, alpha: float
         How many folds the means are over (``n_folds_text``).
     recovery : pandas.DataFrame or None, default None
         The planted-feature recovery (``recovery_table``), where it is known.
+    margin : float, default 0.01
+        The tables' non-inferiority margin, for the smallest-k note.
 
     Returns
     -------
@@ -524,17 +531,22 @@ def markdown(result: pd.DataFrame, small: pd.DataFrame, metrics, *, alpha: float
                     if len(unranked) else ""), ""]
         lines += head
     if not small.empty:
-        cols = ["experiment", "dataset", "method", "ranker", "metric", "k", "value", "p_vs_waf", "waf", "k_max"]
+        cols = ["experiment", "dataset", "method", "ranker", "metric", "k", "value", "diff_vs_waf", "diff_low",
+                "p_noninf_holm", "waf", "k_max"]
         shown = small[cols].copy()
-        for col, fmt in (("k", "{:.0f}"), ("k_max", "{:.0f}"), ("value", "{:.4f}"), ("p_vs_waf", "{:.3g}"),
-                         ("waf", "{:.4f}")):
+        for col, fmt in (("k", "{:.0f}"), ("k_max", "{:.0f}"), ("value", "{:.4f}"), ("diff_vs_waf", "{:+.4f}"),
+                         ("diff_low", "{:+.4f}"), ("p_noninf_holm", "{:.3g}"), ("waf", "{:.4f}")):
             shown[col] = shown[col].map(lambda v, f=fmt: "" if pd.isna(v) else f.format(v))
         lines += ["## How many features can be dropped", "",
-                  shown.rename(columns={"k": "smallest k", "value": "its test value", "waf": "all features",
-                                              "k_max": "largest k tried"}).to_markdown(index=False, disable_numparse=True), "",
-                  "Smallest k whose test value of the experiment's table metric is not significantly below the "
-                  f"all-features baseline with the same ranker (not: below it with paired t-test p < {alpha} over "
-                  "the test queries of all folds); empty when every k tried is below.", ""]
+                  shown.rename(columns={"k": "smallest k", "value": "its test value", "diff_vs_waf": "difference",
+                                        "diff_low": "95% low", "p_noninf_holm": "p (Holm)", "waf": "all features",
+                                        "k_max": "largest k tried"}).to_markdown(index=False, disable_numparse=True), "",
+                  f"Smallest k shown as good as the all-features baseline with the same ranker: it loses less than "
+                  f"the margin of {margin:g} in the experiment's table metric (one-sided paired t-test of a loss of "
+                  f"{margin:g} or more over the test queries of all folds pooled, Holm-corrected over the table's "
+                  f"tests, p < {alpha:g}). Difference: its mean minus all features', with the lower end of the 95% "
+                  "interval. Empty: no k was shown as good, which is not evidence that every k is worse (the "
+                  "queries may be too few to tell).", ""]
     if recovery is not None and not recovery.empty:
         wide = recovery.pivot_table(index=["dataset", "method"], columns="k", values=["precision", "recall"],
                                     sort=False)

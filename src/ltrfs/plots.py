@@ -142,7 +142,7 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
                     same_ranker = not curves and ranker == name
                     shown = f"{method} (same ranker, " if same_ranker else f"{other} ("
                     edge = colours.get(method if same_ranker else other, "0.2")  # the other side's colour
-                    marks[f"circled: differs from {shown}same k; paired t-test p < {alpha:g})"] = ax.plot(
+                    marks[f"circled: differs from {shown}same k; paired t-test p < {alpha:g}, uncorrected)"] = ax.plot(
                         hit.k_num + (shift if bars else 0.0), hit[metric], ls="none", marker="o", ms=9, mfc="none", mec=edge, mew=1.1)[0]
         handles.update(marks)
         if name:
@@ -270,7 +270,8 @@ def _feature_labels(n: int, names=None) -> list[str]:
 
 
 #: the legend entry of a paper-form figure's circles (``{name}``: the side the circled point differs from)
-CIRCLE_NOTE = "circle in {name}'s colour: differs from\n{name} at that k (paired t-test, p < {alpha:g})"
+CIRCLE_NOTE = ("circle in {name}'s colour: differs from\n{name} at that k (paired t-test, p < {alpha:g};\n"
+               "uncorrected: the paper's test)")
 
 
 @fill_doc(**_DOC)

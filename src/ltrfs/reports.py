@@ -220,7 +220,8 @@ def chosen_k_bars(table_csv, compare_csv, png, pdf, csv, *, metric: str = "NDCG@
                        ylabel=(f"test {metric}, one fold" if "folds" in rows and rows.folds.max() == 1
                                else f"test {metric}, mean over folds (± std)"),
                        marks={"plus": ("+", f"p < {alpha:g} against all features (WAF), same ranker"),
-                              "star": ("*", f"p < {alpha:g} against the other method of its compare pair")})
+                              "star": ("*", f"p < {alpha:g} against the other method of its compare pair\n"
+                                            "(paired t-tests, uncorrected: the paper's test)")})
     keep = ["ranker", "method", "k", "k_used", metric, metric + "_std", "p_vs_waf", "plus", "star"]
     write_text(csv, rows[keep].to_csv(index=False, float_format="%.6f"))
 

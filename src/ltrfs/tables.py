@@ -6,9 +6,11 @@ every metric, the mean over folds of the fold's test mean and the standard devia
 (ddof=1; 0 with one fold); plus one row per (method, ranker) with ``k = "vali"``: in each fold
 the k whose mean vali metric is best (ties: smaller k), as docs/methods.md, section
 'Choice on vali and significance' states for papers that choose k by validation.
-``p_vs_waf`` is the paired two-sided t-test of the per-query test values of the validation
-metric against the all-features baseline (the methods of algorithm ``waf``) with the same
-ranker, over the test queries of all folds pooled (same section);
+Against the all-features baseline (the methods of algorithm ``waf``) with the same ranker, over
+the test queries of all folds pooled (``ltrfs.significance``): ``p_vs_waf``, the paired
+two-sided t-test of the per-query test values of the validation metric (the papers' test, same
+section), the mean difference with its 95% interval, and the non-inferiority test at the margin;
+each kind of test Holm-corrected over the table's rows (``*_holm``, which the marks follow);
 empty when the experiment has no such baseline.
 
 One run file serves every experiment that contains its (dataset, method, ranker), with the
@@ -24,10 +26,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ltrfs import metrics
+from ltrfs import metrics, significance
 from ltrfs.formats import METRIC_COLUMNS, read_csv
 
 KEY = ["method", "ranker", "k"]
+#: the loss against all features that still counts as "as good as" (config ``noninferiority_margin``)
+NONINFERIORITY_MARGIN = 0.01
 #: the ranker column of the reference rows (no model: every document gets the same score)
 REFERENCE_RANKER = "(no model)"
 
@@ -143,7 +147,8 @@ def _with_vali_choice(per_query: pd.DataFrame, metric: str, own=()) -> pd.DataFr
     return pd.concat([per_query.assign(k_chosen=per_query["k"]), picked], ignore_index=True)
 
 
-def summarise(per_query: pd.DataFrame, metric: str = "NDCG@10", baselines=("waf",), own=()) -> pd.DataFrame:
+def summarise(per_query: pd.DataFrame, metric: str = "NDCG@10", baselines=("waf",), own=(),
+              margin: float = NONINFERIORITY_MARGIN) -> pd.DataFrame:
     """The long table: one row per (method, ranker, k), with the vali choice of k.
 
     Parameters
@@ -156,12 +161,19 @@ def summarise(per_query: pd.DataFrame, metric: str = "NDCG@10", baselines=("waf"
         The method(s) ``p_vs_waf`` compares against (same ranker).
     own : sequence of str, default ()
         Rankers that rank by their own model: they get no vali row.
+    margin : float, default 0.01
+        The non-inferiority margin of ``p_noninf``, in ``metric`` units.
 
     Returns
     -------
     pandas.DataFrame
         One row per (method, ranker, k) with, for every metric, the mean over folds and
-        ``<metric>_std``, ``folds``, ``n_queries``, ``k_chosen``, ``k_best`` and ``p_vs_waf``.
+        ``<metric>_std``, ``folds``, ``n_queries``, ``k_chosen``, ``k_best``, and against the
+        baseline with the same ranker on the pooled test queries (``ltrfs.significance``):
+        ``p_vs_waf`` (two-sided paired t-test, the papers' test), ``diff_vs_waf`` with its 95%
+        interval ``diff_low``/``diff_high``, ``p_noninf`` (H0: the row loses ``margin`` or more),
+        and both p Holm-corrected over the table's rows (``p_vs_waf_holm``, ``p_noninf_holm``:
+        each kind one family).
 
     Raises
     ------
@@ -183,7 +195,9 @@ def summarise(per_query: pd.DataFrame, metric: str = "NDCG@10", baselines=("waf"
                          .agg(lambda s: ",".join(sorted(set(s), key=int))))
     table = table.reset_index()
     table["k_best"] = _k_best(per_query, table, metric, own)
-    table["p_vs_waf"] = _p_values(test, table, metric, baselines)
+    table[VS_WAF] = _against_baseline(test, table, metric, baselines, margin)
+    table["p_vs_waf_holm"] = significance.holm(table.p_vs_waf.to_numpy())  # one family: the table's tests
+    table["p_noninf_holm"] = significance.holm(table.p_noninf.to_numpy())
     order = table.k.map(lambda k: (1, 0) if k == "vali" else (0, int(k)))
     table = (table.assign(_o=order, _ref=table.ranker == REFERENCE_RANKER)
              .sort_values(["_ref", "method", "ranker", "_o"], kind="stable").drop(columns=["_o", "_ref"]))
@@ -205,23 +219,31 @@ def _k_best(per_query: pd.DataFrame, table: pd.DataFrame, metric: str, own=()) -
             for i, row in zip(table.index, table.itertuples(index=False))]
 
 
-def _p_values(test: pd.DataFrame, table: pd.DataFrame, metric: str, baselines) -> list:
+#: the columns of a table row's comparison with the all-features baseline (``summarise``)
+VS_WAF = ["p_vs_waf", "diff_vs_waf", "diff_low", "diff_high", "p_noninf"]
+
+
+def _against_baseline(test: pd.DataFrame, table: pd.DataFrame, metric: str, baselines, margin: float) -> pd.DataFrame:
+    """Per table row, its paired comparison with the baseline of the same ranker on the pooled
+    test queries (``significance.paired_difference``): the ``VS_WAF`` columns, NaN where there is
+    no baseline (or the row is one)."""
     waf = test[test.method.isin(list(baselines)) & (test.k != "vali")]
     if waf.method.nunique() > 1:
         raise ValueError(f"more than one all-features baseline: {sorted(waf.method.unique())}")
     out = []
     for row in table.itertuples(index=False):
         if waf.empty or row.method in baselines or row.ranker == REFERENCE_RANKER:
-            out.append(np.nan)
+            out.append([np.nan] * len(VS_WAF))
             continue
         base = waf[waf.ranker == row.ranker][["fold", "qid", metric]]
         mine = test[(test.method == row.method) & (test.ranker == row.ranker) & (test.k == row.k)]
         pairs = mine[["fold", "qid", metric]].merge(base, on=["fold", "qid"], suffixes=("", "_waf"))
-        if pairs.empty:
-            out.append(np.nan)
+        if len(pairs) < 2:
+            out.append([np.nan] * len(VS_WAF))
             continue
-        out.append(metrics.paired_ttest(pairs[metric].to_numpy(), pairs[metric + "_waf"].to_numpy())[1])
-    return out
+        d = significance.paired_difference(pairs[metric].to_numpy(), pairs[metric + "_waf"].to_numpy(), margin=margin)
+        out.append([d.p, d.mean, d.low, d.high, d.p_noninferior])
+    return pd.DataFrame(out, columns=VS_WAF, index=table.index)
 
 
 #: the metrics of the Markdown tables unless an experiment names its own (``metrics``)
@@ -312,7 +334,7 @@ def to_markdown(table: pd.DataFrame, columns=DEFAULT_COLUMNS, metric: str = "NDC
     columns = list(columns or DEFAULT_COLUMNS)
     marks = {key: mark for key, mark in _marks(comparison, alpha).items() if key[3] in columns}
     with_p = bool(table["p_vs_waf"].notna().any()) if len(table) else False
-    head = ["method", "ranker", "k"] + columns + ([f"p ({metric} vs WAF)"] if with_p else [])
+    head = ["method", "ranker", "k"] + columns + ([f"p ({metric} vs WAF, Holm)"] if with_p else [])
     lines = ([f"### {title}", ""] if title else []) + ["| " + " | ".join(head) + " |",
                                                          "|" + "---|" * len(head)]
     n_folds = int(table["folds"].max()) if len(table) else 0
@@ -325,21 +347,23 @@ def to_markdown(table: pd.DataFrame, columns=DEFAULT_COLUMNS, metric: str = "NDC
         cells = [row["method"], row["ranker"], str(k)]
         cells += [f"{row[c]:.4f}" + (f" ± {row[c + '_std']:.4f}" if n_folds > 1 else "")
                   + marks.get((row["method"], row["ranker"], row["k"], c), "") for c in columns]
-        p = row["p_vs_waf"]
+        p = row["p_vs_waf_holm"]
         cells += ["" if p != p else f"{p:.3g}"] if with_p else []
         lines.append("| " + " | ".join(cells) + " |")
     if n_folds > 1:
         summary = f"mean ± standard deviation over the {n_folds} folds' means"
     else:
         summary = f"{folds_text(folds) if folds else 'one fold'} (one fold: no standard deviation)"
-    p_note = ("; p: paired two-sided t-test of the per-query test values against WAF with the same ranker, "
-              "all folds' queries pooled" if with_p else "")
+    p_note = (f"; p: paired two-sided t-test of the per-query test values against WAF with the same ranker, all "
+              f"folds' queries pooled, Holm-corrected over the table's {int(table.p_vs_waf.notna().sum())} tests "
+              "against WAF (one family; the CSV has the raw p, the difference with its 95% interval and the "
+              "non-inferiority test)" if with_p else "")
     lines += ["", f"Test metrics, {summary}{p_note}. " + REFERENCE_NOTE]
     lines += _vali_note(table, metric)
     if marks:
         pairs = comparison[["a", "b"]].drop_duplicates().itertuples(index=False)
         lines += ["", f"▲n / ▼n: significantly above / below (p < {alpha:g}, paired two-sided t-test, all folds' "
-                      "test queries pooled) the other side of comparison n: "
+                      "test queries pooled, uncorrected: a paper's own test) the other side of comparison n: "
                   + "; ".join(f"{n} = {a} vs {b}" for n, (a, b) in enumerate(pairs, 1)) + "."]
     return "\n".join(lines) + "\n"
 
@@ -361,13 +385,14 @@ REFERENCE_NOTE = ("Reference rows (ranker " + REFERENCE_RANKER + "): every docum
 
 
 def by_k_markdown(table: pd.DataFrame, metric: str = "NDCG@10", alpha: float = 0.05,
-                  n_features: int | None = None) -> str:
+                  n_features: int | None = None, margin: float = NONINFERIORITY_MARGIN) -> str:
     """``metric`` (test, fold mean) with one row per (method, ranker) and one column per k.
 
     Besides the k columns: ``vali`` (the k chosen on vali) and ``fixed`` for rows whose one k is
-    outside the grid (WAF on all d features, a method's own model). ``*`` marks p < ``alpha``
-    against WAF and ``†`` a mean over fewer folds than the table's others (a k some folds could
-    not reach).
+    outside the grid (WAF on all d features, a method's own model). ``*`` marks a Holm-corrected
+    p < ``alpha`` against WAF (``p_vs_waf_holm``), ``≈`` a row shown non-inferior to WAF within
+    ``margin`` (``p_noninf_holm`` < ``alpha``) and ``†`` a mean over fewer folds than the table's
+    others (a k some folds could not reach).
 
     Parameters
     ----------
@@ -379,6 +404,8 @@ def by_k_markdown(table: pd.DataFrame, metric: str = "NDCG@10", alpha: float = 0
         Significance level of ``*``.
     n_features : int or None, default None
         The dataset's number of features: k = d reads "all (d)" (``k_label``).
+    margin : float, default 0.01
+        The non-inferiority margin the table was summarised with, for the footnote.
 
     Returns
     -------
@@ -402,9 +429,10 @@ def by_k_markdown(table: pd.DataFrame, metric: str = "NDCG@10", alpha: float = 0
         def cell(row):
             if row is None:
                 return ""
-            star = "*" if row["p_vs_waf"] == row["p_vs_waf"] and row["p_vs_waf"] < alpha else ""
+            star = "*" if row["p_vs_waf_holm"] < alpha else ""  # NaN compares False
+            same = "≈" if row["p_noninf_holm"] < alpha else ""
             dagger = "†" if row["folds"] < n_folds else ""
-            return f"{row[metric]:.4f}{star}{dagger}"
+            return f"{row[metric]:.4f}{star}{same}{dagger}"
 
         cells = [cell(by_k.get(str(k))) for k in grid]
         vali = by_k.get("vali")
@@ -414,6 +442,12 @@ def by_k_markdown(table: pd.DataFrame, metric: str = "NDCG@10", alpha: float = 0
         cells.append("" if own.empty else f"{cell(own.iloc[0].to_dict())} ({label})")
         lines.append("| " + " | ".join([method, ranker] + cells) + " |")
     lines += _vali_note(table, metric, column=True)
+    if table["p_vs_waf"].notna().any():
+        lines += ["", f"* differs from WAF with the same ranker (paired two-sided t-test on the pooled test queries, "
+                      f"Holm-corrected over the table's {int(table.p_vs_waf.notna().sum())} tests, p < {alpha:g}); "
+                      f"≈ as good as WAF: loses less than {margin:g} {metric} (one-sided paired t-test of a loss of "
+                      f"{margin:g} or more, Holm-corrected over the same rows, p < {alpha:g}). Neither mark: the test "
+                      "queries cannot tell."]
     if (table["folds"] < n_folds).any():
         lines += ["", f"† mean over fewer than {n_folds} folds: some folds could not give this k "
                       "(k above the features the method built there)"]
@@ -521,5 +555,5 @@ def compare_markdown(comparison: pd.DataFrame, columns=DEFAULT_COLUMNS, alpha: f
                  for c in columns]
         lines.append(f"| {a} | {b} | {by['k_a'].iloc[0]}; {by['k_b'].iloc[0]} | " + " | ".join(cells) + " |")
     return ("\n".join(lines) + f"\n\nCells: mean of a minus mean of b over the test queries of all folds (p of "
-            f"the paired two-sided t-test on the per-query values); * p < {alpha:g}; each side at its k chosen "
-            "on vali.\n")
+            f"the paired two-sided t-test on the per-query values); * p < {alpha:g}, uncorrected (the comparisons "
+            "the experiment's `compare` names, a paper's own test); each side at its k chosen on vali.\n")

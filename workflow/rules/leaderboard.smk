@@ -44,6 +44,7 @@ rule leaderboard:
         ks=PLAN.leaderboard_ks(),
         baselines=PLAN.all_baselines(),
         own=PLAN.all_own_rankers(),
+        margin=config["noninferiority_margin"],
     resources:
         mem_mb=scaled(500, 4),
         runtime=scaled(5, 0.2),

@@ -24,6 +24,7 @@ rule tables:
         n_features=lambda w: PLAN.n_features_of(w.dataset),
         convention=PLAN.convention,
         dataset=lambda w: w.dataset,
+        margin=config["noninferiority_margin"],
     resources:
         mem_mb=scaled(500, 4),
         runtime=scaled(5, 0.2),

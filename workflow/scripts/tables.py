@@ -9,4 +9,4 @@ write_tables(snakemake.params.runs, snakemake.output.csv, snakemake.output.md, o
              columns=snakemake.params.columns or None,
              metric=snakemake.params.metric, title=snakemake.params.title, baselines=snakemake.params.baselines,
              n_features=snakemake.params.n_features, convention=snakemake.params.convention,
-             dataset=snakemake.params.dataset)
+             dataset=snakemake.params.dataset, margin=snakemake.params.margin)

@@ -17,7 +17,7 @@ from ltrfs.leaderboard import (board, markdown, n_folds_text, read_costs, read_s
 from ltrfs.formats import read_csv
 from ltrfs.pipeline.artefacts import ArtefactsPlanning
 from ltrfs.selection import SELECTORS
-from ltrfs.tables import REFERENCE_RANKER
+from ltrfs.tables import NONINFERIORITY_MARGIN, REFERENCE_RANKER
 from ltrfs.util import write_text
 
 __all__ = ["write_leaderboard", "leaderboard_records", "LeaderboardPlanning"]
@@ -25,14 +25,14 @@ __all__ = ["write_leaderboard", "leaderboard_records", "LeaderboardPlanning"]
 
 def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[dict], out: dict, *,
                       metrics=("NDCG@10", "MAP"), ks=(), baselines=("waf",), own=(), alpha: float = 0.05,
-                      truths: dict | None = None) -> None:
+                      truths: dict | None = None, margin: float = NONINFERIORITY_MARGIN) -> None:
     """Read the experiments' tables, the selections and their costs, and write the leaderboard.
 
     Parameters
     ----------
     tables : list of dict
         The experiments' tables: records {experiment, dataset, path, metric: the table's metric,
-        that of its ``p_vs_waf``}.
+        that of its tests against all features}.
     selections : list of dict
         The selection records (``ltrfs.leaderboard.read_selections``).
     costs : list of dict
@@ -57,6 +57,8 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
     truths : dict or None, default None
         dataset -> truth.json of generated data: how much of the planted informative features
         each selector's top k finds (``ltrfs.leaderboard.recovery_table``).
+    margin : float, default 0.01
+        The tables' non-inferiority margin (config ``noninferiority_margin``), for the smallest-k note.
 
     References
     ----------
@@ -111,7 +113,8 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
     write_text(out["stability"], stab.to_csv(index=False, float_format="%.6g"))
     write_text(out["cost"], cost.to_csv(index=False, float_format="%.6g"))
     write_text(out["smallest_k"], small.to_csv(index=False, float_format="%.6g"))
-    write_markdown(out["md"], markdown(result, small, metrics, alpha=alpha, n_folds=n_folds_text(long), recovery=recovery),
+    write_markdown(out["md"], markdown(result, small, metrics, alpha=alpha, n_folds=n_folds_text(long), recovery=recovery,
+                                        margin=margin),
                    out.get("html"))
     if "recovery" in out:
         write_text(out["recovery"], recovery.to_csv(index=False, float_format="%.6g"))

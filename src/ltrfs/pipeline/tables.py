@@ -16,8 +16,9 @@ from ltrfs.formats import column_name, read_csv
 from ltrfs.htmlpage import write_markdown
 from ltrfs.pipeline.train import TrainPlanning
 from ltrfs.selection import SELECTORS
-from ltrfs.tables import (COMPARE_COLUMNS, REFERENCE_NOTE, by_k_markdown, compare, compare_markdown, folds_text,
-                          read_references, read_runs, short_query_footnote, summarise, to_markdown)
+from ltrfs.tables import (COMPARE_COLUMNS, NONINFERIORITY_MARGIN, REFERENCE_NOTE, by_k_markdown, compare,
+                          compare_markdown, folds_text, read_references, read_runs, short_query_footnote, summarise,
+                          to_markdown)
 from ltrfs.util import write_text
 
 __all__ = ["write_tables", "write_published", "TablesPlanning"]
@@ -26,7 +27,8 @@ __all__ = ["write_tables", "write_published", "TablesPlanning"]
 def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", title=None,
                  baselines=("waf",), references: list[dict] | None = None, pairs=(),
                  out_compare=None, own=(), columns=None, out_html=None, n_features: int | None = None,
-                 convention: str | None = None, dataset: str = "DATASET") -> pd.DataFrame:
+                 convention: str | None = None, dataset: str = "DATASET",
+                 margin: float = NONINFERIORITY_MARGIN) -> pd.DataFrame:
     """Write an experiment's tables: the long table as CSV, and as Markdown (and HTML).
 
     The Markdown has the table of ``columns`` and then ``metric`` by k.
@@ -66,6 +68,8 @@ def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", 
         NDCG 0, the Markdown says how many in one line (``short_query_footnote``).
     dataset : str, default "DATASET"
         The dataset's name, in that line.
+    margin : float, default 0.01
+        The non-inferiority margin (config ``noninferiority_margin``; ``ltrfs.tables.summarise``).
 
     Returns
     -------
@@ -75,7 +79,7 @@ def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", 
     per_query = read_runs(runs)
     if references:
         per_query = pd.concat([per_query, read_references(references)], ignore_index=True)
-    table = summarise(per_query, metric, baselines, own)
+    table = summarise(per_query, metric, baselines, own, margin)
     write_text(out_csv, table.to_csv(index=False, float_format="%.6f"))
     comparison = compare(per_query, pairs, metric, own) if pairs else pd.DataFrame(columns=COMPARE_COLUMNS)
     if out_compare is not None:
@@ -84,12 +88,12 @@ def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", 
     folds = sorted({int(r["fold"]) for r in runs})
     short = short_query_footnote(per_query, convention, metric, dataset) if convention else None
     notes = ["test", "mean over folds" if len(folds) > 1 else folds_text(folds)]
-    notes += ["* p < 0.05 against WAF"] if table["p_vs_waf"].notna().any() else []
+    notes += ["*, ≈: against WAF, below the table"] if table["p_vs_waf"].notna().any() else []
     write_markdown(out_md, to_markdown(table, columns, metric=metric, title=title, comparison=comparison,
                                        n_features=n_features, folds=folds)
                    + (f"\n{short}\n" if short else "")
                    + f"\n#### {metric} by k ({'; '.join(notes)}; vali: the k chosen on vali)\n\n"
-                   + by_k_markdown(table, metric, n_features=n_features)
+                   + by_k_markdown(table, metric, n_features=n_features, margin=margin)
                    + "\n" + REFERENCE_NOTE + "\n" + tests, out_html)
     return table
 
