@@ -355,3 +355,37 @@ def test_marks_follow_holm_and_non_inferiority(tmp_path):
     assert "≈" in cells["copy"] and "*" not in cells["copy"]
     assert "*≈" in cells["better"] and "*" in cells["worse"] and "≈" not in cells["worse"]
     assert "Holm-corrected over the table's 3 tests" in md
+
+
+def test_every_pair_of_one_ranker_is_one_family(tmp_path):
+    """Methods twin1 and twin2 rank identically, "good" gains 0.05: at every k and at the vali
+    choice the twins are never separated and good is separated from both and from WAF (which
+    joins each family at its one k); Holm over each (ranker, k) family of 6 pairs."""
+    from ltrfs.tables import all_pairs, pairs_markdown
+
+    rng = np.random.default_rng(5)
+    runs = []
+    for fold in (1, 2):
+        waf = rng.uniform(0.2, 0.8, 80)
+        for method in ("waf", "twin1", "twin2", "good"):
+            rows = []
+            for k in ([8] if method == "waf" else [2, 4]):
+                values = waf + (0.05 + rng.normal(0, 0.02, 80) if method == "good" else 0.0)
+                rows += [(k, "test", q, float(v)) for q, v in enumerate(values)]
+                rows += [(k, "vali", 999, 0.5 + 0.01 * k)]
+            runs.append({"path": write_run(tmp_path / f"{method}{fold}.tsv", rows), "fold": fold, "method": method,
+                         "ranker": "r"})
+    pairs = all_pairs(read_runs(runs), "NDCG@10")
+    assert sorted(set(pairs.k)) == ["2", "4", "vali"] and (pairs.groupby("k").size() == 6).all()
+    assert (pairs.n == 160).all()
+    for k, family in pairs.groupby("k"):
+        twins = family[family.a.str.startswith("twin") & family.b.str.startswith("twin")]
+        assert len(twins) == 1 and twins.p_holm.iloc[0] == 1.0 and twins["mean"].iloc[0] == 0.0
+        good = family[(family.a == "good") | (family.b == "good")]
+        assert len(good) == 3 and (good.p_holm < 1e-6).all()
+        p = family.p.to_numpy()
+        order = np.argsort(p, kind="stable")
+        want = np.maximum.accumulate(np.minimum(1, p[order] * (6 - np.arange(6))))
+        np.testing.assert_allclose(family.p_holm.to_numpy()[order], want)
+    md = pairs_markdown(pairs)
+    assert md.startswith("##### r: 3 of 6 pairs differ") and "Holm-corrected over the ranker's pairs" in md

@@ -188,6 +188,20 @@ def test_table_matches_runs_and_models(finished):
 
 
 @pytest.mark.long
+def test_the_tables_compare_every_pair_of_one_ranker(finished):
+    """tiny_pairs.csv: per ranker and k (2, 4 and the vali choice) one family of the 4 methods'
+    6 pairs (WAF joins at its one k) on the 2 folds' pooled test queries, Holm over the family;
+    the Markdown shows the vali families."""
+    root = finished / "results/synthetic-tiny/tables"
+    pairs = pd.read_csv(root / "tiny_pairs.csv", dtype={"k": str})
+    assert set(zip(pairs.ranker, pairs.k)) == {(r, k) for r in ("ranksvm", "lambdamart") for k in ("2", "4", "vali")}
+    assert (pairs.groupby(["ranker", "k"]).size() == 6).all() and (pairs.p_holm >= pairs.p - 1e-12).all()
+    test = pd.read_csv(root.parent / "fold1/reference.tsv", sep="\t").query("split == 'test' and ties == 'file_order'")
+    test2 = pd.read_csv(root.parent / "fold2/reference.tsv", sep="\t").query("split == 'test' and ties == 'file_order'")
+    assert (pairs.n == len(test) + len(test2)).all()
+    assert "#### Every pair of methods, k chosen on vali" in (root / "tiny.md").read_text()
+
+
 def test_per_ranker_train_jobs_give_the_same_tables(tmp_path, finished):
     """train_batch: false, one job per ranker (rule train): the same run files and table as the
     batched jobs of the finished run."""

@@ -521,6 +521,84 @@ def compare(per_query: pd.DataFrame, pairs, metric: str = "NDCG@10", own=()) -> 
     return pd.DataFrame(out, columns=COMPARE_COLUMNS)
 
 
+PAIR_COLUMNS = ["ranker", "k", "a", "b", "mean", "low", "high", "p", "p_holm", "n"]
+
+
+def all_pairs(per_query: pd.DataFrame, metric: str = "NDCG@10", baselines=("waf",), own=()) -> pd.DataFrame:
+    """Every pair of the methods of one ranker compared on the pooled test queries, at each k
+    and at the k chosen on vali (``significance.pairwise``): one family per (ranker, k), Holm
+    over its pairs. The all-features baselines join every family at their one k.
+
+    Parameters
+    ----------
+    per_query : pandas.DataFrame
+        The per-query rows of the run files (``read_runs``).
+    metric : str, default "NDCG@10"
+        The metric compared (and that chooses k on vali).
+    baselines : sequence of str, default ("waf",)
+        Methods of one k (all features) compared at every k.
+    own : sequence of str, default ()
+        Rankers that rank by their own model: left out (only some methods have one).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``PAIR_COLUMNS``: mean = mean of a minus mean of b over the queries both have, with its
+        95% interval, p (paired two-sided t-test) and p_holm; families of fewer than 2 methods
+        left out.
+    """
+    data = _with_vali_choice(per_query, metric, own)
+    test = data[(data.split == "test") & (data.ranker != REFERENCE_RANKER) & ~data.ranker.isin(list(own))]
+    base = test[test.method.isin(list(baselines))]
+    out = []
+    for (ranker, k), part in test[~test.method.isin(list(baselines))].groupby(["ranker", "k"], sort=False):
+        part = pd.concat([part, base[base.ranker == ranker]])
+        wide = part.pivot_table(index=["fold", "qid"], columns="method", values=metric, sort=False).dropna()
+        if wide.shape[1] >= 2 and len(wide) >= 2:
+            out.append(significance.pairwise(wide).assign(ranker=ranker, k=k))
+    frame = pd.concat(out, ignore_index=True) if out else pd.DataFrame(columns=PAIR_COLUMNS)
+    order = frame.k.map(lambda k: (1, 0) if k == "vali" else (0, int(k)))
+    return frame.assign(_o=order).sort_values(["ranker", "_o"], kind="stable")[PAIR_COLUMNS].reset_index(drop=True)
+
+
+def pairs_markdown(pairs: pd.DataFrame, metric: str = "NDCG@10", alpha: float = 0.05) -> str:
+    """At the k chosen on vali, per ranker: the mean difference row minus column of every pair,
+    ``*`` where Holm's p < ``alpha``, and how many of the family's pairs differ.
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        An ``all_pairs`` result.
+    metric : str, default "NDCG@10"
+    alpha : float, default 0.05
+
+    Returns
+    -------
+    str
+        Markdown; empty when no ranker has a vali family.
+    """
+    chosen = pairs[pairs.k == "vali"]
+    lines = []
+    for ranker, part in chosen.groupby("ranker", sort=False):
+        methods = list(dict.fromkeys([*part.a, *part.b]))
+        cell = {}
+        for row in part.itertuples(index=False):
+            star = "*" if row.p_holm < alpha else ""
+            cell[(row.a, row.b)] = f"{row.mean:+.4f}{star}"
+            cell[(row.b, row.a)] = f"{-row.mean:+.4f}{star}"
+        n_diff = int((part.p_holm < alpha).sum())
+        lines += [f"##### {ranker}: {n_diff} of {len(part)} pairs differ", "",
+                  "| | " + " | ".join(methods) + " |", "|---" * (len(methods) + 1) + "|"]
+        lines += [f"| {m} | " + " | ".join(cell.get((m, o), "") for o in methods) + " |" for m in methods]
+        lines.append("")
+    if not lines:
+        return ""
+    n = int(chosen.n.max())
+    return ("\n".join(lines) + f"\nRow minus column, test {metric} at each method's k chosen on vali (all features "
+            f"at d), mean over the {n} test queries of all folds pooled; * paired two-sided t-test, Holm-corrected "
+            f"over the ranker's pairs, p < {alpha:g}. Every k's family, with 95% intervals: the _pairs CSV.\n")
+
+
 def _is(test: pd.DataFrame, name: str) -> pd.Series:
     method, _, ranker = name.partition("/")
     return (test.method == method) & (test.ranker == ranker)

@@ -12,6 +12,7 @@ rule tables:
         html=report(f"{RESULTS}/{{dataset}}/tables/{{experiment}}.html", caption="../report/table.rst",
                     category="{experiment}", subcategory="Tables", labels={"dataset": "{dataset}", "table": "test metrics"}),
         compare=f"{RESULTS}/{{dataset}}/tables/{{experiment}}_compare.csv",
+        pairs=f"{RESULTS}/{{dataset}}/tables/{{experiment}}_pairs.csv",
     params:
         pairs=lambda w: config["experiments"][w.experiment].get("compare", []),
         runs=lambda w: PLAN.run_records(w.experiment, w.dataset),
@@ -50,6 +51,7 @@ use rule tables as tables_as with:
                     category="{experiment}", subcategory="Tables",
                     labels={"dataset": "{dataset}", "table": "test metrics, {as_convention} convention"}),
         compare=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.{{as_convention}}_compare.csv",
+        pairs=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.{{as_convention}}_pairs.csv",
     params:
         runs=lambda w: PLAN.run_records(w.experiment, w.dataset, w.as_convention),
         references=lambda w: PLAN.reference_records(w.experiment, w.dataset, w.as_convention),

@@ -5,7 +5,7 @@ from ltrfs.util import log_to
 log_to(snakemake.log[0])
 write_tables(snakemake.params.runs, snakemake.output.csv, snakemake.output.md, out_html=snakemake.output.html,
              references=snakemake.params.references, pairs=snakemake.params.pairs,
-             out_compare=snakemake.output.compare, own=snakemake.params.own,
+             out_compare=snakemake.output.compare, out_pairs=snakemake.output.pairs, own=snakemake.params.own,
              columns=snakemake.params.columns or None,
              metric=snakemake.params.metric, title=snakemake.params.title, baselines=snakemake.params.baselines,
              n_features=snakemake.params.n_features, convention=snakemake.params.convention,

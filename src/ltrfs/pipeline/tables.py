@@ -16,9 +16,9 @@ from ltrfs.formats import column_name, read_csv
 from ltrfs.htmlpage import write_markdown
 from ltrfs.pipeline.train import TrainPlanning
 from ltrfs.selection import SELECTORS
-from ltrfs.tables import (COMPARE_COLUMNS, NONINFERIORITY_MARGIN, REFERENCE_NOTE, by_k_markdown, compare,
-                          compare_markdown, folds_text, read_references, read_runs, short_query_footnote, summarise,
-                          to_markdown)
+from ltrfs.tables import (COMPARE_COLUMNS, NONINFERIORITY_MARGIN, REFERENCE_NOTE, all_pairs, by_k_markdown, compare,
+                          compare_markdown, folds_text, pairs_markdown, read_references, read_runs, short_query_footnote,
+                          summarise, to_markdown)
 from ltrfs.util import write_text
 
 __all__ = ["write_tables", "write_published", "TablesPlanning"]
@@ -28,7 +28,7 @@ def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", 
                  baselines=("waf",), references: list[dict] | None = None, pairs=(),
                  out_compare=None, own=(), columns=None, out_html=None, n_features: int | None = None,
                  convention: str | None = None, dataset: str = "DATASET",
-                 margin: float = NONINFERIORITY_MARGIN) -> pd.DataFrame:
+                 margin: float = NONINFERIORITY_MARGIN, out_pairs=None) -> pd.DataFrame:
     """Write an experiment's tables: the long table as CSV, and as Markdown (and HTML).
 
     The Markdown has the table of ``columns`` and then ``metric`` by k.
@@ -70,6 +70,9 @@ def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", 
         The dataset's name, in that line.
     margin : float, default 0.01
         The non-inferiority margin (config ``noninferiority_margin``; ``ltrfs.tables.summarise``).
+    out_pairs : str or os.PathLike or None, default None
+        Every pair of methods of one ranker at each k and at the vali-chosen k
+        (``ltrfs.tables.all_pairs``) as CSV; the Markdown then shows the vali-chosen families.
 
     Returns
     -------
@@ -85,6 +88,11 @@ def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", 
     if out_compare is not None:
         write_text(out_compare, comparison.to_csv(index=False, float_format="%.6g"))
     tests = f"\n#### Paired t-tests\n\n{compare_markdown(comparison, columns)}" if pairs else ""
+    if out_pairs is not None:
+        every = all_pairs(per_query, metric, baselines, own)
+        write_text(out_pairs, every.to_csv(index=False, float_format="%.6g"))
+        shown = pairs_markdown(every, metric)
+        tests += f"\n#### Every pair of methods, k chosen on vali\n\n{shown}" if shown else ""
     folds = sorted({int(r["fold"]) for r in runs})
     short = short_query_footnote(per_query, convention, metric, dataset) if convention else None
     notes = ["test", "mean over folds" if len(folds) > 1 else folds_text(folds)]
