@@ -18,21 +18,46 @@ def long_table(rows):
     return frame.assign(diff_vs_waf=frame["NDCG@10"] - 0.5, diff_low=frame["NDCG@10"] - 0.52)
 
 
-def test_blocks_keep_numbered_k_of_competing_methods_in_complete_blocks():
+def test_a_block_is_a_dataset_and_ranker_at_the_vali_chosen_k():
+    """Two datasets, one ranker, two k each: two blocks (not four), each method's value its row
+    at the k chosen on vali (a method of one k: that k); own models, references and WAF out."""
     table = long_table([
         ("D", "waf", "svm", "12", 0.9, np.nan),
         ("D", "a", "svm", "2", 0.5, 0.01), ("D", "b", "svm", "2", 0.6, 0.02),
         ("D", "a", "svm", "4", 0.7, 0.3), ("D", "b", "svm", "4", 0.65, 0.2),
-        ("D", "a", "svm", "vali", 0.7, 0.3), ("D", "b", "svm", "vali", 0.65, 0.2),
-        ("D", "a", "svm", "8", 0.8, 0.5),  # b has no k = 8: an incomplete block
+        ("D", "a", "svm", "vali", 0.68, 0.3), ("D", "b", "svm", "vali", 0.61, 0.2),
         ("D", "a", "own", "12", 0.4, np.nan), ("D", "b", "own", "12", 0.45, np.nan),
         ("D", "file order", REFERENCE_RANKER, "0", 0.3, np.nan),
         ("D", "a", "svm", "2", 0.5, 0.01),  # the same run in a second experiment counts once
+        ("E", "a", "svm", "2", 0.2, 0.01), ("E", "a", "svm", "4", 0.3, 0.01), ("E", "a", "svm", "vali", 0.25, 0.01),
+        ("E", "b", "svm", "3", 0.35, 0.01),  # one k: its value
     ])
     scores = lb.block_scores(table, exclude_methods=["waf"], exclude_rankers=["own"])
     assert list(scores.columns) == ["a", "b"]
-    assert scores.index.tolist() == [("D", "svm", 2), ("D", "svm", 4)]
-    np.testing.assert_allclose(scores.to_numpy(), [[0.5, 0.6], [0.7, 0.65]])
+    assert scores.index.tolist() == [("D", "svm"), ("E", "svm")]
+    np.testing.assert_allclose(scores.to_numpy(), [[0.68, 0.61], [0.25, 0.35]])
+
+
+def test_wilcoxon_holm_separates_a_planted_winner_and_says_when_blocks_cannot():
+    """20 blocks: c beats a and b in every block, a and b tie in half: c's pairs differ after
+    Holm, a-b does not. 4 blocks cannot separate any of 3 pairs: 3 x 2 / 2^4 = 0.375."""
+    rng = np.random.default_rng(1)
+    base = rng.uniform(0.3, 0.6, 20)
+    scores = pd.DataFrame({"a": base, "b": base + np.where(np.arange(20) % 2, 0.01, -0.01), "c": base + 0.05 + rng.uniform(0, 0.01, 20)})
+    pairs = lb.wilcoxon_holm(scores).set_index(["a", "b"])
+    assert pairs.loc[("a", "c"), "losses"] == 20 and pairs.loc[("a", "c"), "p_holm"] < 1e-4
+    assert pairs.loc[("b", "c"), "p_holm"] < 1e-4 and pairs.loc[("a", "b"), "p_holm"] > 0.5
+    assert pairs.loc[("a", "c"), "p"] == pytest.approx(2 * 0.5 ** 20)  # exact: c wins all 20
+    assert lb.smallest_holm_p(4, 3) == pytest.approx(0.375)
+    table = long_table([(d, m, "svm", "5", v, np.nan) for d in "DEFG" for m, v in (("a", 0.3), ("b", 0.4), ("c", 0.5))])
+    frame, stats_ = lb.board(table, ("NDCG@10",))
+    s = stats_["NDCG@10"]
+    assert (s["blocks"], s["datasets"], s["pairs_differ"], s["smallest_holm_p"]) == (4, 4, 0, 0.375)
+    row = frame.assign(**{f"{k}_NDCG@10": v for k, v in (("blocks", 4), ("datasets", 4), ("friedman_p", s["p"]),
+                                                          ("cd", s["cd"]), ("pairs_differ", 0), ("pairs", 3),
+                                                          ("smallest_holm_p", 0.375))}).iloc[0]
+    assert "cannot separate any pair: over 4 blocks the smallest corrected p a pair can reach is 0.375" in \
+        lb._block_note(row, "NDCG@10", 0.05)
 
 
 def test_mean_ranks_share_ties():
@@ -111,35 +136,30 @@ def test_smallest_k_is_the_first_shown_as_good_as_the_baseline():
 
 def test_pooled_experiments_leave_out_the_method_missing_most_blocks():
     table = long_table([
-        ("D", m, "svm", k, v, np.nan) for m, vals in {"a": (0.5, 0.6, 0.7), "b": (0.4, 0.5, 0.8), "c": (0.3, 0.2, 0.1)}.items()
-        for k, v in zip(("2", "4", "8"), vals)] + [("D", "z", "svm", "2", 0.9, np.nan)])  # z: one block only
-    assert len(lb.block_scores(table)) == 1  # only k = 2 has all four
+        (d, m, "svm", "5", v, np.nan) for m, vals in {"a": (0.5, 0.6, 0.7), "b": (0.4, 0.5, 0.8), "c": (0.3, 0.2, 0.1)}.items()
+        for d, v in zip("DEF", vals)] + [("D", "z", "svm", "5", 0.9, np.nan)])  # z: one dataset only
+    assert len(lb.block_scores(table)) == 1  # only D has all four
     pooled = lb.block_scores(table, drop_sparse=True)
     assert list(pooled.columns) == ["a", "b", "c"] and len(pooled) == 3
 
 
-def test_a_method_that_cannot_reach_the_larger_k_costs_its_row_not_the_blocks():
-    """FS-BFS builds 12-14 groups on OHSUMED and MQ2008: no value at k = 20 and 30. Leaving it out
-    keeps 3 complete blocks instead of 1; it stays in the board without ranks, with the blocks
-    it missed."""
-    table = long_table([("D", m, "svm", k, v, np.nan)
+def test_a_method_missing_from_some_datasets_costs_its_row_not_the_blocks():
+    """A method run on one of three datasets: leaving it out keeps 3 complete blocks instead of
+    1; it stays in the board without ranks, with the blocks it missed. A method that reaches
+    fewer k than the others (FS-BFS's groups) keeps its blocks: its value is at its vali choice."""
+    table = long_table([(d, m, "svm", "10", v, np.nan)
                         for m, vals in {"a": (0.5, 0.6, 0.7), "b": (0.4, 0.5, 0.8), "c": (0.3, 0.2, 0.1)}.items()
-                        for k, v in zip(("10", "20", "30"), vals)] + [("D", "fs_bfs", "svm", "10", 0.9, np.nan)])
+                        for d, v in zip("DEF", vals)] + [("D", "fs_bfs", "svm", "10", 0.9, np.nan)])
     assert len(lb.block_scores(table)) == 1
-    scores = lb.block_scores(table, drop_sparse=True)
-    assert list(scores.columns) == ["a", "b", "c"] and len(scores) == 3
     frame, stats_ = lb.board(table, ("NDCG@10",), drop_sparse=True)
     assert stats_["NDCG@10"]["blocks"] == 3
-    assert frame.method.tolist() == ["a", "b", "c", "fs_bfs"]  # ranks by k: a 1, 1, 2; b 2, 2, 1; c 3, 3, 3
+    assert frame.method.tolist() == ["a", "b", "c", "fs_bfs"]  # ranks by dataset: a 1, 1, 2; b 2, 2, 1; c 3, 3, 3
     assert np.isnan(frame["rank_NDCG@10"].iloc[-1])
     assert np.allclose(frame["rank_NDCG@10"].iloc[:3], [4 / 3, 5 / 3, 3.0])
     assert dict(zip(frame.method, frame.missing_blocks)) == {"a": 0, "b": 0, "c": 0, "fs_bfs": 2}
-    # complete blocks first: b and c miss one k each, so both leave and a and d keep all four blocks
-    ks = ("10", "20", "30", "40")
-    two = long_table([("D", m, "svm", k, 0.1 * i + 0.01 * j, np.nan) for i, m in enumerate("abcd")
-                      for j, k in enumerate(ks) if (m, k) not in {("b", "30"), ("c", "20")}])
-    scores = lb.block_scores(two, drop_sparse=True)
-    assert list(scores.columns) == ["a", "d"] and len(scores) == 4
+    short = long_table([(d, m, "svm", k, 0.1 * i + 0.01 * j, np.nan) for d in "DE" for i, m in enumerate("abc")
+                        for j, k in enumerate(("10", "20", "vali")) if not (m == "c" and k == "20")])
+    assert lb.block_scores(short).shape == (2, 3)  # c has no k = 20, all three have a vali value
 
 
 def test_all_experiments_board_only_when_two_experiments_have_one(tmp_path):

@@ -144,7 +144,7 @@ def test_every_k_from_1_to_d_is_drawn_without_error_bars_on_a_wider_panel(drawn,
     assert many.axes[0].get_xlabel() == "number of features k"
     assert many.axes[0].get_ylabel().endswith("(± std over folds: in the CSV)")
     assert many.get_figwidth() == pytest.approx(0.12 * 45 + 1.5) and few.get_figwidth() == pytest.approx(2 * 4.2)
-    assert "circled: differs from fsmrank/own (same k; paired t-test p < 0.05)" in _legend(many)
+    assert "circled: differs from fsmrank/own (same k; paired t-test p < 0.05, uncorrected)" in _legend(many)
     assert len(pd.read_csv(tmp_path / "f.csv")) == 90
 
 

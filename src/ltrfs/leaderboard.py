@@ -1,13 +1,16 @@
 """The leaderboard: which selector, for which ranker, at which k, and at what cost.
 
 Input: the experiments' long tables (``tables.summarise``: one row per (method, ranker, k), test
-means over folds), each with its dataset. A **block** is one (dataset, ranker, k) with k a
-number of features (not the vali-chosen ``"vali"`` row): within a block the methods are ranked
-by the test metric, 1 the best, ties sharing the mean of their ranks. Left out of the blocks:
-the all-features baselines (algorithm ``waf``: every selector is measured against them in
-``smallest_k``, they do not compete), the reference rows and the rankers that are a method's
-own model (only some methods have one). Only blocks where every compared method has a value
-count (Friedman's test needs complete blocks).
+means over folds), each with its dataset. A **block** is one (dataset, ranker): each method's
+value in it is its test metric at its k chosen on vali (``tables.chosen_k``; its one k when it
+has no choice), one value per block, so that the same queries measured at k = 20 and k = 23 are
+not counted as two blocks. Within a block the methods are ranked by that value, 1 the best,
+ties sharing the mean of their ranks. The rankers of one dataset share its queries: the
+datasets, not the blocks, are the independent units, and the notes say how many there are.
+Left out of the blocks: the all-features baselines (algorithm ``waf``: every selector is
+measured against them in ``smallest_k``, they do not compete), the reference rows and the
+rankers that are a method's own model (only some methods have one). Only blocks where every
+compared method has a value count (Friedman's test needs complete blocks).
 
 Statistics (Demsar 2006, J. Mach. Learn. Res. 7:1-30): the mean rank of each method over the
 blocks; the Friedman test of "all methods rank alike" (``scipy.stats.friedmanchisquare``); the
@@ -15,6 +18,10 @@ Nemenyi post-hoc test of every pair (``scikit_posthocs.posthoc_nemenyi_friedman`
 critical difference CD = q_alpha sqrt(m (m + 1) / (6 N)) for m methods and N blocks, q_alpha the
 studentized range quantile over sqrt(2); the critical-difference diagram is
 ``scikit_posthocs.critical_difference_diagram`` (methods joined by a bar do not differ at alpha).
+Every pair also by the Wilcoxon signed-rank test over the blocks with Holm's correction
+(``wilcoxon_holm``; Benavoli, Corani and Mangili 2016), and the smallest corrected p a pair can
+reach with N blocks (``smallest_holm_p``): where it is not below alpha, the board says that its
+blocks cannot separate any pair.
 
 Stability of a selector across folds, for each k: the mean over fold pairs of the Jaccard index
 |A & B| / |A | B| and of Kuncheva's index (r d - k^2) / (k (d - k)) of the two top-k sets (r =
@@ -29,10 +36,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ltrfs import significance
 from ltrfs.formats import read_csv, read_json, read_selection
-from ltrfs.tables import NONINFERIORITY_MARGIN, REFERENCE_RANKER
+from ltrfs.tables import NONINFERIORITY_MARGIN, REFERENCE_RANKER, chosen_k
 
-BLOCK = ["dataset", "ranker", "k"]
+BLOCK = ["dataset", "ranker"]
 
 
 def block_scores(tables: pd.DataFrame, metric: str = "NDCG@10", *, exclude_methods=(), exclude_rankers=(),
@@ -61,7 +69,7 @@ def block_scores(tables: pd.DataFrame, metric: str = "NDCG@10", *, exclude_metho
     Returns
     -------
     pandas.DataFrame
-        Index (dataset, ranker, k), one column per method.
+        Index (dataset, ranker), one column per method.
     """
     wide = _blocks(tables, metric, exclude_methods, exclude_rankers)
     complete = lambda frame: len(frame.dropna(axis=0, how="any"))  # noqa: E731
@@ -74,7 +82,7 @@ def block_scores(tables: pd.DataFrame, metric: str = "NDCG@10", *, exclude_metho
 
 
 def missing_blocks(tables: pd.DataFrame, metric: str = "NDCG@10", *, exclude_methods=(), exclude_rankers=()) -> pd.Series:
-    """How many of the scope's blocks (dataset, ranker, k) each competing method has no value in.
+    """How many of the scope's blocks (dataset, ranker) each competing method has no value in.
 
     Parameters
     ----------
@@ -92,11 +100,13 @@ def missing_blocks(tables: pd.DataFrame, metric: str = "NDCG@10", *, exclude_met
 
 def _blocks(tables: pd.DataFrame, metric: str, exclude_methods, exclude_rankers) -> pd.DataFrame:
     """The (blocks x methods) matrix of ``metric`` with its gaps (``block_scores``'s parameters):
-    numbered k only, no reference rows, a (dataset, method, ranker, k) once."""
-    rows = tables[(tables.k.astype(str) != "vali") & (tables.ranker != REFERENCE_RANKER)
-                  & ~tables.method.isin(list(exclude_methods)) & ~tables.ranker.isin(list(exclude_rankers))]
-    rows = rows.assign(k=rows.k.astype(int)).drop_duplicates(BLOCK + ["method"])
-    return rows.pivot(index=BLOCK, columns="method", values=metric)
+    per (dataset, ranker) each method's value at its ``tables.chosen_k`` (the k chosen on vali,
+    or its one k), no reference rows, a (dataset, method, ranker) once."""
+    rows = tables[(tables.ranker != REFERENCE_RANKER) & ~tables.method.isin(list(exclude_methods))
+                  & ~tables.ranker.isin(list(exclude_rankers))]
+    rows = rows.assign(k=rows.k.astype(str)).drop_duplicates(["dataset", "method", "ranker", "k"])
+    key = rows.groupby(["dataset", "method", "ranker"], sort=False).k.transform(chosen_k)
+    return rows[rows.k == key].pivot(index=BLOCK, columns="method", values=metric)
 
 
 def mean_ranks(scores: pd.DataFrame) -> pd.Series:
@@ -124,6 +134,56 @@ def nemenyi(scores: pd.DataFrame) -> pd.DataFrame:
     p = sp.posthoc_nemenyi_friedman(scores.to_numpy())
     p.index = p.columns = list(scores.columns)
     return p
+
+
+def wilcoxon_holm(scores: pd.DataFrame) -> pd.DataFrame:
+    """Every pair of methods (columns) over the blocks (rows): the Wilcoxon signed-rank test
+    (``scipy.stats.wilcoxon``, exact for small N), Holm over the pairs, as Benavoli, Corani and
+    Mangili (J. Mach. Learn. Res. 17(5), 2016) recommend instead of mean-rank post-hoc tests.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Blocks x methods (``block_scores``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns a, b, wins (blocks where a is higher), losses, p, p_holm; p 1 where a and b are
+        equal in every block.
+    """
+    rows = []
+    for a, b in combinations(scores.columns, 2):
+        diff = scores[a].to_numpy() - scores[b].to_numpy()
+        p = 1.0 if np.all(diff == 0) else float(stats.wilcoxon(scores[a], scores[b]).pvalue)
+        rows.append({"a": a, "b": b, "wins": int((diff > 0).sum()), "losses": int((diff < 0).sum()), "p": p})
+    out = pd.DataFrame(rows, columns=["a", "b", "wins", "losses", "p"])
+    out["p_holm"] = significance.holm(out.p.to_numpy())
+    return out
+
+
+def smallest_holm_p(n_blocks: int, n_pairs: int) -> float:
+    """The smallest Holm-corrected p any pair can reach over ``n_blocks`` blocks: the exact
+    two-sided Wilcoxon p of one side winning every block, 2 / 2^N, times the ``n_pairs`` of the
+    family (Holm's first step); at most 1.
+
+    Parameters
+    ----------
+    n_blocks : int
+        The blocks N the pairs are tested over.
+    n_pairs : int
+        The pairs of the family.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> smallest_holm_p(4, 1), smallest_holm_p(8, 406), round(smallest_holm_p(20, 406), 5)
+    (0.125, 1.0, 0.00077)
+    """
+    return min(1.0, n_pairs * 2.0 ** (1 - n_blocks))
 
 
 def critical_difference(n_methods: int, n_blocks: int, alpha: float = 0.05) -> float:
@@ -423,9 +483,13 @@ def board(tables: pd.DataFrame, metrics=("NDCG@10", "MAP"), *, baselines=("waf",
             continue
         ranks = mean_ranks(scores)
         chi2, p = friedman(scores)
+        pairs = wilcoxon_holm(scores)
         stats_[metric] = {"blocks": int(scores.shape[0]), "chi2": chi2, "p": p,
+                          "datasets": int(scores.index.get_level_values("dataset").nunique()),
                           "cd": critical_difference(scores.shape[1], scores.shape[0], alpha),
-                          "nemenyi": nemenyi(scores) if scores.shape[1] >= 3 else None, "ranks": ranks}
+                          "nemenyi": nemenyi(scores) if scores.shape[1] >= 3 else None, "ranks": ranks,
+                          "pairs": pairs, "pairs_differ": int((pairs.p_holm < alpha).sum()),
+                          "smallest_holm_p": smallest_holm_p(scores.shape[0], len(pairs))}
         part = pd.DataFrame({f"rank_{metric}": ranks, f"mean_{metric}": scores.mean(axis=0)})
         frame = part if frame is None else frame.join(part, how="outer")
     if frame is None:
@@ -460,6 +524,25 @@ def _no_stability(part: pd.DataFrame) -> np.ndarray:
     return np.where(part["stability_folds"] == 1, "one fold: no stability", "no k below d")
 
 
+def _block_note(row, metric: str, alpha: float) -> str:
+    """The footnote sentence of one metric's tests over a board's blocks (a row of the board)."""
+    n, n_datasets = int(row[f"blocks_{metric}"]), int(row[f"datasets_{metric}"])
+    p = row[f"friedman_p_{metric}"]
+    units = (f"{n} blocks from {n_datasets} dataset{'s' * (n_datasets > 1)}"
+             + (" (the rankers of one dataset share its queries: the datasets are the independent units)"
+                if n > n_datasets else ""))
+    friedman_text = (f"Friedman p = {p:.3g}, Nemenyi critical difference {row[f'cd_{metric}']:.2f} ranks"
+                     if p == p else "no Friedman test (it needs 3 or more methods)")
+    m, smallest = int(row[f"pairs_{metric}"]), row[f"smallest_holm_p_{metric}"]
+    if smallest >= alpha:
+        pairs_text = (f"the Wilcoxon signed-rank test with Holm over the {m} pairs cannot separate any pair: over {n} "
+                      f"blocks the smallest corrected p a pair can reach is {smallest:.3g}, not below {alpha:g}")
+    else:
+        pairs_text = (f"Wilcoxon signed-rank with Holm over the {m} pairs: {int(row[f'pairs_differ_{metric}'])} differ "
+                      f"at {alpha:g}")
+    return f"{metric}: {units}; {friedman_text}; {pairs_text}."
+
+
 def markdown(result: pd.DataFrame, small: pd.DataFrame, metrics, *, alpha: float, n_folds: str,
              recovery: pd.DataFrame | None = None, margin: float = NONINFERIORITY_MARGIN) -> str:
     """The leaderboard as Markdown.
@@ -490,15 +573,12 @@ def markdown(result: pd.DataFrame, small: pd.DataFrame, metrics, *, alpha: float
     for scope, part in result.groupby("scope", sort=False):
         head = [f"## {'All experiments together' if scope == 'all' else 'Experiment ' + scope}", ""]
         if scope == "all":
-            head += ["Every experiment's blocks (dataset x ranker x k) together.", ""]
+            head += ["Every experiment's blocks (dataset x ranker) together.", ""]
         notes = []
         for metric in metrics:
             col = f"blocks_{metric}"
             if col in part and part[col].notna().any():
-                p = part[f"friedman_p_{metric}"].iloc[0]
-                test = (f"Friedman p = {p:.3g}, Nemenyi critical difference {part[f'cd_{metric}'].iloc[0]:.2f} at "
-                        f"alpha = {alpha}" if p == p else "no Friedman test (it needs 3 or more methods)")
-                notes.append(f"{metric}: {int(part[col].iloc[0])} blocks, {test}")
+                notes.append(_block_note(part.iloc[0], metric, alpha))
         cols = ["method"] + [c for metric in metrics for c in (f"rank_{metric}", f"mean_{metric}") if c in part]
         cols += ["jaccard", "kuncheva", "select_cpu_s", "select_peak_mb"]
         cols += ["planted_precision"] if part.planted_precision.notna().any() else []
@@ -514,9 +594,9 @@ def markdown(result: pd.DataFrame, small: pd.DataFrame, metrics, *, alpha: float
             table[col] = _cells(part[col], why)
         table = table.rename(columns=names)
         head.append(table.to_markdown(index=False, floatfmt=".3f"))
-        head += ["", f"Rank: mean rank over blocks (dataset x ranker x k) by the test metric averaged over the "
-                 f"folds ({n_folds}), 1 = best, ties share ranks; mean: the metric's mean over the same "
-                 f"blocks. {'; '.join(notes)}. Jaccard, Kuncheva: stability of the top-k sets across folds "
+        head += ["", f"Rank: mean rank over blocks (dataset x ranker; each method's test metric, averaged over the "
+                 f"folds ({n_folds}), at its k chosen on vali, or its one k), 1 = best, ties share ranks; mean: the "
+                 f"metric's mean over the same blocks. {' '.join(notes)} Jaccard, Kuncheva: stability of the top-k sets across folds "
                  "(mean over fold pairs, then over k and datasets; Kuncheva 0 = chance, 1 = identical). "
                  "Select CPU s: CPU seconds of a fold's select job and the scorer jobs it reads (mean over "
                  "folds and datasets); peak MB: the largest resident memory of those jobs. The all-features "

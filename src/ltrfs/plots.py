@@ -769,9 +769,9 @@ def cd_diagrams(diagrams: list, png, *, alpha: float = 0.05) -> None:
     if not diagrams:
         axes[0, 0].text(0.5, 0.5, "fewer than 3 selectors in complete blocks: no diagram", ha="center", va="center")
         axes[0, 0].set_axis_off()
-    fig.text(0.01, -0.02, f"Mean rank of each selector (1 = best) over the (dataset x ranker x k) blocks; a "
-             f"horizontal bar joins selectors\nthat the Nemenyi test after Friedman does not separate at "
-             f"alpha = {alpha}.", fontsize=8, ha="left", va="top")
+    fig.text(0.01, -0.02, f"Mean rank of each selector (1 = best) over the (dataset x ranker) blocks, each at its k "
+             f"chosen on vali; a horizontal bar joins selectors\nthat the Nemenyi test after Friedman does not "
+             f"separate at alpha = {alpha}.", fontsize=8, ha="left", va="top")
     fig.tight_layout()
     save(fig, png)
 

@@ -29,6 +29,7 @@ rule leaderboard:
         stability=f"{LEADERBOARD}/stability.csv",
         cost=f"{LEADERBOARD}/cost.csv",
         smallest_k=f"{LEADERBOARD}/smallest_k.csv",
+        pairs=f"{LEADERBOARD}/pairs.csv",
         cd=report(directory(f"{LEADERBOARD}/critical_difference"), patterns=["{scope}.png"],
                   caption="../report/critical_difference.rst", category="Leaderboard",
                   labels={"figure": "critical-difference diagram: {scope}"}),

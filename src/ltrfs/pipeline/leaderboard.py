@@ -39,7 +39,8 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
         The selection costs (``ltrfs.leaderboard.read_costs``).
     out : dict
         Paths ``csv`` and ``md`` (the boards of every experiment and of ``all`` of them together,
-        one row per (scope, method)), ``stability``, ``cost`` and ``smallest_k`` (CSV), ``html``
+        one row per (scope, method)), ``stability``, ``cost`` and ``smallest_k`` (CSV), optionally
+        ``pairs`` (CSV: every pair's Wilcoxon signed-rank test over the blocks, Holm), ``html``
         (the Markdown as an HTML page), and the figures ``cd`` (a folder of critical-difference
         diagrams, ``{scope}.png`` per experiment and ``all.png``, one panel per metric),
         ``stability_png`` and ``pareto`` (PNG, each with its CSV beside it); with ``truths`` also
@@ -79,7 +80,7 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
                                   baselines=baselines, alpha=alpha)
                        .rename(columns={table_metric[name]: "value"}).assign(experiment=name, metric=table_metric[name])
                        for name, part in scopes.items()], ignore_index=True)
-    boards, diagrams = [], {}
+    boards, diagrams, wilcoxon = [], {}, []
     for scope, part in [*scopes.items(), ("all", long)]:
         if scope == "all" and len(boards) < 2:  # "all" is worth a board when two experiments have one
             break
@@ -89,8 +90,13 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
         diagrams[scope] = []
         for metric, s in stats_.items():
             frame[f"blocks_{metric}"] = s["blocks"]
+            frame[f"datasets_{metric}"] = s["datasets"]
             frame[f"friedman_p_{metric}"] = s["p"]
             frame[f"cd_{metric}"] = s["cd"]
+            frame[f"pairs_differ_{metric}"] = s["pairs_differ"]
+            frame[f"pairs_{metric}"] = len(s["pairs"])
+            frame[f"smallest_holm_p_{metric}"] = s["smallest_holm_p"]
+            wilcoxon.append(s["pairs"].assign(scope=scope, metric=metric))
             if s["nemenyi"] is not None:
                 diagrams[scope].append((scope, metric, s))
         boards.append(frame.assign(scope=scope))
@@ -113,6 +119,11 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
     write_text(out["stability"], stab.to_csv(index=False, float_format="%.6g"))
     write_text(out["cost"], cost.to_csv(index=False, float_format="%.6g"))
     write_text(out["smallest_k"], small.to_csv(index=False, float_format="%.6g"))
+    if out.get("pairs"):
+        every = (pd.concat(wilcoxon, ignore_index=True) if wilcoxon else
+                 pd.DataFrame(columns=["scope", "metric", "a", "b", "wins", "losses", "p", "p_holm"]))
+        write_text(out["pairs"], every[["scope", "metric", "a", "b", "wins", "losses", "p", "p_holm"]]
+                   .to_csv(index=False, float_format="%.6g"))
     write_markdown(out["md"], markdown(result, small, metrics, alpha=alpha, n_folds=n_folds_text(long), recovery=recovery,
                                         margin=margin),
                    out.get("html"))
