@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -158,7 +159,17 @@ def test_artefact_inputs_come_from_the_declaration():
     assert artefacts.input_paths("path_g", **kw) == {
         "paths": ["R/D/fold2/paths/g.tsv", "R/D/fold3/paths/g.tsv"], "table": "R/D/tables/E.csv"}
     assert artefacts.input_paths("convergence_f", **kw) == {"traces": "R/D/fold2/convergence/f.tsv"}
-    assert artefacts.title("densities_x", dataset="D", folds=[2, 3]) == "D fold 2: x"
+    assert artefacts.title("densities_x", dataset="D", folds=[2, 3]) == (
+        "D fold 2: x, density of each relevance class (training rows)")
+
+
+def test_every_artefact_title_says_what_it_shows():
+    """A title names more than the dataset, the fold and the method: what the figure draws."""
+    from ltrfs import artefacts
+
+    bare = {name: re.sub(r"\{dataset\}|\{method\}|fold \{fold\}|[\s:,]", "", artefact.title)
+            for name, artefact in artefacts.ARTEFACTS.items()}
+    assert [name for name, rest in bare.items() if not rest] == []
 
 
 def test_a_new_declaration_is_a_new_target_and_names_must_parse():

@@ -463,7 +463,7 @@ declare(
     inputs={"densities": DENSITIES.file("first")},
     draw=lambda i, png, pdf, csv, c: reports.fsed_figure(i["densities"], png, pdf, csv, title=c["title"]),
     when=algorithms("fs_ed"), per_method=True,
-    title="{dataset} fold {fold}: {method}",
+    title="{dataset} fold {fold}: {method}, density of each relevance class (training rows)",
     caption="Density of each relevance class (Gaussian KDE, Silverman bandwidth, training rows of the first "
             "fold) for the top and the last feature by psi; constant and all-zero features are skipped "
             "(FS-ED Fig. 3).",
