@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ltrfs.util import write_text
 
-__all__ = ["LIBRARIES", "library_versions", "check_results_folder", "versions_markdown", "write_versions_page"]
+__all__ = ["LIBRARIES", "library_versions", "blas_kernel", "check_results_folder", "versions_markdown", "write_versions_page"]
 
 #: the distributions whose versions can move a number of the pipeline, as pip names them
 LIBRARIES = ("ltrfs", "numpy", "scipy", "scikit-learn", "xgboost-cpu", "xgboost", "lightgbm", "numba", "pandas",
@@ -27,9 +27,10 @@ LIBRARIES = ("ltrfs", "numpy", "scipy", "scikit-learn", "xgboost-cpu", "xgboost"
 
 def library_versions() -> dict:
     """``{"python": "3.11.7", "ltrfs": "0.1.0", "ltrfs commit": "1607ab1f0c2e", "numpy": "2.4.6",
-    ...}`` of this interpreter, without importing the libraries (package metadata only); a
-    library that is not installed is left out, and the commit where ltrfs is not a git checkout
-    (``+`` after it: the checkout had uncommitted changes)."""
+    ..., "blas": "openblas 0.3.30 SkylakeX"}`` of this interpreter, from package metadata (NumPy
+    alone is imported, for ``blas_kernel``); a library that is not installed is left out, and the
+    commit where ltrfs is not a git checkout (``+`` after it: the checkout had uncommitted
+    changes)."""
     out = {"python": platform.python_version()}
     for name in LIBRARIES:
         try:
@@ -38,7 +39,24 @@ def library_versions() -> dict:
             continue
         if name == "ltrfs" and (commit := _checkout_commit()):
             out["ltrfs commit"] = commit
+    if kernel := blas_kernel():
+        out["blas"] = kernel
     return out
+
+
+def blas_kernel() -> str | None:
+    """NumPy's BLAS and the kernel it chose for this CPU, e.g. ``"openblas 0.3.30 SkylakeX"``
+    (``threadpoolctl``): the same library versions on a CPU without AVX-512 (kernel ``Haswell``)
+    sum matrix products in another order, which moves the last bits of Pearson and information
+    gain scores (docs/environment.md); None when NumPy shows no BLAS."""
+    import numpy  # noqa: F401  (loads its BLAS, which threadpoolctl then reads)
+    from threadpoolctl import threadpool_info
+
+    for pool in threadpool_info():
+        if pool.get("user_api") == "blas":
+            parts = [pool.get("internal_api"), pool.get("version"), pool.get("architecture")]
+            return " ".join(str(part) for part in parts if part)
+    return None
 
 
 def _checkout_commit() -> str | None:

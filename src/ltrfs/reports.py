@@ -320,4 +320,5 @@ def top_features(selection_paths: dict, out_md, out_csv, *, k: int = 10, names=N
                  "method without scores, such as random); a method's own choice is the set it selected "
                  "itself, otherwise the first k of its ranking.")
     write_markdown(out_md, "\n".join(lines) + "\n", out_html)
-    write_text(out_csv, pd.DataFrame(rows).to_csv(index=False))
+    # 12 significant digits: a score's last bits follow the CPU's BLAS kernel (docs/environment.md)
+    write_text(out_csv, pd.DataFrame(rows).to_csv(index=False, float_format="%.12g"))
