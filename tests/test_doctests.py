@@ -24,7 +24,7 @@ EXTRA_MODULES = ("ltrfs.docstrings", "ltrfs.examples", "ltrfs.metrics", "ltrfs.s
                  "ltrfs.scoring.pairwise", "ltrfs.scoring.kendall", "ltrfs.scoring.divergence",
                  "ltrfs.scoring.single_feature", "ltrfs.scoring.spearman", "ltrfs.sklearn", "ltrfs.tuning",
                  "ltrfs.params", "ltrfs.util", "ltrfs.plots", "ltrfs.tables",
-                 "ltrfs.significance", "ltrfs.leaderboard")
+                 "ltrfs.significance", "ltrfs.leaderboard", "ltrfs.paper_layout")
 MODULES = sorted({cls.__module__ for cls in ESTIMATORS.values()} | set(EXTRA_MODULES))
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 

@@ -79,3 +79,30 @@ def test_closest_convention_is_the_smallest_mean_absolute_difference():
     only_map = published.closest_convention({"letor4": ours_table()}, pub_table(), "MQ2008", metrics=["MAP"])
     assert only_map.set_index("table").loc["Table II", "cells"] == 1
     assert published.closest_convention_markdown(only_map.iloc[0:0]) == ""
+
+
+def test_paper_layout_keeps_the_papers_rows_columns_and_printed_values(tmp_path):
+    from ltrfs import paper_layout
+
+    values = pd.DataFrame(pub_table()).astype(str)
+    values.loc[1, "value"] = "0.4770"  # as printed: trailing zero kept
+    rows = [("gas_e/ranksvm_primal", "GAS-E"), ("fsmsvm/ranksvm_primal", "FSMSVM"), ("fsmrank/own", "FSMRank")]
+    md = paper_layout.published_grid(values, "Table I", rows, [("MAP", "MAP"), ("NDCG@2", "N@2")], dataset="MQ2008")
+    assert md.splitlines() == ["| Model | MAP | N@2 |", "|---|---|---|", "| GAS-E | 0.48 |  |",
+                               "| FSMSVM | 0.47 | 0.4 |", "| FSMRank |  |  |"]  # a row the table lacks stays, empty
+    # a k column (Lei & Han's Table 2.1): the row of the fixed k, not the row without one
+    by_k = paper_layout.published_grid(values, "Table I", rows[:1], [("5", "5 features")], by="k", dataset="MQ2008")
+    assert "| GAS-E | 0.45 |" in by_k
+    # ours: each (method, ranker) at its chosen k (vali where there is one), at the paper's decimals
+    ours = paper_layout.ours_grid(ours_table(), [("gas_e/ranksvm_primal", "GAS-E"), ("waf/ranksvm", "WAF")],
+                                  [("MAP", "MAP")], digits=3)
+    assert "| GAS-E | 0.475 |" in ours and "| WAF | 0.472 |" in ours
+    (tmp_path / "x.csv").write_text(",".join(published.COLUMNS) + "\nx,Table 3.1,D,m,,2,feature,9,,\n"
+                                    "x,Table 3.1,D,m,,1,feature,12,,\nx,Table 3.1,D,m,,,k_selected,2,,\n")
+    listed = paper_layout.published_features(paper_layout.printed("x", tmp_path), "Table 3.1")
+    assert listed == [12, 9]
+    side = paper_layout.feature_lists({"paper": listed, "ours": [3]}, [f"f{i}" for i in range(1, 13)],
+                                      {"ours": {3: "informative"}})
+    assert side.splitlines()[2:] == ["| 1 | X12 | f12 | X3 | f3 (informative) |", "| 2 | X9 | f9 |  |  |"]
+    with pytest.raises(ValueError, match="no published numbers for 'nobody'"):
+        paper_layout.printed("nobody", tmp_path)

@@ -3,10 +3,11 @@
     python config/published/check.py        # exit status 1 on any error
 
 Checks every *.csv here: the exact columns, that `paper` matches the file name, that every value
-parses as a float in the range its metric allows, that `k` is empty or an integer >= 1, that
-`convention` is one of the known ones (or empty), and that (paper, table, dataset, method, ranker,
-k, metric) is unique. Names that are neither in config/datasets.yaml / config/config.yaml nor in
-the lists of names invented here are reported as notes (the configs change; they are not errors).
+parses as a float in the range its metric allows, that `k` is empty or an integer >= 1 (and set
+for a `feature` row), that `convention` is one of the known ones (or empty), and that (paper,
+table, dataset, method, ranker, k, metric) is unique. Names that are neither in
+config/datasets.yaml / config/config.yaml nor in the lists of names invented here are reported as
+notes (the configs change; they are not errors).
 Prints the row count per paper and table.
 """
 from __future__ import annotations
@@ -32,6 +33,7 @@ METRICS.update({"MAP": "rate", "MeanNDCG": "rate", "cv_error": "rate", "NDCG@10_
 METRICS.update({m: "count" for m in ["k_best", "k_selected", "n_queries", "n_rows", "n_features", "n_labels",
                                      "n_queries_test", "n_rows_test", "n_rows_sample_train",
                                      "n_rows_sample_test"]})
+METRICS["feature"] = "count"   # a feature's number (1-based column), k = its row in the paper's list
 
 # names used in the CSVs that the configs do not define (see config/published/README.md)
 INVENTED_DATASETS = {"MQ2007+MQ2008"}
@@ -94,6 +96,8 @@ def check_frame(name: str, df: pd.DataFrame, known: dict[str, set[str]], errors:
             errors.append(f"{where}: {r['metric']} = {r['value']} outside its range ({kind})")
         if r["k"] and (as_int(r["k"]) is None or as_int(r["k"]) < 1):
             errors.append(f"{where}: k {r['k']!r} is not an integer >= 1")
+        if r["metric"] == "feature" and not r["k"]:
+            errors.append(f"{where}: a feature row needs k, its row in the paper's list")
         for col, names in known.items():
             if r[col] and names and r[col] not in names:
                 notes.append(f"{paper}: {col} {r[col]!r} is not in the config")
