@@ -69,3 +69,16 @@ def test_a_results_folder_keeps_the_versions_that_made_it_and_says_when_a_run_di
     assert "is not a versions record of ltrfs" in check_results_folder(tmp_path, first)
     versions = library_versions()
     assert versions["numpy"] == np.__version__ and versions["ltrfs"]
+
+
+def test_the_blas_kernel_is_numpys_whatever_was_loaded_first():
+    """SciPy's wheel brings its own OpenBLAS: the recorded kernel is NumPy's whether SciPy's was
+    loaded before or not (else a rerun would see a change and remake its environment page)."""
+    import subprocess
+    import sys
+
+    code = "from ltrfs.environment import blas_kernel; print(blas_kernel())"
+    plain = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    first = subprocess.run([sys.executable, "-c", "import scipy.linalg; " + code], capture_output=True, text=True,
+                           check=True).stdout
+    assert plain == first and plain.strip() != "None"

@@ -49,13 +49,16 @@ def blas_kernel() -> str | None:
     (``threadpoolctl``): the same library versions on a CPU without AVX-512 (kernel ``Haswell``)
     sum matrix products in another order, which moves the last bits of Pearson and information
     gain scores (docs/environment.md); None when NumPy shows no BLAS."""
-    import numpy  # noqa: F401  (loads its BLAS, which threadpoolctl then reads)
+    import numpy  # loads its BLAS, which threadpoolctl then reads
     from threadpoolctl import threadpool_info
 
-    for pool in threadpool_info():
-        if pool.get("user_api") == "blas":
-            parts = [pool.get("internal_api"), pool.get("version"), pool.get("architecture")]
-            return " ".join(str(part) for part in parts if part)
+    pools = [pool for pool in threadpool_info() if pool.get("user_api") == "blas"]
+    # NumPy's own: the wheel's numpy.libs; SciPy's wheel brings another OpenBLAS (scipy.libs),
+    # loaded or not depending on what ran first
+    pools.sort(key=lambda pool: ("numpy" not in str(pool.get("filepath")), "scipy" in str(pool.get("filepath"))))
+    for pool in pools[:1]:
+        parts = [pool.get("internal_api"), pool.get("version"), pool.get("architecture")]
+        return " ".join(str(part) for part in parts if part)
     return None
 
 
