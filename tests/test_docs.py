@@ -3,6 +3,7 @@ file exists and every cited section is a heading of that file."""
 from __future__ import annotations
 
 import re
+import textwrap
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -195,3 +196,118 @@ def test_python_examples_run(capsys):
 def test_readme_links_every_docs_page():
     linked = {(REPO / target.partition("#")[0]).resolve() for target in LINK.findall((REPO / "README.md").read_text())}
     assert [str(p.relative_to(REPO)) for p in sorted(DOCS.rglob("*.md")) if p.resolve() not in linked] == []
+
+
+# --------------------------------------------------------------------------------------------
+# docs/papers/lei2017.md shows Lei & Han's tables as config/published/lei2017.csv holds them,
+# each laid out as the report prints it (ltrfs.paper_layout), and the numbers behind the reading
+# of Tables A.1-A.2's Coordinate Ascent and Random Forests rows.
+
+LEI_OWN = [("l1_logistic/own", "Lasso"), ("rf_importance/own", "Random Forest"), ("svm_rfe/own", "SVM"),
+           ("ordinal_cr/own", "Ordinal"), ("gbm_importance/own", "Boosting Trees")]
+LEI_RANKLIB = [("waf/mart", "GBRT"), ("waf/ranknet", "RankNet"), ("waf/rankboost", "RankBoost"),
+               ("waf/adarank_ndcg", "AdaRank"), ("waf/coord_ascent", "Coordinate Ascent"),
+               ("waf/lambdamart", "LambdaMART"), ("waf/listnet", "ListNet"), ("waf/random_forest", "Random Forests")]
+#: Tables A.1-A.2's rows that read as each other's table (docs/papers/lei2017.md)
+LEI_SWAPPED = ("waf/coord_ascent", "waf/random_forest")
+
+
+def lei2017_published_tables() -> dict[str, str]:
+    """Every Lei & Han table the CSV holds, in the report's layout (the page shows each)."""
+    from ltrfs import paper_layout as pl
+    from ltrfs.datasets.registry import feature_names, load_registry
+
+    values = pl.printed("lei2017", REPO / "config/published")
+    out = {}
+    curve = values[values.table == "Table 2.1"]
+    out["Table 2.1"] = pl.published_grid(values, "Table 2.1", [("rf_importance/own", "CV error")],
+                                         [(k, k) for k in curve.k], by="k", corner="features kept")
+    registry = load_registry(REPO / "config/datasets.yaml")
+    names = feature_names(registry["MSLR-WEB10K"], REPO / "config")
+    for table in ("Table 3.1", "Table 3.2", "Table 3.3", "Table 3.4", "Table 3.5"):
+        out[table] = pl.feature_lists({"paper": pl.published_features(values, table)}, names)
+    for table, metric, rows in (("Table 3.6", "P", LEI_OWN), ("Table 3.7", "NDCG", LEI_OWN),
+                                ("Table A.1", "P", LEI_RANKLIB), ("Table A.2", "NDCG", LEI_RANKLIB),
+                                ("Table A.3", "P", LEI_RANKLIB), ("Table A.4", "NDCG", LEI_RANKLIB)):
+        out[table] = pl.published_grid(values, table, rows, pl.cutoff_columns(metric))
+    return out
+
+
+def lei2017_swap_evidence() -> str:
+    """Tables A.1-A.2's rows against the same models' rows of Tables A.3-A.4 (MSLR-WEB30K),
+    and how often the appendix's 'GBRT, Coordinate Ascent and Random Forests best' holds."""
+    import numpy as np
+
+    from ltrfs import published
+
+    values = published.load("lei2017", REPO / "config/published")
+
+    def row(table, key, metric):
+        method, ranker = key.split("/")
+        part = values[(values.table == table) & (values.method == method) & (values.ranker == ranker)]
+        return part.set_index("metric").value[[f"{metric}@{k}" for k in range(1, 11)]].to_numpy()
+
+    def near(a, b):
+        return f"{np.sqrt(np.mean((a - b) ** 2)):.3f}, r {np.corrcoef(a, b)[0, 1]:+.2f}"
+
+    lines = ["| model | A.1 row vs A.3 (P) | A.1 row vs A.4 (NDCG) | A.2 row vs A.4 (NDCG) | A.2 row vs A.3 (P) "
+             "| A.1: @10 − @1 | A.2: @10 − @1 | A.2 @1 − A.1 @1 |", "|" + "---|" * 8]
+    for key, label in LEI_RANKLIB:
+        p10k, n10k = row("Table A.1", key, "P"), row("Table A.2", key, "NDCG")
+        p30k, n30k = row("Table A.3", key, "P"), row("Table A.4", key, "NDCG")
+        lines.append(f"| {label} | {near(p10k, p30k)} | {near(p10k, n30k)} | {near(n10k, n30k)} | {near(n10k, p30k)} "
+                     f"| {p10k[9] - p10k[0]:+.3f} | {n10k[9] - n10k[0]:+.3f} | {n10k[0] - p10k[0]:+.3f} |")
+
+    def best_three(swapped: bool) -> list[str]:
+        held = []
+        for table, metric, other, other_metric in (("Table A.1", "P", "Table A.2", "NDCG"),
+                                                   ("Table A.2", "NDCG", "Table A.1", "P")):
+            for k in range(10):
+                cells = {key: row(other, key, other_metric)[k] if swapped and key in LEI_SWAPPED
+                         else row(table, key, metric)[k] for key, _ in LEI_RANKLIB}
+                top = sorted(cells, key=lambda key: -cells[key])[:3]
+                if set(top) == {"waf/mart", *LEI_SWAPPED}:
+                    held.append(f"{metric}@{k + 1}")
+        return held
+
+    printed, swapped = best_three(False), best_three(True)
+    lines += ["", textwrap.fill(f"GBRT, Coordinate Ascent and Random Forests are the three best of Tables A.1-A.2 "
+                                f"at {len(printed)} of the 20 cutoffs as printed ({', '.join(printed)}) and at "
+                                f"{len(swapped)} of 20 with the two models' rows read from the other table.",
+                                width=100, break_on_hyphens=False)]
+    return "\n".join(lines) + "\n"
+
+
+def block_in(block: str, page: str) -> bool:
+    """Whether the page has the block's lines on consecutive lines, each line as it is or
+    continued by further columns (a published list beside ours: ``| 1 | X28 | name | X5 | ... |``)."""
+    want, lines = block.splitlines(), page.splitlines()
+    return any(all(lines[i + j].startswith(line) for j, line in enumerate(want))
+               for i in range(len(lines) - len(want) + 1))
+
+
+def test_block_in_reads_extended_rows_only_on_consecutive_lines():
+    block = "| # | A |\n|---|---|\n| 1 | x |\n"
+    assert block_in(block, "text\n| # | A | B |\n|---|---|---|\n| 1 | x | y |\nmore")
+    assert not block_in(block, "| # | A |\n|---|---|\n\n| 1 | x |")
+    assert not block_in(block, "| # | A |\n|---|---|\n| 1 | xy |")  # a cell ends at its " |"
+
+
+def test_lei2017_page_shows_the_published_tables_as_the_csv_holds_them():
+    page = (DOCS / "papers/lei2017.md").read_text()
+    tables = lei2017_published_tables()
+    assert len(tables) == 12
+    missing = [name for name, text in tables.items() if not block_in(text, page)]
+    assert missing == [], "regenerate with tests/test_docs.py's lei2017_published_tables():\n" + "\n".join(
+        f"{name}:\n{tables[name]}" for name in missing)
+    assert lei2017_swap_evidence() in page
+
+
+def test_lei2017_appendix_rows_read_as_each_others_table():
+    """Only Coordinate Ascent's and Random Forests' rows of Tables A.1-A.2 sit nearer the other
+    metric's row of Tables A.3-A.4 (by distance and by correlation) than their own metric's."""
+    evidence = [line.split(" | ") for line in lei2017_swap_evidence().splitlines()[2:10]]
+    other = {cells[0].strip("| "): (float(cells[1].split(",")[0]) > float(cells[2].split(",")[0]),
+                                     float(cells[3].split(",")[0]) > float(cells[4].split(",")[0]))
+             for cells in evidence}
+    assert other == {label: (key in LEI_SWAPPED,) * 2 for key, label in LEI_RANKLIB}

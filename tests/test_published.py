@@ -103,6 +103,6 @@ def test_paper_layout_keeps_the_papers_rows_columns_and_printed_values(tmp_path)
     assert listed == [12, 9]
     side = paper_layout.feature_lists({"paper": listed, "ours": [3]}, [f"f{i}" for i in range(1, 13)],
                                       {"ours": {3: "informative"}})
-    assert side.splitlines()[2:] == ["| 1 | X12 | f12 | X3 | f3 (informative) |", "| 2 | X9 | f9 |  |  |"]
+    assert side.splitlines()[2:] == ["| 1 | X12 | f12 | X3 | f3 — informative |", "| 2 | X9 | f9 |  |  |"]
     with pytest.raises(ValueError, match="no published numbers for 'nobody'"):
         paper_layout.printed("nobody", tmp_path)

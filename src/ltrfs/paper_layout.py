@@ -160,7 +160,7 @@ def feature_lists(lists: dict, names=None, tags: dict | None = None) -> str:
     names : sequence of str or None
         The dataset's feature names (``names[id - 1]``).
     tags : dict or None
-        ``label -> {id: text}``, added after the name in brackets (e.g. a generated feature's
+        ``label -> {id: text}``, added after the name and a dash (e.g. a generated feature's
         planted role).
 
     Returns
@@ -174,7 +174,7 @@ def feature_lists(lists: dict, names=None, tags: dict | None = None) -> str:
     | # | Index (paper) | Feature (paper) |
     |---|---|---|
     | 1 | X3 | c |
-    | 2 | X1 | a (noise) |
+    | 2 | X1 | a — noise |
     """
     tags = tags or {}
     columns, cells = [], {}
@@ -184,7 +184,7 @@ def feature_lists(lists: dict, names=None, tags: dict | None = None) -> str:
             cells[(position, (label, "index"))] = f"X{feature}"
             name = names[feature - 1] if names else ""
             tag = tags.get(label, {}).get(feature)
-            cells[(position, (label, "name"))] = f"{name} ({tag})" if tag else name
+            cells[(position, (label, "name"))] = f"{name} — {tag}" if tag else name
     rows = [(p, str(p)) for p in range(1, max((len(ids) for ids in lists.values()), default=0) + 1)]
     return grid(cells, rows, columns, "#")
 
