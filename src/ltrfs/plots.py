@@ -152,18 +152,10 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
                           + ("(bars: ± std over folds)" if bars else "(± std over folds: in the CSV)"))
     if len(rows):  # fit the lines (with their bars), not the reference rows far below (shared y axis)
         spread = rows[metric + "_std"].fillna(0.0) if bars else 0.0
-        low, high = (rows[metric] - spread).min(), (rows[metric] + spread).max()
-        pad = 0.15 * (high - low) or 0.01
-        axes[0][0].set_ylim(low - pad, high + pad)
+        _fit_y(axes[0][0], rows[metric] - spread, rows[metric] + spread)
     handles.update(_draw_references(axes[0], references, metric))
-    ks = sorted(set(rows.k_num[~rows.method.isin(list(baselines))]))
-    # ticks at the ks run: a point shifted sideways still reads as its k; "all (d)" at k = d
-    shown = ks if len(ks) <= 12 else sorted({*ks[::-(-len(ks) // 10)], ks[-1]})  # at most ~11 labels
     xlabel = DODGE_NOTE.format(shift=_max_shift(dodge, len(labels))) if dodge else "number of features k"
-    for ax in axes[0]:
-        if shown:
-            ax.set_xticks(shown, [k_label(int(k), n_features) for k in shown])
-        ax.set_xlabel(xlabel)
+    _k_axis(axes[0], sorted(set(rows.k_num[~rows.method.isin(list(baselines))])), xlabel, n_features)
     _legend_beside(fig, axes[0], list(handles.values()), list(handles))
     if title:
         fig.suptitle(title, y=1.03)
@@ -175,6 +167,23 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
             out["significant_vs"] = [";".join(a for (a, b), ks in significant.items() if b == f"{m}/{r}" and k in ks)
                                      for m, r, k in zip(out.method, out.ranker, out.k)]
         write_text(csv, out.to_csv(index=False, float_format="%.6f"))
+
+
+def _fit_y(ax, low, high) -> None:
+    """The y axis from the smallest ``low`` to the largest ``high``, 15% of the range beside."""
+    low, high = low.min(), high.max()
+    pad = 0.15 * (high - low) or 0.01
+    ax.set_ylim(low - pad, high + pad)
+
+
+def _k_axis(axes, ks, xlabel: str, n_features: int | None) -> None:
+    """Ticks at the ks run (a point shifted sideways still reads as its k; at most about 11
+    labels; "all (d)" at k = d) and the x label, on every panel."""
+    shown = ks if len(ks) <= 12 else sorted({*ks[::-(-len(ks) // 10)], ks[-1]})
+    for ax in axes:
+        if shown:
+            ax.set_xticks(shown, [k_label(int(k), n_features) for k in shown])
+        ax.set_xlabel(xlabel)
 
 
 def line_styles(labels) -> dict[str, dict]:
