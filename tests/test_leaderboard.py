@@ -247,3 +247,24 @@ def test_a_selection_with_a_bad_feature_id_stops_the_leaderboard_naming_it(tmp_p
         read_selections([{"dataset": "d", "method": "pearson", "fold": 1, "path": path}])
     path.write_text(json.dumps({"method": "pearson", "n_features": 3, "ranking": [2, 3, 1]}))
     assert read_selections([{"dataset": "d", "method": "pearson", "fold": 1, "path": path}])[0]["ranking"] == [2, 3, 1]
+
+
+def test_as_good_as_all_features_counts_datasets_and_averages_rankers():
+    """Six datasets, two rankers each: ``same`` is within 0.002 of all features everywhere, ``worse``
+    loses 0.05 everywhere; a dataset is one unit (its rankers averaged), and only the first is
+    shown practically as good; with one dataset there is no across-dataset answer."""
+    rows = []
+    for i, d in enumerate("DEFGHI"):
+        for ranker in ("svm", "mart"):
+            waf = 0.4 + 0.03 * i + (0.01 if ranker == "mart" else 0.0)
+            rows += [(d, "waf", ranker, "46", waf, np.nan), (d, "same", ranker, "vali", waf + 0.002 * (-1) ** i, 0.01),
+                     (d, "same", ranker, "5", waf - 0.1, 0.9), (d, "worse", ranker, "vali", waf - 0.05, 0.9)]
+    table = long_table(rows)
+    scores = lb.dataset_scores(table)
+    assert scores.shape == (6, 3) and scores.loc["E", "worse"] == pytest.approx(0.43 + 0.005 - 0.05)
+    verdict = lb.as_good_as_baseline(table, rope=0.01)
+    assert verdict.loc["same", "datasets"] == 6 and verdict.loc["same", "p_as_good"] > 0.99
+    assert verdict.loc["worse", "p_worse"] > 0.99 and verdict.loc["worse", "p_as_good"] < 0.01
+    frame, _ = lb.board(table, ("NDCG@10",), rope=0.01)
+    assert frame.set_index("method")["p_as_good_NDCG@10"].round(2).to_dict() == {"same": 1.0, "worse": 0.0}
+    assert lb.as_good_as_baseline(table[table.dataset == "D"]).empty

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from ltrfs.significance import holm, paired_difference, pairwise
+from ltrfs.significance import bayesian_signed_rank, holm, paired_difference, pairwise
 
 
 def test_paired_difference_by_hand():
@@ -78,3 +78,40 @@ def test_not_significantly_below_is_not_as_good_as():
     noise = rng.normal(0, 0.1, 2000)
     large = paired_difference(b - 0.02 + noise - noise.mean(), b, margin=0.01)
     assert large.p < 1e-6 and large.p_noninferior > 0.5
+
+
+def _naive_signed_rank(w, z, rope):
+    """The Bayesian signed-rank test's three probabilities of one posterior sample w, pair by pair."""
+    left = right = 0.0
+    for i in range(len(z)):
+        for j in range(len(z)):
+            mean = (z[i] + z[j]) / 2
+            share = 0.5 if abs(mean) == rope else 1.0
+            right += w[i] * w[j] * share * (mean >= rope)
+            left += w[i] * w[j] * share * (mean <= -rope)
+    return left, 1 - left - right, right
+
+
+def test_bayesian_signed_rank_against_a_pair_by_pair_oracle():
+    """The vectorised test equals the pair-by-pair sums over the same posterior samples."""
+    d = np.array([0.012, -0.004, 0.03, 0.01, -0.02])  # 0.01 sits on the rope's edge
+    samples, rope = 2000, 0.01
+    w = np.random.default_rng(7).dirichlet(np.r_[0.5, np.ones(d.size)], size=samples)
+    z = np.r_[0.0, d]
+    winners = np.bincount([np.argmax(_naive_signed_rank(row, z, rope)) for row in w], minlength=3) / samples
+    assert bayesian_signed_rank(d, rope=rope, samples=samples, seed=7) == pytest.approx(tuple(winners))
+
+
+def test_bayesian_signed_rank_known_answers():
+    """Equal systems are practically equivalent; a planted loss beyond the rope on every dataset is
+    found; one dataset cannot say much; the same seed gives the same answer."""
+    assert bayesian_signed_rank(np.zeros(4), rope=0.01) == (0.0, 1.0, 0.0)
+    assert bayesian_signed_rank(np.full(6, -0.05), rope=0.01)[0] > 0.99
+    assert bayesian_signed_rank(np.full(6, 0.05), rope=0.01)[2] > 0.99
+    one = bayesian_signed_rank([-0.05], rope=0.01)
+    assert max(one) < 0.9 and one[1] > 0  # the prior's pseudo-dataset at 0 still weighs
+    mixed = [0.03, -0.03, 0.02, -0.02]
+    assert bayesian_signed_rank(mixed, rope=0.01, seed=3) == bayesian_signed_rank(mixed, rope=0.01, seed=3)
+    assert sum(bayesian_signed_rank(mixed, rope=0.01)) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="finite"):
+        bayesian_signed_rank([np.nan, 0.1], rope=0.01)

@@ -21,7 +21,10 @@ studentized range quantile over sqrt(2); the critical-difference diagram is
 Every pair also by the Wilcoxon signed-rank test over the blocks with Holm's correction
 (``wilcoxon_holm``; Benavoli, Corani and Mangili 2016), and the smallest corrected p a pair can
 reach with N blocks (``smallest_holm_p``): where it is not below alpha, the board says that its
-blocks cannot separate any pair.
+blocks cannot separate any pair. "As good as all features" across datasets (``as_good_as_baseline``):
+the Bayesian signed-rank test over the datasets (the independent units; each method's value the
+mean over the dataset's rankers) of the method against the baseline, with the tables'
+non-inferiority margin as the region of practical equivalence (``significance.bayesian_signed_rank``).
 
 Stability of a selector across folds, for each k: the mean over fold pairs of the Jaccard index
 |A & B| / |A | B| and of Kuncheva's index (r d - k^2) / (k (d - k)) of the two top-k sets (r =
@@ -107,6 +110,62 @@ def _blocks(tables: pd.DataFrame, metric: str, exclude_methods, exclude_rankers)
     rows = rows.assign(k=rows.k.astype(str)).drop_duplicates(["dataset", "method", "ranker", "k"])
     key = rows.groupby(["dataset", "method", "ranker"], sort=False).k.transform(chosen_k)
     return rows[rows.k == key].pivot(index=BLOCK, columns="method", values=metric)
+
+
+def dataset_scores(tables: pd.DataFrame, metric: str = "NDCG@10", *, exclude_rankers=()) -> pd.DataFrame:
+    """The (datasets x methods) matrix of ``metric``: per dataset each method's value at its k
+    chosen on vali, averaged over the dataset's rankers; NaN where a ranker has no value.
+
+    Parameters
+    ----------
+    tables : pandas.DataFrame
+        As ``block_scores`` (the baselines stay in).
+    metric : str, default "NDCG@10"
+        The test metric.
+    exclude_rankers : sequence of str, default ()
+        Rankers left out (the methods' own models).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index dataset, one column per method.
+    """
+    wide = _blocks(tables, metric, (), exclude_rankers)
+    return wide.groupby(level="dataset", sort=True).agg(lambda col: col.mean(skipna=False))
+
+
+def as_good_as_baseline(tables: pd.DataFrame, metric: str = "NDCG@10", *, baseline: str = "waf", exclude_rankers=(),
+                        rope: float = NONINFERIORITY_MARGIN) -> pd.DataFrame:
+    """Each method against the all-features ``baseline`` across datasets: the Bayesian
+    signed-rank test of its ``dataset_scores`` minus the baseline's, rope ``rope``.
+
+    Parameters
+    ----------
+    tables, metric, exclude_rankers
+        As ``dataset_scores``.
+    baseline : str, default "waf"
+        The method every other one is compared with.
+    rope : float, default 0.01
+        The region of practical equivalence (the tables' non-inferiority margin).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index method; columns ``datasets`` (the datasets where both have a value), ``p_worse``,
+        ``p_equivalent``, ``p_better`` (``significance.bayesian_signed_rank``) and ``p_as_good``
+        (``p_equivalent + p_better``); empty without the baseline or with fewer than 2 datasets.
+    """
+    scores = dataset_scores(tables, metric, exclude_rankers=exclude_rankers)
+    columns = ["datasets", "p_worse", "p_equivalent", "p_better", "p_as_good"]
+    if baseline not in scores or len(scores) < 2:
+        return pd.DataFrame(columns=columns, index=pd.Index([], name="method"))
+    rows = {}
+    for method in scores.columns.drop(baseline):
+        diff = (scores[method] - scores[baseline]).dropna()
+        if len(diff) >= 2:
+            worse, equivalent, better = significance.bayesian_signed_rank(diff.to_numpy(), rope=rope)
+            rows[method] = (len(diff), worse, equivalent, better, equivalent + better)
+    return pd.DataFrame.from_dict(rows, orient="index", columns=columns).rename_axis("method")
 
 
 def mean_ranks(scores: pd.DataFrame) -> pd.Series:
@@ -444,7 +503,7 @@ def recovery_table(selections, truths: dict, ks) -> pd.DataFrame:
 
 
 def board(tables: pd.DataFrame, metrics=("NDCG@10", "MAP"), *, baselines=("waf",), own=(), alpha: float = 0.05,
-          drop_sparse: bool = False):
+          drop_sparse: bool = False, rope: float = NONINFERIORITY_MARGIN):
     """The ranking of the methods of one scope.
 
     Parameters
@@ -461,12 +520,15 @@ def board(tables: pd.DataFrame, metrics=("NDCG@10", "MAP"), *, baselines=("waf",
         Significance level of the critical difference.
     drop_sparse : bool, default False
         As ``block_scores``.
+    rope : float, default 0.01
+        The region of practical equivalence of ``as_good_as_baseline`` (against ``baselines[0]``).
 
     Returns
     -------
     frame : pandas.DataFrame
         One row per method, sorted by the mean rank of the first metric; columns
-        ``rank_<metric>`` and ``mean_<metric>`` (the metric's mean over the blocks).
+        ``rank_<metric>``, ``mean_<metric>`` (the metric's mean over the blocks) and
+        ``p_as_good_<metric>`` (``as_good_as_baseline``; NaN with fewer than 2 datasets).
     statistics : dict
         Per metric: blocks N, Friedman chi2 and p, the critical difference at ``alpha``, the
         Nemenyi p-values (m x m; None for fewer than 3 methods) and the mean ranks.
@@ -490,7 +552,11 @@ def board(tables: pd.DataFrame, metrics=("NDCG@10", "MAP"), *, baselines=("waf",
                           "nemenyi": nemenyi(scores) if scores.shape[1] >= 3 else None, "ranks": ranks,
                           "pairs": pairs, "pairs_differ": int((pairs.p_holm < alpha).sum()),
                           "smallest_holm_p": smallest_holm_p(scores.shape[0], len(pairs))}
-        part = pd.DataFrame({f"rank_{metric}": ranks, f"mean_{metric}": scores.mean(axis=0)})
+        bayes = as_good_as_baseline(tables, metric, baseline=baselines[0], exclude_rankers=own, rope=rope) \
+            if baselines else pd.DataFrame(columns=["datasets", "p_as_good"])
+        stats_[metric]["bayes_datasets"] = int(bayes.datasets.max()) if len(bayes) else 0
+        part = pd.DataFrame({f"rank_{metric}": ranks, f"mean_{metric}": scores.mean(axis=0),
+                             f"p_as_good_{metric}": bayes.p_as_good.reindex(ranks.index).astype(float)})
         frame = part if frame is None else frame.join(part, how="outer")
     if frame is None:
         return pd.DataFrame(), stats_
@@ -543,6 +609,17 @@ def _block_note(row, metric: str, alpha: float) -> str:
     return f"{metric}: {units}; {friedman_text}; {pairs_text}."
 
 
+def _as_good_note(part: pd.DataFrame, metrics, margin: float) -> str:
+    """The footnote sentence of a board's P(as good) columns."""
+    n = max(int(part.iloc[0].get(f"bayes_datasets_{m}", 0) or 0) for m in metrics)
+    counts = ", ".join(f"{int((part[f'p_as_good_{m}'] > 0.95).sum())} by {m}" for m in metrics
+                       if f"p_as_good_{m}" in part)
+    return (f" P(as good): the Bayesian signed-rank test of the method against all features over the {n} datasets "
+            f"(each dataset's value the mean over its rankers, at the k chosen on vali), region of practical "
+            f"equivalence ±{margin:g}: the posterior probability that the most probable region is not \"all features "
+            f"better by more than {margin:g}\" (prior: one pseudo-dataset at 0 of weight 0.5); above 0.95: {counts}.")
+
+
 def markdown(result: pd.DataFrame, small: pd.DataFrame, metrics, *, alpha: float, n_folds: str,
              recovery: pd.DataFrame | None = None, margin: float = NONINFERIORITY_MARGIN) -> str:
     """The leaderboard as Markdown.
@@ -580,15 +657,17 @@ def markdown(result: pd.DataFrame, small: pd.DataFrame, metrics, *, alpha: float
             if col in part and part[col].notna().any():
                 notes.append(_block_note(part.iloc[0], metric, alpha))
         cols = ["method"] + [c for metric in metrics for c in (f"rank_{metric}", f"mean_{metric}") if c in part]
+        cols += [f"p_as_good_{m}" for m in metrics if part.get(f"p_as_good_{m}", pd.Series(dtype=float)).notna().any()]
         cols += ["jaccard", "kuncheva", "select_cpu_s", "select_peak_mb"]
         cols += ["planted_precision"] if part.planted_precision.notna().any() else []
-        names = {f"rank_{m}": f"rank {m}" for m in metrics} | {f"mean_{m}": f"mean {m}" for m in metrics}
+        names = ({f"rank_{m}": f"rank {m}" for m in metrics} | {f"mean_{m}": f"mean {m}" for m in metrics}
+                 | {f"p_as_good_{m}": f"P(as good) {m}" for m in metrics})
         names |= {"jaccard": "Jaccard", "kuncheva": "Kuncheva", "select_cpu_s": "select CPU s", "select_peak_mb": "peak MB",
                   "planted_precision": "planted precision"}
         table = part[cols].copy()
         unranked = part[part[f"rank_{metrics[0]}"].isna()] if f"rank_{metrics[0]}" in part else part.iloc[:0]
-        for col in [c for c in table.columns if c.startswith(("rank_", "mean_"))]:
-            table[col] = _cells(part[col], "not ranked")
+        for col in [c for c in table.columns if c.startswith(("rank_", "mean_", "p_as_good_"))]:
+            table[col] = _cells(part[col], "not ranked" if not col.startswith("p_as_good_") else "")
         why = _no_stability(part)
         for col in ("jaccard", "kuncheva"):
             table[col] = _cells(part[col], why)
@@ -596,7 +675,9 @@ def markdown(result: pd.DataFrame, small: pd.DataFrame, metrics, *, alpha: float
         head.append(table.to_markdown(index=False, floatfmt=".3f"))
         head += ["", f"Rank: mean rank over blocks (dataset x ranker; each method's test metric, averaged over the "
                  f"folds ({n_folds}), at its k chosen on vali, or its one k), 1 = best, ties share ranks; mean: the "
-                 f"metric's mean over the same blocks. {' '.join(notes)} Jaccard, Kuncheva: stability of the top-k sets across folds "
+                 f"metric's mean over the same blocks. {' '.join(notes)}"
+                 + (_as_good_note(part, metrics, margin) if any(c.startswith("p_as_good_") for c in cols) else "")
+                 + " Jaccard, Kuncheva: stability of the top-k sets across folds "
                  "(mean over fold pairs, then over k and datasets; Kuncheva 0 = chance, 1 = identical). "
                  "Select CPU s: CPU seconds of a fold's select job and the scorer jobs it reads (mean over "
                  "folds and datasets); peak MB: the largest resident memory of those jobs. The all-features "

@@ -84,7 +84,8 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
     for scope, part in [*scopes.items(), ("all", long)]:
         if scope == "all" and len(boards) < 2:  # "all" is worth a board when two experiments have one
             break
-        frame, stats_ = board(part, metrics, baselines=baselines, own=own, alpha=alpha, drop_sparse=True)
+        frame, stats_ = board(part, metrics, baselines=baselines, own=own, alpha=alpha, drop_sparse=True,
+                              rope=margin)
         if frame.empty:
             continue
         diagrams[scope] = []
@@ -96,6 +97,7 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
             frame[f"pairs_differ_{metric}"] = s["pairs_differ"]
             frame[f"pairs_{metric}"] = len(s["pairs"])
             frame[f"smallest_holm_p_{metric}"] = s["smallest_holm_p"]
+            frame[f"bayes_datasets_{metric}"] = s["bayes_datasets"]
             wilcoxon.append(s["pairs"].assign(scope=scope, metric=metric))
             if s["nemenyi"] is not None:
                 diagrams[scope].append((scope, metric, s))
