@@ -5,6 +5,7 @@ from scipy import stats
 
 from ltrfs.formats import METRIC_COLUMNS
 from ltrfs.pipeline.tables import write_tables
+from ltrfs.significance import holm
 from ltrfs.tables import by_k_markdown, k_label, read_runs, summarise, to_markdown
 
 
@@ -162,6 +163,15 @@ def test_compare_pairs_with_paired_t_tests(runs, tmp_path):
     assert row["difference"] == pytest.approx(np.mean(a) - np.mean(b))
     assert row["p"] == pytest.approx(stats.ttest_rel(a, b).pvalue)
     assert comp.loc["MAP", "mean_a"] == pytest.approx(np.mean(a) / 2)  # the fixture's other metrics
+    chosen = comp[comp["at"] == "chosen"]  # one family: the pair's metrics at the chosen k
+    np.testing.assert_allclose(chosen.p_holm, holm(chosen.p.to_numpy()))
+    imp = per_query[per_query.method == "imp"]
+    shift = np.where(imp.qid.to_numpy() == 1, 0.1, 0.3) * imp.k.astype(int).to_numpy() / 4 + 0.01 * imp.fold.to_numpy()
+    alt = imp.assign(method="alt", **{m: imp[m] + shift for m in METRIC_COLUMNS if m in imp})
+    curves = compare(pd.concat([per_query, alt]), [("alt/r", "imp/r")])  # k = 2 and 4 shared
+    for _, curve in curves[curves["at"] == "k"].groupby("metric"):  # one family per metric's curve
+        assert len(curve) == 2 and curve.p.notna().all() and (curve.p_holm > curve.p).any()
+        np.testing.assert_allclose(curve.p_holm, holm(curve.p.to_numpy()))
     md = compare_markdown(comp.reset_index())
     assert md.startswith("| a | b | k (a; b) | NDCG@1") and "| imp/r | waf/r | vali (2); 8 |" in md
     write_tables(runs, tmp_path / "t.csv", tmp_path / "t.md", pairs=[("imp/r", "waf/r")], out_compare=tmp_path / "c.csv")

@@ -455,7 +455,7 @@ def by_k_markdown(table: pd.DataFrame, metric: str = "NDCG@10", alpha: float = 0
 
 
 COMPARE_COLUMNS = ["a", "b", "at", "metric", "k_a", "k_b", "key_a", "key_b", "mean_a", "mean_b", "difference",
-                   "t", "p", "n_queries"]
+                   "t", "p", "p_holm", "n_queries"]
 
 
 def _side(test: pd.DataFrame, name: str) -> tuple[pd.DataFrame, str, str]:
@@ -506,7 +506,10 @@ def compare(per_query: pd.DataFrame, pairs, metric: str = "NDCG@10", own=()) -> 
     -------
     pandas.DataFrame
         One row per (pair, at, k, metric), columns ``COMPARE_COLUMNS``
-        (difference = mean_a - mean_b).
+        (difference = mean_a - mean_b); ``p`` is the papers' test, uncorrected (their marks and
+        the figures' circles), ``p_holm`` the same p Holm-corrected over its family: a pair's
+        metrics at the chosen k (one row of the Markdown table), or a pair's k values of one
+        metric (one curve's circles).
     """
     data = _with_vali_choice(per_query, metric, own)
     test = data[data.split == "test"]
@@ -518,7 +521,12 @@ def compare(per_query: pd.DataFrame, pairs, metric: str = "NDCG@10", own=()) -> 
         for k in sorted(set(all_a.k) & set(all_b.k), key=int):
             out += [[a, b, "k", name, k, k, k, k, *rest]
                     for name, *rest in _tests(all_a[all_a.k == k], all_b[all_b.k == k])]
-    return pd.DataFrame(out, columns=COMPARE_COLUMNS)
+    frame = pd.DataFrame(out, columns=[c for c in COMPARE_COLUMNS if c != "p_holm"])
+    family = frame.metric.where(frame["at"] == "k", "")
+    holm = frame.groupby([frame.a, frame.b, frame["at"], family], sort=False).p.transform(
+        lambda p: significance.holm(p.to_numpy()))
+    frame.insert(COMPARE_COLUMNS.index("p_holm"), "p_holm", holm.astype(float) if len(frame) else [])
+    return frame
 
 
 PAIR_COLUMNS = ["ranker", "k", "a", "b", "mean", "low", "high", "p", "p_holm", "n"]
@@ -634,4 +642,5 @@ def compare_markdown(comparison: pd.DataFrame, columns=DEFAULT_COLUMNS, alpha: f
         lines.append(f"| {a} | {b} | {by['k_a'].iloc[0]}; {by['k_b'].iloc[0]} | " + " | ".join(cells) + " |")
     return ("\n".join(lines) + f"\n\nCells: mean of a minus mean of b over the test queries of all folds (p of "
             f"the paired two-sided t-test on the per-query values); * p < {alpha:g}, uncorrected (the comparisons "
-            "the experiment's `compare` names, a paper's own test); each side at its k chosen on vali.\n")
+            "the experiment's `compare` names, a paper's own test; the CSV's p_holm corrects each row over its "
+            "metrics, and each curve over its k values); each side at its k chosen on vali.\n")
