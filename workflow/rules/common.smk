@@ -68,10 +68,10 @@ PLAN = Plan(config, REGISTRY, present)
 if workflow.is_main_process:  # once, on the terminal: where a large k means "all features"
     for _line in k_notices(config, REGISTRY, present):
         print(f"ltrfs: {_line}", file=sys.stderr)
-RESOURCES = PLAN.resources
-RESULTS = PLAN.results
-FOLD = PLAN.fold
-LEADERBOARD = PLAN.leaderboard
+RESOURCES = PLAN.run.resources
+RESULTS = PLAN.run.results
+FOLD = PLAN.run.fold
+LEADERBOARD = PLAN.leaderboard.folder
 
 
 wildcard_constraints:
