@@ -7,14 +7,29 @@ One concept a module:
 ``cache``       :func:`save_npz` / :func:`load_npz`, the ``.npz`` cache, and :func:`read_any`
 ``duplicates``  :func:`duplicate_rows`, rows that repeat an earlier row of their query
 
-The public names of all four are importable from ``ltrfs.io``.
+The public names of all four are importable from ``ltrfs.io``; each module is imported when one
+of its names is first asked for, so that a job which only reads ``.npz`` files does not load the
+compiled text reader (Numba) or the archive readers.
 """
 from __future__ import annotations
 
-from ltrfs.io.cache import load_npz, read_any, save_npz
-from ltrfs.io.duplicates import duplicate_rows
-from ltrfs.io.reader import DENSE_FLOOR, DENSE_PER_BYTE, NULL_POLICIES, parse_letor, read_letor
-from ltrfs.io.writer import write_letor
+import importlib
 
-__all__ = ["read_letor", "parse_letor", "save_npz", "load_npz", "read_any", "write_letor", "duplicate_rows", "NULL_POLICIES",
-           "DENSE_FLOOR", "DENSE_PER_BYTE"]
+#: public name -> the module of this package that defines it
+_HOMES = {"read_letor": "reader", "parse_letor": "reader", "NULL_POLICIES": "reader", "DENSE_FLOOR": "reader",
+          "DENSE_PER_BYTE": "reader", "write_letor": "writer", "save_npz": "cache", "load_npz": "cache",
+          "read_any": "cache", "duplicate_rows": "duplicates"}
+
+__all__ = list(_HOMES)
+
+
+def __getattr__(name: str):
+    """A public name of the package, its module imported on first use (PEP 562)."""
+    if name not in _HOMES:
+        raise AttributeError(f"module 'ltrfs.io' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"ltrfs.io.{_HOMES[name]}"), name)
+
+
+def __dir__() -> list[str]:
+    """The public names, as ``dir(ltrfs.io)`` lists them."""
+    return sorted(set(globals()) | set(_HOMES))
