@@ -18,12 +18,10 @@ from ltrfs.ranking_data import RankingData
 from ltrfs.formats import (REFERENCE_HEAD, RUN_HEAD, load_models, load_selector, n_views, predict,
                            read_selection, run_lines, save_models, view_for_k)
 from ltrfs.rankers import make_ranker, ranker_class, ranker_grid
-from ltrfs.selection import SELECTORS, has_own_predictions
-from ltrfs.selection.base import OwnPredictions
 from ltrfs.tuning import SELECTION_TIES, search
 from ltrfs.util import Progress, write_json, write_text
 
-__all__ = ["valid_ks", "fit_best", "OwnPredictions", "has_own_predictions", "train_own", "train", "run_text",
+__all__ = ["valid_ks", "fit_best", "train_own", "train", "run_text",
            "rescore", "reference", "SPLIT_TIES", "REFERENCES"]
 
 log = logging.getLogger("ltrfs")
@@ -119,6 +117,8 @@ def own_selector(path, selection: dict):
     ValueError
         For a method that has no model of its own, or when ``path`` is None.
     """
+    from ltrfs.selection import SELECTORS, has_own_predictions  # every selector: imported on use (ranker own)
+
     algorithm = selection["algorithm"]
     if not has_own_predictions(algorithm):
         raise ValueError(f"method {selection['method']!r} ({algorithm}) has no predictions of its own; "
@@ -158,6 +158,8 @@ def train_own(selection: dict, selector, *, ks=()) -> tuple[dict, dict]:
     TNNLS 2013 (Figs. 1-3: the metric at the top k features; docs/methods.md, section
     'FSMRank').
     """
+    from ltrfs.selection.base import OwnPredictions  # every selector: imported on use (ranker own)
+
     d, seconds = selection["n_features"], selection["seconds"]
     features = np.arange(d, dtype=np.int64)
     models = {d: {"ranker": OWN, "n_features": d, "features": features, "params": selector.chosen_,
