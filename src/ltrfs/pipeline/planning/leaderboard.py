@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from ltrfs.selection import SELECTORS
-
 __all__ = ["LeaderboardPlanning", "leaderboard_records"]
 
 
@@ -22,7 +20,8 @@ def leaderboard_records(tables: list, selections: list, *, results: str = "resul
     tables : list
         ``[experiment, dataset, metric]`` of every table ranked (metric: the table's vali metric).
     selections : list
-        ``[dataset, method, algorithm, folds]`` of every competing method on a dataset.
+        ``[dataset, method, scorers, folds]`` of every competing method on a dataset (scorers:
+        those its algorithm reads, ``Selector.requires``).
     results : str, default "results"
         The results folder.
     chunks : dict or None, default None
@@ -39,11 +38,11 @@ def leaderboard_records(tables: list, selections: list, *, results: str = "resul
     out = {"tables": [{"experiment": e, "dataset": d, "metric": m, "path": f"{results}/{d}/tables/{e}.csv"}
                       for e, d, m in tables],
            "selections": [], "costs": []}
-    for dataset, method, algorithm, folds in selections:
+    for dataset, method, scorers, folds in selections:
         for fold in folds:
             bench = f"benchmarks/score/{dataset}/fold{fold}"
             paths = [f"benchmarks/select/{dataset}/fold{fold}/{method}.tsv"]
-            for scorer in SELECTORS[algorithm].requires:
+            for scorer in scorers:
                 n = int(chunks.get(scorer, 1))
                 paths.append(f"{bench}/{scorer}.tsv")
                 paths += [f"{bench}/{scorer}.chunk{i}of{n}.tsv" for i in range(1, n + 1)] if n > 1 else []
@@ -81,7 +80,9 @@ class LeaderboardPlanning:
     def spec(self) -> dict:
         """The compact description of what the leaderboard reads (``leaderboard_records``'s
         arguments): the tables of the experiments being run with their table metric, and every
-        competing method (not WAF) on each of their datasets with its folds."""
+        competing method (not WAF) on each of their datasets with the scorers it reads and its folds."""
+        from ltrfs.selection import SELECTORS  # every selector: not in the leaderboard job, which imports this module
+
         tables, selections, seen = [], [], set()
         for name, e, dataset in self.run.run_experiments():
             tables.append([name, dataset, self.tables.metric(name)])
@@ -90,8 +91,9 @@ class LeaderboardPlanning:
                 if algorithm == "waf" or (dataset, method) in seen:
                     continue
                 seen.add((dataset, method))
-                selections.append([dataset, method, algorithm, list(self.run.folds(name, dataset))])
-        scorers = {s for *_, algorithm, _ in selections for s in SELECTORS[algorithm].requires}
+                selections.append([dataset, method, list(SELECTORS[algorithm].requires),
+                                   list(self.run.folds(name, dataset))])
+        scorers = {s for _, _, reads, _ in selections for s in reads}
         chunks = {s: n for s in sorted(scorers) if (n := self.score.n_chunks(s)) > 1}
         return {"tables": tables, "selections": selections, "results": self.run.results, "chunks": chunks}
 
