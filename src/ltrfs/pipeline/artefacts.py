@@ -11,7 +11,6 @@ import logging
 from ltrfs import artefacts, io
 from ltrfs.docstrings import fill_doc
 from ltrfs.formats import read_csv, read_selection
-from ltrfs.plots import metric_panels, metric_vs_k
 from ltrfs.util import write_text
 
 __all__ = ["report_data", "figure_metric_vs_k", "figure_paper"]
@@ -76,6 +75,8 @@ def figure_metric_vs_k(table_csv, compare_csv, png, pdf, csv, *, metric: str, ti
     n_features : int or None, default None
         The dataset's number of features: k = d is labelled "all (d)".
     """
+    from ltrfs.plots import metric_vs_k  # heavy (matplotlib): not in the report-data jobs
+
     table = read_csv(table_csv, ("method", "ranker", "k", "folds"), dtype={"k": str})
     comparison = read_csv(compare_csv, dtype={"k_a": str, "k_b": str, "key_a": str, "key_b": str})
     n = int(table.folds.max())
@@ -103,6 +104,8 @@ def figure_paper(table_csv, compare_csv, png, pdf, csv, *, spec: dict, title: st
     n_features : int or None, default None
         The dataset's number of features: k = d is labelled "all (d)".
     """
+    from ltrfs.plots import metric_panels  # heavy (matplotlib): not in the report-data jobs
+
     table = read_csv(table_csv, ("method", "ranker", "k", "folds"), dtype={"k": str})
     comparison = read_csv(compare_csv, dtype={"k_a": str, "k_b": str, "key_a": str, "key_b": str})
     n = int(table.folds.max())
