@@ -2,7 +2,7 @@
 dataset (``results/{dataset}/tables/{experiment}.csv|.md|.html``, ``ltrfs.tables``), the same in
 other metric conventions (``{experiment}.{convention}.csv``), the paper's published numbers
 beside ours (``{experiment}_published``, ``ltrfs.published``) and each method's top features
-(``tables/top_features/{experiment}``, ``ltrfs.reports.top_features``)."""
+(``tables/top_features/{experiment}``, ``top_features``)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,14 +10,14 @@ from pathlib import Path
 import pandas as pd
 
 from ltrfs import published
-from ltrfs.formats import read_csv
+from ltrfs.formats import read_csv, read_selection
 from ltrfs.htmlpage import write_markdown
 from ltrfs.tables import (COMPARE_COLUMNS, NONINFERIORITY_MARGIN, REFERENCE_NOTE, all_pairs, by_k_markdown, compare,
                           compare_markdown, folds_text, pairs_markdown, read_references, read_runs, short_query_footnote,
                           summarise, to_markdown)
 from ltrfs.util import write_text
 
-__all__ = ["write_tables", "write_published"]
+__all__ = ["write_tables", "write_published", "top_features"]
 
 
 def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", title=None,
@@ -134,3 +134,48 @@ def write_published(spec: dict, paper_dir, tables: dict, dataset: str, title: st
         text += ("\n" + published.closest_convention_markdown(closest)) if not closest.empty else ""
     write_markdown(out["md"], text, out["html"])
     write_text(out["csv"], comparison.to_csv(index=False, float_format="%.6g"))
+
+
+def top_features(selection_paths: dict, out_md, out_csv, *, k: int = 10, names=None, title: str = "",
+                 out_html=None) -> None:
+    """Every method's top k features in the first fold given, with their names and scores.
+
+    The set a method chose itself, when it chose one, in the order of its ranking.
+
+    Parameters
+    ----------
+    selection_paths : dict
+        Method -> selection file.
+    out_md, out_csv : path
+        Markdown (a name column only where ``names`` are known) and CSV.
+    k : int, default 10
+    names : sequence of str or None
+    title : str, default ''
+    out_html : path or None
+        Also as an HTML page.
+    """
+    rows, lines = [], [f"### {title}", ""] if title else []
+    for method, path in selection_paths.items():
+        selection = read_selection(path)
+        chosen = (selection.get("chosen") or {}).get("n_selected")
+        n = int(chosen) if chosen else k
+        ids = selection["ranking"][:n]
+        scores = selection.get("scores")
+        lines += [f"**{method}** ({'its own choice of ' if chosen else 'top '}{n} features)", "",
+                  "| rank | feature | name | score |" if names else "| rank | feature | score |",
+                  "|---|---|---|---|" if names else "|---|---|---|"]
+        for rank, feature in enumerate(ids, 1):
+            name = names[feature - 1] if names else ""
+            score = "" if scores is None else f"{scores[feature - 1]:.4g}"
+            lines.append(f"| {rank} | {feature} | {name} | {score} |" if names else f"| {rank} | {feature} | {score} |")
+            rows.append({"method": method, "rank": rank, "feature": feature, "name": name,
+                         "score": None if scores is None else scores[feature - 1]})
+        lines.append("")
+    lines.append("Feature: the column number in the data files (1-based)"
+                 + ("; name: from the dataset's feature list" if names else " (the registry lists no names)")
+                 + "; score: the method's score of the feature on the fold's training split (empty for a "
+                 "method without scores, such as random); a method's own choice is the set it selected "
+                 "itself, otherwise the first k of its ranking.")
+    write_markdown(out_md, "\n".join(lines) + "\n", out_html)
+    # 12 significant digits: a score's last bits follow the CPU's BLAS kernel (docs/environment.md)
+    write_text(out_csv, pd.DataFrame(rows).to_csv(index=False, float_format="%.12g"))
