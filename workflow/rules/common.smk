@@ -1,5 +1,6 @@
 # Config loading and validation, the datasets that take part, wildcard constraints and the one
-# planning object (ltrfs.pipeline.plan.Plan) whose methods the rule files use as input functions.
+# planning object (ltrfs.pipeline.plan.Plan): the rule files use its run (PLAN.run) and its stage
+# planners (PLAN.score, PLAN.train, ...; ltrfs.pipeline.planning) as input and params functions.
 import os
 import re
 import sys
