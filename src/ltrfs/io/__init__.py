@@ -13,8 +13,6 @@ compiled text reader (Numba) or the archive readers.
 """
 from __future__ import annotations
 
-import importlib
-
 #: public name -> the module of this package that defines it
 _HOMES = {"read_letor": "reader", "parse_letor": "reader", "NULL_POLICIES": "reader", "DENSE_FLOOR": "reader",
           "DENSE_PER_BYTE": "reader", "write_letor": "writer", "save_npz": "cache", "load_npz": "cache",
@@ -25,9 +23,18 @@ __all__ = list(_HOMES)
 
 def __getattr__(name: str):
     """A public name of the package, its module imported on first use (PEP 562)."""
-    if name not in _HOMES:
+    home = _HOMES.get(name)
+    if home == "reader":
+        from ltrfs.io import reader as module
+    elif home == "writer":
+        from ltrfs.io import writer as module
+    elif home == "cache":
+        from ltrfs.io import cache as module
+    elif home == "duplicates":
+        from ltrfs.io import duplicates as module
+    else:
         raise AttributeError(f"module 'ltrfs.io' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"ltrfs.io.{_HOMES[name]}"), name)
+    return getattr(module, name)
 
 
 def __dir__() -> list[str]:
