@@ -20,13 +20,7 @@ def metric_file_name(metric: str) -> str:
 
 @fill_doc
 class ArtefactsPlanning:
-    """The targets and inputs of the figure and report-data jobs.
-
-    Parameters
-    ----------
-    run : ltrfs.pipeline.run.Run
-        The run.
-    """
+    """The targets and inputs of the figure and report-data jobs of a run (``run``: ``ltrfs.pipeline.run.Run``)."""
 
     def __init__(self, run):
         self.run = run

@@ -53,16 +53,16 @@ def leaderboard_records(tables: list, selections: list, *, results: str = "resul
 
 
 class LeaderboardPlanning:
-    """What the leaderboard job reads and its settings.
+    """What the leaderboard job reads and its settings: the run's leaderboard folder, the files
+    it reads and the baselines, rankers and k it ranks over.
 
     Parameters
     ----------
     run : ltrfs.pipeline.run.Run
         The run.
-    score : ltrfs.pipeline.planning.score.ScorePlanning
-        Asked how many jobs compute a scorer (``n_chunks``): their benchmark files are the cost.
-    tables : ltrfs.pipeline.planning.tables.TablesPlanning
-        Asked each table's metric.
+    score, tables : ScorePlanning, TablesPlanning
+        The earlier planners it asks: how many jobs compute a scorer (``n_chunks``; their
+        benchmark files are the cost) and each table's metric (``metric``).
     """
 
     def __init__(self, run, score, tables):

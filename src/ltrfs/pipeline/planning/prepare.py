@@ -12,13 +12,7 @@ __all__ = ["PreparePlanning"]
 
 
 class PreparePlanning:
-    """The inputs and sizes of the download and prepare jobs.
-
-    Parameters
-    ----------
-    run : ltrfs.pipeline.run.Run
-        The run.
-    """
+    """The inputs and sizes of the download and prepare jobs of a run (``run``: ``ltrfs.pipeline.run.Run``)."""
 
     def __init__(self, run):
         self.run = run

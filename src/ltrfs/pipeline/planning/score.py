@@ -11,13 +11,7 @@ SCORE_THREADS = 2
 
 
 class ScorePlanning:
-    """The inputs and threads of the score jobs.
-
-    Parameters
-    ----------
-    run : ltrfs.pipeline.run.Run
-        The run.
-    """
+    """The inputs and threads of the score jobs of a run (``run``: ``ltrfs.pipeline.run.Run``)."""
 
     def __init__(self, run):
         self.run = run

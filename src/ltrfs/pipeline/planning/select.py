@@ -8,13 +8,7 @@ __all__ = ["SelectPlanning"]
 
 
 class SelectPlanning:
-    """The inputs and threads of the select jobs.
-
-    Parameters
-    ----------
-    run : ltrfs.pipeline.run.Run
-        The run.
-    """
+    """The inputs and threads of the select jobs of a run (``run``: ``ltrfs.pipeline.run.Run``)."""
 
     def __init__(self, run):
         self.run = run

@@ -14,13 +14,7 @@ __all__ = ["TrainPlanning"]
 
 
 class TrainPlanning:
-    """The inputs, params and batches of the train jobs.
-
-    Parameters
-    ----------
-    run : ltrfs.pipeline.run.Run
-        The run.
-    """
+    """The inputs, params and batches of the train jobs of a run (``run``: ``ltrfs.pipeline.run.Run``)."""
 
     def __init__(self, run):
         self.run = run
