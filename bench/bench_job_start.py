@@ -10,7 +10,10 @@ timed in a fresh interpreter, the median of ``--repeats`` runs: cold, with a fre
 1.0 s, on an idle machine), and as a ratio to the reference measured in the same run: a bare
 ``python -c pass`` start. Then one trivial job through Snakemake's ``script:`` directive (a
 temporary Snakefile of one rule whose script writes an empty file), end to end, minus the bare
-start. The jobs import this checkout's ``src/`` as the workflow's do (``PYTHONPATH``).
+start. For scale, ``import numpy, numba`` alone: what a job that runs a compiled kernel pays
+anyway. A library a job imports on use (inside the function that needs it) is not counted:
+the figure jobs load matplotlib and pandas when they draw. The jobs import this checkout's
+``src/`` as the workflow's do (``PYTHONPATH``).
 """
 from __future__ import annotations
 
@@ -80,6 +83,13 @@ def measure_script(script: Path, repeats: int = 5) -> dict:
             "warm": statistics.median(w for _, w in runs), "goal": GOALS.get(script.stem), "runs": runs}
 
 
+def numba_floor(repeats: int = 5) -> float:
+    """Median seconds of ``import numpy, numba`` alone (warm cache): what any job that runs a
+    compiled kernel pays, for scale."""
+    with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
+        return statistics.median(_timed_imports("import numpy, numba", cache) for _ in range(repeats))
+
+
 def bare_start(repeats: int = 5) -> float:
     """The reference: median seconds of a bare ``python -c pass``, end to end."""
     times = []
@@ -125,6 +135,7 @@ def main() -> None:
         scripts = [s for s in scripts if s.stem in args.scripts]
     bare = bare_start(args.repeats)
     print(f"reference: a bare `python -c pass` start, median of {args.repeats}: {bare:.3f} s")
+    print(f"for scale: `import numpy, numba` alone, median of {args.repeats}: {numba_floor(args.repeats):.3f} s")
     print(f"\n{'script':20s} {'cold s':>7s} {'warm s':>7s} {'goal':>5s} {'ok?':>4s} {'warm/bare':>9s}")
     for script in scripts:
         r = measure_script(script, args.repeats)
