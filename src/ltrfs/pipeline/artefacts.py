@@ -95,8 +95,8 @@ def figure_paper(table_csv, compare_csv, png, pdf, csv, *, spec: dict, title: st
     ----------
     %(k_figure_files)s
     spec : dict
-        The figure (``ltrfs.pipeline.planning.artefacts.ArtefactsPlanning.paper_figure``): ``figure`` (e.g. "fig4"), ``ranker``,
-        ``metrics``, ``methods``, ``labels``.
+        The figure (``PLAN.artefacts.paper_figure``, ``ltrfs.pipeline.planning.artefacts``):
+        ``figure`` (e.g. "fig4"), ``ranker``, ``metrics``, ``methods``, ``labels``.
     title : str
         The experiment's title.
     baselines : sequence of str

@@ -32,7 +32,8 @@ def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", 
     Parameters
     ----------
     runs : list of dict
-        The run files with their coordinates (``ltrfs.pipeline.planning.tables.TablesPlanning.run_records``).
+        The run files with their coordinates (``PLAN.tables.run_records``,
+        ``ltrfs.pipeline.planning.tables``).
     out_csv : str or os.PathLike
         The long table (``ltrfs.tables.summarise``) written as CSV.
     out_md : str or os.PathLike
