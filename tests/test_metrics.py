@@ -11,6 +11,7 @@ import pytest
 from scipy import stats
 
 from ltrfs import metrics as M
+from ltrfs import significance as S
 
 L3 = math.log2(3)
 CONVENTION_NAMES = ["letor3", "letor4", "mslr", "standard", "lei2017"]
@@ -437,21 +438,21 @@ def test_paired_ttest_matches_scipy():
     rng = np.random.default_rng(5)
     a = rng.random(50)
     b = a + rng.normal(0.02, 0.1, 50)
-    t, p = M.paired_ttest(a, b)
+    t, p = S.paired_ttest(a, b)
     ref = stats.ttest_rel(a, b)
     assert t == pytest.approx(ref.statistic, rel=1e-12) and p == pytest.approx(ref.pvalue, rel=1e-12)
     d = a - b  # by hand: t = mean(d) / (sd(d) / sqrt(n))
     assert t == pytest.approx(d.mean() / (d.std(ddof=1) / math.sqrt(d.size)), rel=1e-10)
-    assert M.paired_ttest(a, a) == (0.0, 1.0)
+    assert S.paired_ttest(a, a) == (0.0, 1.0)
     c = np.arange(10) * 0.25  # exact binary fractions: the difference is exactly constant
-    assert M.paired_ttest(c + 0.5, c) == (math.inf, 0.0)
-    assert M.paired_ttest(c, c + 0.5) == (-math.inf, 0.0)
+    assert S.paired_ttest(c + 0.5, c) == (math.inf, 0.0)
+    assert S.paired_ttest(c, c + 0.5) == (-math.inf, 0.0)
     with pytest.raises(ValueError, match="equal length"):
-        M.paired_ttest(a, b[:-1])
+        S.paired_ttest(a, b[:-1])
     with pytest.raises(ValueError, match="at least 2"):
-        M.paired_ttest(a[:1], b[:1])
+        S.paired_ttest(a[:1], b[:1])
     with pytest.raises(ValueError, match="finite"):
-        M.paired_ttest(np.r_[a[:-1], np.nan], b)
+        S.paired_ttest(np.r_[a[:-1], np.nan], b)
 
 
 # ---------------------------------------------------------------- Eval-Score layout

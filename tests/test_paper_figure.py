@@ -164,11 +164,11 @@ def test_paper_figures_name_the_experiments_datasets_rankers_and_methods(geng_co
 def test_the_plan_asks_for_each_datasets_paper_figures(geng_config):
     registry = load_registry(REPO / "config/datasets.yaml")
     plan = Plan(check(copy.deepcopy(geng_config), SCHEMA, registry), registry)
-    figures = {d: [t.rpartition("/")[2] for t in plan.figure_targets("geng2007", d) if "_fig" in t]
+    figures = {d: [t.rpartition("/")[2] for t in plan.artefacts.targets("geng2007", d) if "_fig" in t]
                for d in ("OHSUMED", "TD2004")}
     assert figures == {"OHSUMED": ["OHSUMED_fig4.png", "OHSUMED_fig5.png"],
                        "TD2004": ["TD2004_fig2.png", "TD2004_fig3.png"]}
-    spec = plan.paper_figure("geng2007", "fig5")
+    spec = plan.artefacts.paper_figure("geng2007", "fig5")
     assert spec == {"figure": "fig5", "dataset": "OHSUMED", "ranker": "ranknet",
                     "metrics": ["NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "MAP"],
                     "methods": ["waf", "gas_e", "gas_e_map", "gas_l", "ig", "chi"],

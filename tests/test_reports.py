@@ -13,9 +13,10 @@ from ltrfs import io
 from ltrfs.config import OWN
 from ltrfs.formats import load_models, predict
 from ltrfs.pipeline.select import select
-from ltrfs.pipeline.train import has_own_predictions, train
-from ltrfs.reports import criterion_path_figure, importance_figure, rf_curve_figure, score_bars_figure, top_features
-from ltrfs.selection import SELECTORS, make_selector
+from ltrfs.pipeline.train import train
+from ltrfs.pipeline.tables import top_features
+from ltrfs.reports import criterion_path_figure, importance_figure, rf_curve_figure, score_bars_figure
+from ltrfs.selection import SELECTORS, has_own_predictions, make_selector
 
 
 @pytest.fixture()

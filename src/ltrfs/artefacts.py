@@ -39,8 +39,6 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from ltrfs import reports
-from ltrfs.selection import fs_ed, fsmrank, greedy_rankrls
 
 
 @dataclass(frozen=True)
@@ -406,16 +404,39 @@ def draw(stem: str, inputs: dict, png, pdf, csv, context: dict) -> None:
 
 # ----------------------------------------------------------------------------- the declarations
 
-PATHS = declare_report_data(
-    "paths", algorithms=("greedy_rankrls",), split="test",
-    compute=lambda selection, test, c: greedy_rankrls.path_metrics(selection, test, convention=c["convention"],
-                                                                   ties=c["evaluation_ties"]))
-DENSITIES = declare_report_data(
-    "densities", algorithms=("fs_ed",), split="train",
-    compute=lambda selection, train, c: fs_ed.class_densities_table(selection, train))
-CONVERGENCE = declare_report_data(
-    "convergence", algorithms=("fsmrank", "fsmsvm"), split="train",
-    compute=lambda selection, train, c: fsmrank.convergence_table(selection, train))
+def _reports():
+    """``ltrfs.reports``, imported when a report is drawn (heavy: matplotlib, pandas): the
+    Snakefile's process and the report-data jobs read this registry and draw nothing."""
+    from ltrfs import reports
+
+    return reports
+
+
+# the computing functions live beside their methods; each is imported when its report data is computed
+def _path_metrics(selection, test, c):
+    """Greedy RankRLS: per-query test metrics of every path model."""
+    from ltrfs.selection.greedy_rankrls import path_metrics
+
+    return path_metrics(selection, test, convention=c["convention"], ties=c["evaluation_ties"])
+
+
+def _class_densities(selection, train, c):
+    """FS-ED: the class densities of the selected features."""
+    from ltrfs.selection.fs_ed import class_densities_table
+
+    return class_densities_table(selection, train)
+
+
+def _convergence(selection, train, c):
+    """FSMRank: the objective traces of its solvers."""
+    from ltrfs.selection.fsmrank import convergence_table
+
+    return convergence_table(selection, train)
+
+
+PATHS = declare_report_data("paths", algorithms=("greedy_rankrls",), split="test", compute=_path_metrics)
+DENSITIES = declare_report_data("densities", algorithms=("fs_ed",), split="train", compute=_class_densities)
+CONVERGENCE = declare_report_data("convergence", algorithms=("fsmrank", "fsmsvm"), split="train", compute=_convergence)
 
 
 def _by_fold(context: dict, paths: list) -> dict:
@@ -436,7 +457,7 @@ def _feature_alone(metric: str, when: Callable, caption: str, category: str, pap
     return declare(
         f"importance_{metric.replace('@', '')}",
         inputs={"scores": FoldFile("scores/single_feature.npz")},
-        draw=lambda i, png, pdf, csv, c: reports.importance_figure(i["scores"], metric, png, pdf, csv,
+        draw=lambda i, png, pdf, csv, c: _reports().importance_figure(i["scores"], metric, png, pdf, csv,
                                                                    title=c["title"], names=c["names"]),
         when=when, per_method=False, title="{dataset}: " + f"{metric} of each feature alone, fold mean",
         caption=f"{metric} of each feature alone: every training query ranked by the feature's value (tied values "
@@ -451,7 +472,7 @@ _feature_alone("NDCG@10", algorithms("fsmrank", "fsmsvm"), "Lai et al. Fig. 4: f
 declare(
     "kendall",
     inputs={"scores": FoldFile("scores/kendall.npz")},
-    draw=lambda i, png, pdf, csv, c: reports.kendall_figure(i["scores"], png, pdf, csv, title=c["title"]),
+    draw=lambda i, png, pdf, csv, c: _reports().kendall_figure(i["scores"], png, pdf, csv, title=c["title"]),
     when=reads("kendall"), per_method=False,
     title="{dataset}: Kendall similarity, fold mean",
     caption="Kendall similarity of every pair of features (fraction of a query's document pairs both order "
@@ -461,7 +482,7 @@ declare(
 declare(
     "densities",
     inputs={"densities": DENSITIES.file("first")},
-    draw=lambda i, png, pdf, csv, c: reports.fsed_figure(i["densities"], png, pdf, csv, title=c["title"]),
+    draw=lambda i, png, pdf, csv, c: _reports().fsed_figure(i["densities"], png, pdf, csv, title=c["title"]),
     when=algorithms("fs_ed"), per_method=True,
     title="{dataset} fold {fold}: {method}, density of each relevance class (training rows)",
     caption="Density of each relevance class (Gaussian KDE, Silverman bandwidth, training rows of the first "
@@ -472,7 +493,7 @@ declare(
 declare(
     "elimination",
     inputs={"selections": FoldFile("select/{method}.json")},
-    draw=lambda i, png, pdf, csv, c: reports.rf_curve_figure(_by_fold(c, i["selections"]), png, pdf, csv,
+    draw=lambda i, png, pdf, csv, c: _reports().rf_curve_figure(_by_fold(c, i["selections"]), png, pdf, csv,
                                                              title=c["title"]),
     when=lambda m, cls: m["algorithm"] == "rf_importance" and (m.get("params") or {}).get("curve", True),
     per_method=True,
@@ -484,7 +505,7 @@ declare(
 declare(
     "importance_plot",
     inputs={"selection": FoldFile("select/{method}.json", "first")},
-    draw=lambda i, png, pdf, csv, c: reports.score_bars_figure(
+    draw=lambda i, png, pdf, csv, c: _reports().score_bars_figure(
         i["selection"], png, pdf, csv, names=c["names"], title=c["title"],
         label="importance (the method's score, normalised to sum 1)"),
     when=algorithms("rf_importance", "gbm_importance"), per_method=True,
@@ -498,7 +519,7 @@ declare(
 declare(
     "criterion",
     inputs={"selection": FoldFile("select/{method}.json", "first")},
-    draw=lambda i, png, pdf, csv, c: reports.criterion_path_figure(i["selection"], png, pdf, csv, title=c["title"]),
+    draw=lambda i, png, pdf, csv, c: _reports().criterion_path_figure(i["selection"], png, pdf, csv, title=c["title"]),
     when=algorithms("ordinal_cr"), per_method=True,
     title="{dataset} fold {fold}: {method}, BIC along the penalty path",
     caption="BIC of the L1 continuation-ratio model at each step of its penalty path (first fold's training rows; "
@@ -510,7 +531,7 @@ declare(
 declare(
     "chosen_k",
     inputs={"table": ExperimentTable(), "compare": ExperimentTable("_compare")},
-    draw=lambda i, png, pdf, csv, c: reports.chosen_k_bars(i["table"], i["compare"], png, pdf, csv,
+    draw=lambda i, png, pdf, csv, c: _reports().chosen_k_bars(i["table"], i["compare"], png, pdf, csv,
                                                            title=c["title"]),
     when=algorithms("fs_ed"), per_method=False,
     title="{dataset}: test NDCG@10 at the k chosen on vali",
@@ -523,7 +544,7 @@ declare(
 declare(
     "path",
     inputs={"paths": PATHS.file(), "table": ExperimentTable()},
-    draw=lambda i, png, pdf, csv, c: reports.greedy_path_figure(_by_fold(c, i["paths"]), png, pdf, csv,
+    draw=lambda i, png, pdf, csv, c: _reports().greedy_path_figure(_by_fold(c, i["paths"]), png, pdf, csv,
                                                                 title=c["title"], table_csv=i["table"]),
     when=algorithms("greedy_rankrls"), per_method=True,
     title="{dataset}: {method}, test, fold mean",
@@ -534,7 +555,7 @@ declare(
 declare(
     "convergence",
     inputs={"traces": CONVERGENCE.file("first")},
-    draw=lambda i, png, pdf, csv, c: reports.convergence_figure(i["traces"], png, pdf, csv, title=c["title"]),
+    draw=lambda i, png, pdf, csv, c: _reports().convergence_figure(i["traces"], png, pdf, csv, title=c["title"]),
     when=algorithms("fsmrank"), per_method=True,
     title="{dataset} fold {fold}: {method} objective",
     caption="FSMRank objective against seconds on the first fold's training split at the chosen lambdas: the "
@@ -545,7 +566,7 @@ declare(
 declare(
     "nonzero",
     inputs={"selections": FoldFile("select/{method}.json"), "models": FoldFile("select/{method}.model")},
-    draw=lambda i, png, pdf, csv, c: reports.nonzero_figure(_by_fold(c, i["selections"]), _by_fold(c, i["models"]),
+    draw=lambda i, png, pdf, csv, c: _reports().nonzero_figure(_by_fold(c, i["selections"]), _by_fold(c, i["models"]),
                                                             png, pdf, csv, title=c["title"]),
     when=algorithms("fsmrank"), per_method=True,
     title="{dataset}: {method}, non-zero weights at the vali-chosen lambdas",

@@ -49,7 +49,8 @@ import numpy as np
 from numba import njit
 
 from ltrfs.docstrings import fill_doc
-from ltrfs.metric_spec import CONVENTIONS, Convention, get_convention, parse_metric  # noqa: F401  (re-exported)
+from ltrfs.metric_spec import (CONVENTIONS, Convention, get_convention, parse_metric,  # noqa: F401  (re-exported)
+                               short_query_note)
 from ltrfs.params import Integer, check_value
 
 #: docstring text written once for the docstrings below (``ltrfs.docstrings``)
@@ -83,7 +84,6 @@ __all__ = [
     "evaluate",
     "metric_per_query",
     "mean_metrics",
-    "paired_ttest",
     "format_eval_score",
     "short_query_note",
 ]
@@ -492,47 +492,6 @@ def mean_metrics(qm: QueryMetrics) -> dict[str, float]:
     return out
 
 
-def paired_ttest(a, b) -> tuple[float, float]:
-    """Two-sided paired t-test of per-query values a against b.
-
-    ``t = mean(d) / (std(d, ddof=1) / sqrt(n))`` with ``d = a - b``; p from Student's t with
-    n - 1 degrees of freedom (as ``scipy.stats.ttest_rel``).
-
-    Parameters
-    ----------
-    a, b : array-like of float, shape (n,)
-        Per-query values of two rankings of the same queries.
-
-    Returns
-    -------
-    (float, float)
-        (t, p). Identical vectors give (0.0, 1.0); a constant non-zero difference (+-inf, 0.0).
-
-    Examples
-    --------
-    >>> t, p = paired_ttest([0.5, 0.6, 0.7], [0.4, 0.6, 0.5])
-    >>> round(t, 3), round(p, 3)
-    (1.732, 0.225)
-    """
-    from scipy import stats  # heavy (scipy.stats, ~1.4 s): imported on use
-
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    if a.ndim != 1 or a.shape != b.shape:
-        raise ValueError(f"paired_ttest needs two 1-D arrays of equal length; got {a.shape} and {b.shape}")
-    if a.size < 2:
-        raise ValueError(f"paired_ttest needs at least 2 paired values; got {a.size}")
-    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
-        raise ValueError("paired_ttest: values must be finite (found NaN or inf)")
-    d = a - b
-    if np.all(d == d[0]):
-        if d[0] == 0:
-            return 0.0, 1.0
-        return math.copysign(math.inf, d[0]), 0.0
-    res = stats.ttest_rel(a, b)
-    return float(res.statistic), float(res.pvalue)
-
-
 def _query_order(query_ids) -> np.ndarray:
     """Row order of the per-query lines: numeric ascending like the Perl ``sort {$a <=> $b}``."""
     ids = np.asarray(query_ids)
@@ -602,45 +561,3 @@ def _benchmark(n_queries: int = 10_000, rows: int = 1_200_000, repeat: int = 3, 
 
 if __name__ == "__main__":
     _benchmark()
-
-
-def short_query_note(query_ptr, convention, k: int = 10, where: str = "") -> str | None:
-    """The one line for a convention that scores NDCG@k of the short queries 0, or None.
-
-    The LETOR and MSLR conventions (``short_ndcg="zero"``) give NDCG@k = 0 to a query with fewer
-    than k documents: right for the LETOR datasets and the papers, a surprise on other data
-    (on MQ2008, whose median query has 8 documents, most test queries).
-
-    Parameters
-    ----------
-    query_ptr : ndarray of int64, shape (q + 1,)
-        The query layout.
-    convention : str or Convention
-    k : int, default 10
-        The cutoff.
-    where : str, default ""
-        Names the data in the line (a file, "the test queries").
-
-    Returns
-    -------
-    str or None
-        ``"9 of 12 queries of test.txt have fewer than 10 documents: letor4 scores their NDCG@10
-        0 (the LETOR scripts' rule); --convention standard computes it on their documents"``;
-        None when no query is short or the convention computes short queries.
-
-    Examples
-    --------
-    >>> short_query_note(np.array([0, 5, 20]), "letor4")
-    "1 of 2 queries have fewer than 10 documents: letor4 scores their NDCG@10 0 (the LETOR and MSLR scripts' rule); the convention standard computes it on their documents"
-    >>> short_query_note(np.array([0, 5, 20]), "standard") is None
-    True
-    """
-    conv = get_convention(convention)
-    n_short = int(np.sum(np.diff(np.asarray(query_ptr)) < k))
-    if conv.short_ndcg != "zero" or n_short == 0:
-        return None
-    n = len(query_ptr) - 1
-    place = f" of {where}" if where else ""
-    return (f"{n_short} of {n} queries{place} have fewer than {k} "
-            f"documents: {conv.name} scores their NDCG@{k} 0 (the LETOR and MSLR scripts' rule); the convention "
-            "standard computes it on their documents")

@@ -1,10 +1,10 @@
-"""Per-feature figures and tables of an experiment on a dataset, from the cached fold files:
+"""Per-feature figures of an experiment on a dataset, from the cached fold files:
 GAS Fig. 6 (each feature's metric alone) and Fig. 7 (Kendall similarity), FS-ED Fig. 3
 (densities per relevance class of the top and the last feature by psi), the random-forest
 elimination curve (Lei & Han Table 2.1), the Greedy RankRLS path (Pahikkala et al. Figs. 1-4),
-the FSMRank convergence (Lai et al. Fig. 5), FSMRank's non-zero weights per fold and the
-top-feature tables with feature names (Lei & Han Tables 3.1-3.5). Values over folds are fold
-means.
+the FSMRank convergence (Lai et al. Fig. 5) and FSMRank's non-zero weights per fold. Values over
+folds are fold means. The top-feature tables with feature names (Lei & Han Tables 3.1-3.5) are
+stage tables' (``ltrfs.pipeline.tables.top_features``): they draw nothing.
 
 These functions only read and draw: what a figure shows is computed by the stage that owns it
 (scores, selection, ``ltrfs.selection.greedy_rankrls.path_metrics``, ``class_densities_table``,
@@ -16,7 +16,6 @@ import pandas as pd
 
 from ltrfs import plots
 from ltrfs.formats import read_csv, read_npz, read_selection
-from ltrfs.htmlpage import write_markdown
 from ltrfs.tables import REFERENCE_RANKER, chosen_rows
 from ltrfs.util import write_text
 
@@ -277,48 +276,3 @@ def nonzero_figure(selection_paths: dict, model_paths: dict, png, pdf, csv, *, t
     plots.count_bars([f"fold {f}" if f != "mean" else "mean" for f in frame.fold], frame.nonzero,
                      int(mean["n_features"]), "non-zero weights", png, pdf, title=title)
     write_text(csv, frame.to_csv(index=False, float_format="%.6g"))
-
-
-def top_features(selection_paths: dict, out_md, out_csv, *, k: int = 10, names=None, title: str = "",
-                 out_html=None) -> None:
-    """Every method's top k features in the first fold given, with their names and scores.
-
-    The set a method chose itself, when it chose one, in the order of its ranking.
-
-    Parameters
-    ----------
-    selection_paths : dict
-        Method -> selection file.
-    out_md, out_csv : path
-        Markdown (a name column only where ``names`` are known) and CSV.
-    k : int, default 10
-    names : sequence of str or None
-    title : str, default ''
-    out_html : path or None
-        Also as an HTML page.
-    """
-    rows, lines = [], [f"### {title}", ""] if title else []
-    for method, path in selection_paths.items():
-        selection = read_selection(path)
-        chosen = (selection.get("chosen") or {}).get("n_selected")
-        n = int(chosen) if chosen else k
-        ids = selection["ranking"][:n]
-        scores = selection.get("scores")
-        lines += [f"**{method}** ({'its own choice of ' if chosen else 'top '}{n} features)", "",
-                  "| rank | feature | name | score |" if names else "| rank | feature | score |",
-                  "|---|---|---|---|" if names else "|---|---|---|"]
-        for rank, feature in enumerate(ids, 1):
-            name = names[feature - 1] if names else ""
-            score = "" if scores is None else f"{scores[feature - 1]:.4g}"
-            lines.append(f"| {rank} | {feature} | {name} | {score} |" if names else f"| {rank} | {feature} | {score} |")
-            rows.append({"method": method, "rank": rank, "feature": feature, "name": name,
-                         "score": None if scores is None else scores[feature - 1]})
-        lines.append("")
-    lines.append("Feature: the column number in the data files (1-based)"
-                 + ("; name: from the dataset's feature list" if names else " (the registry lists no names)")
-                 + "; score: the method's score of the feature on the fold's training split (empty for a "
-                 "method without scores, such as random); a method's own choice is the set it selected "
-                 "itself, otherwise the first k of its ranking.")
-    write_markdown(out_md, "\n".join(lines) + "\n", out_html)
-    # 12 significant digits: a score's last bits follow the CPU's BLAS kernel (docs/environment.md)
-    write_text(out_csv, pd.DataFrame(rows).to_csv(index=False, float_format="%.12g"))

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ltrfs import metrics, significance
+from ltrfs import metric_spec, significance
 from ltrfs.formats import METRIC_COLUMNS, read_csv
 
 KEY = ["method", "ranker", "k"]
@@ -91,7 +91,7 @@ def short_query_footnote(per_query: pd.DataFrame, convention, metric: str = "NDC
     Returns
     -------
     str or None
-        ``metrics.short_query_note`` over all folds' test queries and how to change the
+        ``metric_spec.short_query_note`` over all folds' test queries and how to change the
         convention; None when the convention computes short queries or none is short.
 
     Examples
@@ -102,11 +102,11 @@ def short_query_footnote(per_query: pd.DataFrame, convention, metric: str = "NDC
     >>> short_query_footnote(rows, "standard") is None
     True
     """
-    kind, k = metrics.parse_metric(metric)
+    kind, k = metric_spec.parse_metric(metric)
     test = per_query[per_query.split == "test"].drop_duplicates(["fold", "qid"])
     sizes = test["n_docs"].to_numpy(dtype=np.int64)
     query_ptr = np.concatenate([[0], np.cumsum(sizes)])
-    note = metrics.short_query_note(query_ptr, convention, k if kind == "ndcg" else 10, "all folds' test sets")
+    note = metric_spec.short_query_note(query_ptr, convention, k if kind == "ndcg" else 10, "all folds' test sets")
     return None if note is None else (f"{note}: set the dataset's `convention:` in the registry, or "
                                       f"`conventions: {{{dataset}: standard}}` in the config.")
 
@@ -478,7 +478,7 @@ def _tests(rows_a: pd.DataFrame, rows_b: pd.DataFrame) -> list[tuple]:
     out = []
     for name in METRIC_COLUMNS:
         va, vb = joined[name + "_a"].to_numpy(), joined[name + "_b"].to_numpy()
-        t, p = metrics.paired_ttest(va, vb) if len(joined) >= 2 else (np.nan, np.nan)
+        t, p = significance.paired_ttest(va, vb) if len(joined) >= 2 else (np.nan, np.nan)
         out.append((name, va.mean(), vb.mean(), va.mean() - vb.mean(), t, p, len(joined)))
     return out
 

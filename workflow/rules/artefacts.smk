@@ -1,17 +1,17 @@
 # Stage artefacts (ltrfs.pipeline.artefacts): the figures. Metric against k per experiment, every
 # feature report of the registry ltrfs.artefacts, and the per-method report data they draw.
-from ltrfs.pipeline.artefacts import METRIC_BY_FILE_NAME
+from ltrfs.pipeline.planning.artefacts import METRIC_BY_FILE_NAME
 
 
 rule report_data:
     """A method's report data declared in ltrfs.artefacts (REPORT_DATA): Greedy RankRLS path
     metrics on test, FS-ED class densities, FSMRank solver traces."""
     input:
-        unpack(PLAN.report_data_inputs),
+        unpack(PLAN.artefacts.report_data_inputs),
     output:
         f"{FOLD}/{{report}}/{{method}}.tsv",
     params:
-        context=PLAN.report_data_context,
+        context=PLAN.artefacts.report_data_context,
     resources:
         mem_mb=scaled(500, 4),
         runtime=scaled(5, 0.2),
@@ -38,10 +38,10 @@ rule figure_metric_vs_k:
         metric="|".join(METRIC_BY_FILE_NAME),  # not a paper figure's "fig4" (rule figure_paper)
     params:
         metric=lambda w: METRIC_BY_FILE_NAME[w.metric],
-        title=lambda w: PLAN.experiment_title(w.experiment, w.dataset),
-        baselines=lambda w: PLAN.baselines(w.experiment),
-        curves=lambda w: PLAN.experiment(w.experiment).get("figure_curves"),
-        n_features=lambda w: PLAN.n_features_of(w.dataset),
+        title=lambda w: PLAN.run.experiment_title(w.experiment, w.dataset),
+        baselines=lambda w: PLAN.run.baselines(w.experiment),
+        curves=lambda w: PLAN.run.experiment(w.experiment).get("figure_curves"),
+        n_features=lambda w: PLAN.run.n_features_of(w.dataset),
     resources:
         mem_mb=scaled(500, 4),
         runtime=scaled(5, 0.2),
@@ -68,10 +68,10 @@ rule figure_paper:
     wildcard_constraints:
         figure=r"fig\d+",
     params:
-        spec=lambda w: PLAN.paper_figure(w.experiment, w.figure),
-        title=lambda w: PLAN.experiment_title(w.experiment, w.dataset),
-        baselines=lambda w: PLAN.baselines(w.experiment),
-        n_features=lambda w: PLAN.n_features_of(w.dataset),
+        spec=lambda w: PLAN.artefacts.paper_figure(w.experiment, w.figure),
+        title=lambda w: PLAN.run.experiment_title(w.experiment, w.dataset),
+        baselines=lambda w: PLAN.run.baselines(w.experiment),
+        n_features=lambda w: PLAN.run.n_features_of(w.dataset),
     resources:
         mem_mb=scaled(500, 4),
         runtime=scaled(5, 0.2),
@@ -88,7 +88,7 @@ rule figure_paper:
 rule artefact:
     """Any feature report declared in ltrfs.artefacts (the registry gives its input files)."""
     input:
-        unpack(PLAN.artefact_inputs),
+        unpack(PLAN.artefacts.inputs),
     output:
         png=report(f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_{{artefact}}.png", caption="../report/artefact.rst",
                    category="{experiment}", subcategory="Feature reports", labels={"dataset": "{dataset}", "figure": "{artefact}"}),
@@ -97,8 +97,8 @@ rule artefact:
     wildcard_constraints:
         artefact=artefacts.stem_pattern(r"[A-Za-z0-9][A-Za-z0-9_.+-]*"),
     params:
-        context=PLAN.artefact_context,
-        caption=PLAN.artefact_caption,  # read by the report's caption
+        context=PLAN.artefacts.context,
+        caption=PLAN.artefacts.caption,  # read by the report's caption
     resources:
         mem_mb=scaled(500, 4),
         runtime=scaled(5, 0.2),

@@ -1,5 +1,6 @@
 # Config loading and validation, the datasets that take part, wildcard constraints and the one
-# planning object (ltrfs.pipeline.plan.Plan) whose methods the rule files use as input functions.
+# planning object (ltrfs.pipeline.plan.Plan): the rule files use its run (PLAN.run) and its stage
+# planners (PLAN.score, PLAN.train, ...; ltrfs.pipeline.planning) as input and params functions.
 import os
 import re
 import sys
@@ -68,10 +69,10 @@ PLAN = Plan(config, REGISTRY, present)
 if workflow.is_main_process:  # once, on the terminal: where a large k means "all features"
     for _line in k_notices(config, REGISTRY, present):
         print(f"ltrfs: {_line}", file=sys.stderr)
-RESOURCES = PLAN.resources
-RESULTS = PLAN.results
-FOLD = PLAN.fold
-LEADERBOARD = PLAN.leaderboard
+RESOURCES = PLAN.run.resources
+RESULTS = PLAN.run.results
+FOLD = PLAN.run.fold
+LEADERBOARD = PLAN.leaderboard.folder
 
 
 wildcard_constraints:

@@ -13,8 +13,8 @@ rule environment:
     conda:
         "../../envs/ltrfs.yaml"
     log:
-        f"logs/environment/{PLAN.config['run_name']}.log",
+        f"logs/environment/{PLAN.run.config['run_name']}.log",
     benchmark:
-        f"benchmarks/environment/{PLAN.config['run_name']}.tsv"
+        f"benchmarks/environment/{PLAN.run.config['run_name']}.tsv"
     script:
         "../scripts/environment.py"

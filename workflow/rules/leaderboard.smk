@@ -10,7 +10,7 @@ PLANTED_OUTPUTS = (
         "recovery_png": report(f"{LEADERBOARD}/planted_recovery.png", caption="../report/planted_recovery.rst",
                                category="Leaderboard", labels={"figure": "planted features found"}),
     }
-    if PLAN.planted_datasets()
+    if PLAN.leaderboard.planted_datasets()
     else {}
 )
 
@@ -20,7 +20,7 @@ rule leaderboard:
     critical-difference diagram), with its stability across folds, its selection cost and the
     smallest k that keeps up with all features (ltrfs.leaderboard)."""
     input:
-        PLAN.leaderboard_inputs,
+        PLAN.leaderboard.inputs,
     output:
         csv=f"{LEADERBOARD}/leaderboard.csv",
         md=f"{LEADERBOARD}/leaderboard.md",
@@ -40,11 +40,11 @@ rule leaderboard:
         pareto_csv=f"{LEADERBOARD}/accuracy_vs_cost.csv",
         **PLANTED_OUTPUTS,
     params:  # small values only: Snakemake shows a changed param as the reason to rerun
-        spec=PLAN.leaderboard_spec,
-        truths=PLAN.planted_truths(),
-        ks=PLAN.leaderboard_ks(),
-        baselines=PLAN.all_baselines(),
-        own=PLAN.all_own_rankers(),
+        spec=PLAN.leaderboard.spec,
+        truths=PLAN.leaderboard.planted_truths(),
+        ks=PLAN.leaderboard.ks(),
+        baselines=PLAN.leaderboard.baselines(),
+        own=PLAN.leaderboard.own_rankers(),
         margin=config["noninferiority_margin"],
     resources:
         mem_mb=scaled(500, 4),
@@ -52,8 +52,8 @@ rule leaderboard:
     conda:
         "../../envs/ltrfs.yaml"
     log:
-        f"logs/leaderboard/{PLAN.config['run_name']}.log",
+        f"logs/leaderboard/{PLAN.run.config['run_name']}.log",
     benchmark:
-        f"benchmarks/leaderboard/{PLAN.config['run_name']}.tsv"
+        f"benchmarks/leaderboard/{PLAN.run.config['run_name']}.tsv"
     script:
         "../scripts/leaderboard.py"

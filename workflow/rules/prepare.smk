@@ -3,8 +3,8 @@ rule download:
     output:
         f"{RESOURCES}/{{dataset}}/manifest.json",
     params:
-        entry=PLAN.fetch_entry,
-        seed=PLAN.job_seed("dataset"),
+        entry=PLAN.prepare.fetch_entry,
+        seed=PLAN.run.job_seed("dataset"),
     conda:
         "../../envs/ltrfs.yaml"
     log:
@@ -13,8 +13,8 @@ rule download:
         "benchmarks/download/{dataset}.tsv"
     resources:
         # generated data: its latent columns in memory, about 0.95 MB a MB of text (MSLR's shape)
-        mem_mb=scaled(1000, 1.0, PLAN.generated_text_mb),
-        runtime=scaled(240, 0.02, PLAN.generated_text_mb),
+        mem_mb=scaled(1000, 1.0, PLAN.prepare.generated_text_mb),
+        runtime=scaled(240, 0.02, PLAN.prepare.generated_text_mb),
     script:
         "../scripts/download.py"
 
@@ -27,8 +27,8 @@ rule prepare:
         vali=f"{FOLD}/data/vali.npz",
         test=f"{FOLD}/data/test.npz",
     params:
-        entry=PLAN.fetch_entry,
-        seed=PLAN.job_seed("dataset"),
+        entry=PLAN.prepare.fetch_entry,
+        seed=PLAN.run.job_seed("dataset"),
     conda:
         "../../envs/ltrfs.yaml"
     log:
@@ -37,7 +37,7 @@ rule prepare:
         "benchmarks/prepare/{dataset}/fold{fold}.tsv"
     resources:
         # a file over 256 MiB is read in pieces (ltrfs.datasets.folds): its matrix twice, not its text
-        mem_mb=scaled(1000, 1.0, PLAN.fold_text_mb),
-        runtime=scaled(5, 0.05, PLAN.fold_text_mb),
+        mem_mb=scaled(1000, 1.0, PLAN.prepare.fold_text_mb),
+        runtime=scaled(5, 0.05, PLAN.prepare.fold_text_mb),
     script:
         "../scripts/prepare.py"

@@ -1,13 +1,13 @@
 # Stage score (ltrfs.pipeline.score): the per-feature scores of a fold, whole or in feature chunks.
 rule score:
     input:
-        unpack(PLAN.score_inputs),
+        unpack(PLAN.score.inputs),
     output:
         f"{FOLD}/scores/{{scorer}}.npz",
     params:
-        convention=PLAN.convention,
+        convention=PLAN.run.convention,
         ties=config["ties"],
-    threads: PLAN.score_threads
+    threads: PLAN.score.threads
     resources:
         mem_mb=scaled(500, 6),
         runtime=scaled(10, 0.2),
@@ -28,9 +28,9 @@ rule score_chunk:
     output:
         f"{FOLD}/scores/{{scorer}}.chunk{{chunk}}of{{n_chunks}}.npz",
     params:
-        convention=PLAN.convention,
+        convention=PLAN.run.convention,
         ties=config["ties"],
-    threads: PLAN.score_threads
+    threads: PLAN.score.threads
     resources:
         mem_mb=scaled(500, 6),
         runtime=scaled(10, 0.2),

@@ -3,22 +3,22 @@
 
 rule select:
     input:
-        unpack(PLAN.scorer_inputs),
+        unpack(PLAN.select.scorer_inputs),
         train=f"{FOLD}/data/train.npz",
         vali=f"{FOLD}/data/vali.npz",
     output:
         selection=f"{FOLD}/select/{{method}}.json",
         selector=f"{FOLD}/select/{{method}}.model",
-    threads: PLAN.select_threads
+    threads: PLAN.select.threads
     # selections first: a long selection then overlaps the trainings of the short ones
     priority: 10
     resources:
         mem_mb=scaled(500, 10),
         runtime=scaled(30, 1),
     params:
-        method=PLAN.method_config,
-        seed=PLAN.job_seed("dataset", "fold", "method"),
-        convention=PLAN.convention,
+        method=PLAN.run.method_config,
+        seed=PLAN.run.job_seed("dataset", "fold", "method"),
+        convention=PLAN.run.convention,
         ties=config["ties"],
     conda:
         "../../envs/ltrfs.yaml"

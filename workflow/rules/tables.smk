@@ -4,8 +4,8 @@
 
 rule tables:
     input:
-        lambda w: [r["path"] for r in PLAN.run_records(w.experiment, w.dataset)],
-        lambda w: [r["path"] for r in PLAN.reference_records(w.experiment, w.dataset)],
+        lambda w: [r["path"] for r in PLAN.tables.run_records(w.experiment, w.dataset)],
+        lambda w: [r["path"] for r in PLAN.tables.reference_records(w.experiment, w.dataset)],
     output:
         csv=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.csv",
         md=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.md",
@@ -15,15 +15,15 @@ rule tables:
         pairs=f"{RESULTS}/{{dataset}}/tables/{{experiment}}_pairs.csv",
     params:
         pairs=lambda w: config["experiments"][w.experiment].get("compare", []),
-        runs=lambda w: PLAN.run_records(w.experiment, w.dataset),
-        references=lambda w: PLAN.reference_records(w.experiment, w.dataset),
-        metric=lambda w: PLAN.table_metric(w.experiment),
-        columns=lambda w: PLAN.table_columns(w.experiment),
-        title=lambda w: PLAN.experiment_title(w.experiment, w.dataset),
-        baselines=lambda w: PLAN.baselines(w.experiment),
-        own=lambda w: PLAN.own_rankers(w.experiment),
-        n_features=lambda w: PLAN.n_features_of(w.dataset),
-        convention=PLAN.convention,
+        runs=lambda w: PLAN.tables.run_records(w.experiment, w.dataset),
+        references=lambda w: PLAN.tables.reference_records(w.experiment, w.dataset),
+        metric=lambda w: PLAN.tables.metric(w.experiment),
+        columns=lambda w: PLAN.tables.columns(w.experiment),
+        title=lambda w: PLAN.run.experiment_title(w.experiment, w.dataset),
+        baselines=lambda w: PLAN.run.baselines(w.experiment),
+        own=lambda w: PLAN.run.own_rankers(w.experiment),
+        n_features=lambda w: PLAN.run.n_features_of(w.dataset),
+        convention=PLAN.run.convention,
         dataset=lambda w: w.dataset,
         margin=config["noninferiority_margin"],
     resources:
@@ -42,8 +42,8 @@ rule tables:
 use rule tables as tables_as with:
     """The experiment's tables with the same models evaluated in another convention."""
     input:
-        lambda w: [r["path"] for r in PLAN.run_records(w.experiment, w.dataset, w.as_convention)],
-        lambda w: [r["path"] for r in PLAN.reference_records(w.experiment, w.dataset, w.as_convention)],
+        lambda w: [r["path"] for r in PLAN.tables.run_records(w.experiment, w.dataset, w.as_convention)],
+        lambda w: [r["path"] for r in PLAN.tables.reference_records(w.experiment, w.dataset, w.as_convention)],
     output:
         csv=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.{{as_convention}}.csv",
         md=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.{{as_convention}}.md",
@@ -53,9 +53,9 @@ use rule tables as tables_as with:
         compare=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.{{as_convention}}_compare.csv",
         pairs=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.{{as_convention}}_pairs.csv",
     params:
-        runs=lambda w: PLAN.run_records(w.experiment, w.dataset, w.as_convention),
-        references=lambda w: PLAN.reference_records(w.experiment, w.dataset, w.as_convention),
-        title=lambda w: f"{PLAN.experiment_title(w.experiment, w.dataset)}, {w.as_convention} convention",
+        runs=lambda w: PLAN.tables.run_records(w.experiment, w.dataset, w.as_convention),
+        references=lambda w: PLAN.tables.reference_records(w.experiment, w.dataset, w.as_convention),
+        title=lambda w: f"{PLAN.run.experiment_title(w.experiment, w.dataset)}, {w.as_convention} convention",
         convention=lambda w: w.as_convention,
     log:
         "logs/tables/{dataset}/{experiment}.{as_convention}.log",
@@ -65,7 +65,7 @@ use rule tables as tables_as with:
 
 rule published:
     input:
-        tables=PLAN.published_tables,
+        tables=PLAN.tables.published_tables,
         paper=lambda w: Path(workflow.basedir, "config/published", f"{config['experiments'][w.experiment]['published']['paper']}.csv"),
     output:
         md=f"{RESULTS}/{{dataset}}/tables/{{experiment}}_published.md",
@@ -75,8 +75,8 @@ rule published:
         csv=f"{RESULTS}/{{dataset}}/tables/{{experiment}}_published.csv",
     params:
         published=lambda w: config["experiments"][w.experiment]["published"],
-        title=lambda w: PLAN.experiment_title(w.experiment, w.dataset),
-        conventions=PLAN.published_conventions,
+        title=lambda w: PLAN.run.experiment_title(w.experiment, w.dataset),
+        conventions=PLAN.tables.published_conventions,
     resources:
         mem_mb=scaled(500, 4),
         runtime=scaled(5, 0.2),
@@ -92,16 +92,16 @@ rule published:
 
 rule top_features:
     input:
-        PLAN.top_feature_inputs,
+        PLAN.tables.top_feature_inputs,
     output:
         md=f"{RESULTS}/{{dataset}}/tables/top_features/{{experiment}}.md",
         html=report(f"{RESULTS}/{{dataset}}/tables/top_features/{{experiment}}.html", caption="../report/top_features.rst",
                     category="{experiment}", subcategory="Tables", labels={"dataset": "{dataset}", "table": "top features"}),
         csv=f"{RESULTS}/{{dataset}}/tables/top_features/{{experiment}}.csv",
     params:
-        methods=lambda w: PLAN.ranking_methods(w.experiment),
-        names=lambda w: PLAN.names_of(w.dataset),
-        title=lambda w: f"Top features by method: {w.dataset} fold {PLAN.first_fold(w.experiment, w.dataset)}",
+        methods=lambda w: PLAN.tables.ranking_methods(w.experiment),
+        names=lambda w: PLAN.run.names_of(w.dataset),
+        title=lambda w: f"Top features by method: {w.dataset} fold {PLAN.tables.first_fold(w.experiment, w.dataset)}",
     resources:
         mem_mb=scaled(500, 4),
         runtime=scaled(5, 0.2),

@@ -7,7 +7,7 @@ rule train:
     """Train the ranker on every k of the selection (grid on vali), and evaluate the models on
     vali and test in the same job (the run file)."""
     input:
-        unpack(PLAN.own_selector),
+        unpack(PLAN.train.own_selector),
         selection=f"{FOLD}/select/{{method}}.json",
         train=f"{FOLD}/data/train.npz",
         vali=f"{FOLD}/data/vali.npz",
@@ -17,14 +17,14 @@ rule train:
         info=f"{FOLD}/models/{{method}}/{{ranker}}.json",
         run=f"{FOLD}/runs/{{method}}/{{ranker}}.tsv",
     params:
-        ranker=PLAN.ranker_config,
-        k=PLAN.train_ks,
-        metric=PLAN.train_metric,
-        convention=PLAN.convention,
+        ranker=PLAN.run.ranker_config,
+        k=PLAN.train.ks,
+        metric=PLAN.train.metric,
+        convention=PLAN.run.convention,
         ties=config["ties"],
-        run_ties=PLAN.run_ties(),
-        seed=PLAN.train_seed,
-    threads: PLAN.train_threads
+        run_ties=PLAN.train.run_ties(),
+        seed=PLAN.train.seed,
+    threads: PLAN.train.threads
     conda:
         "../../envs/ltrfs.yaml"
     log:
@@ -43,7 +43,7 @@ rule train:
 # per-ranker jobs of rule train would; rule train stays for any file no batch makes (a ranker of
 # several threads among them).
 if config["train_batch"]:
-    for (_dataset, _method), (_name, _rankers) in PLAN.train_batches().items():
+    for (_dataset, _method), (_name, _rankers) in PLAN.train.batches().items():
         _fold = f"{RESULTS}/{_dataset}/fold{{fold}}"
         _own = any(config["rankers"][r]["algorithm"] == OWN for r in _rankers)
 
@@ -60,11 +60,11 @@ if config["train_batch"]:
                 [f"{_fold}/{folder}/{_method}/{r}.{ext}" for r in _rankers
                  for folder, ext in (("models", "model"), ("models", "json"), ("runs", "tsv"))],
             params:
-                jobs=lambda w, d=_dataset, m=_method, rs=tuple(_rankers): PLAN.batch_jobs(d, m, rs, w.fold),
-                convention=lambda w, d=_dataset: PLAN.convention_of(d),
+                jobs=lambda w, d=_dataset, m=_method, rs=tuple(_rankers): PLAN.train.batch_jobs(d, m, rs, w.fold),
+                convention=lambda w, d=_dataset: PLAN.run.convention_of(d),
                 ties=config["ties"],
-                run_ties=PLAN.run_ties(),
-            threads: 1  # one-thread rankers only (PLAN.train_batches)
+                run_ties=PLAN.train.run_ties(),
+            threads: 1  # one-thread rankers only (PLAN.train.batches)
             conda:
                 "../../envs/ltrfs.yaml"
             log:
@@ -87,7 +87,7 @@ rule reference:
     output:
         f"{FOLD}/reference.tsv",
     params:
-        convention=PLAN.convention,
+        convention=PLAN.run.convention,
     resources:
         mem_mb=scaled(500, 4),
         runtime=scaled(5, 0.2),
@@ -122,7 +122,7 @@ rule rescore:
     output:
         f"{FOLD}/runs_{{as_convention}}/{{method}}/{{ranker}}.tsv",
     params:
-        run_ties=PLAN.run_ties(),
+        run_ties=PLAN.train.run_ties(),
     resources:
         mem_mb=scaled(500, 4),
         runtime=scaled(5, 0.2),

@@ -1,5 +1,5 @@
 """Snakemake adapter: each method's top features with names and scores (Lei & Han Tables 3.1-3.5)."""
-from ltrfs.reports import top_features
+from ltrfs.pipeline.tables import top_features
 from ltrfs.util import log_to
 
 log_to(snakemake.log[0])

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ltrfs.io.reader import read_letor
 from ltrfs.ranking_data import DataError, RankingData
 from ltrfs.util import atomic_open, os_error_text
 
@@ -173,4 +172,6 @@ def read_any(path, **kw) -> RankingData:
         if nf is not None and nf != data.n_features:
             raise DataError(f"{path}: cache has {data.n_features} features, n_features={nf} asked")
         return data
+    from ltrfs.io.reader import read_letor  # heavy (the compiled text reader, Numba): imported on use
+
     return read_letor(path, **kw)

@@ -9,9 +9,11 @@
     workflow/rules/leaderboard.smk  ltrfs.pipeline.leaderboard  leaderboard
 
 A stage module holds the stage's entry points (what the rule's script calls: read the inputs,
-call the package, write the outputs atomically) and, in a class ``*Planning``, the
-input-planning functions its rules use (inputs, params, threads, targets as functions of the
-wildcards). ``ltrfs.pipeline.plan.Plan`` gathers the planning classes into the one object the
-Snakefile builds from the config and the dataset registry; ``ltrfs.pipeline.run.Run`` is their
-common base (the config's own questions). ``ltrfs.pipeline.resources`` sizes the jobs.
+call the package, write the outputs atomically) and nothing of the other stages, so that a job
+imports only its own stage. The stage's planning (inputs, params, threads and targets as
+functions of the wildcards) is a planner of its own in ``ltrfs.pipeline.planning.<stage>``,
+used only by the Snakefile's process: ``ltrfs.pipeline.plan.Plan`` composes the planners into
+the one ``PLAN`` (``PLAN.train.ks``, ...), each built with the ``Run``
+(``ltrfs.pipeline.run.Run``: the config's own questions) and the earlier planners it asks.
+``ltrfs.pipeline.resources`` sizes the jobs.
 """

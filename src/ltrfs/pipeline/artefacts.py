@@ -10,24 +10,12 @@ import logging
 
 from ltrfs import artefacts, io
 from ltrfs.docstrings import fill_doc
-from ltrfs.formats import METRIC_COLUMNS, column_name, read_csv, read_selection
-from ltrfs.pipeline.tables import TablesPlanning
-from ltrfs.plots import metric_panels, metric_vs_k
-from ltrfs.selection import SELECTORS
+from ltrfs.formats import read_csv, read_selection
 from ltrfs.util import write_text
 
-__all__ = ["report_data", "figure_metric_vs_k", "figure_paper", "metric_file_name", "METRIC_BY_FILE_NAME", "ArtefactsPlanning"]
+__all__ = ["report_data", "figure_metric_vs_k", "figure_paper"]
 
 log = logging.getLogger("ltrfs")
-
-#: a metric's name in file names (no "@") -> its column
-METRIC_BY_FILE_NAME = {c.replace("@", ""): c for c in METRIC_COLUMNS}
-
-
-def metric_file_name(metric: str) -> str:
-    """``NDCG@10`` -> ``NDCG10``."""
-    return column_name(metric).replace("@", "")
-
 
 def report_data(name: str, selection_path, split_path, out_path, context: dict) -> None:
     """Compute the report data ``name`` (``ltrfs.artefacts.REPORT_DATA``) of one method's
@@ -87,6 +75,8 @@ def figure_metric_vs_k(table_csv, compare_csv, png, pdf, csv, *, metric: str, ti
     n_features : int or None, default None
         The dataset's number of features: k = d is labelled "all (d)".
     """
+    from ltrfs.plots import metric_vs_k  # heavy (matplotlib): not in the report-data jobs
+
     table = read_csv(table_csv, ("method", "ranker", "k", "folds"), dtype={"k": str})
     comparison = read_csv(compare_csv, dtype={"k_a": str, "k_b": str, "key_a": str, "key_b": str})
     n = int(table.folds.max())
@@ -105,8 +95,8 @@ def figure_paper(table_csv, compare_csv, png, pdf, csv, *, spec: dict, title: st
     ----------
     %(k_figure_files)s
     spec : dict
-        The figure (``ArtefactsPlanning.paper_figure``): ``figure`` (e.g. "fig4"), ``ranker``,
-        ``metrics``, ``methods``, ``labels``.
+        The figure (``PLAN.artefacts.paper_figure``, ``ltrfs.pipeline.planning.artefacts``):
+        ``figure`` (e.g. "fig4"), ``ranker``, ``metrics``, ``methods``, ``labels``.
     title : str
         The experiment's title.
     baselines : sequence of str
@@ -114,6 +104,8 @@ def figure_paper(table_csv, compare_csv, png, pdf, csv, *, spec: dict, title: st
     n_features : int or None, default None
         The dataset's number of features: k = d is labelled "all (d)".
     """
+    from ltrfs.plots import metric_panels  # heavy (matplotlib): not in the report-data jobs
+
     table = read_csv(table_csv, ("method", "ranker", "k", "folds"), dtype={"k": str})
     comparison = read_csv(compare_csv, dtype={"k_a": str, "k_b": str, "key_a": str, "key_b": str})
     n = int(table.folds.max())
@@ -131,84 +123,3 @@ def figure_paper(table_csv, compare_csv, png, pdf, csv, *, spec: dict, title: st
     metric_panels(table, spec["ranker"], spec["metrics"], png, pdf, csv,
                   title=f"Fig. {number} (ours): {ranker}, {title}", caption=caption, baselines=baselines,
                   methods=spec["methods"], labels=labels, comparison=comparison, n_features=n_features)
-
-
-@fill_doc
-class ArtefactsPlanning(TablesPlanning):
-    """The targets and inputs of the figure and report-data jobs (parameters as ``ltrfs.pipeline.run.Run``)."""
-
-    def experiment_methods(self, experiment: str) -> dict:
-        """The experiment's methods, in order, with their configs."""
-        return {m: self.config["methods"][m] for m in self.experiment(experiment)["methods"]}
-
-    def figure_targets(self, experiment: str, dataset: str) -> list[str]:
-        """The experiment's metric-against-k figures, its ``paper_figures`` of the dataset and its
-        feature reports on the dataset.
-
-        The feature reports are those its methods make possible (``ltrfs.artefacts.stems``); config
-        ``artefacts`` restricts them.
-
-        %(experiment_dataset_paths)s
-            The PNG files.
-        """
-        e = self.experiment(experiment)
-        targets = [f"{self.results}/figures/{experiment}/{dataset}_{metric_file_name(m)}.png"
-                   for m in e["figure_metrics"]]
-        targets += [f"{self.results}/figures/{experiment}/{dataset}_{name}.png"
-                    for name, figure in (e.get("paper_figures") or {}).items() if figure["dataset"] == dataset]
-        wanted = e.get("artefacts")  # None: every one the methods allow
-        targets += [f"{self.results}/figures/{experiment}/features/{dataset}_{stem}.png"
-                    for stem in artefacts.stems(self.experiment_methods(experiment), SELECTORS)
-                    if wanted is None or artefacts.parse(stem)[0].name in wanted]
-        return targets
-
-    def paper_figure(self, experiment: str, figure: str) -> dict:
-        """A figure of config ``paper_figures`` with its defaults: ``figure``, ``dataset``, ``ranker``,
-        ``metrics`` (default the experiment's ``figure_metrics``), ``methods`` (default all of the
-        experiment's) and ``labels`` (the experiment's ``figure_labels``).
-
-        Parameters
-        ----------
-        experiment : str
-        figure : str
-            Its name, e.g. "fig4".
-
-        Returns
-        -------
-        dict
-        """
-        e = self.experiment(experiment)
-        spec = e["paper_figures"][figure]
-        return {"figure": figure, "dataset": spec["dataset"], "ranker": spec["ranker"],
-                "metrics": spec.get("metrics", e["figure_metrics"]), "methods": spec.get("methods", e["methods"]),
-                "labels": dict(e.get("figure_labels") or {})}
-
-    def artefact_inputs(self, wildcards) -> dict:
-        """Role -> file(s) the artefact reads (``ltrfs.artefacts``), for ``unpack``."""
-        return artefacts.input_paths(wildcards.artefact, results=self.results, dataset=wildcards.dataset,
-                                     experiment=wildcards.experiment,
-                                     folds=self.folds(wildcards.experiment, wildcards.dataset))
-
-    def artefact_context(self, wildcards) -> dict:
-        """The plain values an artefact's drawing function needs besides its files."""
-        folds = self.folds(wildcards.experiment, wildcards.dataset)
-        return {"dataset": wildcards.dataset, "experiment": wildcards.experiment, "folds": list(folds),
-                "names": self.names_of(wildcards.dataset),
-                "title": artefacts.title(wildcards.artefact, dataset=wildcards.dataset, folds=folds)}
-
-    def artefact_caption(self, wildcards) -> str:
-        """A params function: the registry's caption of the job's feature report (the report's
-        caption reads it), with the method it shows."""
-        artefact, method = artefacts.parse(wildcards.artefact)
-        text = artefact.caption + (f" Method: {method}." if method else "")
-        return text.replace("\\", "\\\\").replace("@", "\\@")  # reStructuredText: NDCG@10 is no e-mail address
-
-    def report_data_inputs(self, wildcards) -> dict:
-        """The method's selection record and the split the report data reads."""
-        fold = self.fold.format(**wildcards)
-        split = artefacts.REPORT_DATA[wildcards.report].split
-        return {"selection": f"{fold}/select/{wildcards.method}.json", "split": f"{fold}/data/{split}.npz"}
-
-    def report_data_context(self, wildcards) -> dict:
-        """A params function: the values report data is computed with (``convention``, ``evaluation_ties``)."""
-        return {"convention": self.convention(wildcards), "evaluation_ties": self.config["evaluation_ties"]}

@@ -4,7 +4,6 @@ stability across folds, its selection cost and the smallest k that keeps up with
 (``results/leaderboard/{run_name}/``; the statistics are ``ltrfs.leaderboard``'s)."""
 from __future__ import annotations
 
-from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -15,12 +14,11 @@ from ltrfs.htmlpage import write_markdown
 from ltrfs.leaderboard import (board, markdown, n_folds_text, read_costs, read_selections, recovery_table,
                                smallest_k, stability_table)
 from ltrfs.formats import read_csv
-from ltrfs.pipeline.artefacts import ArtefactsPlanning
-from ltrfs.selection import SELECTORS
+from ltrfs.pipeline.planning.leaderboard import leaderboard_records
 from ltrfs.tables import NONINFERIORITY_MARGIN, REFERENCE_RANKER
 from ltrfs.util import write_text
 
-__all__ = ["write_leaderboard", "leaderboard_records", "LeaderboardPlanning"]
+__all__ = ["write_leaderboard", "leaderboard_records"]
 
 
 def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[dict], out: dict, *,
@@ -139,108 +137,3 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
     chosen = long[(long.k.astype(str) == "vali") | long.method.isin(list(baselines))]
     chosen = chosen[~chosen.ranker.isin(list(own)) & (chosen.ranker != REFERENCE_RANKER)]
     plots.accuracy_vs_cost(chosen, cost, first, out["pareto"], csv=out.get("pareto_csv"), baselines=baselines)
-
-
-def leaderboard_records(tables: list, selections: list, *, results: str = "results", chunks: dict | None = None) -> dict:
-    """The files a leaderboard reads, from the compact description the rule passes as params.
-
-    The leaderboard rule's params hold only this description (a few hundred bytes), not the
-    file lists: Snakemake compares a rule's params with those of the last run of its outputs,
-    and shows the difference as the reason to rerun.
-
-    Parameters
-    ----------
-    tables : list
-        ``[experiment, dataset, metric]`` of every table ranked (metric: the table's vali metric).
-    selections : list
-        ``[dataset, method, algorithm, folds]`` of every competing method on a dataset.
-    results : str, default "results"
-        The results folder.
-    chunks : dict or None, default None
-        Scorer -> the number of jobs one fold's scores are split into (config ``chunks``).
-
-    Returns
-    -------
-    dict
-        ``tables`` ({experiment, dataset, metric, path}), ``selections`` ({dataset, method,
-        fold, path}) and ``costs`` ({dataset, method, fold, paths: the benchmark files of the
-        select job and of the scorer jobs it reads}).
-    """
-    chunks = chunks or {}
-    out = {"tables": [{"experiment": e, "dataset": d, "metric": m, "path": f"{results}/{d}/tables/{e}.csv"}
-                      for e, d, m in tables],
-           "selections": [], "costs": []}
-    for dataset, method, algorithm, folds in selections:
-        for fold in folds:
-            bench = f"benchmarks/score/{dataset}/fold{fold}"
-            paths = [f"benchmarks/select/{dataset}/fold{fold}/{method}.tsv"]
-            for scorer in SELECTORS[algorithm].requires:
-                n = int(chunks.get(scorer, 1))
-                paths.append(f"{bench}/{scorer}.tsv")
-                paths += [f"{bench}/{scorer}.chunk{i}of{n}.tsv" for i in range(1, n + 1)] if n > 1 else []
-            out["selections"].append({"dataset": dataset, "method": method, "fold": fold,
-                                      "path": f"{results}/{dataset}/fold{fold}/select/{method}.json"})
-            out["costs"].append({"dataset": dataset, "method": method, "fold": fold, "paths": paths})
-    return out
-
-
-class LeaderboardPlanning(ArtefactsPlanning):
-    """What the leaderboard job reads and its settings (parameters as ``ltrfs.pipeline.run.Run``)."""
-
-    @property
-    def leaderboard(self) -> str:
-        """The run's leaderboard folder, ``{results}/leaderboard/{run_name}``: runs of other configs
-        in the same results folder keep theirs."""
-        return f"{self.results}/leaderboard/{self.config['run_name']}"
-
-    @cached_property  # the config is fixed once the workflow is parsed
-    def leaderboard_spec(self) -> dict:
-        """The compact description of what the leaderboard reads (``leaderboard_records``'s
-        arguments): the tables of the experiments being run with their table metric, and every
-        competing method (not WAF) on each of their datasets with its folds."""
-        tables, selections, seen = [], [], set()
-        for name, e, dataset in self.run_experiments():
-            tables.append([name, dataset, self.table_metric(name)])
-            for method in e["methods"]:
-                algorithm = self.algorithm(method)
-                if algorithm == "waf" or (dataset, method) in seen:
-                    continue
-                seen.add((dataset, method))
-                selections.append([dataset, method, algorithm, list(self.folds(name, dataset))])
-        scorers = {s for *_, algorithm, _ in selections for s in SELECTORS[algorithm].requires}
-        chunks = {s: n for s in sorted(scorers) if (n := self.n_chunks(s)) > 1}
-        return {"tables": tables, "selections": selections, "results": self.results, "chunks": chunks}
-
-    @cached_property
-    def leaderboard_records(self) -> dict:
-        """What the leaderboard reads (``leaderboard_records`` of ``leaderboard_spec``)."""
-        return leaderboard_records(**self.leaderboard_spec)
-
-    def planted_datasets(self) -> list[str]:
-        """The run's generated datasets (registry layout ``synthetic``): their truth.json names
-        the planted features."""
-        return sorted({r["dataset"] for r in self.leaderboard_records["tables"]
-                       if self.registry[r["dataset"]]["layout"] == "synthetic"})
-
-    def planted_truths(self) -> dict:
-        """dataset -> its truth.json, for the run's generated datasets."""
-        return {d: f"{self.resources}/{d}/data/truth.json" for d in self.planted_datasets()}
-
-    def leaderboard_inputs(self, wildcards) -> list[str]:
-        """An input function: every file of ``leaderboard_records``, and the generated datasets' manifests."""
-        records = self.leaderboard_records
-        return ([r["path"] for r in records["tables"]] + [r["path"] for r in records["selections"]]
-                + [p for r in records["costs"] for p in r["paths"]]
-                + [f"{self.resources}/{d}/manifest.json" for d in self.planted_datasets()])  # truth.json comes with it
-
-    def leaderboard_ks(self) -> list[int]:
-        """The union of the k grids of the experiments being run, sorted."""
-        return sorted({int(k) for name in self.config["run"] for k in self.experiment(name)["k"]})
-
-    def all_baselines(self) -> list[str]:
-        """The all-features baseline methods of the experiments being run, sorted."""
-        return sorted({m for name in self.config["run"] for m in self.baselines(name)})
-
-    def all_own_rankers(self) -> list[str]:
-        """The rankers of the experiments being run that are a method's own model, sorted."""
-        return sorted({r for name in self.config["run"] for r in self.own_rankers(name)})

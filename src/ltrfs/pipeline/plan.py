@@ -1,31 +1,66 @@
-"""The one planning object the Snakefile builds: every stage's planning, in stage order.
+"""The one planning object the Snakefile builds: every stage's planning, composed.
 
-Each stage module's ``*Planning`` class extends the previous stage's (prepare, score, select,
-train, tables, artefacts, leaderboard), so a later stage can ask an earlier one (the tables
-ask train which (method, ranker) pairs rank; the leaderboard asks score how a scorer is
-chunked). ``Plan`` adds the targets of ``rule all``.
+Each stage's planner (``ltrfs.pipeline.planning.<stage>``) is built with the ``Run`` (the
+config's own questions) and the earlier planners it asks, named: the tables ask train which
+(method, ranker) pairs rank, the leaderboard asks score how a scorer is chunked and the tables
+which metric each table uses. ``Plan`` holds them as attributes named as the stages
+(``PLAN.train.ks``, ``PLAN.tables.run_records``, ...; the run itself is ``PLAN.run``) and adds
+the targets of ``rule all`` and the summary at the end of a run.
 """
 from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from ltrfs.pipeline.leaderboard import LeaderboardPlanning
-from ltrfs.tables import read_references, short_query_footnote
+from ltrfs.pipeline.planning.artefacts import ArtefactsPlanning
+from ltrfs.pipeline.planning.leaderboard import LeaderboardPlanning
+from ltrfs.pipeline.planning.prepare import PreparePlanning
+from ltrfs.pipeline.planning.score import ScorePlanning
+from ltrfs.pipeline.planning.select import SelectPlanning
+from ltrfs.pipeline.planning.tables import TablesPlanning
+from ltrfs.pipeline.planning.train import TrainPlanning
+from ltrfs.pipeline.run import Run
 
 __all__ = ["Plan"]
 
 
-class Plan(LeaderboardPlanning):
-    """The planning of a run (``ltrfs.pipeline.run.Run``: a checked config and the registry)."""
+class Plan:
+    """The planning of a run: each stage's planner, and the targets of ``rule all``.
+
+    Parameters
+    ----------
+    config : dict
+        The checked config (``ltrfs.config_check.check``).
+    registry : dict
+        Dataset name -> registry entry.
+    present : callable, optional
+        ``present(dataset) -> bool`` (``ltrfs.pipeline.run.Run``).
+
+    Attributes
+    ----------
+    run : ltrfs.pipeline.run.Run
+        The config's own questions (folds, conventions, seeds, titles, folders).
+    prepare, score, select, train, tables, artefacts, leaderboard
+        The stages' planners (``ltrfs.pipeline.planning``).
+    """
+
+    def __init__(self, config: dict, registry: dict, present=None):
+        self.run = run = Run(config, registry, present)
+        self.prepare = PreparePlanning(run)
+        self.score = ScorePlanning(run)
+        self.select = SelectPlanning(run)
+        self.train = TrainPlanning(run)
+        self.tables = TablesPlanning(run, train=self.train)
+        self.artefacts = ArtefactsPlanning(run)
+        self.leaderboard = LeaderboardPlanning(run, score=self.score, tables=self.tables)
 
     def all_targets(self) -> list[str]:
         """What ``rule all`` asks for: every table and figure of the experiments being run, on
         their present datasets, and the leaderboard."""
         targets = []
-        for name, _, dataset in self.run_experiments():
-            targets += self.table_targets(name, dataset) + self.figure_targets(name, dataset)
-        return targets + [f"{self.leaderboard}/leaderboard.md", f"{self.leaderboard}/leaderboard.html",
-                          f"{self.results}/versions.html"]
+        for name, _, dataset in self.run.run_experiments():
+            targets += self.tables.targets(name, dataset) + self.artefacts.targets(name, dataset)
+        folder = self.leaderboard.folder
+        return targets + [f"{folder}/leaderboard.md", f"{folder}/leaderboard.html", f"{self.run.results}/versions.html"]
 
     def summary(self) -> str:
         """What a finished run tells at its end (``onsuccess``): the folders of its tables and
@@ -38,12 +73,12 @@ class Plan(LeaderboardPlanning):
             Lines ``ltrfs: tables      results/synthetic/tables/`` and so on.
         """
         tables, figures = set(), set()
-        for name, _, dataset in self.run_experiments():
-            tables.update(str(PurePosixPath(p).parent) + "/" for p in self.table_targets(name, dataset))
-            figures.update(str(PurePosixPath(p).parent) + "/" for p in self.figure_targets(name, dataset))
+        for name, _, dataset in self.run.run_experiments():
+            tables.update(str(PurePosixPath(p).parent) + "/" for p in self.tables.targets(name, dataset))
+            figures.update(str(PurePosixPath(p).parent) + "/" for p in self.artefacts.targets(name, dataset))
         lines = ([f"{'tables':12s}{folder}" for folder in sorted(tables)]
                  + [f"{'figures':12s}{folder}" for folder in sorted(figures)]
-                 + [f"{'leaderboard':12s}{self.leaderboard}/leaderboard.md (and .html, .csv, figures beside it)",
+                 + [f"{'leaderboard':12s}{self.leaderboard.folder}/leaderboard.md (and .html, .csv, figures beside it)",
                     f"{'report':12s}snakemake --report report.html, with this run's --configfile options"])
         return "".join(f"ltrfs: {line}\n" for line in ["the run is complete; its results:"] + lines
                        + self.short_query_notes())
@@ -58,13 +93,16 @@ class Plan(LeaderboardPlanning):
         list of str
             ``"note: MQ2008: 372 of 784 queries of all folds' test sets have fewer than 10 ..."``.
         """
+        from ltrfs.tables import read_references, short_query_footnote  # heavy (pandas): imported on use
+
         references: dict[str, dict] = {}
-        for name, _, dataset in self.run_experiments():
-            for record in self.reference_records(name, dataset):
+        for name, _, dataset in self.run.run_experiments():
+            for record in self.tables.reference_records(name, dataset):
                 references.setdefault(dataset, {})[record["path"]] = record
         notes = []
         for dataset, records in references.items():
             present = [r for r in records.values() if Path(r["path"]).is_file()]
-            note = short_query_footnote(read_references(present), self.convention_of(dataset), dataset=dataset) if present else None
+            note = (short_query_footnote(read_references(present), self.run.convention_of(dataset), dataset=dataset)
+                    if present else None)
             notes += [f"note: {dataset}: {note}"] if note else []
         return notes

@@ -1,10 +1,10 @@
-"""The questions every stage's planning asks of a run: its config and the dataset registry."""
+"""The questions every stage's planner asks of a run: its config and the dataset registry."""
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from ltrfs.config import convention_of, folds_of, train_metrics
+from ltrfs.config import OWN, convention_of, folds_of, train_metrics
 from ltrfs.datasets.registry import feature_names
 from ltrfs.util import stable_seed
 
@@ -83,6 +83,19 @@ class Run:
     def algorithm(self, method: str) -> str:
         """The selection algorithm of the method ``method``."""
         return self.config["methods"][method]["algorithm"]
+
+    def baselines(self, experiment: str) -> list[str]:
+        """The experiment's all-features methods (algorithm waf), for p-values and figures."""
+        return [m for m in self.experiment(experiment)["methods"] if self.algorithm(m) == "waf"]
+
+    def own_rankers(self, experiment: str) -> list[str]:
+        """The experiment's rankers that are the method's own model (algorithm own)."""
+        return [r for r in self.experiment(experiment)["rankers"] if self.config["rankers"][r]["algorithm"] == OWN]
+
+    def n_features_of(self, dataset: str) -> int | None:
+        """The dataset's number of features from the registry (None where the entry leaves it to
+        the files): the k that tables and figures label "all (d)"."""
+        return self.registry[dataset].get("n_features")
 
     def job_seed(self, *names):
         """A params function: the config seed combined with the named wildcards."""

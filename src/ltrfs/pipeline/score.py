@@ -8,16 +8,11 @@ import time
 
 from ltrfs import io, scoring
 from ltrfs.formats import load_scores, save_scores
-from ltrfs.pipeline.prepare import PreparePlanning
 from ltrfs.tuning import SELECTION_TIES
 
-__all__ = ["score", "merge_scores", "ScorePlanning", "SCORE_THREADS"]
+__all__ = ["score", "merge_scores"]
 
 log = logging.getLogger("ltrfs")
-
-#: the threaded scorers' default threads; more with --set-threads score=N
-SCORE_THREADS = 2
-
 
 def score(scorer: str, train_path, vali_path, out_path, convention: str, *, threads: int = 1,
           chunk: tuple[int, int] | None = None, ties: str = SELECTION_TIES) -> None:
@@ -61,25 +56,3 @@ def merge_scores(scorer: str, chunk_paths, out_path) -> None:
         The score file written.
     """
     save_scores(scoring.merge(scorer, list(load_scores(dict(enumerate(chunk_paths))).values())), out_path)
-
-
-class ScorePlanning(PreparePlanning):
-    """The inputs and threads of the score jobs (parameters as ``ltrfs.pipeline.run.Run``)."""
-
-    def n_chunks(self, scorer: str) -> int:
-        """How many jobs compute one fold's scorer (config ``chunks``; 1 = one job)."""
-        return int((self.config.get("chunks") or {}).get(scorer, 1))
-
-    def score_inputs(self, wildcards) -> dict:
-        """A fold's splits, plus the chunk files when the scorer is split across jobs."""
-        fold = self.fold.format(**wildcards)
-        inputs = {"train": f"{fold}/data/train.npz", "vali": f"{fold}/data/vali.npz"}
-        n = self.n_chunks(wildcards.scorer)
-        if n > 1:
-            inputs["chunks"] = [f"{fold}/scores/{wildcards.scorer}.chunk{i}of{n}.npz" for i in range(1, n + 1)]
-        return inputs
-
-    def score_threads(self, wildcards) -> int:
-        """Threads of a score job: 1 for a scorer that runs on one, or that only merges its chunks."""
-        merges = getattr(wildcards, "chunk", None) is None and self.n_chunks(wildcards.scorer) > 1
-        return SCORE_THREADS if scoring.uses_threads(wildcards.scorer) and not merges else 1

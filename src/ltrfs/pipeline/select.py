@@ -9,12 +9,11 @@ from ltrfs import io, metrics
 from ltrfs.context import with_context
 from ltrfs.ranking_data import RankingData
 from ltrfs.formats import load_scores, save_selector, selection_record
-from ltrfs.pipeline.score import ScorePlanning
 from ltrfs.selection import SELECTORS, make_selector
 from ltrfs.tuning import SELECTION_TIES
 from ltrfs.util import write_json
 
-__all__ = ["fit_selector", "select", "SelectPlanning"]
+__all__ = ["fit_selector", "select"]
 
 log = logging.getLogger("ltrfs")
 
@@ -98,16 +97,3 @@ def select(name: str, method: dict, train_path, vali_path, score_paths: dict, ou
     write_json(out_path, record)
     log.info("%s: selected in %.3f s; top features %s", name, record["seconds"], record["ranking"][:10])
     return record
-
-
-class SelectPlanning(ScorePlanning):
-    """The inputs and threads of the select jobs (parameters as ``ltrfs.pipeline.run.Run``)."""
-
-    def scorer_inputs(self, wildcards) -> dict:
-        """The per-fold score files the method's algorithm reads."""
-        fold = self.fold.format(**wildcards)
-        return {name: f"{fold}/scores/{name}.npz" for name in SELECTORS[self.algorithm(wildcards.method)].requires}
-
-    def select_threads(self, wildcards) -> int:
-        """The method's own ``threads`` (default 1)."""
-        return self.method_config(wildcards).get("threads", 1)

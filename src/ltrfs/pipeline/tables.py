@@ -2,7 +2,7 @@
 dataset (``results/{dataset}/tables/{experiment}.csv|.md|.html``, ``ltrfs.tables``), the same in
 other metric conventions (``{experiment}.{convention}.csv``), the paper's published numbers
 beside ours (``{experiment}_published``, ``ltrfs.published``) and each method's top features
-(``tables/top_features/{experiment}``, ``ltrfs.reports.top_features``)."""
+(``tables/top_features/{experiment}``, ``top_features``)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,18 +10,14 @@ from pathlib import Path
 import pandas as pd
 
 from ltrfs import published
-from ltrfs.config import OWN, validation_metric_of
-from ltrfs.docstrings import fill_doc
-from ltrfs.formats import column_name, read_csv
+from ltrfs.formats import read_csv, read_selection
 from ltrfs.htmlpage import write_markdown
-from ltrfs.pipeline.train import TrainPlanning
-from ltrfs.selection import SELECTORS
 from ltrfs.tables import (COMPARE_COLUMNS, NONINFERIORITY_MARGIN, REFERENCE_NOTE, all_pairs, by_k_markdown, compare,
                           compare_markdown, folds_text, pairs_markdown, read_references, read_runs, short_query_footnote,
                           summarise, to_markdown)
 from ltrfs.util import write_text
 
-__all__ = ["write_tables", "write_published", "TablesPlanning"]
+__all__ = ["write_tables", "write_published", "top_features"]
 
 
 def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", title=None,
@@ -36,7 +32,8 @@ def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", 
     Parameters
     ----------
     runs : list of dict
-        The run files with their coordinates (``TablesPlanning.run_records``).
+        The run files with their coordinates (``PLAN.tables.run_records``,
+        ``ltrfs.pipeline.planning.tables``).
     out_csv : str or os.PathLike
         The long table (``ltrfs.tables.summarise``) written as CSV.
     out_md : str or os.PathLike
@@ -140,143 +137,46 @@ def write_published(spec: dict, paper_dir, tables: dict, dataset: str, title: st
     write_text(out["csv"], comparison.to_csv(index=False, float_format="%.6g"))
 
 
-@fill_doc
-class TablesPlanning(TrainPlanning):
-    """The run files, references and settings of the table jobs (parameters as ``ltrfs.pipeline.run.Run``)."""
+def top_features(selection_paths: dict, out_md, out_csv, *, k: int = 10, names=None, title: str = "",
+                 out_html=None) -> None:
+    """Every method's top k features in the first fold given, with their names and scores.
 
-    def baselines(self, experiment: str) -> list[str]:
-        """The experiment's all-features methods (algorithm waf), for p-values and figures."""
-        return [m for m in self.experiment(experiment)["methods"] if self.algorithm(m) == "waf"]
+    The set a method chose itself, when it chose one, in the order of its ranking.
 
-    def own_rankers(self, experiment: str) -> list[str]:
-        """The experiment's rankers that are the method's own model (algorithm own)."""
-        return [r for r in self.experiment(experiment)["rankers"] if self.config["rankers"][r]["algorithm"] == OWN]
-
-    def n_features_of(self, dataset: str) -> int | None:
-        """The dataset's number of features from the registry (None where the entry leaves it to
-        the files): the k that tables and figures label "all (d)"."""
-        return self.registry[dataset].get("n_features")
-
-    def table_metric(self, experiment: str) -> str:
-        """The run-file column of the experiment's vali metric (k chosen on vali, p-values)."""
-        return column_name(validation_metric_of(self.config, experiment))
-
-    def table_columns(self, experiment: str) -> list[str]:
-        """The columns of the experiment's Markdown table (config ``metrics``; [] for the default)."""
-        return [column_name(m) for m in self.experiment(experiment).get("metrics", [])]
-
-    def also_conventions(self, experiment: str, dataset: str) -> list[str]:
-        """The experiment's ``also_conventions`` other than the dataset's own.
-
-        %(experiment_dataset_paths)s
-        """
-        own = self.convention_of(dataset)
-        return [c for c in self.experiment(experiment).get("also_conventions", []) if c != own]
-
-    def run_records(self, experiment: str, dataset: str, as_convention: str | None = None) -> list[dict]:
-        """Every run file of an experiment on a dataset, with its coordinates (for the tables).
-
-        Parameters
-        ----------
-        %(experiment_dataset)s
-        as_convention : str or None, default None
-            The re-evaluated run files in this convention (``runs_{convention}``) instead.
-
-        Returns
-        -------
-        list of dict
-            ``path``, ``fold``, ``method``, ``ranker``, ``k`` and ``full_model`` of every run file.
-        """
-        e = self.experiment(experiment)
-        folder = "runs" if as_convention is None else f"runs_{as_convention}"
-        return [
-            {"path": f"{self.fold_folder(dataset, fold)}/{folder}/{method}/{ranker}.tsv",
-             "fold": fold, "method": method, "ranker": ranker, "k": e["k"],
-             "full_model": self.config["rankers"][ranker]["algorithm"] == OWN}
-            for fold in self.folds(experiment, dataset)
-            for method in e["methods"]
-            for ranker in e["rankers"]
-            if self.ranks_itself(method, ranker)
-        ]
-
-    def reference_records(self, experiment: str, dataset: str, as_convention: str | None = None) -> list[dict]:
-        """The reference file of every fold (file order and random order of a constant score).
-
-        Parameters
-        ----------
-        %(experiment_dataset)s
-        as_convention : str or None, default None
-            The re-evaluated reference files in this convention instead.
-
-        Returns
-        -------
-        list of dict
-            ``path`` and ``fold`` of every reference file.
-        """
-        name = "reference" if as_convention is None else f"reference_{as_convention}"
-        return [{"path": f"{self.fold_folder(dataset, fold)}/{name}.tsv", "fold": fold}
-                for fold in self.folds(experiment, dataset)]
-
-    def published_tables(self, wildcards) -> list[str]:
-        """The experiment's tables in the conventions its published page compares, own first."""
-        e, d = wildcards.experiment, wildcards.dataset
-        return [f"{self.results}/{d}/tables/{e}.csv",
-                *(f"{self.results}/{d}/tables/{e}.{c}.csv" for c in self.also_conventions(e, d))]
-
-    def published_conventions(self, wildcards) -> list[str]:
-        """A params function: the dataset's convention, then the experiment's ``also_conventions``."""
-        return [self.convention_of(wildcards.dataset), *self.also_conventions(wildcards.experiment, wildcards.dataset)]
-
-    def first_fold(self, experiment: str, dataset: str) -> int:
-        """The first fold of a dataset the experiment uses.
-
-        Parameters
-        ----------
-        %(experiment_dataset)s
-
-        Returns
-        -------
-        int
-        """
-        return self.folds(experiment, dataset)[0]
-
-    def methods_with(self, experiment: str, test) -> list[str]:
-        """The experiment's methods whose configuration passes ``test``.
-
-        Parameters
-        ----------
-        experiment : str
-            The experiment.
-        test : callable
-            ``test(method_config, selector_class) -> bool``.
-
-        Returns
-        -------
-        list of str
-        """
-        return [m for m in self.experiment(experiment)["methods"]
-                if test(self.config["methods"][m], SELECTORS[self.algorithm(m)])]
-
-    def ranking_methods(self, experiment: str) -> list[str]:
-        """The experiment's methods that rank the features (those the top-feature table lists)."""
-        return self.methods_with(experiment, lambda m, cls: cls.uses_k)
-
-    def top_feature_inputs(self, wildcards) -> list[str]:
-        """An input function: the first fold's selection records of the experiment's ranking methods."""
-        fold = self.first_fold(wildcards.experiment, wildcards.dataset)
-        return [f"{self.fold_folder(wildcards.dataset, fold)}/select/{m}.json"
-                for m in self.ranking_methods(wildcards.experiment)]
-
-    def table_targets(self, experiment: str, dataset: str) -> list[str]:
-        """The tables of an experiment on a dataset that ``rule all`` asks for.
-
-        %(experiment_dataset_paths)s
-            The Markdown and HTML files.
-        """
-        e = self.experiment(experiment)
-        tables = [experiment, *(f"{experiment}.{c}" for c in self.also_conventions(experiment, dataset))]
-        tables += [f"{experiment}_published"] if e.get("published") else []
-        targets = [f"{self.results}/{dataset}/tables/{t}.{ext}" for t in tables for ext in ("md", "html")]
-        if self.ranking_methods(experiment):
-            targets += [f"{self.results}/{dataset}/tables/top_features/{experiment}.{ext}" for ext in ("md", "html")]
-        return targets
+    Parameters
+    ----------
+    selection_paths : dict
+        Method -> selection file.
+    out_md, out_csv : path
+        Markdown (a name column only where ``names`` are known) and CSV.
+    k : int, default 10
+    names : sequence of str or None
+    title : str, default ''
+    out_html : path or None
+        Also as an HTML page.
+    """
+    rows, lines = [], [f"### {title}", ""] if title else []
+    for method, path in selection_paths.items():
+        selection = read_selection(path)
+        chosen = (selection.get("chosen") or {}).get("n_selected")
+        n = int(chosen) if chosen else k
+        ids = selection["ranking"][:n]
+        scores = selection.get("scores")
+        lines += [f"**{method}** ({'its own choice of ' if chosen else 'top '}{n} features)", "",
+                  "| rank | feature | name | score |" if names else "| rank | feature | score |",
+                  "|---|---|---|---|" if names else "|---|---|---|"]
+        for rank, feature in enumerate(ids, 1):
+            name = names[feature - 1] if names else ""
+            score = "" if scores is None else f"{scores[feature - 1]:.4g}"
+            lines.append(f"| {rank} | {feature} | {name} | {score} |" if names else f"| {rank} | {feature} | {score} |")
+            rows.append({"method": method, "rank": rank, "feature": feature, "name": name,
+                         "score": None if scores is None else scores[feature - 1]})
+        lines.append("")
+    lines.append("Feature: the column number in the data files (1-based)"
+                 + ("; name: from the dataset's feature list" if names else " (the registry lists no names)")
+                 + "; score: the method's score of the feature on the fold's training split (empty for a "
+                 "method without scores, such as random); a method's own choice is the set it selected "
+                 "itself, otherwise the first k of its ranking.")
+    write_markdown(out_md, "\n".join(lines) + "\n", out_html)
+    # 12 significant digits: a score's last bits follow the CPU's BLAS kernel (docs/environment.md)
+    write_text(out_csv, pd.DataFrame(rows).to_csv(index=False, float_format="%.12g"))

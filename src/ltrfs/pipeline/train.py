@@ -6,28 +6,23 @@ score) and ``runs_{convention}/`` (saved models in another metric convention, ``
 from __future__ import annotations
 
 import logging
-import re
 import time
-from types import SimpleNamespace
 
 import numpy as np
 
 from ltrfs import io, metrics
 from ltrfs.checks import k_above_d
-from ltrfs.config import OWN, k_grid, train_batches
+from ltrfs.config import OWN
 from ltrfs.context import accepts, with_context
 from ltrfs.ranking_data import RankingData
 from ltrfs.formats import (REFERENCE_HEAD, RUN_HEAD, load_models, load_selector, n_views, predict,
                            read_selection, run_lines, save_models, view_for_k)
-from ltrfs.pipeline.select import SelectPlanning
 from ltrfs.rankers import make_ranker, ranker_class, ranker_grid
-from ltrfs.selection import SELECTORS
-from ltrfs.selection.base import OwnPredictions
 from ltrfs.tuning import SELECTION_TIES, search
-from ltrfs.util import Progress, stable_seed, write_json, write_text
+from ltrfs.util import Progress, write_json, write_text
 
-__all__ = ["valid_ks", "fit_best", "OwnPredictions", "has_own_predictions", "train_own", "train", "run_text",
-           "rescore", "reference", "SPLIT_TIES", "REFERENCES", "TrainPlanning"]
+__all__ = ["valid_ks", "fit_best", "train_own", "train", "run_text",
+           "rescore", "reference", "SPLIT_TIES", "REFERENCES"]
 
 log = logging.getLogger("ltrfs")
 
@@ -102,11 +97,6 @@ def fit_best(ranker: dict, train: RankingData, vali: RankingData | None, *, metr
                   what=algorithm, metric=metric, convention=convention, ties=ties, warm_start=warm)
 
 
-def has_own_predictions(algorithm: str) -> bool:
-    """Whether a selection algorithm can rank by itself (ranker ``own``)."""
-    return hasattr(SELECTORS[algorithm], "predict_scores")
-
-
 def own_selector(path, selection: dict):
     """The fitted selector of a selection record, to rank with (ranker ``own``).
 
@@ -127,6 +117,8 @@ def own_selector(path, selection: dict):
     ValueError
         For a method that has no model of its own, or when ``path`` is None.
     """
+    from ltrfs.selection import SELECTORS, has_own_predictions  # every selector: imported on use (ranker own)
+
     algorithm = selection["algorithm"]
     if not has_own_predictions(algorithm):
         raise ValueError(f"method {selection['method']!r} ({algorithm}) has no predictions of its own; "
@@ -166,6 +158,8 @@ def train_own(selection: dict, selector, *, ks=()) -> tuple[dict, dict]:
     TNNLS 2013 (Figs. 1-3: the metric at the top k features; docs/methods.md, section
     'FSMRank').
     """
+    from ltrfs.selection.base import OwnPredictions  # every selector: imported on use (ranker own)
+
     d, seconds = selection["n_features"], selection["seconds"]
     features = np.arange(d, dtype=np.int64)
     models = {d: {"ranker": OWN, "n_features": d, "features": features, "params": selector.chosen_,
@@ -370,126 +364,3 @@ def reference(split_paths: dict, out_path, *, convention: str) -> None:
             lines += run_lines(name, split, ties, data, values)
             log.info("%s %s: NDCG@10 %.4f MAP %.4f", name, split, values[:, 20].mean(), values[:, 10].mean())
     write_text(out_path, "\n".join(lines) + "\n")
-
-
-# ----------------------------------------------------------------------------- planning
-
-class TrainPlanning(SelectPlanning):
-    """The inputs, params and batches of the train jobs (parameters as ``ltrfs.pipeline.run.Run``)."""
-
-    def train_ks(self, wildcards) -> list[int]:
-        """The k grid of a train job; [] for methods that ignore k, so that editing the
-        experiments' k lists does not rerun them."""
-        algorithm = SELECTORS[self.algorithm(wildcards.method)]
-        if not algorithm.uses_k:
-            return []
-        if self.ranker_config(wildcards)["algorithm"] == OWN and not hasattr(algorithm, "predict_scores_k"):
-            return []  # the method's own model on all features; only FSMRank's can be cut to its top k
-        return k_grid(self.config, wildcards.dataset, wildcards.method, wildcards.ranker)
-
-    def own_selector(self, wildcards) -> dict:
-        """Ranker ``own`` reads the method's fitted model, written by its select job."""
-        if self.ranker_config(wildcards)["algorithm"] != OWN:
-            return {}
-        return {"selector": f"{self.fold.format(**wildcards)}/select/{wildcards.method}.model"}
-
-    def threads_of(self, method: str, ranker: str) -> int:
-        """The ranker's own ``threads`` (default 1); ranker ``own`` takes the method's."""
-        if self.config["rankers"][ranker]["algorithm"] == OWN:
-            return self.config["methods"][method].get("threads", 1)
-        return self.config["rankers"][ranker].get("threads", 1)
-
-    def train_threads(self, wildcards) -> int:
-        """The threads of a train job (``threads_of``)."""
-        return self.threads_of(wildcards.method, wildcards.ranker)
-
-    def train_metric(self, wildcards) -> str:
-        """The vali metric of a train job (``train_metrics``; the top-level one for a
-        combination of no experiment)."""
-        return self.train_metrics.get((wildcards.dataset, wildcards.method, wildcards.ranker),
-                                      self.config["validation_metric"])
-
-    def train_seed(self, wildcards) -> int:
-        """A params function: the seed of a train job (config seed, dataset, fold, method, ranker)."""
-        w = wildcards
-        return stable_seed(self.config["seed"], w.dataset, w.fold, w.method, w.ranker)
-
-    def ranks_itself(self, method: str, ranker: str) -> bool:
-        """Whether the ranker can rank with the method.
-
-        Parameters
-        ----------
-        method : str
-            A method's name.
-        ranker : str
-            A ranker's name.
-
-        Returns
-        -------
-        bool
-            False for the pair (method, ranker ``own``) when the method has no model of its own.
-        """
-        if self.config["rankers"][ranker]["algorithm"] != OWN:
-            return True
-        return has_own_predictions(self.algorithm(method))
-
-    def run_ties(self) -> dict:
-        """How the run files rank tied scores: vali as tuning does, test as reported."""
-        return {"vali": self.config["ties"], "test": self.config["evaluation_ties"]}
-
-    @staticmethod
-    def batch_rule_name(dataset: str, method: str) -> str:
-        """The rule name of a batched train job.
-
-        Parameters
-        ----------
-        dataset, method : str
-            The job's dataset and method.
-
-        Returns
-        -------
-        str
-            ``train_{dataset}_{method}`` with every character outside [A-Za-z0-9_] made ``_``.
-        """
-        return re.sub(r"\W", "_", f"train_{dataset}_{method}")
-
-    def train_batches(self) -> dict:
-        """(dataset, method) -> rule name and rankers of each batched train job (config
-        ``train_batch``): every one-thread ranker of the method in the experiments being run that
-        can rank with it. A ranker of several threads keeps its own job (rule train): in a batch
-        it would hold all its cores while the batch's other rankers use one (on MQ2008 the
-        all-features batch of 15 rankers held both cores for ``random_forest``). A name clash
-        keeps rule train for the second."""
-        batches, names = {}, set()
-        for (dataset, method), rankers in train_batches(self.config).items():
-            rankers = [r for r in rankers if self.ranks_itself(method, r) and self.threads_of(method, r) == 1]
-            name = self.batch_rule_name(dataset, method)
-            if rankers and name not in names:
-                names.add(name)
-                batches[(dataset, method)] = (name, rankers)
-        return batches
-
-    def batch_jobs(self, dataset: str, method: str, rankers, fold) -> list[dict]:
-        """One batched train job's per-ranker settings, from the functions rule train's params use.
-
-        Parameters
-        ----------
-        dataset, method : str
-            The job's dataset and method.
-        rankers : iterable of str
-            Its rankers.
-        fold : int or str
-            The fold.
-
-        Returns
-        -------
-        list of dict
-            Per ranker: ``ranker``, ``config``, ``k``, ``metric``, ``seed``, ``threads`` and ``own``.
-        """
-        jobs = []
-        for ranker in rankers:
-            w = SimpleNamespace(dataset=dataset, fold=fold, method=method, ranker=ranker)
-            jobs.append({"ranker": ranker, "config": self.ranker_config(w), "k": self.train_ks(w),
-                         "metric": self.train_metric(w), "seed": self.train_seed(w),
-                         "threads": self.train_threads(w), "own": self.ranker_config(w)["algorithm"] == OWN})
-        return jobs

@@ -65,4 +65,15 @@ def make_selector(name: str, **params) -> Selector:
     return build_estimator("method", SELECTORS, name, params)
 
 
-__all__ = ["SELECTORS", "Selector", "make_selector"]
+def has_own_predictions(algorithm: str) -> bool:
+    """Whether a selection algorithm can rank by itself (ranker ``own``).
+
+    Examples
+    --------
+    >>> has_own_predictions("fsmrank"), has_own_predictions("gas_e")
+    (True, False)
+    """
+    return hasattr(SELECTORS[algorithm], "predict_scores")
+
+
+__all__ = ["SELECTORS", "Selector", "make_selector", "has_own_predictions"]

@@ -1,0 +1,23 @@
+"""Planning of stage select (``workflow/rules/select.smk``): the score files and threads of the
+select jobs."""
+from __future__ import annotations
+
+from ltrfs.selection import SELECTORS
+
+__all__ = ["SelectPlanning"]
+
+
+class SelectPlanning:
+    """The inputs and threads of the select jobs of a run (``run``: ``ltrfs.pipeline.run.Run``)."""
+
+    def __init__(self, run):
+        self.run = run
+
+    def scorer_inputs(self, wildcards) -> dict:
+        """The per-fold score files the method's algorithm reads."""
+        fold = self.run.fold.format(**wildcards)
+        return {name: f"{fold}/scores/{name}.npz" for name in SELECTORS[self.run.algorithm(wildcards.method)].requires}
+
+    def threads(self, wildcards) -> int:
+        """The method's own ``threads`` (default 1)."""
+        return self.run.method_config(wildcards).get("threads", 1)
