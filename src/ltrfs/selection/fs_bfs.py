@@ -75,9 +75,10 @@ import numpy as np
 
 from ltrfs.checks import check_labels, check_X
 from ltrfs.docstrings import fill_doc
+from ltrfs.metric_context import MetricContext
 from ltrfs.metrics import TIES
 from ltrfs.params import Boolean, Convention, Integer, Metric, Options, Real
-from ltrfs.rankers.coord_ascent import RESTART_INITS, MetricContext, coordinate_ascent
+from ltrfs.rankers.coord_ascent import RESTART_INITS, coordinate_ascent
 from ltrfs.selection.base import Selector
 from ltrfs.util import Progress
 
