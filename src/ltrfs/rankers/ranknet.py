@@ -52,7 +52,7 @@ from ltrfs.docstrings import fill_doc
 from ltrfs.metrics import TIES
 from ltrfs.params import Convention, Integer, Metric, Options, Real
 from ltrfs.rankers.base import Ranker, standardise
-from ltrfs.rankers.ranksvm import count_pairs
+from ltrfs.rankers.pairs import count_pairs
 from ltrfs.tuning import DegenerateGridError, vali_score
 
 log = logging.getLogger(__name__)
