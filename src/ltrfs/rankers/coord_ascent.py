@@ -65,6 +65,7 @@ from ltrfs.metric_context import MetricContext
 from ltrfs.metrics import TIES
 from ltrfs.params import Boolean, Convention, Integer, Metric, Options, Real
 from ltrfs.rankers.base import LinearScores, Ranker
+from ltrfs.ranking_data import constant_within_queries
 
 log = logging.getLogger(__name__)
 
@@ -140,12 +141,6 @@ def _penalty(w, f, totals, slack):
     S = np.abs(W).sum(axis=1, keepdims=True)
     S[S == 0] = 1.0
     return slack * np.sqrt(((W / S - 1.0 / w.size) ** 2).sum(axis=1))
-
-
-def _varies_within_queries(XT, ptr):
-    """(d,) bool: the feature takes at least two values inside some query."""
-    first = np.repeat(XT[:, ptr[:-1]], np.diff(ptr), axis=1)
-    return (XT != first).any(axis=1)
 
 
 def _prepare_inputs(X, y, query_ptr, metric, convention, ties, context, X_val, y_val, query_ptr_val,
@@ -332,7 +327,7 @@ def coordinate_ascent(X, y=None, query_ptr=None, *, metric: str = "ndcg@10", con
                                                     y_val, query_ptr_val, context_val, restart_init)
     rng = np.random.default_rng(rng)
     d = XT.shape[0]
-    movable = np.ones(d, bool) if regularized else _varies_within_queries(XT, context.ptr)
+    movable = np.ones(d, bool) if regularized else ~constant_within_queries(XT.T, context.ptr)
     uniform = np.full(d, 1.0 / d)
 
     R = int(n_restarts)
