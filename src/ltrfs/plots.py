@@ -507,7 +507,7 @@ def similarity_heatmap(matrix, png, pdf=None, csv=None, title: str = "",
 
 
 @fill_doc(**_DOC)
-def class_densities(panels: list[dict], png, pdf=None, csv=None, title: str = "") -> None:
+def density_curves(panels: list[dict], png, pdf=None, csv=None, title: str = "") -> None:
     """FS-ED Fig. 3: per relevance class, the density of a feature; a panel per ``panels`` entry.
 
     Parameters

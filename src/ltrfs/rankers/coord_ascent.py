@@ -63,7 +63,7 @@ import numpy as np
 
 from ltrfs.metric_context import MetricContext
 from ltrfs.metrics import TIES
-from ltrfs.params import Boolean, Convention, Integer, Metric, Options, Real
+from ltrfs.params import Boolean, ConventionLike, Integer, Metric, Options, Real
 from ltrfs.rankers.base import LinearScores, Ranker
 from ltrfs.ranking_data import constant_within_queries
 
@@ -461,7 +461,7 @@ class CoordinateAscent(LinearScores, Ranker):
 
     parameters = {
         "metric": [Metric()],
-        "convention": [Convention()],
+        "convention": [ConventionLike()],
         "n_restarts": [Integer(1)],
         "n_iterations": [Integer(1)],
         "step_base": [Real(0, None, closed="neither")],

@@ -25,7 +25,7 @@ import numpy as np
 from ltrfs import metrics
 from ltrfs.checks import check_validation_split, check_X
 from ltrfs.docstrings import fill_doc
-from ltrfs.params import Convention, Integer, ListOf, Metric, Options, Real
+from ltrfs.params import ConventionLike, Integer, ListOf, Metric, Options, Real
 from ltrfs.rankers.data_matrix import as_data_matrix, blas_threads, scores_of
 from ltrfs.rankers.fsmrank import (LAMBDA1_GRID, LAMBDA2_GRID, PROBLEM_PARAMETERS, FSMProblem, SolveResult,
                                    feature_order, fsmrank_solve, raw_model, scaled_inputs, subgradient_solve)
@@ -147,7 +147,7 @@ class _FSMRankBase(Selector):
         "lambda1_grid": [ListOf(Real(0))],
         "lambda2_grid": [ListOf(Real(0))],
         "vali_metric": [Metric()],
-        "convention": [Convention()],
+        "convention": [ConventionLike()],
         "ties": [Options(*metrics.TIES)],
         **PROBLEM_PARAMETERS,
     }

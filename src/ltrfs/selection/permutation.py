@@ -33,7 +33,7 @@ import numpy as np
 from ltrfs import metrics
 from ltrfs.checks import NeedsValidation, check_validation_split
 from ltrfs.docstrings import fill_doc
-from ltrfs.params import Convention, Integer, Mapping, Metric, Options
+from ltrfs.params import ConventionLike, Integer, Mapping, Metric, Options
 from ltrfs.rankers import RANKERS
 from ltrfs.ranking_data import group_ids
 from ltrfs.selection.base import Selector
@@ -197,7 +197,7 @@ class PermutationImportance(Selector):
         "ranker_params": [Mapping(), None],
         "n_repeats": [Integer(1)],
         "metric": [Metric()],
-        "convention": [Convention()],
+        "convention": [ConventionLike()],
         "ties": [Options(*metrics.TIES)],
         "random_state": [Integer(0)],
         "n_jobs": [Integer(1)],

@@ -19,7 +19,7 @@ import numpy as np
 from ltrfs import metrics
 from ltrfs.checks import check_validation_split
 from ltrfs.estimator import ConvergenceWarning
-from ltrfs.params import Convention, Integer, Metric, Options, Real
+from ltrfs.params import ConventionLike, Integer, Metric, Options, Real
 from ltrfs.rankers.data_matrix import as_data_matrix, blas_threads, scores_of
 from ltrfs.rankers.fsmrank import raw_model
 from ltrfs.rankers.sparse_pairwise import MIN_RATIO, N_POINTS, SOLVER_PARAMETERS, entry_order, scaled_loss
@@ -33,7 +33,7 @@ PATH_PARAMETERS = {
     "n_points": [Integer(2)],
     "min_ratio": [Real(0, 1, closed="neither")],
     "vali_metric": [Metric()],
-    "convention": [Convention()],
+    "convention": [ConventionLike()],
     "ties": [Options(*metrics.TIES)],
     **SOLVER_PARAMETERS,
 }
