@@ -328,9 +328,27 @@ def coordinate_ascent(X, y=None, query_ptr=None, *, metric: str = "ndcg@10", con
     rng = np.random.default_rng(rng)
     d = XT.shape[0]
     movable = np.ones(d, bool) if regularized else ~constant_within_queries(XT.T, context.ptr)
-    uniform = np.full(d, 1.0 / d)
+    starts = {"w_init": w_init, "restart_init": restart_init, "n_restarts": int(n_restarts)}
+    search = {"n_iterations": n_iterations, "step_base": step_base, "step_scale": step_scale, "tolerance": tolerance,
+              "regularized": regularized, "slack": slack, "max_passes": max_passes, "n_jobs": n_jobs}
+    info = _restarts(XT, context, XvT, context_val, movable, rng, starts, search)
+    best = info.best_restart
+    w = info.restart_weights[best].copy()
+    score = info.vali_score if info.vali_score is not None else float(info.restart_scores[best])
+    if not return_info:
+        return w, score
+    info.train_score = float(context.mean(w @ XT, n_jobs))
+    log.debug("CoordinateAscent done in %.3f s: %d evaluations", time.perf_counter() - t_start, info.n_evals)
+    return w, score, info
 
-    R = int(n_restarts)
+
+def _restarts(XT, context, XvT, context_val, movable, rng, starts: dict, search: dict) -> CAResult:
+    """Every restart of ``coordinate_ascent``: ``_ascend`` from ``_restart_weights`` (``starts``:
+    ``w_init``, ``restart_init``, ``n_restarts``; ``search``: ``_ascend``'s keywords), each
+    scored on the validation split when ``XvT`` is given. The restart kept is the best on vali,
+    else on train (earliest on ties); ``train_score`` is left NaN (the caller fills it)."""
+    R, d, n_jobs = starts["n_restarts"], XT.shape[0], search["n_jobs"]
+    uniform = np.full(d, 1.0 / d)
     restart_scores = np.empty(R)
     restart_vali = np.empty(R) if XvT is not None else None
     restart_weights = np.empty((R, d))
@@ -341,11 +359,8 @@ def coordinate_ascent(X, y=None, query_ptr=None, *, metric: str = "ndcg@10", con
     best = -1
     for r in range(R):
         t_r = time.perf_counter()
-        w = _restart_weights(r, d, w_init, restart_init, uniform, rng)
-        w, score, n_passes[r], evals, accepted = _ascend(
-            w, XT, context, movable, rng, r, n_iterations=n_iterations, step_base=step_base,
-            step_scale=step_scale, tolerance=tolerance, regularized=regularized, slack=slack,
-            max_passes=max_passes, n_jobs=n_jobs)
+        w = _restart_weights(r, d, starts["w_init"], starts["restart_init"], uniform, rng)
+        w, score, n_passes[r], evals, accepted = _ascend(w, XT, context, movable, rng, r, **search)
         n_evals += evals
         n_accepted += accepted
         restart_scores[r] = score
@@ -359,19 +374,10 @@ def coordinate_ascent(X, y=None, query_ptr=None, *, metric: str = "ndcg@10", con
         seconds[r] = time.perf_counter() - t_r
         log.debug("CoordinateAscent restart %d/%d: train %.6f%s, %d passes, %.3f s", r + 1, R, score,
                   "" if restart_vali is None else f", vali {restart_vali[r]:.6f}", n_passes[r], seconds[r])
-
-    w = restart_weights[best].copy()
-    score = float(restart_vali[best]) if restart_vali is not None else float(restart_scores[best])
-    if not return_info:
-        return w, score
-    train_score = context.mean(w @ XT, n_jobs)
-    info = CAResult(train_score=float(train_score),
-                    vali_score=None if restart_vali is None else float(restart_vali[best]),
+    return CAResult(train_score=float("nan"), vali_score=None if restart_vali is None else float(restart_vali[best]),
                     best_restart=int(best), restart_scores=restart_scores, restart_vali_scores=restart_vali,
                     restart_weights=restart_weights, n_passes=n_passes, n_evals=int(n_evals),
                     n_accepted=int(n_accepted), seconds_per_restart=seconds)
-    log.debug("CoordinateAscent done in %.3f s: %d evaluations", time.perf_counter() - t_start, n_evals)
-    return w, score, info
 
 
 # ----------------------------------------------------------------------------- estimator
