@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 
 from ltrfs import plots
+from ltrfs.atomic_files import write_text
 from ltrfs.formats import read_csv, read_npz, read_selection
 from ltrfs.tables import REFERENCE_RANKER, chosen_rows
-from ltrfs.util import write_text
 
 
 def _fold_mean(paths, key: str) -> np.ndarray:

@@ -11,15 +11,16 @@ import time
 import numpy as np
 
 from ltrfs import io, metrics
+from ltrfs.atomic_files import write_json, write_text
 from ltrfs.checks import k_above_d
 from ltrfs.config import OWN
 from ltrfs.context import takes_parameter, with_context
+from ltrfs.progress import Progress
 from ltrfs.ranking_data import RankingData
 from ltrfs.formats import (REFERENCE_HEAD, RUN_HEAD, load_models, load_selector, n_views, predict,
                            read_selection, run_lines, save_models, view_for_k)
 from ltrfs.rankers import make_ranker, ranker_class, ranker_grid
 from ltrfs.tuning import SELECTION_TIES, search
-from ltrfs.util import Progress, write_json, write_text
 
 __all__ = ["valid_ks", "fit_best", "train_own", "train", "run_text",
            "rescore", "reference", "SPLIT_TIES", "REFERENCES"]

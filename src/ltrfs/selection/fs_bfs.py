@@ -78,9 +78,9 @@ from ltrfs.docstrings import fill_doc
 from ltrfs.metric_context import MetricContext
 from ltrfs.metrics import TIES
 from ltrfs.params import Boolean, ConventionLike, Integer, Metric, Options, Real
+from ltrfs.progress import Progress
 from ltrfs.rankers.coord_ascent import RESTART_INITS, coordinate_ascent
 from ltrfs.selection.base import Selector
-from ltrfs.util import Progress
 
 log = logging.getLogger(__name__)
 

@@ -42,11 +42,11 @@ from ltrfs import metrics
 from ltrfs.checks import NeedsValidation, check_validation_split
 from ltrfs.docstrings import fill_doc
 from ltrfs.params import ConventionLike, Integer, Mapping, Metric, Options, Real
+from ltrfs.progress import Progress
 from ltrfs.selection.base import Selector
 from ltrfs.selection.lambdamart_importance import (IMPORTANCE_TYPES, booster_importance, check_ranker_params,
                                                    fit_ranker)
 from ltrfs.tuning import SELECTION_TIES, vali_score
-from ltrfs.util import Progress
 
 
 def elimination_sizes(d: int, step=0.1) -> list[int]:
