@@ -28,8 +28,9 @@ from pathlib import Path
 import numpy as np
 
 from ltrfs.io import read_letor
+from ltrfs.metric_context import MetricContext
 from ltrfs.metrics import evaluate, mean_metrics, metric_per_query
-from ltrfs.rankers.coord_ascent import CoordinateAscent, MetricContext, _trial_totals
+from ltrfs.rankers.coord_ascent import CoordinateAscent, _trial_totals
 
 DEFAULT_ZIP = Path(__file__).resolve().parents[2] / "shared" / "data" / "MQ2008.zip"
 PUBLISHED = {  # Lai et al. 2013, Table II, MQ2008, test, mean of 5 folds (NDCG@10, MAP)

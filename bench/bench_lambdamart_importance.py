@@ -36,11 +36,11 @@ import numpy as np
 
 from ltrfs import metrics
 from ltrfs.datasets import synthetic
+from ltrfs.job_log import log_to
 from ltrfs.rankers import LambdaMART
 from ltrfs.selection.lambdamart_importance import LambdaMARTGain, mean_abs_contributions
 from ltrfs.selection.lambdamart_rfe import LambdaMARTRFE, elimination_sizes
 from ltrfs.selection.permutation import PermutationImportance, permutation_drops, used_features
-from ltrfs.util import log_to
 
 DEFAULT_ZIP = Path(os.environ.get("LTRFS_MQ2008_ZIP", "/work/shared/data/MQ2008.zip"))
 

@@ -162,7 +162,7 @@ def main(argv=None) -> int:
 
 def scale_demo(n_queries=50, n_docs=1000, d=46, C=1e-3):
     """Long queries: the explicit pairs would not fit in memory; ours stays O(m d)."""
-    from ltrfs.rankers.ranksvm import count_pairs
+    from ltrfs.rankers.pairs import count_pairs
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(n_queries * n_docs, d)).astype(np.float32)

@@ -33,7 +33,7 @@ import numpy as np
 
 from ltrfs.io import read_letor
 from ltrfs.metrics import evaluate, mean_metrics, metric_per_query
-from ltrfs.rankers.ranksvm import label_levels
+from ltrfs.rankers.pairs import levels_within_queries
 from ltrfs.rankers.ranksvm_primal import RankSVMPrimal, squared_hinge_pairs
 
 DEFAULT_ZIP = Path(__file__).resolve().parents[2] / "shared" / "data" / "MQ2008.zip"
@@ -94,7 +94,7 @@ def vs_explicit(root: Path) -> None:
     te = read_letor(root / "Fold1" / "test.txt")
     X = tr.X.astype(np.float64)
     n = len(tr.query_ptr) - 1
-    levels = label_levels(tr.y, tr.query_ptr)
+    levels = levels_within_queries(tr.y, tr.query_ptr)
     start = time.perf_counter()
     D, t = explicit_pairs(X, tr.y, tr.query_ptr)
     pair_s = time.perf_counter() - start

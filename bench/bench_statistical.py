@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from ltrfs.datasets import synthetic
+from ltrfs.ranking_data import label_levels
 from ltrfs.selection import statistical as st
 from ltrfs.selection.l1_logistic import sklearn_path
 
@@ -87,7 +88,7 @@ def main():
             print(f"  {solver:<12} {seconds:8.2f} s   ratio {seconds / cd_seconds:6.1f}x slower than cd,"
                   f" max objective gap to cd {gap:+.2e}")
         if len(np.unique(data.y)) > 2:
-            classes, level = st.label_levels(data.y)
+            classes, level = label_levels(data.y)
             mask, t = st.cr_masks(level, len(classes))
             Xw, _, _ = st.standardise(data.X.astype(np.float64), weights=mask.sum(1))
             lambdas = st.lambda_path(st.lambda_max(Xw, mask, t), 100, 1e-4)

@@ -454,7 +454,7 @@ def test_select_errors_in_the_command_line_words(files, capsys, argv, message):
                                          ("1.0e-7", 1e-7), ("+2E3", 2000.0), ("[1e-3, .5]", [1e-3, 0.5]),
                                          ("10", 10), ("map", "map"), ("1se", "1se")])
 def test_set_reads_numbers_as_people_write_them(text, value):
-    from ltrfs.util import parse_assignments
+    from ltrfs.cli import parse_assignments
 
     parsed = parse_assignments([f"x={text}"])["x"]
     assert parsed == value and type(parsed) is type(value)

@@ -12,9 +12,9 @@ from sklearn.base import clone
 from conftest import ndcg10
 from ltrfs.datasets.synthetic import make
 from ltrfs.estimator import NotFittedError
+from ltrfs.metric_context import MetricContext
 from ltrfs.metrics import metric_per_query
-from ltrfs.rankers.coord_ascent import (CoordinateAscent, MetricContext, _trial_totals,
-                                        coordinate_ascent)
+from ltrfs.rankers.coord_ascent import CoordinateAscent, _trial_totals, coordinate_ascent
 
 
 def ptr_of(sizes):

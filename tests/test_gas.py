@@ -7,14 +7,13 @@ import pytest
 
 from conftest import planted
 from ltrfs import metrics, scoring
-from ltrfs.ranking_data import RankingData
+from ltrfs.ranking_data import RankingData, constant_within_queries
 from ltrfs.datasets import synthetic
 from ltrfs.scoring import kendall
 from ltrfs.scoring.kendall import kendall_similarity
 from ltrfs.scoring.pairwise import pairwise_loss
 from ltrfs.tuning import DegenerateGridError
 from ltrfs.selection.filters import ChiSquare, InformationGain, PearsonTopK
-from ltrfs.selection.base import constant_within_queries
 from ltrfs.selection.gas import GAS, GASE, GASL, gas_greedy, gas_objective
 
 

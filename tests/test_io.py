@@ -642,7 +642,7 @@ def test_read_any_dispatch(tmp_path):
 def test_atomic_outputs_have_the_usual_permissions(tmp_path):
     import os
 
-    from ltrfs.util import write_text
+    from ltrfs.atomic_files import write_text
 
     old = os.umask(0o022)
     try:

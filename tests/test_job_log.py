@@ -1,4 +1,4 @@
-"""What a workflow job's log says when the job ends with an exception (ltrfs.util.log_to):
+"""What a workflow job's log says when the job ends with an exception (ltrfs.job_log.log_to):
 one line for a problem of the input or of the machine, the traceback for a bug."""
 import subprocess
 import sys
@@ -25,7 +25,7 @@ ONE_LINE = {
 @pytest.mark.parametrize("case", sorted(RAISE))
 def test_the_log_holds_one_line_for_the_user_and_the_traceback_for_a_bug(tmp_path, case):
     log = tmp_path / "job.log"
-    code = f"from ltrfs.util import log_to; log_to({str(log)!r}); {RAISE[case]}"
+    code = f"from ltrfs.job_log import log_to; log_to({str(log)!r}); {RAISE[case]}"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     text = log.read_text()
     assert result.returncode == 1
@@ -44,7 +44,7 @@ def test_a_full_disk_while_fetching_names_the_dataset_folder_and_keeps_nothing(t
 
     dest, log = tmp_path / "resources/synthetic-tiny", tmp_path / "download.log"
     code = ("from ltrfs.datasets import load_registry; from ltrfs.datasets.download import fetch; "
-            f"from ltrfs.util import log_to; log_to({str(log)!r}); "
+            f"from ltrfs.job_log import log_to; log_to({str(log)!r}); "
             f"reg = load_registry({str(REPO / 'config/datasets.yaml')!r}); "
             f"fetch('synthetic-tiny', reg['synthetic-tiny'], {str(dest)!r}, seed=1)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -4,7 +4,7 @@ import pytest
 from ltrfs import formats, io, signed
 from ltrfs.cli import main
 from ltrfs.datasets.registry import feature_names, load_registry
-from ltrfs.util import error_line
+from ltrfs.user_errors import error_line
 
 # every reader a user's path reaches, called on a path that does not exist
 READERS = {

@@ -266,7 +266,7 @@ def test_segmented_sort_is_stable_on_large_tie_blocks():
     np.testing.assert_array_equal(M._segmented_argsort_desc(scores, ptr), np.lexsort((-scores, qidx)))
     labels = rng.integers(0, 5, ptr[-1])
     expected = labels[np.lexsort((-labels, qidx))]
-    np.testing.assert_array_equal(M._segmented_sort_desc(labels, ptr), expected)
+    np.testing.assert_array_equal(M.segmented_sort_desc(labels, ptr), expected)
 
 
 # ---------------------------------------------------------------- naive oracle on random data

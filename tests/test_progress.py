@@ -1,10 +1,10 @@
-"""Progress lines of long jobs (ltrfs.util.Progress): counts, percentages and the linear
+"""Progress lines of long jobs (ltrfs.progress.Progress): counts, percentages and the linear
 estimate of what is left, on a fake clock."""
 from __future__ import annotations
 
 import logging
 
-from ltrfs.util import Progress, duration
+from ltrfs.progress import Progress, duration
 
 
 def test_progress_logs_at_most_every_interval_and_always_the_last_step(caplog):

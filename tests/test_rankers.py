@@ -19,7 +19,8 @@ from sklearn.svm import LinearSVC
 from conftest import planted, ptr_of, qid_of
 from ltrfs.metrics import metric_per_query
 from ltrfs.rankers import RANKERS, LambdaMART, RankSVM, make_ranker
-from ltrfs.rankers.ranksvm import count_pairs, label_levels, pairwise_hinge
+from ltrfs.rankers.pairs import count_pairs, levels_within_queries
+from ltrfs.rankers.ranksvm import pairwise_hinge
 
 MQ2008 = Path(__file__).resolve().parents[2] / "shared" / "data" / "MQ2008.zip"
 
@@ -118,10 +119,10 @@ def test_pairwise_hinge_matches_brute_force_with_ties():
         assert abs(loss - loss_b) <= 1e-10 * max(1.0, abs(loss_b)), trial
 
 
-def test_label_levels_and_pair_counts():
+def test_levels_within_queries_and_pair_counts():
     y = np.array([5, 1, 5, 3, 0, 0, 7, 7])
     sizes = [4, 2, 2]
-    np.testing.assert_array_equal(label_levels(y, ptr_of(sizes)), [2, 0, 2, 1, 0, 0, 0, 0])
+    np.testing.assert_array_equal(levels_within_queries(y, ptr_of(sizes)), [2, 0, 2, 1, 0, 0, 0, 0])
     # query 1: labels 5,1,5,3 -> pairs (5>1)x2, (5>3)x2, (3>1) = 5; query 2: none; query 3: none
     np.testing.assert_array_equal(count_pairs(y, ptr_of(sizes)), [5, 0, 0])
 

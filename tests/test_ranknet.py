@@ -11,8 +11,8 @@ import pytest
 from sklearn.base import clone
 
 from ltrfs.estimator import NotFittedError
+from ltrfs.rankers.pairs import count_pairs
 from ltrfs.rankers.ranknet import RankNet, forward, loss_and_grad, pair_loss
-from ltrfs.rankers.ranksvm import count_pairs
 from conftest import ndcg10, ptr_of, qid_of, random_problem
 
 

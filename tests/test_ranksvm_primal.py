@@ -15,7 +15,7 @@ from sklearn.base import clone
 from conftest import ptr_of, qid_of
 from ltrfs.estimator import ConvergenceWarning, NotFittedError
 from ltrfs.metrics import metric_per_query
-from ltrfs.rankers.ranksvm import label_levels
+from ltrfs.rankers.pairs import levels_within_queries
 from ltrfs.rankers.ranksvm_primal import (RankSVMPrimal, sort_within_queries, squared_hinge_hessp,
                                           squared_hinge_pairs)
 
@@ -112,7 +112,7 @@ def test_oracles_match_explicit_pairs_with_ties():
         u = rng.normal(size=m)
         ptr = ptr_of(sizes)
         loss_b, coef_b, Au_b = brute(scores, y, ptr, u)
-        levels = label_levels(y, ptr)
+        levels = levels_within_queries(y, ptr)
         order = sort_within_queries(scores, ptr)
         loss, coef = squared_hinge_pairs(scores, levels, ptr, order=order)
         assert abs(loss - loss_b) <= 1e-10 * max(1.0, loss_b), trial

@@ -8,6 +8,7 @@ import pytest
 
 from conftest import planted
 from ltrfs.datasets import synthetic
+from ltrfs.ranking_data import label_levels
 from ltrfs.selection import statistical as st
 from ltrfs.selection.boosting import GBMImportance
 from ltrfs.selection.forest import RFImportance, oob_permutation_importance, rfcv_sizes
@@ -159,7 +160,7 @@ def test_l1_path_binary_equals_sklearn_logistic_regression():
 
 def test_l1_path_continuation_ratio_satisfies_kkt_on_the_expanded_data():
     data = planted(n_queries=30, d=5, informative=(1, 3), seed=2)
-    classes, level = st.label_levels(data.y)
+    classes, level = label_levels(data.y)
     mask, t = st.cr_masks(level, len(classes))
     Xs, _, _ = st.standardise(data.X.astype(float), weights=mask.sum(1))
     lambdas = st.lambda_path(st.lambda_max(Xs, mask, t), 6, 1e-2)
@@ -253,7 +254,7 @@ def test_l1_logistic_sample_size_is_seeded(small):
 def test_ordinal_cr_bic_choice_on_a_tiny_path(small):
     lambdas = [0.2, 0.05, 0.01, 0.001]
     sel = OrdinalCR(lambdas=lambdas, choice="min").fit(small.X, small.y, small.qid)
-    classes, level = st.label_levels(small.y)
+    classes, level = label_levels(small.y)
     Xs = (small.X.astype(np.float64) - sel.mean_) / sel.scale_
     n = small.n_rows
     bic = []

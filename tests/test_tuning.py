@@ -5,17 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ltrfs.tuning import DegenerateGridError, ValiChoice, constant_within_queries, vali_score
+from ltrfs.ranking_data import constant_within_queries
+from ltrfs.tuning import DegenerateGridError, ValiChoice, vali_score
 
 PTR = np.array([0, 3, 5])
 Y = np.array([0, 1, 2, 1, 0])
 
 
 def test_constant_within_queries():
-    assert constant_within_queries(np.zeros(5), PTR)
-    assert constant_within_queries(np.array([1.0, 1.0, 1.0, -2.0, -2.0]), PTR)  # a constant per query
-    assert not constant_within_queries(np.array([1.0, 1.0, 1.0, -2.0, -1.0]), PTR)
-    assert constant_within_queries(np.array([3.0]), np.array([0, 1]))
+    scores = np.array([[0.0, 1.0, 1.0], [0.0, 1.0, 1.0], [0.0, 1.0, 1.0], [0.0, -2.0, -2.0], [0.0, -2.0, -1.0]])
+    assert constant_within_queries(scores, PTR).tolist() == [True, True, False]  # the middle: a constant per query
+    assert constant_within_queries(np.array([[3.0]]), np.array([0, 1])).tolist() == [True]
+    assert vali_score(Y, scores[:, 1], PTR, "p@1")[1] and not vali_score(Y, scores[:, 2], PTR, "p@1")[1]
 
 
 def test_vali_score_is_tie_aware_by_default():

@@ -25,7 +25,7 @@ import re
 
 import numpy as np
 
-from ltrfs.util import refuse_json_constant
+from ltrfs.json_numbers import refuse_json_constant
 
 __all__ = ["check_tree", "check_booster", "xgboost_model", "lightgbm_model", "MAX_NODES"]
 

@@ -26,9 +26,12 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import yaml
 
 from ltrfs import __version__, io, metrics
+from ltrfs.atomic_files import write_json, write_text
 from ltrfs.docstrings import fill_doc
+from ltrfs.names import unknown_name
 from ltrfs.ranking_data import DataError
 from ltrfs.checks import k_above_d
 from ltrfs.datasets.registry import load_registry
@@ -39,7 +42,8 @@ from ltrfs.pipeline.select import fit_selector
 from ltrfs.pipeline.train import fit_best
 from ltrfs.rankers import RANKERS, checked_grid
 from ltrfs.selection import SELECTORS, make_selector
-from ltrfs.util import error_line, parse_assignments, unknown_name, write_json, write_text
+from ltrfs.user_errors import error_line
+from ltrfs.yaml_numbers import yaml_value
 
 #: docstring text written once for the docstrings below (``ltrfs.docstrings``)
 _DOC = {
@@ -74,7 +78,7 @@ def _read_scores(path, n_rows: int) -> np.ndarray:
     try:
         with open(path, encoding="utf-8") as handle:
             lines = handle.read().splitlines()
-    except UnicodeDecodeError:  # a missing file goes up as it is: main() words it (util.os_error_text)
+    except UnicodeDecodeError:  # a missing file goes up as it is: main() words it (user_errors.os_error_text)
         raise DataError(f"{path}: not a text file of scores (not UTF-8)") from None
     scores, line_of = [], []
     for number, line in enumerate(lines, 1):
@@ -127,6 +131,32 @@ def _ks(values, n_features: int | None = None) -> list[int]:
     if n_features is not None and (note := k_above_d(ks, n_features)):
         logging.getLogger("ltrfs").warning(f"--{note}")  # its subset keeps all the features
     return sorted(ks)
+
+
+def parse_assignments(items) -> dict:
+    """Parse ``NAME=VALUE`` assignments of the command line.
+
+    Parameters
+    ----------
+    items : list of str
+        E.g. ``["C=0.1", "metric=map", "C=[1,2]", "tol=1e-7"]``.
+
+    Returns
+    -------
+    dict
+        Name -> value, values read as YAML scalars or lists (``yaml_value``: ``1e-7``, ``.5``
+        and ``5.`` are numbers).
+    """
+    out = {}
+    for item in items or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--set expects key=value, got {item!r}")
+        try:
+            out[key.strip()] = yaml_value(value)
+        except yaml.YAMLError as exc:
+            raise ValueError(f"--set {item!r}: not a YAML value ({str(exc).splitlines()[0]})") from None
+    return out
 
 
 def _needs_vali(selector, name: str) -> None:

@@ -17,10 +17,11 @@ from ltrfs.checks import k_above_d
 from ltrfs.config import DEFAULTS, EXPERIMENT_DEFAULTS, OWN, ConfigError, default_run_name, train_metrics
 from ltrfs.datasets.registry import load_registry
 from ltrfs.formats import column_name
+from ltrfs.names import unknown_name
 from ltrfs.rankers import RANKERS, checked_grid
 from ltrfs.scoring import CHUNKED
 from ltrfs.selection import SELECTORS, make_selector
-from ltrfs.util import unknown_name, with_numbers
+from ltrfs.yaml_numbers import with_numbers
 
 __all__ = ["check", "k_notices"]
 
@@ -75,7 +76,7 @@ def _read_numbers(config: dict) -> None:
     """The methods' and rankers' parameters and grids with numbers read as YAML 1.2 writes them.
 
     Snakemake loads ``--configfile`` with a YAML 1.1 reader, which leaves ``1e-7`` as text; here,
-    in place, every such text is made the number it is (``ltrfs.util.with_numbers``), as ``--set``
+    in place, every such text is made the number it is (``ltrfs.yaml_numbers.with_numbers``), as ``--set``
     reads it on the command line.
     """
     for section in ("methods", "rankers"):

@@ -1,23 +1,24 @@
 """The parameters a job fills in from its context, in one place.
 
 A method's or ranker's config fixes some parameters; the job supplies the rest where the class
-takes them: the seed derived from the job's wildcards (``random_state``), the job's threads
+takes them: the seed derived from the job's wildcards (``random_state``, ``stable_seed``), the job's threads
 (``n_jobs``, always the job's: threads come from the command line, never from the config), the
 dataset's metric convention (``convention``) and label threshold (``relevant_min``), and how
-tuning ranks tied scores (``ties``). Scorers are functions; ``accepts`` tells whether one takes
-``n_threads``.
+tuning ranks tied scores (``ties``). Scorers are functions; ``takes_parameter`` tells whether
+one takes ``n_threads``.
 """
 from __future__ import annotations
 
+import hashlib
 import inspect
 
-__all__ = ["accepts", "with_context"]
+__all__ = ["stable_seed", "takes_parameter", "with_context"]
 
 #: context parameters that override the config's value (the job's resources, not science)
 FORCED = frozenset({"n_jobs"})
 
 
-def accepts(function, name: str) -> bool:
+def takes_parameter(function, name: str) -> bool:
     """Whether ``function`` (or a class's constructor) takes a parameter ``name``.
 
     Parameters
@@ -33,7 +34,7 @@ def accepts(function, name: str) -> bool:
 
     Examples
     --------
-    >>> accepts(lambda x, n_threads=1: x, "n_threads")
+    >>> takes_parameter(lambda x, n_threads=1: x, "n_threads")
     True
     """
     target = function.__init__ if inspect.isclass(function) else function
@@ -68,10 +69,26 @@ def with_context(cls, params: dict | None, **context) -> dict:
     """
     out = dict(params or {})
     for name, value in context.items():
-        if value is None or not accepts(cls, name):
+        if value is None or not takes_parameter(cls, name):
             continue
         if name in FORCED:
             out[name] = value
         else:
             out.setdefault(name, value)
     return out
+
+
+def stable_seed(*parts) -> int:
+    """A 31-bit seed from any parts, equal on every machine and Python run (unlike ``hash``).
+
+    Parameters
+    ----------
+    *parts
+        Config seed, dataset, fold, method, ... (anything with a ``str``).
+
+    Returns
+    -------
+    int
+    """
+    text = "\x1f".join(str(p) for p in parts)
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "little") & 0x7FFFFFFF

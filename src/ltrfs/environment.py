@@ -16,7 +16,7 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 
-from ltrfs.util import write_text
+from ltrfs.atomic_files import write_text
 
 __all__ = ["LIBRARIES", "library_versions", "blas_kernel", "check_results_folder", "versions_markdown", "write_versions_page"]
 

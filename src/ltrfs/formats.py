@@ -27,11 +27,12 @@ from pathlib import Path
 import numpy as np
 
 from ltrfs import signed
+from ltrfs.atomic_files import atomic_path, write_text
 from ltrfs.checks import k_above_d
+from ltrfs.json_numbers import finite_json_float, json_default, refuse_json_constant
 from ltrfs.ranking_data import DataError, RankingData
 from ltrfs.state import NoCodeFreeForm, estimator_from_state, estimator_state
-from ltrfs.util import (atomic_path, finite_json_float, json_default, os_error_text, refuse_json_constant,
-                        write_text)
+from ltrfs.user_errors import os_error_text
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ import re
 
 import markdown
 
-from ltrfs.util import write_text
+from ltrfs.atomic_files import write_text
 
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; font-size: 13px;

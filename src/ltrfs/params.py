@@ -29,7 +29,7 @@ import numpy as np
 
 from ltrfs import metric_spec
 
-__all__ = ["Constraint", "Integer", "Real", "Options", "Boolean", "Metric", "Convention", "ListOf", "Mapping",
+__all__ = ["Constraint", "Integer", "Real", "Options", "Boolean", "Metric", "ConventionLike", "ListOf", "Mapping",
            "Text", "accepts", "describe", "check_value", "check_params", "parameter_help"]
 
 #: said after an n_jobs / n_threads error: the package never takes every core on its own
@@ -186,7 +186,7 @@ class Metric(Constraint):
         return "a metric (ndcg@K, p@K, map or meanndcg)"
 
 
-class Convention(Constraint):
+class ConventionLike(Constraint):
     """A metric convention: a built-in one's name in any case (letor3, letor4, mslr, standard) or a
     ``ltrfs.metrics.Convention``; what ``metrics.get_convention`` reads.
     """

@@ -13,9 +13,9 @@ from matplotlib.lines import Line2D  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from ltrfs.atomic_files import atomic_path, write_text  # noqa: E402
 from ltrfs.docstrings import fill_doc  # noqa: E402
 from ltrfs.tables import REFERENCE_RANKER, k_label  # noqa: E402
-from ltrfs.util import atomic_path, write_text  # noqa: E402
 
 #: docstring text written once for the docstrings below (``ltrfs.docstrings``)
 _DOC = {
@@ -507,7 +507,7 @@ def similarity_heatmap(matrix, png, pdf=None, csv=None, title: str = "",
 
 
 @fill_doc(**_DOC)
-def class_densities(panels: list[dict], png, pdf=None, csv=None, title: str = "") -> None:
+def density_curves(panels: list[dict], png, pdf=None, csv=None, title: str = "") -> None:
     """FS-ED Fig. 3: per relevance class, the density of a feature; a panel per ``panels`` entry.
 
     Parameters

@@ -171,3 +171,57 @@ def group_ids(query_ptr: np.ndarray) -> np.ndarray:
         ``i`` on every row of query ``i``.
     """
     return np.repeat(np.arange(len(query_ptr) - 1, dtype=np.int64), np.diff(query_ptr))
+
+
+def constant_within_queries(X, query_ptr) -> np.ndarray:
+    """Which features are constant within every query.
+
+    Such a feature orders no query (its single-feature metric is that of a random order).
+
+    Parameters
+    ----------
+    X : array-like, shape (m, d)
+        Feature values, the rows of a query contiguous.
+    query_ptr : array-like of int, shape (q + 1,)
+        Query offsets.
+
+    Returns
+    -------
+    bool (d,)
+        True for the features whose value is the same for every document of each query (all
+        features when X has no rows).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 5.0], [2.0, 5.0], [3.0, 7.0]])
+    >>> constant_within_queries(X, np.array([0, 2, 3]))
+    array([False,  True])
+    """
+    X = np.asarray(X)
+    if X.shape[0] == 0:
+        return np.ones(X.shape[1], dtype=bool)
+    starts = np.asarray(query_ptr[:-1], dtype=np.int64)
+    return np.all(np.maximum.reduceat(X, starts, axis=0) == np.minimum.reduceat(X, starts, axis=0), axis=0)
+
+
+def label_levels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted distinct labels and each row's index in them (over all queries).
+
+    Parameters
+    ----------
+    y : ndarray, shape (m,)
+
+    Returns
+    -------
+    (classes (K,), level int64 (m,))
+        ``level`` is in 0..K-1 and keeps the order of the labels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> label_levels(np.array([4, 0, 2, 0]))
+    (array([0, 2, 4]), array([2, 0, 1, 0]))
+    """
+    classes, level = np.unique(np.asarray(y), return_inverse=True)
+    return classes, level.astype(np.int64).reshape(-1)

@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 
 from ltrfs import plots
+from ltrfs.atomic_files import write_text
 from ltrfs.formats import read_csv, read_npz, read_selection
 from ltrfs.tables import REFERENCE_RANKER, chosen_rows
-from ltrfs.util import write_text
 
 
 def _fold_mean(paths, key: str) -> np.ndarray:
@@ -81,7 +81,7 @@ def fsed_figure(densities_path, png, pdf, csv, *, title: str = "") -> None:
         points = part[part.label == part.label.iloc[0]].x.to_numpy()
         panels.append({"feature": feature, "caption": f"{caption}: {feature} (psi {psi:.3f})", "points": points,
                        "densities": densities})
-    plots.class_densities(panels, png, pdf, csv, title=title)
+    plots.density_curves(panels, png, pdf, csv, title=title)
 
 
 def rf_curve_figure(selection_paths: dict, png, pdf, csv, *, title: str = "") -> None:

@@ -30,9 +30,10 @@ import pickle
 import secrets
 from pathlib import Path
 
+from ltrfs.atomic_files import atomic_path
 from ltrfs.docstrings import fill_doc
 from ltrfs.ranking_data import DataError
-from ltrfs.util import atomic_path, os_error_text
+from ltrfs.user_errors import os_error_text
 
 MAGIC = b"LTRFS-SIGNED-PICKLE 1\n"
 

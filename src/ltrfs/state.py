@@ -171,10 +171,10 @@ def decode(value):
         model = boosters.xgboost_model(value["model"])  # checked before XGBoost reads it
         return _native(lambda: xgb.Booster(model_file=model), "XGBoost")
     if kind == "lightgbm":
-        from ltrfs.rankers.lambdamart import _import_lightgbm
+        from ltrfs.rankers.lambdamart import import_lightgbm
 
         model = boosters.lightgbm_model(value["model"])  # checked before LightGBM reads it
-        return _native(lambda: _import_lightgbm().Booster(model_str=model), "LightGBM")
+        return _native(lambda: import_lightgbm().Booster(model_str=model), "LightGBM")
     raise ValueError(f"unknown value type {str(kind)[:40]!r}")
 
 

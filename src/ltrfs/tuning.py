@@ -33,8 +33,9 @@ import time
 import numpy as np
 
 from ltrfs import metrics
+from ltrfs.ranking_data import constant_within_queries
 
-__all__ = ["SELECTION_TIES", "DegenerateGridError", "constant_within_queries", "vali_score", "grid_edges",
+__all__ = ["SELECTION_TIES", "DegenerateGridError", "vali_score", "grid_edges",
            "ValiChoice", "expand_grid", "grid_points", "checked_points", "search"]
 
 log = logging.getLogger("ltrfs")
@@ -45,31 +46,6 @@ SELECTION_TIES = "expected"
 
 class DegenerateGridError(ValueError):
     """Every candidate of a vali grid gives constant scores within every vali query."""
-
-
-def constant_within_queries(scores, query_ptr) -> bool:
-    """True when the scores are equal inside every query.
-
-    Such a ranking is the file order alone, whatever the metric says.
-
-    Parameters
-    ----------
-    scores : array-like of shape (m,)
-        Scores of the rows.
-    query_ptr : array-like of int64, shape (q + 1,)
-        Query offsets.
-
-    Returns
-    -------
-    bool
-    """
-    scores = np.asarray(scores, dtype=np.float64)
-    ptr = np.asarray(query_ptr, dtype=np.int64)
-    if scores.size < 2:
-        return True
-    same_as_previous = scores[1:] == scores[:-1]
-    same_as_previous[ptr[1:-1] - 1] = True  # a query boundary is no change inside a query
-    return bool(same_as_previous.all())
 
 
 def vali_score(y, scores, query_ptr, metric: str, convention="letor4",
@@ -99,7 +75,8 @@ def vali_score(y, scores, query_ptr, metric: str, convention="letor4",
         Whether the scores are constant within every query.
     """
     value = float(metrics.metric_per_query(y, scores, query_ptr, metric, convention, ties).mean())
-    return value, constant_within_queries(scores, query_ptr)
+    column = np.asarray(scores, dtype=np.float64).reshape(-1, 1)
+    return value, bool(constant_within_queries(column, query_ptr)[0])
 
 
 def _as_mapping(point, names) -> dict:

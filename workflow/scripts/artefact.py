@@ -1,7 +1,7 @@
 """Snakemake adapter: draw the feature report named by the wildcard ``artefact`` (registry
 ``ltrfs.artefacts``) from its input files."""
 from ltrfs import artefacts
-from ltrfs.util import log_to
+from ltrfs.job_log import log_to
 
 log_to(snakemake.log[0])
 out = snakemake.output

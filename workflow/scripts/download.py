@@ -2,7 +2,7 @@
 from pathlib import Path
 
 from ltrfs.datasets.download import fetch
-from ltrfs.util import log_to
+from ltrfs.job_log import log_to
 
 log_to(snakemake.log[0])
 fetch(snakemake.wildcards.dataset, snakemake.params.entry, Path(snakemake.output[0]).parent,

@@ -1,7 +1,7 @@
 """Snakemake adapter: test metric against k (one panel per ranker, or the experiment's
 ``figure_curves``), with the experiment's ``compare`` pairs marked where they differ."""
+from ltrfs.job_log import log_to
 from ltrfs.pipeline.artefacts import figure_metric_vs_k
-from ltrfs.util import log_to
 
 log_to(snakemake.log[0])
 out, params = snakemake.output, snakemake.params

@@ -1,6 +1,6 @@
 """Snakemake adapter: a paper's figure in its form (experiment config ``paper_figures``)."""
+from ltrfs.job_log import log_to
 from ltrfs.pipeline.artefacts import figure_paper
-from ltrfs.util import log_to
 
 log_to(snakemake.log[0])
 out, params = snakemake.output, snakemake.params

@@ -1,6 +1,6 @@
 """Snakemake adapter: the leaderboard of the run's selectors (ltrfs.leaderboard)."""
+from ltrfs.job_log import log_to
 from ltrfs.pipeline.leaderboard import leaderboard_records, write_leaderboard
-from ltrfs.util import log_to
 
 log_to(snakemake.log[0])
 records = leaderboard_records(**snakemake.params.spec)

@@ -2,8 +2,8 @@
 ``also_conventions``, which convention each paper table is closest to)."""
 from pathlib import Path
 
+from ltrfs.job_log import log_to
 from ltrfs.pipeline.tables import write_published
-from ltrfs.util import log_to
 
 log_to(snakemake.log[0])
 write_published(snakemake.params.published, Path(snakemake.input.paper).parent,

@@ -1,6 +1,6 @@
 """Snakemake adapter: per-feature scores of a fold (or the merge of their chunk files)."""
+from ltrfs.job_log import log_to
 from ltrfs.pipeline.score import merge_scores, score
-from ltrfs.util import log_to
 
 log_to(snakemake.log[0])
 if "chunks" in snakemake.input.keys():

@@ -1,6 +1,6 @@
 """Snakemake adapter: per-feature scores of one slice of a fold's features."""
+from ltrfs.job_log import log_to
 from ltrfs.pipeline.score import score
-from ltrfs.util import log_to
 
 log_to(snakemake.log[0])
 w = snakemake.wildcards

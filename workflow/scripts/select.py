@@ -1,8 +1,8 @@
 """Snakemake adapter: fit one feature-selection method on a fold (the selection record and the
 fitted method, which ranker ``own`` uses as its model)."""
+from ltrfs.job_log import log_to
 from ltrfs.pipeline.select import select
 from ltrfs.selection import SELECTORS
-from ltrfs.util import log_to
 
 log_to(snakemake.log[0])
 method = snakemake.params.method

@@ -1,6 +1,6 @@
 """Snakemake adapter: fold-averaged tables of one experiment on one dataset."""
+from ltrfs.job_log import log_to
 from ltrfs.pipeline.tables import write_tables
-from ltrfs.util import log_to
 
 log_to(snakemake.log[0])
 write_tables(snakemake.params.runs, snakemake.output.csv, snakemake.output.md, out_html=snakemake.output.html,

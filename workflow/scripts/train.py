@@ -1,7 +1,7 @@
 """Snakemake adapter: train a ranker on every k-subset of a selection (grid chosen on vali) and
 write the per-query vali and test metrics of every k's model."""
+from ltrfs.job_log import log_to
 from ltrfs.pipeline.train import train
-from ltrfs.util import log_to
 
 log_to(snakemake.log[0])
 train(snakemake.input.selection, snakemake.wildcards.ranker, snakemake.params.ranker,

@@ -2,8 +2,8 @@
 fold, in turn, in one process that loads the data and the libraries once. Per ranker the same
 files as rule train's job (model, info, run file, log) from the same settings and seed."""
 from ltrfs import io
+from ltrfs.job_log import log_to
 from ltrfs.pipeline.train import train
-from ltrfs.util import log_to
 
 data = {split: io.load_npz(snakemake.input[split]) for split in ("train", "vali", "test")}
 outputs = list(snakemake.output)

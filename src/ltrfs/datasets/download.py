@@ -44,13 +44,13 @@ except ImportError:  # pragma: no cover - Windows
     resource = None
 
 from ltrfs import __version__
+from ltrfs.atomic_files import full_disk_named
 from ltrfs.datasets import synthetic
 from ltrfs.datasets.folds import complete_folds, expected_files, locate_data_root
 from ltrfs.datasets.archive_spec import format_of, parse_checksum
 from ltrfs.datasets.manifest import CHUNK, MANIFEST, MANIFEST_FORMAT, file_digests, fingerprint, manifest_ok
 from ltrfs.io import unpack
 from ltrfs.ranking_data import DataError
-from ltrfs.util import full_disk_named
 
 log = logging.getLogger("ltrfs.datasets")
 

@@ -68,7 +68,7 @@ import yaml
 
 from ltrfs.datasets import synthetic
 from ltrfs.datasets.archive_spec import format_of, parse_checksum
-from ltrfs.util import os_error_text
+from ltrfs.user_errors import os_error_text
 
 SPLITS = ("train", "vali", "test")
 

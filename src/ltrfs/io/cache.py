@@ -11,8 +11,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ltrfs.atomic_files import atomic_open
 from ltrfs.ranking_data import DataError, RankingData
-from ltrfs.util import atomic_open, os_error_text
+from ltrfs.user_errors import os_error_text
 
 __all__ = ["save_npz", "load_npz", "read_any"]
 

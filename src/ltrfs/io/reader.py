@@ -58,7 +58,7 @@ from numba import njit
 from ltrfs.io import unpack
 from ltrfs.io.duplicates import duplicate_rows
 from ltrfs.ranking_data import DataError, RankingData
-from ltrfs.util import os_error_text
+from ltrfs.user_errors import os_error_text
 
 __all__ = ["read_letor", "parse_letor", "NULL_POLICIES", "DENSE_FLOOR", "DENSE_PER_BYTE"]
 

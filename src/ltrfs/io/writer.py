@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from ltrfs.atomic_files import atomic_open
 from ltrfs.io.reader import POW10
 from ltrfs.ranking_data import RankingData
-from ltrfs.util import atomic_open
 
 __all__ = ["write_letor"]
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import logging
 
 from ltrfs import artefacts, io
+from ltrfs.atomic_files import write_text
 from ltrfs.docstrings import fill_doc
 from ltrfs.formats import read_csv, read_selection
-from ltrfs.util import write_text
 
 __all__ = ["report_data", "figure_metric_vs_k", "figure_paper"]
 

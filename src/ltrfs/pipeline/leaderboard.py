@@ -10,13 +10,13 @@ import numpy as np
 import pandas as pd
 
 from ltrfs import plots
+from ltrfs.atomic_files import write_text
 from ltrfs.htmlpage import write_markdown
 from ltrfs.leaderboard import (board, markdown, n_folds_text, read_costs, read_selections, recovery_table,
                                smallest_k, stability_table)
 from ltrfs.formats import read_csv
 from ltrfs.pipeline.planning.leaderboard import leaderboard_records
 from ltrfs.tables import NONINFERIORITY_MARGIN, REFERENCE_RANKER
-from ltrfs.util import write_text
 
 __all__ = ["write_leaderboard", "leaderboard_records"]
 

@@ -5,8 +5,8 @@ import re
 from pathlib import Path
 
 from ltrfs.config import OWN, convention_of, folds_of, train_metrics
+from ltrfs.context import stable_seed
 from ltrfs.datasets.registry import feature_names
-from ltrfs.util import stable_seed
 
 __all__ = ["Run"]
 

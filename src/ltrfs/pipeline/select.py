@@ -6,12 +6,12 @@ from __future__ import annotations
 import logging
 
 from ltrfs import io, metrics
+from ltrfs.atomic_files import write_json
 from ltrfs.context import with_context
 from ltrfs.ranking_data import RankingData
 from ltrfs.formats import load_scores, save_selector, selection_record
 from ltrfs.selection import SELECTORS, make_selector
 from ltrfs.tuning import SELECTION_TIES
-from ltrfs.util import write_json
 
 __all__ = ["fit_selector", "select"]
 

@@ -10,12 +10,12 @@ from pathlib import Path
 import pandas as pd
 
 from ltrfs import published
+from ltrfs.atomic_files import write_text
 from ltrfs.formats import read_csv, read_selection
 from ltrfs.htmlpage import write_markdown
 from ltrfs.tables import (COMPARE_COLUMNS, NONINFERIORITY_MARGIN, REFERENCE_NOTE, all_pairs, by_k_markdown, compare,
                           compare_markdown, folds_text, pairs_markdown, read_references, read_runs, short_query_footnote,
                           summarise, to_markdown)
-from ltrfs.util import write_text
 
 __all__ = ["write_tables", "write_published", "top_features"]
 

@@ -11,15 +11,16 @@ import time
 import numpy as np
 
 from ltrfs import io, metrics
+from ltrfs.atomic_files import write_json, write_text
 from ltrfs.checks import k_above_d
 from ltrfs.config import OWN
-from ltrfs.context import accepts, with_context
+from ltrfs.context import takes_parameter, with_context
+from ltrfs.progress import Progress
 from ltrfs.ranking_data import RankingData
 from ltrfs.formats import (REFERENCE_HEAD, RUN_HEAD, load_models, load_selector, n_views, predict,
                            read_selection, run_lines, save_models, view_for_k)
 from ltrfs.rankers import make_ranker, ranker_class, ranker_grid
 from ltrfs.tuning import SELECTION_TIES, search
-from ltrfs.util import Progress, write_json, write_text
 
 __all__ = ["valid_ks", "fit_best", "train_own", "train", "run_text",
            "rescore", "reference", "SPLIT_TIES", "REFERENCES"]
@@ -90,7 +91,7 @@ def fit_best(ranker: dict, train: RankingData, vali: RankingData | None, *, metr
     base = with_context(cls, ranker.get("params"), random_state=seed, n_jobs=threads, ties=ties,
                         relevant_min=metrics.get_convention(convention).relevant_min)
     points = ranker_grid(ranker)
-    warm = accepts(cls, "warm_start") and len(points) > 1
+    warm = takes_parameter(cls, "warm_start") and len(points) > 1
     if warm:
         base["warm_start"] = True
     return search(lambda **point: make_ranker(algorithm, **{**base, **point}), points, train, vali,

@@ -31,6 +31,7 @@ name                   model                                                    
 """
 from __future__ import annotations
 
+from ltrfs.names import build_estimator, unknown_name
 from ltrfs.rankers.adarank import AdaRankMAP, AdaRankNDCG
 from ltrfs.rankers.base import Ranker
 from ltrfs.rankers.coord_ascent import CoordinateAscent
@@ -48,7 +49,6 @@ from ltrfs.rankers.sparse_ranksvm import SparseRankSVM
 from ltrfs.rankers.svmmap import SVMMAP
 from ltrfs.rankers.trees import MART, RandomForest
 from ltrfs.tuning import checked_points, grid_points
-from ltrfs.util import build_estimator, unknown_name
 
 RANKERS: dict[str, type[Ranker]] = {cls.name: cls for cls in (
     RankSVM, RankSVMPrimal, RankBoost, RankNet, LambdaMART, MART, CoordinateAscent, AdaRankNDCG,

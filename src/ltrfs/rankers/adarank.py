@@ -59,7 +59,7 @@ import numpy as np
 
 from ltrfs.docstrings import fill_doc
 from ltrfs.metrics import TIES, metric_per_query
-from ltrfs.params import Boolean, Convention, Integer, Metric, Options, Real
+from ltrfs.params import Boolean, ConventionLike, Integer, Metric, Options, Real
 from ltrfs.tuning import vali_score
 from ltrfs.rankers.base import LinearScores, Ranker
 
@@ -197,7 +197,7 @@ class AdaRank(LinearScores, Ranker):
         "enqueue": [Boolean()],
         "weight_update": [Options(*_UPDATES)],
         "vali_metric": [Metric(), None],
-        "convention": [Convention()],
+        "convention": [ConventionLike()],
         "n_jobs": [Integer(1)],
         "ties": [Options(*TIES)],
     }

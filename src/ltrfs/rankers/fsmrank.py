@@ -75,14 +75,13 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
-from threadpoolctl import threadpool_limits
 
-from ltrfs.checks import check_fit_inputs, check_X
+from ltrfs.checks import check_fit_inputs
 from ltrfs.docstrings import fill_doc
 from ltrfs.params import Integer, Options, Real, check_value
 from ltrfs.rankers.base import LinearScores, Ranker
-from ltrfs.rankers.ranksvm import count_pairs, label_levels
+from ltrfs.rankers.data_matrix import blas_threads, matvec, rmatvec
+from ltrfs.rankers.pairs import count_pairs, levels_within_queries
 from ltrfs.rankers.ranksvm_primal import squared_hinge_pairs
 from ltrfs.scoring.pearson import pearson_scores
 
@@ -98,33 +97,6 @@ LAMBDA2_GRID = (0.0, 1e-4, 1e-3, 1e-2, 1e-1)
 _MAX_DOUBLINGS = 200
 #: accepted absolute violation of the line-search inequality, relative to max(1, |phi(z)|)
 _LS_SLACK = 1e-12
-
-
-# ----------------------------------------------------------------------------- kernels
-
-
-@njit(cache=True)
-def _matvec(X, w, out):  # pragma: no cover - compiled
-    """out (m,) <- X @ w with float64 accumulation (X float32 or float64)."""
-    m, d = X.shape
-    for i in range(m):
-        acc = 0.0
-        for j in range(d):
-            acc += X[i, j] * w[j]
-        out[i] = acc
-
-
-@njit(cache=True)
-def _rmatvec(X, c, out):  # pragma: no cover - compiled
-    """out (d,) <- X.T @ c with float64 accumulation; rows with c_i = 0 are skipped."""
-    m, d = X.shape
-    for j in range(d):
-        out[j] = 0.0
-    for i in range(m):
-        ci = c[i]
-        if ci != 0.0:
-            for j in range(d):
-                out[j] += X[i, j] * ci
 
 
 # ----------------------------------------------------------------------------- problem
@@ -198,7 +170,7 @@ class FSMProblem:
         m, d = self.X.shape
         self.d = d
         self.query_ptr = np.ascontiguousarray(query_ptr, dtype=np.int64)
-        self.levels = label_levels(np.asarray(y), self.query_ptr)
+        self.levels = levels_within_queries(np.asarray(y), self.query_ptr)
         self.n_pairs = int(count_pairs(np.asarray(y), self.query_ptr).sum())
         self._p = float(max(self.n_pairs, 1))
         A = np.asarray(A, dtype=np.float64)
@@ -234,7 +206,7 @@ class FSMProblem:
         """Scores ``X @ w_hat`` (m,), float64."""
         if self.X.dtype == np.float64:
             return self.X @ w_hat
-        _matvec(self.X, np.ascontiguousarray(w_hat, dtype=np.float64), self._scores)
+        matvec(self.X, np.ascontiguousarray(w_hat, dtype=np.float64), self._scores)
         return self._scores
 
     def pair_loss(self, w_hat) -> tuple[float, np.ndarray]:
@@ -273,7 +245,7 @@ class FSMProblem:
         if self.X.dtype == np.float64:
             gh = self.X.T @ coef
         else:
-            _rmatvec(self.X, coef, self._gh)
+            rmatvec(self.X, coef, self._gh)
             gh = self._gh
         gh = (2.0 / self._p) * gh
         return phi, self.lambda1 * Aw + np.concatenate([gh, -gh])
@@ -629,16 +601,6 @@ PROBLEM_PARAMETERS = {
 }
 
 
-def _blas_limit(n_jobs):
-    return threadpool_limits(limits=int(n_jobs), user_api="blas")
-
-
-def _as_data_matrix(X, what="X", n_features=None):
-    """float32 stays float32 (products accumulate in float64), anything else becomes float64."""
-    dtype = np.float32 if np.asarray(X).dtype == np.float32 else np.float64
-    return check_X(X, what, n_features=n_features, dtype=dtype)
-
-
 # ----------------------------------------------------------------------------- ranker
 
 
@@ -731,7 +693,7 @@ class FSMRank(LinearScores, Ranker):
         start = time.perf_counter()
         dtype = np.float32 if np.asarray(X).dtype == np.float32 else np.float64
         X, y, query_ptr = check_fit_inputs(X, y, qid, dtype=dtype)
-        with _blas_limit(self.n_jobs):
+        with blas_threads(self.n_jobs):
             Xs, A, s, lo, span = scaled_inputs(X, y, self.similarity, self.importance, self.scale)
             problem = FSMProblem(Xs, y, query_ptr, A, s, self.lambda1, self.lambda2)
             res = fsmrank_solve(problem, max_iter=int(self.max_iter), tol=float(self.tol))
@@ -745,12 +707,3 @@ class FSMRank(LinearScores, Ranker):
         self.n_features_in_ = X.shape[1]
         self.seconds_ = time.perf_counter() - start
         return self
-
-
-def _matvec_any(X, w) -> np.ndarray:
-    w = np.ascontiguousarray(w, dtype=np.float64)
-    if X.dtype == np.float64:
-        return X @ w
-    out = np.empty(X.shape[0], dtype=np.float64)
-    _matvec(X, w, out)
-    return out

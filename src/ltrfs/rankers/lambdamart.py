@@ -139,7 +139,7 @@ class LambdaMART(Ranker):
         """Check the parameters, LightGBM's presence for ``backend="lightgbm"``, and ``params``."""
         super().validate_params()
         if self.backend == "lightgbm":
-            _import_lightgbm()
+            import_lightgbm()
         extra_xgb_params(self.params, _OWN, _FIXED_SYNONYMS, "LambdaMART")
 
     def _xgb_params(self) -> dict:
@@ -197,7 +197,7 @@ class LambdaMART(Ranker):
 
     def _fit_lightgbm(self, X, y, query_ptr, vali, early, start, p):
         """The same preset with LightGBM; ``p`` the checked parameters (``_xgb_params``)."""
-        lgb = _import_lightgbm()
+        lgb = import_lightgbm()
         params = {"objective": "lambdarank", "learning_rate": p["learning_rate"], "num_leaves": p["max_leaves"],
                   "max_depth": -1, "min_sum_hessian_in_leaf": p["min_child_weight"], "min_data_in_leaf": 1,
                   "bagging_fraction": p["subsample"], "bagging_freq": 1 if p["subsample"] < 1 else 0,
@@ -247,7 +247,8 @@ class LambdaMART(Ranker):
         return np.asarray(self.booster_.inplace_predict(X), dtype=np.float64)
 
 
-def _import_lightgbm():
+def import_lightgbm():
+    """The ``lightgbm`` module, or a one-line ValueError telling how to install it."""
     try:
         import lightgbm  # optional dependency (ltrfs[lightgbm])
     except ImportError:

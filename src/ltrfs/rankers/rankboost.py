@@ -58,7 +58,7 @@ from numba import njit
 from ltrfs.checks import check_X
 from ltrfs.docstrings import fill_doc
 from ltrfs.metrics import TIES
-from ltrfs.params import Convention, Integer, Metric, Options
+from ltrfs.params import ConventionLike, Integer, Metric, Options
 from ltrfs.rankers.base import Ranker
 from ltrfs.ranking_data import group_ids
 from ltrfs.tuning import DegenerateGridError, vali_score
@@ -328,7 +328,7 @@ class RankBoost(Ranker):
         "n_thresholds": [Integer(1)],
         "early_stopping_rounds": [Integer(1), None],
         "metric": [Metric()],
-        "convention": [Convention()],
+        "convention": [ConventionLike()],
         "select": [Options(*_SELECT)],
         "n_jobs": [Integer(1)],
         "ties": [Options(*TIES)],

@@ -50,9 +50,9 @@ from numba import njit
 from ltrfs.checks import check_X
 from ltrfs.docstrings import fill_doc
 from ltrfs.metrics import TIES
-from ltrfs.params import Convention, Integer, Metric, Options, Real
+from ltrfs.params import ConventionLike, Integer, Metric, Options, Real
 from ltrfs.rankers.base import Ranker, standardise
-from ltrfs.rankers.ranksvm import count_pairs
+from ltrfs.rankers.pairs import count_pairs
 from ltrfs.tuning import DegenerateGridError, vali_score
 
 log = logging.getLogger(__name__)
@@ -68,7 +68,7 @@ _ADAM_BETA1, _ADAM_BETA2, _ADAM_EPS = 0.9, 0.999, 1e-8
 COMMON_PARAMETERS = {
     "patience": [Integer(1), None],
     "metric": [Metric()],
-    "convention": [Convention()],
+    "convention": [ConventionLike()],
     "ties": [Options(*TIES)],
     "random_state": [Integer(0)],
     "n_jobs": [Integer(1)],

@@ -49,7 +49,7 @@ from numba import njit
 from ltrfs.estimator import ConvergenceWarning
 from ltrfs.params import Boolean, Integer, Options, Real
 from ltrfs.rankers.base import LinearScores, Ranker
-from ltrfs.rankers.ranksvm import _fenwick_add, _fenwick_prefix, count_pairs, label_levels
+from ltrfs.rankers.pairs import count_pairs, fenwick_add, fenwick_prefix, levels_within_queries
 
 log = logging.getLogger(__name__)
 
@@ -117,14 +117,14 @@ def _sqh_kernel(scores, levels, query_ptr, order, coef):  # pragma: no cover - c
                 j = order[p]
                 sj = scores[j] - centre
                 pos = levels[j] + 1
-                _fenwick_add(t_cnt, pos, 1.0)
-                _fenwick_add(t_s1, pos, sj)
-                _fenwick_add(t_s2, pos, sj * sj)
+                fenwick_add(t_cnt, pos, 1.0)
+                fenwick_add(t_s1, pos, sj)
+                fenwick_add(t_s2, pos, sj * sj)
                 p -= 1
-            cnt = _fenwick_prefix(t_cnt, levels[k])
+            cnt = fenwick_prefix(t_cnt, levels[k])
             if cnt > 0.0:
-                s1 = _fenwick_prefix(t_s1, levels[k])
-                s2 = _fenwick_prefix(t_s2, levels[k])
+                s1 = fenwick_prefix(t_s1, levels[k])
+                s2 = fenwick_prefix(t_s2, levels[k])
                 base = 1.0 - sk  # r = base + s_j
                 loss += cnt * base * base + 2.0 * base * s1 + s2
                 coef[k] -= cnt * base + s1
@@ -142,14 +142,14 @@ def _sqh_kernel(scores, levels, query_ptr, order, coef):  # pragma: no cover - c
                 i = order[p]
                 si = scores[i] - centre
                 pos = levels[i] + 1
-                _fenwick_add(t_cnt, pos, 1.0)
-                _fenwick_add(t_s1, pos, si)
+                fenwick_add(t_cnt, pos, 1.0)
+                fenwick_add(t_s1, pos, si)
                 tot_cnt += 1.0
                 tot_s1 += si
                 p += 1
-            cnt = tot_cnt - _fenwick_prefix(t_cnt, levels[k] + 1)
+            cnt = tot_cnt - fenwick_prefix(t_cnt, levels[k] + 1)
             if cnt > 0.0:
-                s1 = tot_s1 - _fenwick_prefix(t_s1, levels[k] + 1)
+                s1 = tot_s1 - fenwick_prefix(t_s1, levels[k] + 1)
                 coef[k] += cnt * (1.0 + sk) - s1  # r = 1 + s_k - s_i
     return loss, n_active
 
@@ -173,12 +173,12 @@ def _hessp_kernel(scores, levels, query_ptr, order, u, out):  # pragma: no cover
             k = order[t]
             while p >= a and scores[k] - scores[order[p]] < 1.0:
                 j = order[p]
-                _fenwick_add(t_cnt, levels[j] + 1, 1.0)
-                _fenwick_add(t_u, levels[j] + 1, u[j])
+                fenwick_add(t_cnt, levels[j] + 1, 1.0)
+                fenwick_add(t_u, levels[j] + 1, u[j])
                 p -= 1
-            cnt = _fenwick_prefix(t_cnt, levels[k])
+            cnt = fenwick_prefix(t_cnt, levels[k])
             if cnt > 0.0:
-                out[k] += cnt * u[k] - _fenwick_prefix(t_u, levels[k])
+                out[k] += cnt * u[k] - fenwick_prefix(t_u, levels[k])
         t_cnt[:] = 0.0
         t_u[:] = 0.0
         tot_cnt = 0.0
@@ -188,14 +188,14 @@ def _hessp_kernel(scores, levels, query_ptr, order, u, out):  # pragma: no cover
             k = order[t]
             while p < b and scores[order[p]] - scores[k] < 1.0:
                 i = order[p]
-                _fenwick_add(t_cnt, levels[i] + 1, 1.0)
-                _fenwick_add(t_u, levels[i] + 1, u[i])
+                fenwick_add(t_cnt, levels[i] + 1, 1.0)
+                fenwick_add(t_u, levels[i] + 1, u[i])
                 tot_cnt += 1.0
                 tot_u += u[i]
                 p += 1
-            cnt = tot_cnt - _fenwick_prefix(t_cnt, levels[k] + 1)
+            cnt = tot_cnt - fenwick_prefix(t_cnt, levels[k] + 1)
             if cnt > 0.0:
-                out[k] += cnt * u[k] - (tot_u - _fenwick_prefix(t_u, levels[k] + 1))
+                out[k] += cnt * u[k] - (tot_u - fenwick_prefix(t_u, levels[k] + 1))
 
 
 # ----------------------------------------------------------------------------- public oracles
@@ -235,7 +235,7 @@ def squared_hinge_pairs(scores, levels, query_ptr, order=None):
     scores : ndarray, shape (m,)
     levels : ndarray of int, shape (m,)
         Label levels per query (labels work too: only their order within a query matters;
-        ``ranksvm.label_levels`` makes them dense, which keeps the Fenwick trees small).
+        ``pairs.levels_within_queries`` makes them dense, which keeps the Fenwick trees small).
     query_ptr : int64 ndarray, shape (q + 1,)
     order : ndarray or None
         ``sort_within_queries(scores, query_ptr)``.
@@ -298,7 +298,7 @@ def squared_hinge_hessp(scores, levels, query_ptr, u, order=None) -> np.ndarray:
 def _dense_levels(levels, query_ptr) -> np.ndarray:
     levels = np.asarray(levels)
     if len(levels) and (levels.min() < 0 or levels.max() >= 64):  # raw labels: densify
-        return label_levels(levels, query_ptr)
+        return levels_within_queries(levels, query_ptr)
     return np.ascontiguousarray(levels, dtype=np.int64)
 
 
@@ -527,7 +527,7 @@ class RankSVMPrimal(LinearScores, Ranker):
         start = time.perf_counter()
         m, d = X.shape
         n = len(query_ptr) - 1
-        levels = label_levels(y, query_ptr)
+        levels = levels_within_queries(y, query_ptr)
         n_pairs = int(count_pairs(y, query_ptr).sum())
         C = float(self.C)
         C_eff = {"queries": C / n, "pairs": C / max(n_pairs, 1), "none": C}[self.loss_normalization]

@@ -69,8 +69,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ltrfs.params import Integer, Options, Real
-from ltrfs.rankers.fsmrank import _matvec, _rmatvec
-from ltrfs.rankers.ranksvm import count_pairs, label_levels
+from ltrfs.rankers.data_matrix import matvec, rmatvec
+from ltrfs.rankers.pairs import count_pairs, levels_within_queries
 from ltrfs.rankers.ranksvm_primal import sort_within_queries, squared_hinge_hessp, squared_hinge_pairs
 
 #: docstring text the sparse rankers and selectors share (``ltrfs.docstrings.fill_doc``)
@@ -155,7 +155,7 @@ class PairwiseLoss:
         self.X = np.ascontiguousarray(X)
         self.d = self.X.shape[1]
         self.query_ptr = np.ascontiguousarray(query_ptr, dtype=np.int64)
-        self.levels = label_levels(np.asarray(y), self.query_ptr)
+        self.levels = levels_within_queries(np.asarray(y), self.query_ptr)
         self.n_pairs = int(count_pairs(np.asarray(y), self.query_ptr).sum())
         self._p = float(max(self.n_pairs, 1))
         self._g = np.empty(self.d, dtype=np.float64)
@@ -191,7 +191,7 @@ class PairwiseLoss:
         if self.X.dtype == np.float64:
             return self.X @ w
         out = np.empty(self.X.shape[0], dtype=np.float64)
-        _matvec(self.X, w, out)
+        matvec(self.X, w, out)
         return out
 
     def at_scores(self, scores, grad: bool = True):
@@ -215,7 +215,7 @@ class PairwiseLoss:
         if self.X.dtype == np.float64:
             g = self.X.T @ coef
         else:
-            _rmatvec(self.X, coef, self._g)
+            rmatvec(self.X, coef, self._g)
             g = self._g.copy()
         return loss / self._p, (2.0 / self._p) * g
 
@@ -239,7 +239,7 @@ class PairwiseLoss:
         if self.X.dtype == np.float64:
             out = self.X.T @ u
         else:
-            _rmatvec(self.X, u, self._g)
+            rmatvec(self.X, u, self._g)
             out = self._g.copy()
         return (2.0 / self._p) * out
 
@@ -575,8 +575,8 @@ def face_newton(loss: PairwiseLoss, w, s_w, f_w, g_w, h, *, lin=None, radius=Non
         if XS.dtype == np.float64:
             Av = squared_hinge_hessp(s_w, loss.levels, loss.query_ptr, XS @ v, order)
             return proj(scale * (XS.T @ Av))
-        _matvec(XS, np.ascontiguousarray(v), u)
-        _rmatvec(XS, squared_hinge_hessp(s_w, loss.levels, loss.query_ptr, u, order), out)
+        matvec(XS, np.ascontiguousarray(v), u)
+        rmatvec(XS, squared_hinge_hessp(s_w, loss.levels, loss.query_ptr, u, order), out)
         return proj(scale * out)
 
     d = conjugate_gradient(hess, -proj(b), _FACE_CG_RTOL, curvature_floor=1e-300)

@@ -15,8 +15,8 @@ training queries (all of them, as svm_rank counts them; a query without a releva
 non-relevant document has no constraint, so ``xi_q = 0``, and only enters through ``n``).
 
 Solver: the 1-slack cutting-plane method (Joachims, Finley & Yu 2009), the formulation that
-SVM-map's code gets from svm_struct, with exactly the machinery of :mod:`ltrfs.rankers.ranksvm`
-(its working-set QP ``_solve_working_set``, cut dropping, warm start across C). Each iteration
+SVM-map's code gets from svm_struct, with exactly RankSVM's machinery, :mod:`ltrfs.rankers.one_slack`
+(its working-set QP, cut dropping, warm start across C). Each iteration
 adds the joint cut obtained by summing, over the queries, the most violated constraint of each::
 
     w . a >= b - xi,   a = (1/n) sum_q (Psi(q, y_q) - Psi(q, yhat_q)),   b = (1/n) sum_q Delta_AP(yhat_q)
@@ -57,7 +57,7 @@ from numba import njit
 from ltrfs.docstrings import fill_doc
 from ltrfs.params import Boolean, Integer, Real
 from ltrfs.rankers.base import LinearScores, Ranker
-from ltrfs.rankers.ranksvm import _fingerprint, one_slack_solve
+from ltrfs.rankers.one_slack import data_fingerprint, one_slack_solve
 
 log = logging.getLogger(__name__)
 
@@ -367,7 +367,7 @@ class SVMMAP(LinearScores, Ranker):
         tol = epsilon
         coef_rows = np.empty(m)
         delta = np.empty(n)
-        fingerprint = _fingerprint(X, relevant, query_ptr) if self.warm_start else None
+        fingerprint = data_fingerprint(X, relevant, query_ptr) if self.warm_start else None
         n_active = int(_map_oracle(np.zeros(m), relevant, query_ptr, H, False, coef_rows, delta))
 
         def oracle(w):

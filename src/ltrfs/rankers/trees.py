@@ -36,7 +36,7 @@ from ltrfs import boosters
 from ltrfs.checks import check_fit_inputs, check_validation_split, check_X
 from ltrfs.docstrings import fill_doc
 from ltrfs.metrics import TIES
-from ltrfs.params import Boolean, Convention, Integer, Mapping, Metric, Options, Real
+from ltrfs.params import Boolean, ConventionLike, Integer, Mapping, Metric, Options, Real
 from ltrfs.rankers.base import Ranker
 from ltrfs.rankers.lambdamart import extra_xgb_params
 from ltrfs.tuning import DegenerateGridError, vali_score
@@ -126,7 +126,7 @@ class MART(Ranker):
         "subsample": [Real(0, 1, closed="right")],
         "early_stopping_rounds": [Integer(1), None],
         "metric": [Metric()],
-        "convention": [Convention()],
+        "convention": [ConventionLike()],
         "random_state": [Integer(0)],
         "n_jobs": [Integer(1)],
         "params": [Mapping(), None],

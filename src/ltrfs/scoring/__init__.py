@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ltrfs.context import accepts
+from ltrfs.context import takes_parameter
 from ltrfs.ranking_data import RankingData
 from ltrfs.metrics import check_ties
 from ltrfs.scoring import discrete, divergence, kendall, pairwise, pearson, spearman
@@ -83,11 +83,11 @@ def uses_threads(scorer: str) -> bool:
     -------
     bool
     """
-    return accepts(SCORERS[scorer], "n_threads")
+    return takes_parameter(SCORERS[scorer], "n_threads")
 
 
 def _call(function, *args, n_threads: int = 1):
-    if accepts(function, "n_threads"):
+    if takes_parameter(function, "n_threads"):
         return function(*args, n_threads=n_threads)
     return function(*args)
 

@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit, prange
 
 from ltrfs.docstrings import fill_doc
-from ltrfs.ranking_data import DataError, RankingData
+from ltrfs.ranking_data import DataError, RankingData, label_levels
 from ltrfs.scoring.kendall import check_finite, check_query_ptr, check_threads
 
 
@@ -92,22 +92,6 @@ def _misordered_twice(X, levels, query_ptr, n_levels, nmax):  # pragma: no cover
     return out
 
 
-def label_levels(y: np.ndarray) -> tuple[np.ndarray, int]:
-    """Labels as consecutive levels.
-
-    Parameters
-    ----------
-    y : ndarray, shape (m,)
-
-    Returns
-    -------
-    (int64 (m,), int)
-        Levels in 0..L-1 preserving the label order, and L.
-    """
-    values, levels = np.unique(np.asarray(y), return_inverse=True)
-    return levels.astype(np.int64).reshape(-1), int(len(values))
-
-
 def labelled_pairs(y: np.ndarray, query_ptr: np.ndarray) -> int:
     """Number of pairs of documents of one query with different labels.
 
@@ -120,7 +104,8 @@ def labelled_pairs(y: np.ndarray, query_ptr: np.ndarray) -> int:
     -------
     int
     """
-    levels, n_levels = label_levels(y)
+    classes, levels = label_levels(y)
+    n_levels = len(classes)
     sizes = np.diff(query_ptr)
     qrow = np.repeat(np.arange(len(sizes)), sizes)
     per_level = np.bincount(qrow * n_levels + levels, minlength=len(sizes) * n_levels).astype(np.int64)
@@ -177,7 +162,8 @@ def pairwise_loss(X: np.ndarray, y: np.ndarray, query_ptr: np.ndarray, n_threads
     pairs = labelled_pairs(y, query_ptr)
     if pairs == 0:
         raise DataError("pairwise_loss: no query has two documents with different labels, so no pair can be mis-ordered")
-    levels, n_levels = label_levels(y)
+    classes, levels = label_levels(y)
+    n_levels = len(classes)
     nmax = int(np.diff(query_ptr).max())
     previous = numba.get_num_threads()
     numba.set_num_threads(threads)

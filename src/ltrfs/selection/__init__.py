@@ -1,6 +1,7 @@
 """Feature selectors by name: ``SELECTORS[name]`` is the class, ``make_selector`` builds one."""
 from __future__ import annotations
 
+from ltrfs.names import build_estimator
 from ltrfs.selection.base import Selector
 from ltrfs.selection.boosting import GBMImportance
 from ltrfs.selection.fenchelrank import FenchelRankSelector
@@ -25,7 +26,6 @@ from ltrfs.selection.sparse_ranksvm import SparseRankSVMSelector
 from ltrfs.selection.svm_rfe import SVMRFE
 from ltrfs.selection.waf import WAF
 from ltrfs.selection.xgas import XGAS
-from ltrfs.util import build_estimator
 
 SELECTORS: dict[str, type[Selector]] = {cls.name: cls for cls in (
     WAF, RandomK, ImportanceTopK, FSED, GAS, GASE, GASL, InformationGain, ChiSquare, PearsonTopK,

@@ -30,39 +30,7 @@ import numpy as np
 from ltrfs import scoring
 from ltrfs.checks import check_magnitude, check_qid_values
 from ltrfs.estimator import Estimator
-from ltrfs.ranking_data import query_ptr_from_qid
-
-
-def constant_within_queries(X, query_ptr) -> np.ndarray:
-    """Which features are constant within every query.
-
-    Such a feature orders no query (its single-feature metric is that of a random order).
-
-    Parameters
-    ----------
-    X : array-like, shape (m, d)
-        Feature values, the rows of a query contiguous.
-    query_ptr : array-like of int, shape (q + 1,)
-        Query offsets.
-
-    Returns
-    -------
-    bool (d,)
-        True for the features whose value is the same for every document of each query (all
-        features when X has no rows).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> X = np.array([[1.0, 5.0], [2.0, 5.0], [3.0, 7.0]])
-    >>> constant_within_queries(X, np.array([0, 2, 3]))
-    array([False,  True])
-    """
-    X = np.asarray(X)
-    if X.shape[0] == 0:
-        return np.ones(X.shape[1], dtype=bool)
-    starts = np.asarray(query_ptr[:-1], dtype=np.int64)
-    return np.all(np.maximum.reduceat(X, starts, axis=0) == np.minimum.reduceat(X, starts, axis=0), axis=0)
+from ltrfs.ranking_data import constant_within_queries, query_ptr_from_qid
 
 
 def single_feature_scores(X, y, query_ptr, precomputed: dict, convention: str, ties: str) -> dict:

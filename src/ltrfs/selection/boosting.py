@@ -42,9 +42,9 @@ from threadpoolctl import threadpool_limits
 
 from ltrfs.docstrings import fill_doc
 from ltrfs.params import Integer, Options, Real
+from ltrfs.progress import Progress
 from ltrfs.selection import statistical as st
 from ltrfs.selection.base import Selector
-from ltrfs.util import Progress
 
 BACKENDS = ("exact", "xgboost", "hist")
 

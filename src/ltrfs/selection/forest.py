@@ -32,9 +32,9 @@ import numpy as np
 
 from ltrfs.docstrings import fill_doc
 from ltrfs.params import Boolean, Integer, Options, Real
+from ltrfs.progress import Progress
 from ltrfs.selection import statistical as st
 from ltrfs.selection.base import Selector
-from ltrfs.util import Progress
 
 IMPORTANCES = ("impurity", "permutation")
 

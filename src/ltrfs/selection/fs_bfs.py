@@ -75,11 +75,12 @@ import numpy as np
 
 from ltrfs.checks import check_labels, check_X
 from ltrfs.docstrings import fill_doc
+from ltrfs.metric_context import MetricContext
 from ltrfs.metrics import TIES
-from ltrfs.params import Boolean, Convention, Integer, Metric, Options, Real
-from ltrfs.rankers.coord_ascent import RESTART_INITS, MetricContext, coordinate_ascent
+from ltrfs.params import Boolean, ConventionLike, Integer, Metric, Options, Real
+from ltrfs.progress import Progress
+from ltrfs.rankers.coord_ascent import RESTART_INITS, coordinate_ascent
 from ltrfs.selection.base import Selector
-from ltrfs.util import Progress
 
 log = logging.getLogger(__name__)
 
@@ -334,7 +335,7 @@ class FSBFS(Selector):
     parameters = {
         "k": [Integer(1)],
         "metric": [Metric()],
-        "convention": [Convention()],
+        "convention": [ConventionLike()],
         "max_candidates": [Integer(1), None],
         "open_size": [Integer(1), None],
         "max_stale": [Integer(1)],

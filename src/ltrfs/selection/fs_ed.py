@@ -12,7 +12,7 @@ import numpy as np
 from ltrfs import metrics, scoring
 from ltrfs.checks import NeedsValidation
 from ltrfs.docstrings import fill_doc
-from ltrfs.params import Boolean, Convention, Integer, Options
+from ltrfs.params import Boolean, ConventionLike, Integer, Options
 from ltrfs.scoring import divergence
 from ltrfs.selection.base import Selector, single_feature_scores
 
@@ -98,7 +98,7 @@ class FSED(Selector):
         "metric": [Options(*scoring.SINGLE_FEATURE_METRICS, ignore_case=True)],
         "points": [Options(*divergence.POINTS)],
         "scale": [Options(*SCALES)],
-        "convention": [Convention()],
+        "convention": [ConventionLike()],
         "approx": [Boolean(), Options("auto")],
         "n_jobs": [Integer(1)],
         "ties": [Options(*metrics.TIES)],

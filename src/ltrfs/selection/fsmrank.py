@@ -25,10 +25,10 @@ import numpy as np
 from ltrfs import metrics
 from ltrfs.checks import check_validation_split, check_X
 from ltrfs.docstrings import fill_doc
-from ltrfs.params import Convention, Integer, ListOf, Metric, Options, Real
+from ltrfs.params import ConventionLike, Integer, ListOf, Metric, Options, Real
+from ltrfs.rankers.data_matrix import as_data_matrix, blas_threads, scores_of
 from ltrfs.rankers.fsmrank import (LAMBDA1_GRID, LAMBDA2_GRID, PROBLEM_PARAMETERS, FSMProblem, SolveResult,
-                                   _as_data_matrix, _blas_limit, _matvec_any, feature_order, fsmrank_solve,
-                                   raw_model, scaled_inputs, subgradient_solve)
+                                   feature_order, fsmrank_solve, raw_model, scaled_inputs, subgradient_solve)
 from ltrfs.rankers.ranksvm_primal import RankSVMPrimal
 from ltrfs.ranking_data import group_ids
 from ltrfs.scoring.pearson import pearson_scores
@@ -147,7 +147,7 @@ class _FSMRankBase(Selector):
         "lambda1_grid": [ListOf(Real(0))],
         "lambda2_grid": [ListOf(Real(0))],
         "vali_metric": [Metric()],
-        "convention": [Convention()],
+        "convention": [ConventionLike()],
         "ties": [Options(*metrics.TIES)],
         **PROBLEM_PARAMETERS,
     }
@@ -193,7 +193,7 @@ class _FSMRankBase(Selector):
         if X_val is None or y_val is None or qid_val is None:
             raise ValueError(f"{self.name}: choosing on validation data needs X_val, y_val and qid_val; "
                              "pass them to fit, or fix the hyperparameters")
-        dtype = np.float32 if np.asarray(X_val).dtype == np.float32 else np.float64  # as _as_data_matrix
+        dtype = np.float32 if np.asarray(X_val).dtype == np.float32 else np.float64  # as as_data_matrix
         return check_validation_split(d, X_val, y_val, qid_val, dtype=dtype)
 
     def _vali_choice(self, vali, what: str) -> ValiChoice:
@@ -207,9 +207,9 @@ class _FSMRankBase(Selector):
         """Fit the FSMRank model (lambdas given or chosen on vali); returns the checked
         validation split when one was needed (a grid, or ``need_vali``), else None."""
         self.validate_params()
-        X = _as_data_matrix(X)
+        X = as_data_matrix(X)
         d = X.shape[1]
-        with _blas_limit(self.n_jobs):
+        with blas_threads(self.n_jobs):
             q, P = self._pearson(X, y, precomputed)
             X, A, s, lo, span = scaled_inputs(X, y, self.similarity, self.importance, self.scale, pearson=(q, P))
             grid1 = [self.lambda1] if self.lambda1 is not None else list(self.lambda1_grid)
@@ -225,7 +225,7 @@ class _FSMRankBase(Selector):
                 value = None
                 if choose:
                     value = choice.offer({"lambda1": l1, "lambda2": l2},
-                                         _matvec_any(vali[0], raw_model(res.w_hat, lo, span)[0]), res)
+                                         scores_of(vali[0], raw_model(res.w_hat, lo, span)[0]), res)
                 table.append({"lambda1": l1, "lambda2": l2, "vali": value,
                               "degenerate": bool(choose and choice.trials[-1]["degenerate"]), "n_iter": res.n_iter,
                               "objective": res.objective, "nonzero": int(np.count_nonzero(res.w_hat)),
@@ -262,7 +262,7 @@ class _FSMRankBase(Selector):
         %(predict_sections)s
         """
         self._check_fitted("coef_")
-        return _matvec_any(_as_data_matrix(X, n_features=len(self.coef_)), self.coef_) + self.intercept_
+        return scores_of(as_data_matrix(X, n_features=len(self.coef_)), self.coef_) + self.intercept_
 
 @fill_doc(**_DOC)
 class FSMRankSelector(_FSMRankBase):
@@ -314,7 +314,7 @@ class FSMRankSelector(_FSMRankBase):
         w = np.zeros(d)
         top = self.ranking_[:k]
         w[top] = self.coef_[top]
-        return _matvec_any(_as_data_matrix(X, n_features=d), w) - self.scale_lo_ @ w
+        return scores_of(as_data_matrix(X, n_features=d), w) - self.scale_lo_ @ w
 
 
 @fill_doc(**_DOC)

@@ -55,7 +55,7 @@ import numpy as np
 from ltrfs import metrics, scoring
 from ltrfs.checks import NeedsValidation
 from ltrfs.docstrings import fill_doc
-from ltrfs.params import Boolean, Convention, Integer, ListOf, Metric, Options, Real
+from ltrfs.params import Boolean, ConventionLike, Integer, ListOf, Metric, Options, Real
 from ltrfs.rankers.ranksvm import RankSVM
 from ltrfs.ranking_data import query_ptr_from_qid
 from ltrfs.scoring.kendall import SCORE_KEYS, SIMILARITIES, kendall_similarities
@@ -271,7 +271,7 @@ class GAS(Selector):
         "c": [Real(0), None],
         "c_grid": [ListOf(Real(0))],
         "t_vali": [Integer(1)],
-        "convention": [Convention()],
+        "convention": [ConventionLike()],
         "orientation": [Options(*ORIENTATIONS)],
         "normalize": [Options(*NORMALIZE)],
         "vali_model": [Options(*VALI_MODELS)],

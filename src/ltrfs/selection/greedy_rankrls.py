@@ -66,7 +66,7 @@ from numba import njit, prange
 from ltrfs import metrics
 from ltrfs.checks import NeedsValidation, check_validation_split, check_X
 from ltrfs.docstrings import fill_doc
-from ltrfs.params import Convention, Integer, ListOf, Metric, Options, Real, check_value
+from ltrfs.params import ConventionLike, Integer, ListOf, Metric, Options, Real, check_value
 from ltrfs.rankers.rankrls import PAIR_WEIGHTS, centered_products, query_center, row_weights, solve_rankrls
 from ltrfs.selection.base import Selector
 from ltrfs.tuning import ValiChoice
@@ -470,7 +470,7 @@ class GreedyRankRLS(Selector):
         "lam": [Real(0, None, closed="neither"), None],
         "lam_grid": [ListOf(Real(0, None, closed="neither"))],
         "metric": [Metric()],
-        "convention": [Convention()],
+        "convention": [ConventionLike()],
         "pair_weight": [Options(*PAIR_WEIGHTS)],
         "n_jobs": [Integer(1)],
         "ties": [Options(*metrics.TIES)],

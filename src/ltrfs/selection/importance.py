@@ -7,7 +7,7 @@ import numpy as np
 
 from ltrfs import metrics, scoring
 from ltrfs.docstrings import fill_doc
-from ltrfs.params import Convention, Options
+from ltrfs.params import ConventionLike, Options
 from ltrfs.selection.base import Selector, single_feature_scores
 
 
@@ -74,7 +74,7 @@ class ImportanceTopK(Selector):
     parameters = {
         "metric": [Options(*scoring.SINGLE_FEATURE_METRICS, ignore_case=True)],
         "orientation": [Options("descending", "best")],
-        "convention": [Convention()],
+        "convention": [ConventionLike()],
         "ties": [Options(*metrics.TIES)],
     }
 

@@ -41,12 +41,12 @@ import numpy as np
 from ltrfs import metrics
 from ltrfs.checks import NeedsValidation, check_validation_split
 from ltrfs.docstrings import fill_doc
-from ltrfs.params import Convention, Integer, Mapping, Metric, Options, Real
+from ltrfs.params import ConventionLike, Integer, Mapping, Metric, Options, Real
+from ltrfs.progress import Progress
 from ltrfs.selection.base import Selector
 from ltrfs.selection.lambdamart_importance import (IMPORTANCE_TYPES, booster_importance, check_ranker_params,
                                                    fit_ranker)
 from ltrfs.tuning import SELECTION_TIES, vali_score
-from ltrfs.util import Progress
 
 
 def elimination_sizes(d: int, step=0.1) -> list[int]:
@@ -147,7 +147,7 @@ class LambdaMARTRFE(Selector):
         "step": [Real(0, 1, closed="neither"), Integer(1)],
         "importance": [Options(*IMPORTANCE_TYPES)],
         "metric": [Metric()],
-        "convention": [Convention()],
+        "convention": [ConventionLike()],
         "ties": [Options(*metrics.TIES)],
         "ranker_params": [Mapping(), None],
         "random_state": [Integer(0)],

@@ -70,6 +70,7 @@ import numpy as np
 
 from ltrfs.docstrings import fill_doc
 from ltrfs.params import Integer, ListOf, Options, Real
+from ltrfs.ranking_data import label_levels
 from ltrfs.selection import statistical as st
 from ltrfs.selection.base import Selector
 
@@ -286,7 +287,7 @@ class OrdinalCR(Selector):
 
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
         X, y, _ = st.prepare_rows(X, y, query_ptr, self.sample_size, self.random_state)
-        self.classes_, level = st.label_levels(y)
+        self.classes_, level = label_levels(y)
         K = len(self.classes_)
         if K < 2:
             raise ValueError(f"ordinal_cr needs at least 2 label levels, the data has only {self.classes_.tolist()}")

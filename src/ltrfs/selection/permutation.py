@@ -33,13 +33,13 @@ import numpy as np
 from ltrfs import metrics
 from ltrfs.checks import NeedsValidation, check_validation_split
 from ltrfs.docstrings import fill_doc
-from ltrfs.params import Convention, Integer, Mapping, Metric, Options
+from ltrfs.params import ConventionLike, Integer, Mapping, Metric, Options
+from ltrfs.progress import Progress
 from ltrfs.rankers import RANKERS
 from ltrfs.ranking_data import group_ids
 from ltrfs.selection.base import Selector
 from ltrfs.selection.lambdamart_importance import booster_importance, check_ranker_params, fit_ranker
 from ltrfs.tuning import SELECTION_TIES
-from ltrfs.util import Progress
 
 
 def within_query_permutation(query_ptr, rng) -> np.ndarray:
@@ -113,7 +113,7 @@ def permutation_drops(predict, score, X_val, query_ptr, features, n_repeats: int
         The columns to permute; the others get drop 0.
     n_repeats : int
     random_state : int
-    progress : ltrfs.util.Progress or None
+    progress : ltrfs.progress.Progress or None
         Stepped once per prediction.
 
     Returns
@@ -197,7 +197,7 @@ class PermutationImportance(Selector):
         "ranker_params": [Mapping(), None],
         "n_repeats": [Integer(1)],
         "metric": [Metric()],
-        "convention": [Convention()],
+        "convention": [ConventionLike()],
         "ties": [Options(*metrics.TIES)],
         "random_state": [Integer(0)],
         "n_jobs": [Integer(1)],

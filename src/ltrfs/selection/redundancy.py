@@ -23,7 +23,7 @@ import numpy as np
 from ltrfs import metrics, scoring
 from ltrfs.checks import NeedsValidation, check_validation_split
 from ltrfs.docstrings import fill_doc
-from ltrfs.params import Convention, Integer, Options
+from ltrfs.params import ConventionLike, Integer, Options
 from ltrfs.scoring.spearman import SIMILARITIES, spearman_similarity
 from ltrfs.selection.base import Selector, single_feature_scores
 
@@ -137,7 +137,7 @@ class RelevanceRedundancy(Selector):
         "n_trees": [Integer(1)],
         "random_state": [Integer(0)],
         "similarity": [Options(*SIMILARITIES)],
-        "convention": [Convention()],
+        "convention": [ConventionLike()],
         "ties": [Options(*metrics.TIES)],
         "n_jobs": [Integer(1)],
     }

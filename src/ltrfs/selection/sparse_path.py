@@ -19,8 +19,9 @@ import numpy as np
 from ltrfs import metrics
 from ltrfs.checks import check_validation_split
 from ltrfs.estimator import ConvergenceWarning
-from ltrfs.params import Convention, Integer, Metric, Options, Real
-from ltrfs.rankers.fsmrank import _as_data_matrix, _blas_limit, _matvec_any, raw_model
+from ltrfs.params import ConventionLike, Integer, Metric, Options, Real
+from ltrfs.rankers.data_matrix import as_data_matrix, blas_threads, scores_of
+from ltrfs.rankers.fsmrank import raw_model
 from ltrfs.rankers.sparse_pairwise import MIN_RATIO, N_POINTS, SOLVER_PARAMETERS, entry_order, scaled_loss
 from ltrfs.selection.base import Selector
 from ltrfs.tuning import ValiChoice
@@ -32,7 +33,7 @@ PATH_PARAMETERS = {
     "n_points": [Integer(2)],
     "min_ratio": [Real(0, 1, closed="neither")],
     "vali_metric": [Metric()],
-    "convention": [Convention()],
+    "convention": [ConventionLike()],
     "ties": [Options(*metrics.TIES)],
     **SOLVER_PARAMETERS,
 }
@@ -87,10 +88,10 @@ class SparsePathSelector(Selector):
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
         if X_val is None or y_val is None or qid_val is None:
             raise ValueError(f"{self.name}: choosing the path point needs X_val, y_val and qid_val; pass them to fit")
-        X = _as_data_matrix(X)
+        X = as_data_matrix(X)
         d = X.shape[1]
         Xv, yv, qv = check_validation_split(d, X_val, y_val, qid_val, dtype=X.dtype)
-        with _blas_limit(self.n_jobs):
+        with blas_threads(self.n_jobs):
             loss, lo, span = scaled_loss(X, y, query_ptr, self.scale)
             values, points, info = self._path(loss)
             choice = ValiChoice(f"{self.name} ({self.path_key} path)", yv, qv, self.vali_metric, self.convention,
@@ -98,7 +99,7 @@ class SparsePathSelector(Selector):
             table = []
             for k, (value, res) in enumerate(zip(values, points)):
                 coef, intercept = raw_model(res.w, lo, span)
-                vali = choice.offer(k, _matvec_any(Xv, coef) + intercept, (coef, intercept, res))
+                vali = choice.offer(k, scores_of(Xv, coef) + intercept, (coef, intercept, res))
                 table.append({self.path_key: float(value), "nonzero": int(np.count_nonzero(res.w)), "vali": vali,
                               "degenerate": bool(choice.trials[-1]["degenerate"]), "n_iter": res.n_iter,
                               "objective": res.objective, "converged": bool(res.converged),
@@ -138,7 +139,7 @@ class SparsePathSelector(Selector):
         float64 (m,)
         """
         self._check_fitted("coef_")
-        return _matvec_any(_as_data_matrix(X, n_features=len(self.coef_)), self.coef_) + self.intercept_
+        return scores_of(as_data_matrix(X, n_features=len(self.coef_)), self.coef_) + self.intercept_
 
 
 __all__ = ["MIN_RATIO", "N_POINTS", "PATH_PARAMETERS", "SparsePathSelector"]

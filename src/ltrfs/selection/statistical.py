@@ -157,21 +157,6 @@ def grouped_folds(group: np.ndarray, n_splits: int) -> list[tuple[np.ndarray, np
     return list(GroupKFold(n_splits).split(np.zeros((len(group), 1)), groups=group))
 
 
-def label_levels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The sorted distinct labels and each row's index in them.
-
-    Parameters
-    ----------
-    y : ndarray, shape (m,)
-
-    Returns
-    -------
-    (classes (K,), level int64 (m,))
-    """
-    classes, level = np.unique(np.asarray(y), return_inverse=True)
-    return classes, level.astype(np.int64)
-
-
 # ----------------------------------------------------------------------------- continuation ratio
 
 def cr_expand(level: np.ndarray, n_levels: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -7,8 +7,8 @@ import re
 from types import SimpleNamespace
 
 from ltrfs.config import OWN, k_grid, train_batches
+from ltrfs.context import stable_seed
 from ltrfs.selection import SELECTORS, has_own_predictions
-from ltrfs.util import stable_seed
 
 __all__ = ["TrainPlanning"]
 

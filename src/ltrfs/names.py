@@ -1,0 +1,100 @@
+"""Names the user writes (methods, rankers, parameters, config keys): the one-line message for an
+unknown one, with the closest valid name, and an estimator built by name.
+"""
+from __future__ import annotations
+
+import difflib
+import inspect
+import re
+
+
+def did_you_mean(name, valid) -> str:
+    """The hint for a name that is not one of ``valid``: `` (did you mean 'x'?)``, or "".
+
+    The closest valid name by ``difflib`` (ratio 0.6 or more), compared with ``-`` and spaces as
+    ``_`` and in lower case, so ``gas-e`` and ``GAS_E`` find ``gas_e``.
+
+    Parameters
+    ----------
+    name : object
+        The name given.
+    valid : iterable of str
+        The valid names.
+
+    Returns
+    -------
+    str
+        The hint, with its leading space, or "" when no valid name is close.
+
+    Examples
+    --------
+    >>> did_you_mean("gas-e", ["gas_e", "gas_l", "fs_ed"])
+    " (did you mean 'gas_e'?)"
+    >>> did_you_mean("zzz", ["gas_e"])
+    ''
+    """
+    folded = {re.sub(r"[-\s]", "_", str(v)).lower(): str(v) for v in valid}
+    key = re.sub(r"[-\s]", "_", str(name)).lower()
+    close = [folded[key]] if key in folded else [folded[m] for m in difflib.get_close_matches(key, folded, n=1)]
+    return f" (did you mean {close[0]!r}?)" if close and close[0] != name else ""
+
+
+def unknown_name(kind: str, name, valid) -> str:
+    """``unknown <kind> '<name>' (did you mean '<closest>'?); valid: <all, sorted>`` (``did_you_mean``).
+
+    Parameters
+    ----------
+    kind : str
+        What the name names ("method", "config ranker").
+    name : object
+        The name given.
+    valid : iterable of str
+        The valid names.
+
+    Returns
+    -------
+    str
+        The one-line message.
+
+    Examples
+    --------
+    >>> unknown_name("method", "gas-e", ["gas_e", "gas_l", "fs_ed"])
+    "unknown method 'gas-e' (did you mean 'gas_e'?); valid: fs_ed, gas_e, gas_l"
+    """
+    valid = sorted(map(str, valid))
+    return f"unknown {kind} {name!r}{did_you_mean(name, valid)}; valid: {', '.join(valid) or '(none)'}"
+
+
+def build_estimator(kind: str, registry: dict, name: str, params: dict):
+    """Build an estimator by name with one-line errors.
+
+    Parameters
+    ----------
+    kind : str
+        "ranker" or "method", for messages.
+    registry : dict
+        Name -> class.
+    name : str
+        The estimator's name.
+    params : dict
+        Constructor parameters.
+
+    Returns
+    -------
+    object
+        ``registry[name](**params)``.
+
+    Raises
+    ------
+    ValueError
+        Naming an unknown name or parameter.
+    """
+    if name not in registry:
+        raise ValueError(unknown_name(kind, name, registry))
+    cls = registry[name]
+    valid = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+    unknown = sorted(set(params) - set(valid))
+    if unknown:
+        raise ValueError(f"{kind} {name!r} has no parameter {unknown[0]!r}{did_you_mean(unknown[0], valid)}; "
+                         f"valid: {', '.join(valid) or '(none)'}")
+    return cls(**params)

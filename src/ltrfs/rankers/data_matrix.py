@@ -1,0 +1,58 @@
+"""The data matrix of the linear pairwise models: float32 features kept as they are (no float64
+copy of a large training set), products with them accumulated in float64 (compiled), and the
+BLAS thread limit of a fit. Used by FSMRank, the sparse pairwise rankers and their selectors.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from threadpoolctl import threadpool_limits
+
+from ltrfs.checks import check_X
+
+__all__ = ["as_data_matrix", "matvec", "rmatvec", "scores_of", "blas_threads"]
+
+
+@njit(cache=True)
+def matvec(X, w, out):  # pragma: no cover - compiled
+    """out (m,) <- X @ w with float64 accumulation (X float32 or float64)."""
+    m, d = X.shape
+    for i in range(m):
+        acc = 0.0
+        for j in range(d):
+            acc += X[i, j] * w[j]
+        out[i] = acc
+
+
+@njit(cache=True)
+def rmatvec(X, c, out):  # pragma: no cover - compiled
+    """out (d,) <- X.T @ c with float64 accumulation; rows with c_i = 0 are skipped."""
+    m, d = X.shape
+    for j in range(d):
+        out[j] = 0.0
+    for i in range(m):
+        ci = c[i]
+        if ci != 0.0:
+            for j in range(d):
+                out[j] += X[i, j] * ci
+
+
+def blas_threads(n_jobs):
+    """A context in which BLAS uses at most ``n_jobs`` threads (``threadpoolctl``)."""
+    return threadpool_limits(limits=int(n_jobs), user_api="blas")
+
+
+def as_data_matrix(X, what="X", n_features=None):
+    """X checked (``check_X``): float32 stays float32 (products accumulate in float64), else float64."""
+    dtype = np.float32 if np.asarray(X).dtype == np.float32 else np.float64
+    return check_X(X, what, n_features=n_features, dtype=dtype)
+
+
+def scores_of(X, w) -> np.ndarray:
+    """X @ w as float64 (m,), accumulated in float64 whether X is float32 or float64."""
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    if X.dtype == np.float64:
+        return X @ w
+    out = np.empty(X.shape[0], dtype=np.float64)
+    matvec(X, w, out)
+    return out
