@@ -91,11 +91,11 @@ def random_problem(seed, n_queries=5, d=4, max_label=3):
 
 @pytest.fixture
 def drawn(monkeypatch):
-    """The figures passed to ``ltrfs.plots.save``, kept open to be read (the figure tests)."""
-    from ltrfs import plots  # matplotlib: only the figure tests pay for it
+    """The figures passed to ``ltrfs.results.figures.style.save``, kept open to be read (the figure tests)."""
+    from ltrfs.results.figures import style  # matplotlib: only the figure tests pay for it
 
     figures = []
-    monkeypatch.setattr(plots, "save", lambda fig, png, pdf=None: figures.append(fig))
+    monkeypatch.setattr(style, "save", lambda fig, png, pdf=None: figures.append(fig))
     yield figures
     for fig in figures:
-        plots.plt.close(fig)
+        style.plt.close(fig)

@@ -200,7 +200,7 @@ def test_readme_links_every_docs_page():
 
 # --------------------------------------------------------------------------------------------
 # docs/papers/lei2017.md shows Lei & Han's tables as config/published/lei2017.csv holds them,
-# each laid out as the report prints it (ltrfs.paper_layout), and the numbers behind the reading
+# each laid out as the report prints it (ltrfs.results.paper_layout), and the numbers behind the reading
 # of Tables A.1-A.2's Coordinate Ascent and Random Forests rows.
 
 LEI_OWN = [("l1_logistic/own", "Lasso"), ("rf_importance/own", "Random Forest"), ("svm_rfe/own", "SVM"),
@@ -214,7 +214,7 @@ LEI_SWAPPED = ("waf/coord_ascent", "waf/random_forest")
 
 def lei2017_published_tables() -> dict[str, str]:
     """Every Lei & Han table the CSV holds, in the report's layout (the page shows each)."""
-    from ltrfs import paper_layout as pl
+    from ltrfs.results import paper_layout as pl
     from ltrfs.datasets.registry import feature_names, load_registry
 
     values = pl.printed("lei2017", REPO / "config/published")
@@ -238,7 +238,7 @@ def lei2017_swap_evidence() -> str:
     and how often the appendix's 'GBRT, Coordinate Ascent and Random Forests best' holds."""
     import numpy as np
 
-    from ltrfs import published
+    from ltrfs.results import published
 
     values = published.load("lei2017", REPO / "config/published")
 

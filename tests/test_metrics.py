@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 from ltrfs import metrics as M
-from ltrfs import significance as S
+from ltrfs.results import significance as S
 
 L3 = math.log2(3)
 CONVENTION_NAMES = ["letor3", "letor4", "mslr", "standard", "lei2017"]

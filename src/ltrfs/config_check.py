@@ -12,13 +12,13 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from ltrfs.artefacts import ARTEFACTS
 from ltrfs.checks import k_above_d
 from ltrfs.config import DEFAULTS, EXPERIMENT_DEFAULTS, OWN, ConfigError, default_run_name, train_metrics
 from ltrfs.datasets.registry import load_registry
 from ltrfs.formats import column_name
 from ltrfs.names import unknown_name
 from ltrfs.rankers import RANKERS, checked_grid
+from ltrfs.results.figures.registry import ARTEFACTS
 from ltrfs.scoring import CHUNKED
 from ltrfs.selection import SELECTORS, make_selector
 from ltrfs.yaml_numbers import with_numbers

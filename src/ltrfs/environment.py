@@ -146,7 +146,7 @@ def write_versions_page(results, md_path, html_path) -> None:
     md_path, html_path : str or os.PathLike
         The files written.
     """
-    from ltrfs.htmlpage import write_markdown  # imported on use: markdown is needed here only
+    from ltrfs.results.htmlpage import write_markdown  # imported on use: markdown is needed here only
 
     try:
         record = json.loads((Path(results) / "versions.json").read_text())

@@ -3,7 +3,9 @@ unknown one, with the closest valid name, and an estimator built by name.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 import difflib
+import importlib
 import inspect
 import re
 
@@ -98,3 +100,51 @@ def build_estimator(kind: str, registry: dict, name: str, params: dict):
         raise ValueError(f"{kind} {name!r} has no parameter {unknown[0]!r}{did_you_mean(unknown[0], valid)}; "
                          f"valid: {', '.join(valid) or '(none)'}")
     return cls(**params)
+
+
+class LazyRegistry(Mapping):
+    """Names to classes, each class imported from its module the first time it is asked for.
+
+    A job that fits one selector imports that selector's module only; iterating over the names
+    (``in``, ``sorted``, messages) imports nothing, iterating over the classes imports them all.
+
+    Parameters
+    ----------
+    entries : dict
+        Name -> ``"module:Class"``, in the registry's order.
+
+    Examples
+    --------
+    >>> registry = LazyRegistry({"ordered": "collections:OrderedDict"})
+    >>> "ordered" in registry, list(registry), registry["ordered"].__name__
+    (True, ['ordered'], 'OrderedDict')
+    """
+
+    def __init__(self, entries: dict[str, str]):
+        self._paths = dict(entries)
+        self._classes: dict[str, type] = {}
+
+    def __getitem__(self, name: str) -> type:
+        cls = self._classes.get(name)
+        if cls is None:
+            module, _, attribute = self._paths[name].partition(":")
+            cls = self._classes[name] = getattr(importlib.import_module(module), attribute)
+        return cls
+
+    def __contains__(self, name) -> bool:
+        return name in self._paths
+
+    def __iter__(self):
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def class_names(self) -> dict[str, str]:
+        """Class name -> registry name, without importing anything.
+
+        Returns
+        -------
+        dict
+        """
+        return {path.partition(":")[2]: name for name, path in self._paths.items()}

@@ -1,10 +1,10 @@
 # Stage artefacts (ltrfs.pipeline.artefacts): the figures. Metric against k per experiment, every
-# feature report of the registry ltrfs.artefacts, and the per-method report data they draw.
+# feature report of the registry ltrfs.results.figures.registry, and the per-method report data they draw.
 from ltrfs.pipeline.planning.artefacts import METRIC_BY_FILE_NAME
 
 
 rule report_data:
-    """A method's report data declared in ltrfs.artefacts (REPORT_DATA): Greedy RankRLS path
+    """A method's report data declared in ltrfs.results.figures.registry (REPORT_DATA): Greedy RankRLS path
     metrics on test, FS-ED class densities, FSMRank solver traces."""
     input:
         unpack(PLAN.artefacts.report_data_inputs),
@@ -86,7 +86,7 @@ rule figure_paper:
 
 
 rule artefact:
-    """Any feature report declared in ltrfs.artefacts (the registry gives its input files)."""
+    """Any feature report declared in ltrfs.results.figures.registry (the registry gives its input files)."""
     input:
         unpack(PLAN.artefacts.inputs),
     output:

@@ -11,7 +11,8 @@ os.environ.update(
     PYTHONPATH=os.pathsep.join(filter(None, [str(Path(workflow.basedir) / "src"), os.environ.get("PYTHONPATH")]))
 )
 
-from ltrfs import artefacts, runlock
+from ltrfs import runlock
+from ltrfs.results.figures import registry as artefacts
 from ltrfs.environment import check_results_folder, library_versions
 from ltrfs.config import ConfigError
 from ltrfs.config_check import check, k_notices

@@ -18,7 +18,7 @@ PLANTED_OUTPUTS = (
 rule leaderboard:
     """Every selector of the run ranked per experiment and over all of them (Friedman, Nemenyi,
     critical-difference diagram), with its stability across folds, its selection cost and the
-    smallest k that keeps up with all features (ltrfs.leaderboard)."""
+    smallest k that keeps up with all features (ltrfs.results.leaderboard)."""
     input:
         PLAN.leaderboard.inputs,
     output:

@@ -17,13 +17,7 @@ rule train:
         info=f"{FOLD}/models/{{method}}/{{ranker}}.json",
         run=f"{FOLD}/runs/{{method}}/{{ranker}}.tsv",
     params:
-        ranker=PLAN.run.ranker_config,
-        k=PLAN.train.ks,
-        metric=PLAN.train.metric,
-        convention=PLAN.run.convention,
-        ties=config["ties"],
-        run_ties=PLAN.train.run_ties(),
-        seed=PLAN.train.seed,
+        job=PLAN.train.job,
     threads: PLAN.train.threads
     conda:
         "../../envs/ltrfs.yaml"
@@ -57,18 +51,14 @@ if config["train_batch"]:
                 test=f"{_fold}/data/test.npz",
                 **({"selector": f"{_fold}/select/{_method}.model"} if _own else {}),
             output:
-                [f"{_fold}/{folder}/{_method}/{r}.{ext}" for r in _rankers
-                 for folder, ext in (("models", "model"), ("models", "json"), ("runs", "tsv"))],
+                **PLAN.train.batch_outputs(_fold, _method, _rankers),
             params:
                 jobs=lambda w, d=_dataset, m=_method, rs=tuple(_rankers): PLAN.train.batch_jobs(d, m, rs, w.fold),
-                convention=lambda w, d=_dataset: PLAN.run.convention_of(d),
-                ties=config["ties"],
-                run_ties=PLAN.train.run_ties(),
             threads: 1  # one-thread rankers only (PLAN.train.batches)
             conda:
                 "../../envs/ltrfs.yaml"
             log:
-                [f"logs/train/{_dataset}/fold{{fold}}/{_method}/{r}.log" for r in _rankers],
+                **{r: f"logs/train/{_dataset}/fold{{fold}}/{_method}/{r}.log" for r in _rankers},
             benchmark:
                 f"benchmarks/train/{_dataset}/fold{{fold}}/{_method}.tsv"
             resources:

@@ -1,6 +1,6 @@
 """Snakemake adapter: draw the feature report named by the wildcard ``artefact`` (registry
-``ltrfs.artefacts``) from its input files."""
-from ltrfs import artefacts
+``ltrfs.results.figures.registry``) from its input files."""
+from ltrfs.results.figures import registry as artefacts
 from ltrfs.job_log import log_to
 
 log_to(snakemake.log[0])

@@ -1,4 +1,4 @@
-"""Snakemake adapter: the leaderboard of the run's selectors (ltrfs.leaderboard)."""
+"""Snakemake adapter: the leaderboard of the run's selectors (ltrfs.results.leaderboard)."""
 from ltrfs.job_log import log_to
 from ltrfs.pipeline.leaderboard import leaderboard_records, write_leaderboard
 

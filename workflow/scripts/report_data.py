@@ -1,4 +1,4 @@
-"""Snakemake adapter: one method's report data on a fold (registry ``ltrfs.artefacts.REPORT_DATA``)."""
+"""Snakemake adapter: one method's report data on a fold (registry ``ltrfs.results.figures.registry.REPORT_DATA``)."""
 from ltrfs.job_log import log_to
 from ltrfs.pipeline.artefacts import report_data
 

@@ -1,24 +1,25 @@
 """Stage artefacts (``workflow/rules/artefacts.smk``): the figures. The test metric against k of
 every experiment (``results/figures/{experiment}/{dataset}_{metric}.png``, rule
 ``figure_metric_vs_k``), a paper's figures in its form (config ``paper_figures``:
-``results/figures/{experiment}/{dataset}_fig{n}.png``, rule ``figure_paper``), every feature report of the registry ``ltrfs.artefacts``
+``results/figures/{experiment}/{dataset}_fig{n}.png``, rule ``figure_paper``), every feature report of the registry ``ltrfs.results.figures.registry``
 (``results/figures/{experiment}/features/``, rule ``artefact``) and the per-method report data
 some of them draw (``results/{dataset}/fold{fold}/{name}/{method}.tsv``, rule ``report_data``)."""
 from __future__ import annotations
 
 import logging
 
-from ltrfs import artefacts, io
+from ltrfs import io
 from ltrfs.atomic_files import write_text
 from ltrfs.docstrings import fill_doc
 from ltrfs.formats import read_csv, read_selection
+from ltrfs.results.figures import registry as artefacts
 
 __all__ = ["report_data", "figure_metric_vs_k", "figure_paper"]
 
 log = logging.getLogger("ltrfs")
 
 def report_data(name: str, selection_path, split_path, out_path, context: dict) -> None:
-    """Compute the report data ``name`` (``ltrfs.artefacts.REPORT_DATA``) of one method's
+    """Compute the report data ``name`` (``ltrfs.results.figures.registry.REPORT_DATA``) of one method's
     selection on one fold and write it (a TSV).
 
     Parameters
@@ -56,7 +57,7 @@ png, pdf, csv : str or os.PathLike
 @fill_doc(k_figure_files=_K_FIGURE_FILES)
 def figure_metric_vs_k(table_csv, compare_csv, png, pdf, csv, *, metric: str, title: str, baselines,
                        curves=None, n_features: int | None = None) -> None:
-    """Draw test ``metric`` against k, one panel per ranker (``ltrfs.plots.metric_vs_k``).
+    """Draw test ``metric`` against k, one panel per ranker (``ltrfs.results.figures.curves.metric_vs_k``).
 
     The experiment's ``compare`` pairs are marked where they differ.
 
@@ -75,7 +76,7 @@ def figure_metric_vs_k(table_csv, compare_csv, png, pdf, csv, *, metric: str, ti
     n_features : int or None, default None
         The dataset's number of features: k = d is labelled "all (d)".
     """
-    from ltrfs.plots import metric_vs_k  # heavy (matplotlib): not in the report-data jobs
+    from ltrfs.results.figures.curves import metric_vs_k  # heavy (matplotlib): not in the report-data jobs
 
     table = read_csv(table_csv, ("method", "ranker", "k", "folds"), dtype={"k": str})
     comparison = read_csv(compare_csv, dtype={"k_a": str, "k_b": str, "key_a": str, "key_b": str})
@@ -89,7 +90,7 @@ def figure_metric_vs_k(table_csv, compare_csv, png, pdf, csv, *, metric: str, ti
 def figure_paper(table_csv, compare_csv, png, pdf, csv, *, spec: dict, title: str, baselines,
                  n_features: int | None = None) -> None:
     """Draw one of a paper's figures in its form: one ranker, a panel per metric
-    (``ltrfs.plots.metric_panels``), the experiment's ``compare`` pairs circled where they differ.
+    (``ltrfs.results.figures.curves.metric_panels``), the experiment's ``compare`` pairs circled where they differ.
 
     Parameters
     ----------
@@ -104,7 +105,7 @@ def figure_paper(table_csv, compare_csv, png, pdf, csv, *, spec: dict, title: st
     n_features : int or None, default None
         The dataset's number of features: k = d is labelled "all (d)".
     """
-    from ltrfs.plots import metric_panels  # heavy (matplotlib): not in the report-data jobs
+    from ltrfs.results.figures.curves import metric_panels  # heavy (matplotlib): not in the report-data jobs
 
     table = read_csv(table_csv, ("method", "ranker", "k", "folds"), dtype={"k": str})
     comparison = read_csv(compare_csv, dtype={"k_a": str, "k_b": str, "key_a": str, "key_b": str})

@@ -1,7 +1,7 @@
 """Stage leaderboard (``workflow/rules/leaderboard.smk``): every selector of the run ranked per
 experiment and over all of them (Friedman, Nemenyi, critical-difference diagrams), with its
 stability across folds, its selection cost and the smallest k that keeps up with all features
-(``results/leaderboard/{run_name}/``; the statistics are ``ltrfs.leaderboard``'s)."""
+(``results/leaderboard/{run_name}/``; the statistics are ``ltrfs.results.leaderboard``'s)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,14 +9,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ltrfs import plots
 from ltrfs.atomic_files import write_text
-from ltrfs.htmlpage import write_markdown
-from ltrfs.leaderboard import (board, markdown, n_folds_text, read_costs, read_selections, recovery_table,
-                               smallest_k, stability_table)
 from ltrfs.formats import read_csv
 from ltrfs.pipeline.planning.leaderboard import leaderboard_records
-from ltrfs.tables import NONINFERIORITY_MARGIN, REFERENCE_RANKER
+from ltrfs.results.figures import board as charts
+from ltrfs.results.htmlpage import write_markdown
+from ltrfs.results.leaderboard import (board, markdown, n_folds_text, read_costs, read_selections, recovery_table,
+                                       smallest_k, stability_table)
+from ltrfs.results.tables import NONINFERIORITY_MARGIN, REFERENCE_RANKER
 
 __all__ = ["write_leaderboard", "leaderboard_records"]
 
@@ -32,9 +32,9 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
         The experiments' tables: records {experiment, dataset, path, metric: the table's metric,
         that of its tests against all features}.
     selections : list of dict
-        The selection records (``ltrfs.leaderboard.read_selections``).
+        The selection records (``ltrfs.results.leaderboard.read_selections``).
     costs : list of dict
-        The selection costs (``ltrfs.leaderboard.read_costs``).
+        The selection costs (``ltrfs.results.leaderboard.read_costs``).
     out : dict
         Paths ``csv`` and ``md`` (the boards of every experiment and of ``all`` of them together,
         one row per (scope, method)), ``stability``, ``cost`` and ``smallest_k`` (CSV), optionally
@@ -55,7 +55,7 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
         Significance level.
     truths : dict or None, default None
         dataset -> truth.json of generated data: how much of the planted informative features
-        each selector's top k finds (``ltrfs.leaderboard.recovery_table``).
+        each selector's top k finds (``ltrfs.results.leaderboard.recovery_table``).
     margin : float, default 0.01
         The tables' non-inferiority margin (config ``noninferiority_margin``), for the smallest-k note.
 
@@ -129,11 +129,11 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
                    out.get("html"))
     if "recovery" in out:
         write_text(out["recovery"], recovery.to_csv(index=False, float_format="%.6g"))
-        plots.recovery_curves(recovery, out["recovery_png"])
+        charts.recovery_curves(recovery, out["recovery_png"])
     Path(out["cd"]).mkdir(parents=True, exist_ok=True)
     for scope, panels in diagrams.items():
-        plots.cd_diagrams(panels, Path(out["cd"]) / f"{scope}.png", alpha=alpha)
-    plots.stability_curves(stab, out["stability_png"])
+        charts.cd_diagrams(panels, Path(out["cd"]) / f"{scope}.png", alpha=alpha)
+    charts.stability_curves(stab, out["stability_png"])
     chosen = long[(long.k.astype(str) == "vali") | long.method.isin(list(baselines))]
     chosen = chosen[~chosen.ranker.isin(list(own)) & (chosen.ranker != REFERENCE_RANKER)]
-    plots.accuracy_vs_cost(chosen, cost, first, out["pareto"], csv=out.get("pareto_csv"), baselines=baselines)
+    charts.accuracy_vs_cost(chosen, cost, first, out["pareto"], csv=out.get("pareto_csv"), baselines=baselines)

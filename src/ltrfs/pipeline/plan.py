@@ -85,7 +85,7 @@ class Plan:
 
     def short_query_notes(self) -> list[str]:
         """One line per dataset of the run whose convention scores its short test queries'
-        NDCG@10 0 (``ltrfs.tables.short_query_footnote``), read from the folds' reference files
+        NDCG@10 0 (``ltrfs.results.tables.short_query_footnote``), read from the folds' reference files
         that exist.
 
         Returns
@@ -93,7 +93,7 @@ class Plan:
         list of str
             ``"note: MQ2008: 372 of 784 queries of all folds' test sets have fewer than 10 ..."``.
         """
-        from ltrfs.tables import read_references, short_query_footnote  # heavy (pandas): imported on use
+        from ltrfs.results.tables import read_references, short_query_footnote  # heavy (pandas): imported on use
 
         references: dict[str, dict] = {}
         for name, _, dataset in self.run.run_experiments():

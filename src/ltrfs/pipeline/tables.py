@@ -1,7 +1,7 @@
 """Stage tables (``workflow/rules/tables.smk``): the fold-averaged tables of an experiment on a
-dataset (``results/{dataset}/tables/{experiment}.csv|.md|.html``, ``ltrfs.tables``), the same in
+dataset (``results/{dataset}/tables/{experiment}.csv|.md|.html``, ``ltrfs.results.tables``), the same in
 other metric conventions (``{experiment}.{convention}.csv``), the paper's published numbers
-beside ours (``{experiment}_published``, ``ltrfs.published``) and each method's top features
+beside ours (``{experiment}_published``, ``ltrfs.results.published``) and each method's top features
 (``tables/top_features/{experiment}``, ``top_features``)."""
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from ltrfs import published
 from ltrfs.atomic_files import write_text
 from ltrfs.formats import read_csv, read_selection
-from ltrfs.htmlpage import write_markdown
-from ltrfs.tables import (COMPARE_COLUMNS, NONINFERIORITY_MARGIN, REFERENCE_NOTE, all_pairs, by_k_markdown, compare,
-                          compare_markdown, folds_text, pairs_markdown, read_references, read_runs, short_query_footnote,
-                          summarise, to_markdown)
+from ltrfs.results import published
+from ltrfs.results.htmlpage import write_markdown
+from ltrfs.results.tables import (COMPARE_COLUMNS, NONINFERIORITY_MARGIN, REFERENCE_NOTE, all_pairs, by_k_markdown, compare,
+                                  compare_markdown, folds_text, pairs_markdown, read_references, read_runs, short_query_footnote,
+                                  summarise, to_markdown)
 
 __all__ = ["write_tables", "write_published", "top_features"]
 
@@ -35,7 +35,7 @@ def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", 
         The run files with their coordinates (``PLAN.tables.run_records``,
         ``ltrfs.pipeline.planning.tables``).
     out_csv : str or os.PathLike
-        The long table (``ltrfs.tables.summarise``) written as CSV.
+        The long table (``ltrfs.results.tables.summarise``) written as CSV.
     out_md : str or os.PathLike
         The Markdown tables written.
     metric : str, default "NDCG@10"
@@ -52,7 +52,7 @@ def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", 
     out_compare : str or os.PathLike or None, default None
         The paired t-tests written as CSV.
     own : sequence of str, default ()
-        The rankers that are a method's own model (see ``ltrfs.tables.summarise``).
+        The rankers that are a method's own model (see ``ltrfs.results.tables.summarise``).
     columns : sequence of str or None, default None
         The metrics of the Markdown table (None: ``DEFAULT_COLUMNS``).
     out_html : str or os.PathLike or None, default None
@@ -66,10 +66,10 @@ def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", 
     dataset : str, default "DATASET"
         The dataset's name, in that line.
     margin : float, default 0.01
-        The non-inferiority margin (config ``noninferiority_margin``; ``ltrfs.tables.summarise``).
+        The non-inferiority margin (config ``noninferiority_margin``; ``ltrfs.results.tables.summarise``).
     out_pairs : str or os.PathLike or None, default None
         Every pair of methods of one ranker at each k and at the vali-chosen k
-        (``ltrfs.tables.all_pairs``) as CSV; the Markdown then shows the vali-chosen families.
+        (``ltrfs.results.tables.all_pairs``) as CSV; the Markdown then shows the vali-chosen families.
 
     Returns
     -------
@@ -104,7 +104,7 @@ def write_tables(runs: list[dict], out_csv, out_md, *, metric: str = "NDCG@10", 
 
 
 def write_published(spec: dict, paper_dir, tables: dict, dataset: str, title: str, out: dict) -> None:
-    """A paper's published numbers beside the experiment's table (``ltrfs.published``).
+    """A paper's published numbers beside the experiment's table (``ltrfs.results.published``).
 
     Parameters
     ----------

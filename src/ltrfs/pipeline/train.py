@@ -5,6 +5,8 @@ the same job: ``models/{method}/{ranker}.model`` and ``.json``, ``runs/{method}/
 score) and ``runs_{convention}/`` (saved models in another metric convention, ``rescore``)."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 import logging
 import time
 
@@ -22,7 +24,7 @@ from ltrfs.formats import (REFERENCE_HEAD, RUN_HEAD, load_models, load_selector,
 from ltrfs.rankers import make_ranker, ranker_class, ranker_grid
 from ltrfs.tuning import SELECTION_TIES, search
 
-__all__ = ["valid_ks", "fit_best", "train_own", "train", "run_text",
+__all__ = ["valid_ks", "fit_best", "train_own", "TrainJob", "TrainFiles", "train", "run_text",
            "rescore", "reference", "SPLIT_TIES", "REFERENCES"]
 
 log = logging.getLogger("ltrfs")
@@ -177,21 +179,90 @@ def train_own(selection: dict, selector, *, ks=()) -> tuple[dict, dict]:
     return models, info
 
 
-def _train_ranker(selection: dict, ranker_name: str, ranker: dict, train_data: RankingData,
-                  vali_data: RankingData, *, ks, metric: str, convention: str, seed: int, threads: int,
-                  ties: str) -> tuple[dict, dict]:
+@dataclass(frozen=True)
+class TrainJob:
+    """What one train job does: a ranker on every k-view of a selection, its grid chosen on vali.
+
+    Parameters
+    ----------
+    ranker_name : str
+        The ranker's name in the config.
+    ranker : dict
+        Its config ``{"algorithm", "params", "grid"}``.
+    ks : sequence of int
+        The k grid (``valid_ks`` is applied).
+    metric : str
+        The vali metric.
+    convention : str
+        The metric convention.
+    seed : int
+        The job's seed.
+    threads : int, default 1
+        The job's threads.
+    ties : str, default "expected"
+        How tied scores are ranked in the vali choice.
+    run_ties : dict or None, default None
+        Split -> ties of the run file (``run_text``'s ``ties``).
+    """
+
+    ranker_name: str
+    ranker: dict
+    ks: Sequence[int]
+    metric: str
+    convention: str
+    seed: int
+    threads: int = 1
+    ties: str = SELECTION_TIES
+    run_ties: dict | None = None
+
+
+@dataclass(frozen=True)
+class TrainFiles:
+    """The files of one train job: what it reads and what it writes.
+
+    Parameters
+    ----------
+    selection : str or os.PathLike
+        The selection record (JSON).
+    train, vali : str, os.PathLike or RankingData
+        ``.npz`` files or loaded data (a batched train job loads them once for all its rankers).
+    model : str or os.PathLike
+        The model file written (``ltrfs.formats.save_models``).
+    info : str or os.PathLike
+        The info JSON written (features, chosen parameters and vali trials per k).
+    test : str, os.PathLike, RankingData or None, default None
+        The test split, with ``run``.
+    run : str or os.PathLike or None, default None
+        The run file written (``run_text``): the models evaluated on vali and test.
+    selector : str or os.PathLike or None, default None
+        The method's fitted selector, read for ranker ``own`` only.
+    """
+
+    selection: object
+    train: object
+    vali: object
+    model: object
+    info: object
+    test: object = None
+    run: object = None
+    selector: object = None
+
+
+def _train_ranker(selection: dict, job: TrainJob, train_data: RankingData,
+                  vali_data: RankingData) -> tuple[dict, dict]:
     """(models by k, info) of a ranker fitted on every k-view of the selection."""
-    models, info = {}, {"ranker": ranker_name, "algorithm": ranker["algorithm"],
-                        "method": selection["method"], "validation_metric": metric, "ties": ties, "k": {}}
-    ks = valid_ks(ks, n_views(selection), selection.get("uses_k", True))
-    progress = Progress(f"train {ranker_name}", len(ks), unit="k values", every=0.0)
+    ranker = job.ranker
+    models, info = {}, {"ranker": job.ranker_name, "algorithm": ranker["algorithm"],
+                        "method": selection["method"], "validation_metric": job.metric, "ties": job.ties, "k": {}}
+    ks = valid_ks(job.ks, n_views(selection), selection.get("uses_k", True))
+    progress = Progress(f"train {job.ranker_name}", len(ks), unit="k values", every=0.0)
     for k in ks:
         features, projection = view_for_k(selection, k)
         log.info("k=%d: features %s%s", k, (features + 1).tolist(), "" if projection is None else " (projected)")
         start = time.perf_counter()
         model, point, trials = fit_best(ranker, train_data.view(features, projection),
-                                        vali_data.view(features, projection), metric=metric,
-                                        convention=convention, seed=seed, threads=threads, ties=ties)
+                                        vali_data.view(features, projection), metric=job.metric,
+                                        convention=job.convention, seed=job.seed, threads=job.threads, ties=job.ties)
         models[k] = {"ranker": ranker["algorithm"], "n_features": selection["n_features"],
                      "features": features, "projection": projection, "params": point, "estimator": model}
         info["k"][str(k)] = {"features": (features + 1).tolist(), "chosen": point,
@@ -205,66 +276,34 @@ def _loaded(data) -> RankingData:
     return data if isinstance(data, RankingData) else io.load_npz(data)
 
 
-def train(selection_path, ranker_name: str, ranker: dict, train_path, vali_path, out_model,
-          out_info, *, ks, metric: str, convention: str, seed: int, threads: int = 1,
-          ties: str = SELECTION_TIES, test_path=None, out_run=None, run_ties: dict | None = None,
-          selector_path=None) -> None:
+def train(job: TrainJob, files: TrainFiles) -> None:
     """Train the ranker on every k-view of a selection, hyperparameters chosen on vali.
 
-    Ranker algorithm ``own``: the method's fitted model from ``selector_path`` (``train_own``).
-    With ``out_run`` (and ``test_path``) the models are also evaluated on vali and test in the
+    Ranker algorithm ``own``: the method's fitted model from ``files.selector`` (``train_own``).
+    With ``files.run`` (and ``files.test``) the models are also evaluated on vali and test in the
     same process and the run file written: the workflow's train jobs do this, so that no second
     job loads the models and their libraries again.
 
     Parameters
     ----------
-    selection_path : str or os.PathLike
-        The selection record (JSON).
-    ranker_name : str
-        The ranker's name in the config.
-    ranker : dict
-        Its config ``{"algorithm", "params", "grid"}``.
-    train_path, vali_path : str, os.PathLike or RankingData
-        ``.npz`` files or loaded data (a batched train job loads them once for all its rankers).
-    out_model : str or os.PathLike
-        The model file written (``ltrfs.formats.save_models``).
-    out_info : str or os.PathLike
-        The info JSON written (features, chosen parameters and vali trials per k).
-    ks : iterable of int
-        The k grid (``valid_ks`` is applied).
-    metric : str
-        The vali metric.
-    convention : str
-        The metric convention.
-    seed : int
-        The job's seed.
-    threads : int, default 1
-        The job's threads.
-    ties : str, default "expected"
-        How tied scores are ranked in the vali choice.
-    test_path : str, os.PathLike, RankingData or None, default None
-        The test split, with ``out_run``.
-    out_run : str or os.PathLike or None, default None
-        The run file written (``run_text``).
-    run_ties : dict or None, default None
-        Split -> ties of the run file (``run_text``'s ``ties``).
-    selector_path : str or os.PathLike or None, default None
-        The method's fitted selector, for ranker ``own``.
+    job : TrainJob
+        The ranker, k grid, vali metric, convention, seed, threads and ties.
+    files : TrainFiles
+        The selection and splits read, the model, info and run files written.
     """
-    selection = read_selection(selection_path)
-    train_data, vali_data = _loaded(train_path), _loaded(vali_path)
-    if ranker["algorithm"] == OWN:
-        models, by_k = train_own(selection, own_selector(selector_path, selection), ks=ks)
-        info = {"ranker": ranker_name, "algorithm": OWN, "method": selection["method"],
+    selection = read_selection(files.selection)
+    train_data, vali_data = _loaded(files.train), _loaded(files.vali)
+    if job.ranker["algorithm"] == OWN:
+        models, by_k = train_own(selection, own_selector(files.selector, selection), ks=job.ks)
+        info = {"ranker": job.ranker_name, "algorithm": OWN, "method": selection["method"],
                 "validation_metric": None, "k": by_k}
     else:
-        models, info = _train_ranker(selection, ranker_name, ranker, train_data, vali_data, ks=ks, metric=metric,
-                                     convention=convention, seed=seed, threads=threads, ties=ties)
-    if out_run is not None:
-        splits = {"vali": vali_data, "test": _loaded(test_path)}
-        write_text(out_run, run_text(models, splits, convention=convention, ties=run_ties))
-    save_models(out_model, models)
-    write_json(out_info, info)
+        models, info = _train_ranker(selection, job, train_data, vali_data)
+    if files.run is not None:
+        splits = {"vali": vali_data, "test": _loaded(files.test)}
+        write_text(files.run, run_text(models, splits, convention=job.convention, ties=job.run_ties))
+    save_models(files.model, models)
+    write_json(files.info, info)
 
 
 # ----------------------------------------------------------------------------- evaluation

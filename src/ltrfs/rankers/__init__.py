@@ -31,29 +31,31 @@ name                   model                                                    
 """
 from __future__ import annotations
 
-from ltrfs.names import build_estimator, unknown_name
-from ltrfs.rankers.adarank import AdaRankMAP, AdaRankNDCG
+from ltrfs.names import LazyRegistry, build_estimator, unknown_name
 from ltrfs.rankers.base import Ranker
-from ltrfs.rankers.coord_ascent import CoordinateAscent
-from ltrfs.rankers.fenchelrank import FenchelRank
-from ltrfs.rankers.fsmrank import FSMRank
-from ltrfs.rankers.lambdamart import LambdaMART
-from ltrfs.rankers.listnet import ListNet
-from ltrfs.rankers.pointwise import LinearRegressionRanker, LogisticRanker
-from ltrfs.rankers.rankboost import RankBoost
-from ltrfs.rankers.ranknet import RankNet
-from ltrfs.rankers.rankrls import RankRLS
-from ltrfs.rankers.ranksvm import RankSVM
-from ltrfs.rankers.ranksvm_primal import RankSVMPrimal
-from ltrfs.rankers.sparse_ranksvm import SparseRankSVM
-from ltrfs.rankers.svmmap import SVMMAP
-from ltrfs.rankers.trees import MART, RandomForest
 from ltrfs.tuning import checked_points, grid_points
 
-RANKERS: dict[str, type[Ranker]] = {cls.name: cls for cls in (
-    RankSVM, RankSVMPrimal, RankBoost, RankNet, LambdaMART, MART, CoordinateAscent, AdaRankNDCG,
-    AdaRankMAP, ListNet, RandomForest, RankRLS, LinearRegressionRanker, LogisticRanker, FSMRank,
-    SVMMAP, FenchelRank, SparseRankSVM)}
+#: ranker algorithm name -> ranker class, each imported on first use
+RANKERS = LazyRegistry({
+    "ranksvm": "ltrfs.rankers.ranksvm:RankSVM",
+    "ranksvm_primal": "ltrfs.rankers.ranksvm_primal:RankSVMPrimal",
+    "rankboost": "ltrfs.rankers.rankboost:RankBoost",
+    "ranknet": "ltrfs.rankers.ranknet:RankNet",
+    "lambdamart": "ltrfs.rankers.lambdamart:LambdaMART",
+    "mart": "ltrfs.rankers.trees:MART",
+    "coord_ascent": "ltrfs.rankers.coord_ascent:CoordinateAscent",
+    "adarank_ndcg": "ltrfs.rankers.adarank:AdaRankNDCG",
+    "adarank_map": "ltrfs.rankers.adarank:AdaRankMAP",
+    "listnet": "ltrfs.rankers.listnet:ListNet",
+    "random_forest": "ltrfs.rankers.trees:RandomForest",
+    "rankrls": "ltrfs.rankers.rankrls:RankRLS",
+    "linear_regression": "ltrfs.rankers.pointwise:LinearRegressionRanker",
+    "logistic": "ltrfs.rankers.pointwise:LogisticRanker",
+    "fsmrank": "ltrfs.rankers.fsmrank:FSMRank",
+    "svmmap": "ltrfs.rankers.svmmap:SVMMAP",
+    "fenchelrank": "ltrfs.rankers.fenchelrank:FenchelRank",
+    "sparse_ranksvm": "ltrfs.rankers.sparse_ranksvm:SparseRankSVM",
+})
 
 
 def make_ranker(name: str, **params) -> Ranker:
@@ -104,4 +106,13 @@ def checked_grid(ranker: dict) -> list[dict]:
     return checked_points(lambda **point: make_ranker(ranker["algorithm"], **params, **point), ranker_grid(ranker))
 
 
-__all__ = ["RANKERS", "Ranker", "make_ranker", "ranker_class", "ranker_grid", "checked_grid", *(cls.__name__ for cls in RANKERS.values())]
+__all__ = ["RANKERS", "Ranker", "make_ranker", "ranker_class", "ranker_grid", "checked_grid",
+           *RANKERS.class_names()]
+
+
+def __getattr__(name: str):
+    """``from ltrfs.rankers import RankSVM``: a ranker class by its class name, imported on use."""
+    registered = RANKERS.class_names().get(name)
+    if registered is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return RANKERS[registered]

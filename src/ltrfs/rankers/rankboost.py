@@ -38,7 +38,7 @@ by label; each round a sweep over the label groups gives both sums for every doc
 O(n) (compiled with Numba), in log space (running log-sum-exp), so nothing overflows however
 large F grows. r for every (feature, threshold) is then a cumulative sum of the potentials
 binned by threshold interval (O(m d) per round). Memory is O(m d) for the bin codes and O(m)
-for the rest; no pair is ever stored. ``tests/test_rankboost.py`` checks equality of the chosen
+for the rest; no pair is ever stored. ``tests/rankers/test_rankboost.py`` checks equality of the chosen
 (f, theta, alpha) and the scores against an explicit-pairs implementation of RankLib's loop.
 
 Model choice: with a validation split the metric (``metric``, ``convention``) of the model

@@ -1,37 +1,42 @@
-"""Feature selectors by name: ``SELECTORS[name]`` is the class, ``make_selector`` builds one."""
+"""Feature selectors by name: ``SELECTORS[name]`` is the class (imported from its module when
+first asked for), ``make_selector`` builds one."""
 from __future__ import annotations
 
-from ltrfs.names import build_estimator
+from ltrfs.names import LazyRegistry, build_estimator
 from ltrfs.selection.base import Selector
-from ltrfs.selection.boosting import GBMImportance
-from ltrfs.selection.fenchelrank import FenchelRankSelector
-from ltrfs.selection.filters import ChiSquare, InformationGain, PearsonTopK
-from ltrfs.selection.forest import RFImportance
-from ltrfs.selection.fs_bfs import FSBFS
-from ltrfs.selection.fs_ed import FSED
-from ltrfs.selection.fsmrank import FSMSVM, FSMRankSelector
-from ltrfs.selection.gas import GAS, GASE, GASL
-from ltrfs.selection.greedy_rankrls import GreedyRankRLS
-from ltrfs.selection.hcas import HCAS
-from ltrfs.selection.importance import ImportanceTopK
-from ltrfs.selection.l1_logistic import L1Logistic
-from ltrfs.selection.lambdamart_importance import LambdaMARTGain, LambdaMARTShap
-from ltrfs.selection.lambdamart_rfe import LambdaMARTRFE
-from ltrfs.selection.mrmr import MRMR
-from ltrfs.selection.ngas import NGAS
-from ltrfs.selection.ordinal_cr import OrdinalCR
-from ltrfs.selection.permutation import PermutationImportance
-from ltrfs.selection.random_k import RandomK
-from ltrfs.selection.sparse_ranksvm import SparseRankSVMSelector
-from ltrfs.selection.svm_rfe import SVMRFE
-from ltrfs.selection.waf import WAF
-from ltrfs.selection.xgas import XGAS
 
-SELECTORS: dict[str, type[Selector]] = {cls.name: cls for cls in (
-    WAF, RandomK, ImportanceTopK, FSED, GAS, GASE, GASL, InformationGain, ChiSquare, PearsonTopK,
-    L1Logistic, SVMRFE, OrdinalCR, RFImportance, GBMImportance, GreedyRankRLS, FSMRankSelector, FSMSVM, FSBFS,
-    NGAS, XGAS, HCAS, MRMR, FenchelRankSelector, SparseRankSVMSelector,
-    LambdaMARTGain, LambdaMARTShap, PermutationImportance, LambdaMARTRFE)}
+#: method algorithm name -> selector class, each imported on first use
+SELECTORS = LazyRegistry({
+    "waf": "ltrfs.selection.waf:WAF",
+    "random": "ltrfs.selection.random_k:RandomK",
+    "importance": "ltrfs.selection.importance:ImportanceTopK",
+    "fs_ed": "ltrfs.selection.fs_ed:FSED",
+    "gas": "ltrfs.selection.gas:GAS",
+    "gas_e": "ltrfs.selection.gas:GASE",
+    "gas_l": "ltrfs.selection.gas:GASL",
+    "ig": "ltrfs.selection.filters:InformationGain",
+    "chi": "ltrfs.selection.filters:ChiSquare",
+    "pearson": "ltrfs.selection.filters:PearsonTopK",
+    "l1_logistic": "ltrfs.selection.l1_logistic:L1Logistic",
+    "svm_rfe": "ltrfs.selection.svm_rfe:SVMRFE",
+    "ordinal_cr": "ltrfs.selection.ordinal_cr:OrdinalCR",
+    "rf_importance": "ltrfs.selection.forest:RFImportance",
+    "gbm_importance": "ltrfs.selection.boosting:GBMImportance",
+    "greedy_rankrls": "ltrfs.selection.greedy_rankrls:GreedyRankRLS",
+    "fsmrank": "ltrfs.selection.fsmrank:FSMRankSelector",
+    "fsmsvm": "ltrfs.selection.fsmrank:FSMSVM",
+    "fs_bfs": "ltrfs.selection.fs_bfs:FSBFS",
+    "ngas": "ltrfs.selection.ngas:NGAS",
+    "xgas": "ltrfs.selection.xgas:XGAS",
+    "hcas": "ltrfs.selection.hcas:HCAS",
+    "mrmr": "ltrfs.selection.mrmr:MRMR",
+    "fenchelrank": "ltrfs.selection.fenchelrank:FenchelRankSelector",
+    "sparse_ranksvm": "ltrfs.selection.sparse_ranksvm:SparseRankSVMSelector",
+    "lambdamart_gain": "ltrfs.selection.lambdamart_importance:LambdaMARTGain",
+    "lambdamart_shap": "ltrfs.selection.lambdamart_importance:LambdaMARTShap",
+    "permutation": "ltrfs.selection.permutation:PermutationImportance",
+    "lambdamart_rfe": "ltrfs.selection.lambdamart_rfe:LambdaMARTRFE",
+})
 
 
 def make_selector(name: str, **params) -> Selector:

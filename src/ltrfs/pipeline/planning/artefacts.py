@@ -2,9 +2,9 @@
 for, a paper's figure with its defaults, and what each feature report and report data job reads."""
 from __future__ import annotations
 
-from ltrfs import artefacts
 from ltrfs.docstrings import fill_doc
 from ltrfs.formats import METRIC_COLUMNS, column_name
+from ltrfs.results.figures import registry as artefacts
 from ltrfs.selection import SELECTORS
 
 __all__ = ["ArtefactsPlanning", "metric_file_name", "METRIC_BY_FILE_NAME"]
@@ -33,7 +33,7 @@ class ArtefactsPlanning:
         """The experiment's metric-against-k figures, its ``paper_figures`` of the dataset and its
         feature reports on the dataset.
 
-        The feature reports are those its methods make possible (``ltrfs.artefacts.stems``); config
+        The feature reports are those its methods make possible (``ltrfs.results.figures.registry.stems``); config
         ``artefacts`` restricts them.
 
         %(experiment_dataset_paths)s
@@ -72,7 +72,7 @@ class ArtefactsPlanning:
                 "labels": dict(e.get("figure_labels") or {})}
 
     def inputs(self, wildcards) -> dict:
-        """Role -> file(s) the feature report reads (``ltrfs.artefacts``), for ``unpack``."""
+        """Role -> file(s) the feature report reads (``ltrfs.results.figures.registry``), for ``unpack``."""
         return artefacts.input_paths(wildcards.artefact, results=self.run.results, dataset=wildcards.dataset,
                                      experiment=wildcards.experiment,
                                      folds=self.run.folds(wildcards.experiment, wildcards.dataset))

@@ -10,7 +10,32 @@ from ltrfs.config import OWN, k_grid, train_batches
 from ltrfs.context import stable_seed
 from ltrfs.selection import SELECTORS, has_own_predictions
 
-__all__ = ["TrainPlanning"]
+__all__ = ["TrainPlanning", "TRAIN_OUTPUTS", "output_name"]
+
+#: a train job's outputs: kind -> (folder under the fold, extension) of ``{folder}/{method}/{ranker}.{ext}``
+TRAIN_OUTPUTS = {"model": ("models", "model"), "info": ("models", "json"), "run": ("runs", "tsv")}
+
+
+def output_name(kind: str, ranker: str) -> str:
+    """The name of one ranker's ``kind`` of output in a batched train job (``TRAIN_OUTPUTS``).
+
+    Parameters
+    ----------
+    kind : str
+        ``model``, ``info`` or ``run``.
+    ranker : str
+        The ranker's name.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> output_name("run", "ranksvm")
+    'run_ranksvm'
+    """
+    return f"{kind}_{ranker}"
 
 
 class TrainPlanning:
@@ -122,8 +147,16 @@ class TrainPlanning:
                 batches[(dataset, method)] = (name, rankers)
         return batches
 
+    def job(self, wildcards) -> dict:
+        """A params function: one train job's settings, the fields of
+        ``ltrfs.pipeline.train.TrainJob`` as plain values (rule train and each ranker of a batch)."""
+        return {"ranker_name": wildcards.ranker, "ranker": self.run.ranker_config(wildcards), "ks": self.ks(wildcards),
+                "metric": self.metric(wildcards), "convention": self.run.convention(wildcards),
+                "seed": self.seed(wildcards), "threads": self.threads(wildcards), "ties": self.run.config["ties"],
+                "run_ties": self.run_ties()}
+
     def batch_jobs(self, dataset: str, method: str, rankers, fold) -> list[dict]:
-        """One batched train job's per-ranker settings, from the functions rule train's params use.
+        """One batched train job's per-ranker settings (``job``), in the order of ``rankers``.
 
         Parameters
         ----------
@@ -137,12 +170,28 @@ class TrainPlanning:
         Returns
         -------
         list of dict
-            Per ranker: ``ranker``, ``config``, ``k``, ``metric``, ``seed``, ``threads`` and ``own``.
+            Per ranker, ``job``'s settings.
         """
-        jobs = []
-        for ranker in rankers:
-            w = SimpleNamespace(dataset=dataset, fold=fold, method=method, ranker=ranker)
-            config = self.run.ranker_config(w)
-            jobs.append({"ranker": ranker, "config": config, "k": self.ks(w), "metric": self.metric(w),
-                         "seed": self.seed(w), "threads": self.threads(w), "own": config["algorithm"] == OWN})
-        return jobs
+        return [self.job(SimpleNamespace(dataset=dataset, fold=fold, method=method, ranker=ranker))
+                for ranker in rankers]
+
+    @staticmethod
+    def batch_outputs(fold_path: str, method: str, rankers) -> dict:
+        """The named outputs of a batched train job: ``{kind}_{ranker}`` -> path, for each
+        ranker's model, info and run file (``TRAIN_OUTPUTS``), the paths rule train writes.
+
+        Parameters
+        ----------
+        fold_path : str
+            ``results/{dataset}/fold{fold}`` (with the ``{fold}`` wildcard).
+        method : str
+            The method.
+        rankers : iterable of str
+            The batch's rankers.
+
+        Returns
+        -------
+        dict
+        """
+        return {output_name(kind, ranker): f"{fold_path}/{folder}/{method}/{ranker}.{ext}"
+                for ranker in rankers for kind, (folder, ext) in TRAIN_OUTPUTS.items()}

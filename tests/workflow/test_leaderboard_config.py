@@ -1,0 +1,126 @@
+"""config/leaderboard.yaml, the one-command comparison: every selector of the registry against
+RankSVM and LambdaMART on MQ2008, OHSUMED and the Yahoo! set 2 and MSLR-WEB30K stand-ins, at
+k = 5, 10, 20, 30 and half of d; it validates and plans offline (docs/leaderboard.md)."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import SHARED_DATA
+from ltrfs.datasets.registry import load_registry
+from ltrfs.selection import SELECTORS
+
+REPO = Path(__file__).resolve().parents[2]
+CONFIG = yaml.safe_load((REPO / "config/leaderboard.yaml").read_text())
+DEFAULTS = yaml.safe_load((REPO / "config/config.yaml").read_text())
+#: the issue's datasets, by the names the config runs (the stand-ins by their own names)
+DATASETS = {"MQ2008", "OHSUMED", "Yahoo-set2-standin", "MSLR-WEB30K-standin-0.005"}
+
+
+def algorithm(method: str) -> str:
+    """A config method's algorithm: the leaderboard's own entry over config.yaml's."""
+    entry = {**DEFAULTS["methods"].get(method, {}), **CONFIG.get("methods", {}).get(method, {})}
+    return entry.get("algorithm", method)
+
+
+def test_every_selector_of_the_registry_takes_part_on_every_dataset():
+    # "gas" is GAS with its importance as a parameter: gas_e and gas_l are its two variants
+    wanted = set(SELECTORS) - {"gas"}
+    experiments = [CONFIG["experiments"][name] for name in CONFIG["run"]]
+    assert {d for e in experiments for d in e["datasets"]} == DATASETS
+    for e in experiments:
+        assert {algorithm(m) for m in e["methods"]} >= wanted, e["datasets"]
+        assert e["rankers"] == ["ranksvm", "lambdamart"]
+        assert "waf" in e["methods"]  # the all-features baseline of "smallest k not below all features"
+
+
+def test_k_is_5_10_20_30_and_half_of_the_datasets_features():
+    registry = load_registry(REPO / "config/datasets.yaml")
+    for name in CONFIG["run"]:
+        e = CONFIG["experiments"][name]
+        (dataset,) = e["datasets"]
+        d = registry[dataset]["n_features"]
+        assert sorted(e["k"]) == sorted({5, 10, 20, 30, d // 2}), (name, d)
+
+
+def test_its_runs_live_in_their_own_results_folder():
+    """The papers' configs train the same (dataset, method, ranker) on other k grids: one results
+    folder keeps one grid per run file, so the leaderboard has its own."""
+    assert CONFIG["results_dir"] not in ("results", DEFAULTS.get("results_dir", "results"))
+
+
+def test_it_plans_offline_every_selection_and_its_training(tmp_path):
+    """The dry run with ``datasets_present_only`` and the mirror: 29 methods on 12 folds (MQ2008 and
+    OHSUMED five each when their archives are in the mirror, one per stand-in), one select and one
+    train job each, and one leaderboard."""
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path), "-n", "--quiet",
+         "rules", "--configfile", str(REPO / "config/config.yaml"), str(REPO / "config/leaderboard.yaml"),
+         "--config", f"mirror={SHARED_DATA}", "datasets_present_only=true",
+         f"datasets_file={REPO / 'config/datasets.yaml'}"],
+        capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    counts = {}
+    for line in result.stdout.splitlines():
+        if m := re.fullmatch(r"(\w+)\s+(\d+)", line.strip()):
+            counts.setdefault(m[1], int(m[2]))  # the first job table (the second repeats it)
+    folds = 2 + 5 * sum((SHARED_DATA / f"{name}.zip").exists() for name in ("MQ2008", "OHSUMED"))
+    n_methods = len(CONFIG["experiments"]["leaderboard_mq2008"]["methods"])
+    assert counts["select"] == n_methods * folds
+    assert sum(v for k, v in counts.items() if k.startswith("train_")) == n_methods * folds
+    assert counts["leaderboard"] == 1
+
+
+def test_the_mslr_stand_in_is_the_full_one_at_half_a_percent():
+    from ltrfs.datasets import folds
+
+    registry = load_registry(REPO / "config/datasets.yaml")
+    full, part = registry["MSLR-WEB30K-standin"], registry["MSLR-WEB30K-standin-0.005"]
+    assert part["generator"]["n_queries"] == round(0.005 * full["generator"]["n_queries"]) == 158
+    assert {k: v for k, v in part["generator"].items() if k != "n_queries"} == \
+        {k: v for k, v in full["generator"].items() if k != "n_queries"}
+    for key in ("layout", "n_features", "label_levels", "convention", "feature_names", "folds"):
+        assert part[key] == full[key], key
+    subsets, rot = folds.query_subsets(158, 5, seed=0), folds.rotation(1, 5)
+    assert {split: sum(len(subsets[s - 1]) for s in rot[split]) for split in ("train", "vali", "test")} == \
+        {"train": 96, "vali": 31, "test": 31}
+
+
+def test_the_full_size_overlay_swaps_the_stand_ins_for_the_archives():
+    """config/leaderboard_full.yaml: Yahoo! set 2 and MSLR-WEB30K (five folds) themselves, and
+    Istella-S with k up to half its 220 features, in a results folder of its own."""
+    full = yaml.safe_load((REPO / "config/leaderboard_full.yaml").read_text())
+    e = full["experiments"]
+    assert e["leaderboard_yahoo"]["datasets"] == ["Yahoo-set2"]
+    assert e["leaderboard_mslr"]["datasets"] == ["MSLR-WEB30K"] and e["leaderboard_mslr"]["folds"] == [1, 2, 3, 4, 5]
+    assert e["leaderboard_istella"]["methods"] == CONFIG["experiments"]["leaderboard_mq2008"]["methods"]
+    assert sorted(e["leaderboard_istella"]["k"]) == [5, 10, 20, 30, 110]
+    assert full["results_dir"] not in (CONFIG["results_dir"], "results")
+
+
+def test_a_board_without_planted_features_plans_no_recovery_figure(tmp_path):
+    """A figure with nothing to show is neither drawn nor listed: the board of MQ2008 alone (no
+    generated data, no planted features) plans no planted_recovery.csv/.png; the default run's
+    board (generated data) plans both."""
+    if not (SHARED_DATA / "MQ2008.zip").exists():
+        pytest.skip(f"MQ2008.zip is not in {SHARED_DATA}: the MQ2008 board cannot be planned")
+
+    def leaderboard_outputs(*configfiles, run=()):
+        result = subprocess.run(
+            [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path), "-n",
+             "--configfile", str(REPO / "config/config.yaml"), *configfiles,
+             "--config", f"mirror={SHARED_DATA}", f"datasets_file={REPO / 'config/datasets.yaml'}", *run],
+            capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr[-3000:]
+        rule = result.stdout.split("rule leaderboard:", 1)[1]
+        return re.search(r"output: (.*)", rule)[1].split(", ")
+
+    mq2008 = leaderboard_outputs(str(REPO / "config/leaderboard.yaml"), run=["run=[leaderboard_mq2008]"])
+    assert any(p.endswith("/leaderboard.csv") for p in mq2008) and not any("planted_recovery" in p for p in mq2008)
+    demo = leaderboard_outputs()
+    assert {p.rsplit("/", 1)[1] for p in demo} >= {"planted_recovery.csv", "planted_recovery.png"}
