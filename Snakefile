@@ -1,5 +1,5 @@
 # Feature selection for learning to rank, one rule file per stage: prepare (download, parse) ->
-# score -> select -> train (and evaluate) -> tables -> artefacts (figures) -> leaderboard. Each rule
+# score -> select -> train (and evaluate) -> tables -> figures -> leaderboard. Each rule
 # file calls the package module of the same name, ltrfs.pipeline.<stage> (docs/architecture.md).
 from snakemake.utils import min_version
 
@@ -18,7 +18,7 @@ include: "workflow/rules/score.smk"
 include: "workflow/rules/select.smk"
 include: "workflow/rules/train.smk"
 include: "workflow/rules/tables.smk"
-include: "workflow/rules/artefacts.smk"
+include: "workflow/rules/figures.smk"
 include: "workflow/rules/leaderboard.smk"
 include: "workflow/rules/environment.smk"
 

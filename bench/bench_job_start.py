@@ -33,7 +33,7 @@ SCRIPTS = ROOT / "workflow" / "scripts"
 #: the goal of a job's imports in seconds, by script (issue 42); scripts not named have none
 GOALS = {**{s: 0.4 for s in ("score", "score_chunk", "select", "train", "train_batch", "reference", "rescore")},
          **{s: 1.0 for s in ("tables", "published", "top_features", "report_data", "figure_metric_vs_k",
-                             "figure_paper", "artefact", "leaderboard")}}
+                             "figure_paper", "feature_report", "leaderboard")}}
 
 #: what the timed interpreter runs: the imports between two clock readings, the seconds printed
 _TIMED = "import time as _t\n_start = _t.perf_counter()\n{imports}\nprint(_t.perf_counter() - _start)\n"

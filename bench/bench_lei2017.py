@@ -79,7 +79,7 @@ def run(workdir: Path, n_queries: int, cores: int, experiment: str = EXPERIMENT,
     (workdir / "datasets.yaml").write_text(yaml.safe_dump(registry))
     overlay = {"datasets_file": str(workdir / "datasets.yaml"), "datasets_present_only": True,
                "train_batch": TRAIN_BATCH,
-               "run": [experiment], "experiments": {experiment: {"artefacts": [], "datasets": [dataset]}}}
+               "run": [experiment], "experiments": {experiment: {"feature_reports": [], "datasets": [dataset]}}}
     (workdir / "overlay.yaml").write_text(yaml.safe_dump(overlay))
     start = time.perf_counter()
     result = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(workdir),

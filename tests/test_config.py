@@ -7,7 +7,7 @@ import yaml
 from snakemake.utils import update_config
 
 from ltrfs.config import ConfigError, k_grid
-from ltrfs.config_check import check, k_notices
+from ltrfs.config_check import check, k_notices, renamed_keys
 from ltrfs.datasets.registry import load_registry
 from ltrfs.selection import SELECTORS
 
@@ -76,8 +76,8 @@ def test_every_shipped_config_is_valid(registry):
     (lambda c: c["experiments"].update(demo2={**c["experiments"]["demo"], "validation_metric": "map"})
      or c.update(run=["demo", "demo2"]),
      r"^config experiments\.demo2\.validation_metric: 'map' differs from 'ndcg@10' of experiment 'demo' for "),
-    (lambda c: c["experiments"]["demo"].update(artefacts=["convergenc"]),
-     r"^config experiments\.demo\.artefacts: unknown artefact 'convergenc' \(did you mean 'convergence'\?\); valid: chosen_k, convergence, "),
+    (lambda c: c["experiments"]["demo"].update(feature_reports=["convergenc"]),
+     r"^config experiments\.demo\.feature_reports: unknown feature report 'convergenc' \(did you mean 'convergence'\?\); valid: chosen_k, convergence, "),
     (lambda c: c.update(run_name="my run"),
      r"^config run_name: 'my run' does not match "),
     (lambda c: c.update(colour="red"),
@@ -256,3 +256,20 @@ def test_a_name_ending_in_a_newline_is_refused_in_one_line(config, registry, edi
     with pytest.raises(ConfigError, match=message) as info:
         check(config, SCHEMA, registry)
     assert "\n" not in str(info.value)
+
+
+def test_the_old_name_artefacts_is_read_as_feature_reports_with_a_notice(config, registry):
+    """A config written before the figure registry's rename still runs: ``artefacts`` is moved to
+    ``feature_reports`` with one notice line; both names in one experiment is an error."""
+    old = copy.deepcopy(config)
+    old["experiments"]["demo"]["artefacts"] = ["kendall"]
+    assert renamed_keys(old) == ["ltrfs: config experiments.demo.artefacts is now called feature_reports (read as such)"]
+    assert old["experiments"]["demo"]["feature_reports"] == ["kendall"] and "artefacts" not in old["experiments"]["demo"]
+    again = copy.deepcopy(config)
+    again["experiments"]["demo"]["artefacts"] = ["kendall"]
+    assert check(again, SCHEMA, registry)["experiments"]["demo"]["feature_reports"] == ["kendall"]
+    both = copy.deepcopy(config)
+    both["experiments"]["demo"].update(artefacts=["kendall"], feature_reports=[])
+    with pytest.raises(ConfigError, match=r"^config experiments\.demo: both artefacts and feature_reports; artefacts is "
+                                          r"the old name of feature_reports: keep feature_reports$"):
+        check(both, SCHEMA, registry)

@@ -18,7 +18,7 @@ from ltrfs.datasets.registry import load_registry
 from ltrfs.formats import column_name
 from ltrfs.names import unknown_name
 from ltrfs.rankers import RANKERS, checked_grid
-from ltrfs.results.figures.registry import ARTEFACTS
+from ltrfs.results.figures.registry import FEATURE_REPORTS
 from ltrfs.scoring import CHUNKED
 from ltrfs.selection import SELECTORS, make_selector
 from ltrfs.yaml_numbers import with_numbers
@@ -53,6 +53,7 @@ def check(config: dict, schema_path, registry: dict | None = None) -> dict:
         One line naming the config key, for the first problem.
     """
     schema = yaml.safe_load(Path(schema_path).read_text())
+    renamed_keys(config)
     _read_numbers(config)
     for key in ("datasets_present_only", "train_batch"):  # --config key=true arrives as a string
         if isinstance(config.get(key), str) and config[key].lower() in ("true", "false", "yes", "no"):
@@ -70,6 +71,41 @@ def check(config: dict, schema_path, registry: dict | None = None) -> dict:
         registry = load_registry(config["datasets_file"])
     _check_names(config, registry)
     return config
+
+
+#: experiment keys that were renamed: old name -> new name (the old one still read, with a notice)
+RENAMED_EXPERIMENT_KEYS = {"artefacts": "feature_reports"}
+
+
+def renamed_keys(config: dict) -> list[str]:
+    """Move each experiment's renamed keys (``RENAMED_EXPERIMENT_KEYS``) to their new names, in place.
+
+    Parameters
+    ----------
+    config : dict
+        The configuration as loaded.
+
+    Returns
+    -------
+    list of str
+        One notice per key moved, naming the experiment.
+
+    Raises
+    ------
+    ConfigError
+        When an experiment has both the old and the new name.
+    """
+    notices = []
+    experiments = config.get("experiments")
+    for ename, experiment in (experiments.items() if isinstance(experiments, dict) else ()):
+        for old, new in RENAMED_EXPERIMENT_KEYS.items():
+            if isinstance(experiment, dict) and old in experiment:
+                if new in experiment:
+                    raise ConfigError(f"config experiments.{ename}: both {old} and {new}; {old} is the old name "
+                                      f"of {new}: keep {new}")
+                experiment[new] = experiment.pop(old)
+                notices.append(f"ltrfs: config experiments.{ename}.{old} is now called {new} (read as such)")
+    return notices
 
 
 def _read_numbers(config: dict) -> None:
@@ -143,9 +179,9 @@ def _check_names(config: dict, registry: dict) -> None:
             if ranker not in experiment["rankers"]:
                 raise _unknown("ranker", ranker, f"experiments.{ename}.{where}", experiment["rankers"])
         _check_paper_figures(ename, experiment)
-        for name in experiment.get("artefacts") or []:
-            if name not in ARTEFACTS:
-                raise _unknown("artefact", name, f"experiments.{ename}.artefacts", ARTEFACTS)
+        for name in experiment.get("feature_reports") or []:
+            if name not in FEATURE_REPORTS:
+                raise _unknown("feature report", name, f"experiments.{ename}.feature_reports", FEATURE_REPORTS)
     train_metrics(config)  # experiments run together agree on their vali metric
     for name, method in config["methods"].items():
         if method["algorithm"] not in SELECTORS:

@@ -174,11 +174,11 @@ def test_all_experiments_board_only_when_two_experiments_have_one(tmp_path):
 
     def boards(tables):
         out = {key: tmp_path / f"out_{key}.{key.split('_')[-1] if key.endswith(('png', 'csv')) else 'txt'}"
-               for key in ("csv", "md", "html", "stability", "cost", "smallest_k", "stability_png", "pareto_csv")}
-        out["pareto"] = tmp_path / "pareto.png"
-        out["cd"] = tmp_path / "cd"
+               for key in ("csv", "md", "html", "stability", "cost", "smallest_k", "figure_accuracy_vs_cost_csv")}
+        out |= {"figure_stability": tmp_path / "s.png", "figure_accuracy_vs_cost": tmp_path / "pareto.png",
+                "figure_critical_difference": tmp_path / "cd"}
         write_leaderboard(tables, [], [], {k: str(v) for k, v in out.items()}, ks=[5, 10])
-        return pd.read_csv(out["csv"]), sorted(p.name for p in out["cd"].glob("*.png"))
+        return pd.read_csv(out["csv"]), sorted(p.name for p in out["figure_critical_difference"].glob("*.png"))
 
     one = [table("e1", ["a", "b", "c"]), table("e2", [])]  # e2 has only the baseline: no board
     frame, pngs = boards(one)
@@ -219,8 +219,9 @@ def test_one_fold_says_no_stability(tmp_path):
                 path.write_text(json.dumps({"ranking": list(range(1, 47))[::fold], "n_features": 46}))
                 selections.append({"dataset": "D", "method": m, "fold": fold, "path": str(path)})
         out = {key: str(tmp_path / f"out_{key}.txt") for key in ("csv", "md", "html", "stability", "cost", "smallest_k",
-                                                                 "pareto_csv")}
-        out |= {"stability_png": str(tmp_path / "s.png"), "pareto": str(tmp_path / "p.png"), "cd": str(tmp_path / "cd")}
+                                                                 "figure_accuracy_vs_cost_csv")}
+        out |= {"figure_stability": str(tmp_path / "s.png"), "figure_accuracy_vs_cost": str(tmp_path / "p.png"),
+                "figure_critical_difference": str(tmp_path / "cd")}
         write_leaderboard([{"experiment": "e", "dataset": "D", "path": str(table)}], selections, [], out, ks=[5, 10])
         md = (tmp_path / "out_md.txt").read_text()
         return next(line for line in md.splitlines() if line.startswith("| a ")), pd.read_csv(out["csv"])

@@ -17,7 +17,7 @@ from ltrfs.results.figures import curves
 from ltrfs.config import ConfigError
 from ltrfs.config_check import check
 from ltrfs.datasets.registry import load_registry
-from ltrfs.pipeline.artefacts import figure_paper
+from ltrfs.pipeline.figures import figure_paper
 from ltrfs.pipeline.plan import Plan
 from ltrfs.results.tables import REFERENCE_RANKER
 
@@ -122,7 +122,7 @@ def test_figure_paper_writes_the_figure_and_says_what_a_point_and_a_circle_are(d
     comparison().to_csv(tmp_path / "c.csv", index=False)
     spec = {"figure": "fig5", "ranker": "ranknet", "metrics": ["MAP"], "methods": list(LABELS),
             "labels": {**LABELS, "ranknet": "RankNet"}}
-    figure_paper(tmp_path / "t.csv", tmp_path / "c.csv", tmp_path / "f.png", None, tmp_path / "f.csv", spec=spec,
+    figure_paper(tmp_path / "t.csv", tmp_path / "c.csv", {"png": tmp_path / "f.png", "pdf": None, "csv": tmp_path / "f.csv"}, spec=spec,
                  title="Geng et al. 2007 on OHSUMED", baselines=["waf"], n_features=45)
     (fig,) = drawn
     assert fig._suptitle.get_text() == "Fig. 5 (ours): RankNet, Geng et al. 2007 on OHSUMED"
@@ -164,11 +164,11 @@ def test_paper_figures_name_the_experiments_datasets_rankers_and_methods(geng_co
 def test_the_plan_asks_for_each_datasets_paper_figures(geng_config):
     registry = load_registry(REPO / "config/datasets.yaml")
     plan = Plan(check(copy.deepcopy(geng_config), SCHEMA, registry), registry)
-    figures = {d: [t.rpartition("/")[2] for t in plan.artefacts.targets("geng2007", d) if "_fig" in t]
+    figures = {d: [t.rpartition("/")[2] for t in plan.figures.targets("geng2007", d) if "_fig" in t]
                for d in ("OHSUMED", "TD2004")}
     assert figures == {"OHSUMED": ["OHSUMED_fig4.png", "OHSUMED_fig5.png"],
                        "TD2004": ["TD2004_fig2.png", "TD2004_fig3.png"]}
-    spec = plan.artefacts.paper_figure("geng2007", "fig5")
+    spec = plan.figures.paper_figure("geng2007", "fig5")
     assert spec == {"figure": "fig5", "dataset": "OHSUMED", "ranker": "ranknet",
                     "metrics": ["NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "MAP"],
                     "methods": ["waf", "gas_e", "gas_e_map", "gas_l", "ig", "chi"],

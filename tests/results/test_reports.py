@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -137,73 +138,73 @@ def test_bic_path_marks_the_minimum_and_the_chosen_model(tmp_path):
         criterion_path_figure(tmp_path / "r.json", tmp_path / "r.png", None, None)
 
 
-# ----------------------------------------------------------------------------- artefact registry
+# ----------------------------------------------------------------------------- feature-report registry
 
-def test_artefact_stems_parse_back_and_match_the_wildcard_pattern():
+def test_feature_report_stems_parse_back_and_match_the_wildcard_pattern():
     import re
 
-    from ltrfs.results.figures import registry as artefacts
+    from ltrfs.results.figures import registry
 
     method = r"[A-Za-z0-9][A-Za-z0-9_.+-]*"
-    pattern = re.compile(artefacts.stem_pattern(method) + r"\Z")
-    for artefact in artefacts.ARTEFACTS.values():
-        stem = artefact.stem("my_method.2" if artefact.per_method else None)
-        assert artefacts.parse(stem) == (artefact, "my_method.2" if artefact.per_method else None)
+    pattern = re.compile(registry.stem_pattern(method) + r"\Z")
+    for report in registry.FEATURE_REPORTS.values():
+        stem = report.stem("my_method.2" if report.per_method else None)
+        assert registry.parse(stem) == (report, "my_method.2" if report.per_method else None)
         assert pattern.match(stem)
     assert not pattern.match("importance_NDCG5") and not pattern.match("densities")
-    with pytest.raises(ValueError, match="no artefact is drawn as 'nonsense'"):
-        artefacts.parse("nonsense")
+    with pytest.raises(ValueError, match="no feature report is drawn as 'nonsense'"):
+        registry.parse("nonsense")
 
 
-def test_artefact_inputs_come_from_the_declaration():
-    from ltrfs.results.figures import registry as artefacts
+def test_feature_report_inputs_come_from_the_declaration():
+    from ltrfs.results.figures import registry
 
     kw = dict(results="R", dataset="D", experiment="E", folds=[2, 3])
-    assert artefacts.input_paths("importance_MAP", **kw) == {
+    assert registry.input_paths("importance_MAP", **kw) == {
         "scores": ["R/D/fold2/scores/single_feature.npz", "R/D/fold3/scores/single_feature.npz"]}
-    assert artefacts.input_paths("path_g", **kw) == {
+    assert registry.input_paths("path_g", **kw) == {
         "paths": ["R/D/fold2/paths/g.tsv", "R/D/fold3/paths/g.tsv"], "table": "R/D/tables/E.csv"}
-    assert artefacts.input_paths("convergence_f", **kw) == {"traces": "R/D/fold2/convergence/f.tsv"}
-    assert artefacts.title("densities_x", dataset="D", folds=[2, 3]) == (
+    assert registry.input_paths("convergence_f", **kw) == {"traces": "R/D/fold2/convergence/f.tsv"}
+    assert registry.title("densities_x", dataset="D", folds=[2, 3]) == (
         "D fold 2: x, density of each relevance class (training rows)")
 
 
-def test_every_artefact_title_says_what_it_shows():
+def test_every_feature_report_title_says_what_it_shows():
     """A title names more than the dataset, the fold and the method: what the figure draws."""
-    from ltrfs.results.figures import registry as artefacts
+    from ltrfs.results.figures import registry
 
-    bare = {name: re.sub(r"\{dataset\}|\{method\}|fold \{fold\}|[\s:,]", "", artefact.title)
-            for name, artefact in artefacts.ARTEFACTS.items()}
+    bare = {name: re.sub(r"\{dataset\}|\{method\}|fold \{fold\}|[\s:,]", "", report.title)
+            for name, report in registry.FEATURE_REPORTS.items()}
     assert [name for name, rest in bare.items() if not rest] == []
 
 
 def test_a_new_declaration_is_a_new_target_and_names_must_parse():
-    from ltrfs.results.figures import registry as artefacts
+    from ltrfs.results.figures import registry
     from ltrfs.selection import SELECTORS
 
     methods = {"imp": {"algorithm": "importance"}, "w": {"algorithm": "waf"}}
-    assert artefacts.stems(methods, SELECTORS) == ["importance_MAP"]
+    assert registry.stems(methods, SELECTORS) == ["importance_MAP"]
     try:
-        artefacts.declare("scores_by_method", inputs={"s": artefacts.FoldFile("select/{method}.json", "first")},
-                          draw=lambda *a: None, when=artefacts.algorithms("importance"), per_method=True,
+        registry.declare("scores_by_method", inputs={"s": registry.FoldFile("select/{method}.json", "first")},
+                          draw=lambda *a: None, when=registry.algorithms("importance"), per_method=True,
                           title="{method}", caption="", category="")
-        assert artefacts.stems(methods, SELECTORS) == ["importance_MAP", "scores_by_method_imp"]
+        assert registry.stems(methods, SELECTORS) == ["importance_MAP", "scores_by_method_imp"]
         with pytest.raises(ValueError, match="declared twice"):
-            artefacts.declare("kendall", inputs={}, draw=None, when=None, per_method=False, title="", caption="",
+            registry.declare("kendall", inputs={}, draw=None, when=None, per_method=False, title="", caption="",
                               category="")
-        with pytest.raises(ValueError, match="would be read as artefact 'path' of a method"):
-            artefacts.declare("path_x", inputs={}, draw=None, when=None, per_method=False, title="", caption="",
+        with pytest.raises(ValueError, match="would be read as feature report 'path' of a method"):
+            registry.declare("path_x", inputs={}, draw=None, when=None, per_method=False, title="", caption="",
                               category="")
     finally:
-        artefacts.ARTEFACTS.pop("scores_by_method", None)
-    assert artefacts.stems(methods, SELECTORS) == ["importance_MAP"]
+        registry.FEATURE_REPORTS.pop("scores_by_method", None)
+    assert registry.stems(methods, SELECTORS) == ["importance_MAP"]
 
 
 # ----------------------------------------------------------------------------- report data stages
 
 def test_path_metrics_are_the_per_query_test_metrics_of_the_path_models(fold, tmp_path):
     from ltrfs import metrics
-    from ltrfs.pipeline.artefacts import report_data
+    from ltrfs.pipeline.figures import report_data
 
     io.save_npz(planted(n_queries=12, d=6, informative=(1, 4), seed=3), tmp_path / "test.npz")
     method = {"algorithm": "greedy_rankrls", "params": {"k": 3, "lam_grid": [1.0, 4.0]}}
@@ -254,7 +255,7 @@ def test_fsed_densities_skip_constant_and_all_zero_features(tmp_path):
 
 
 def test_fsmrank_convergence_traces_solve_the_selections_problem(fold, tmp_path):
-    from ltrfs.pipeline.artefacts import report_data
+    from ltrfs.pipeline.figures import report_data
     from ltrfs.rankers import fsmrank as fsm
     from ltrfs.selection.fsmrank import convergence_table
     from ltrfs.results.figures.feature_reports import convergence_figure
@@ -294,7 +295,7 @@ def test_fsmrank_convergence_traces_solve_the_selections_problem(fold, tmp_path)
 def test_fsmrank_nonzero_weights_are_the_saved_models_non_zeros(fold, tmp_path):
     """The non-zero report counts the non-zero weights of each fold's saved FSMRank model at its
     chosen lambdas (vali-chosen on a grid in fold 1, fixed in fold 2), and their mean."""
-    from ltrfs.results.figures import registry as artefacts
+    from ltrfs.results.figures import registry
     from ltrfs.formats import load_selector
     from ltrfs.results.figures.feature_reports import nonzero_figure
     from ltrfs.selection.fsmrank import nonzero_weights
@@ -311,7 +312,7 @@ def test_fsmrank_nonzero_weights_are_the_saved_models_non_zeros(fold, tmp_path):
                     if (r["lambda1"], r["lambda2"]) == (record["chosen"]["lambda1"], record["chosen"]["lambda2"])]
         assert [r["nonzero"] for r in grid_row] == [expected[f]]  # the solver's own count at that point
     assert expected == {1: 2, 2: 4}  # planted: the two informative features; lambda2 = 0 keeps more
-    assert artefacts.input_paths("nonzero_f", results="R", dataset="D", experiment="E", folds=[1, 2]) == {
+    assert registry.input_paths("nonzero_f", results="R", dataset="D", experiment="E", folds=[1, 2]) == {
         "selections": ["R/D/fold1/select/f.json", "R/D/fold2/select/f.json"],
         "models": ["R/D/fold1/select/f.model", "R/D/fold2/select/f.model"]}
     nonzero_figure(selections, models, tmp_path / "n.png", None, tmp_path / "n.csv", title="t")
@@ -357,3 +358,29 @@ def test_chosen_k_bars_mark_waf_and_pair_significance(tmp_path):
     assert bars.loc["fs_ed", "NDCG@10"] == 0.44 and bool(bars.loc["fs_ed", "plus"]) and bool(bars.loc["fs_ed", "star"])
     assert not bars.loc["fs_bfs", ["plus", "star"]].any() and not bars.loc["waf", ["plus", "star"]].any()
     assert (tmp_path / "f.png").stat().st_size > 0
+
+
+def test_every_figure_is_declared_once_with_its_files_and_report_caption():
+    """The one registry: the rule of every kind of figure, its files under results/, a caption file
+    that exists; ``paths`` fills the fields it is given and leaves the rule's wildcards."""
+    from ltrfs.results.figures import registry
+
+    assert {name: f.rule for name, f in registry.FIGURES.items()} == {
+        "metric_vs_k": "figure_metric_vs_k", "paper_figure": "figure_paper", "feature_report": "feature_report",
+        "critical_difference": "leaderboard", "stability": "leaderboard", "accuracy_vs_cost": "leaderboard",
+        "planted_recovery": "leaderboard"}
+    root = Path(__file__).resolve().parents[2]
+    for figure in registry.FIGURES.values():
+        assert (root / f"workflow/report/{figure.caption}.rst").is_file(), figure.name
+    assert [f.name for f in registry.drawn_by("leaderboard")] == [
+        "critical_difference", "stability", "accuracy_vs_cost", "planted_recovery"]
+    assert registry.FIGURES["accuracy_vs_cost"].paths("R", run_name="demo") == {
+        "png": "R/leaderboard/demo/accuracy_vs_cost.png", "pdf": None, "csv": "R/leaderboard/demo/accuracy_vs_cost.csv"}
+    assert registry.FIGURES["metric_vs_k"].paths("R") == {
+        "png": "R/figures/{experiment}/{dataset}_{metric}.png", "pdf": "R/figures/{experiment}/{dataset}_{metric}.pdf",
+        "csv": "R/figures/{experiment}/{dataset}_{metric}.csv"}
+    cd = registry.FIGURES["critical_difference"]
+    assert cd.per_scope and not registry.FIGURES["stability"].per_scope
+    assert registry.output_files({"figure_stability": "s.png"}, "stability") == {"png": "s.png", "pdf": None, "csv": None}
+    with pytest.raises(ValueError, match="figure 'stability' must be a new name"):
+        registry.declare_figure("stability", rule="x", png="a.png", caption="c", category="c", labels={}, draw=None)

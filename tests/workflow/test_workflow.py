@@ -282,11 +282,11 @@ def test_report_holds_every_table_and_figure_by_experiment(finished, tmp_path):
     assert set(categories["tiny"]["Tables"]) == {"results/synthetic-tiny/tables/tiny.html",
                                                  "results/synthetic-tiny/tables/top_features/tiny.html"}
     assert categories["tiny"]["Figures"] == ["results/figures/tiny/synthetic-tiny_NDCG10.png"]
-    from ltrfs.results.figures import registry as artefacts
+    from ltrfs.results.figures import registry
 
     for path in categories["tiny"]["Feature reports"]:  # each says what it shows: the registry's caption
-        artefact, _ = artefacts.parse(path.rsplit("/", 1)[1].removeprefix("synthetic-tiny_").removesuffix(".png"))
-        assert artefact.caption[:40] in html.unescape(results[path]["caption"]), (path, results[path]["caption"])
+        report, _ = registry.parse(path.rsplit("/", 1)[1].removeprefix("synthetic-tiny_").removesuffix(".png"))
+        assert report.caption[:40] in html.unescape(results[path]["caption"]), (path, results[path]["caption"])
         assert "mailto:" not in results[path]["caption"]
     board = {p for paths in categories["Leaderboard"].values() for p in paths}
     assert {f"results/leaderboard/tiny/{n}" for n in ("leaderboard.html", "critical_difference/tiny.png", "stability.png",
@@ -314,7 +314,7 @@ def two_run_config(name: str, methods: list, **top) -> dict:
     return {**CONFIG, **top, "run": [name], "chunks": {},
             "experiments": {name: {"datasets": ["synthetic-tiny"], "folds": [1], "methods": methods,
                                    "rankers": ["ranksvm"], "k": [2, 4], "figure_metrics": ["NDCG@10"],
-                                   "artefacts": []}},
+                                   "feature_reports": []}},
             "methods": {m: {"algorithm": m} for m in methods},
             "rankers": {"ranksvm": {"algorithm": "ranksvm", "grid": {"C": [0.1]}}}}
 
@@ -350,7 +350,7 @@ def test_two_configs_in_one_results_folder_keep_their_leaderboards_and_reports(t
     for configfile, scope, folder in ((tmp_path / "config.yaml", "a", "a"), (tmp_path / "second.yaml", "b", "second")):
         snakemake(tmp_path, "--configfile", str(configfile), "--report", str(tmp_path / f"{scope}.zip"))
         categories, results = report_index(tmp_path / f"{scope}.zip")
-        assert set(categories) == {scope, "Leaderboard"}
+        assert set(categories) == {scope, "Leaderboard", "Environment"}  # the versions page of the folder
         board = {p for paths in categories["Leaderboard"].values() for p in paths}
         assert board and all(p.startswith(f"results/leaderboard/{folder}/") for p in board), board
         assert results[f"results/leaderboard/{folder}/critical_difference/{scope}.png"]["labels"] == {
@@ -433,14 +433,14 @@ def test_rerun_does_nothing_and_a_method_edit_reruns_only_that_method(finished):
         # the bars at the chosen k and the top-feature table (the importance bars read the
         # unchanged score files)
         assert jobs == {"select": 2, "train_synthetic_tiny_importance": 2, "tables": 1, "figure_metric_vs_k": 1,
-                        "artefact": 1, "top_features": 1, "leaderboard": 1, "all": 1}
+                        "feature_report": 1, "top_features": 1, "leaderboard": 1, "all": 1}
         # a new k retrains the methods that use k, not WAF, and selects nothing again
         config = json.loads(json.dumps(CONFIG))
         config["experiments"]["tiny"]["k"].append(3)
         write_config(finished, config)
         jobs = planned_jobs(snakemake(finished, "-n"))
         assert jobs == {"train_synthetic_tiny_random": 2, "train_synthetic_tiny_importance": 2,
-                        "train_synthetic_tiny_fs_ed": 2, "tables": 1, "figure_metric_vs_k": 1, "artefact": 1,
+                        "train_synthetic_tiny_fs_ed": 2, "tables": 1, "figure_metric_vs_k": 1, "feature_report": 1,
                         "leaderboard": 1, "all": 1}
     finally:  # the fixture's own config (with its compare pair), so that later tests find the run unchanged
         (finished / "config.yaml").write_text(original)
@@ -667,39 +667,39 @@ ALL_ARTEFACTS_CONFIG = {
 }
 
 
-def test_registry_decides_the_artefact_targets():
-    """The workflow draws exactly the artefacts the registry declares possible for the methods."""
-    from ltrfs.results.figures import registry as artefacts
+def test_registry_decides_the_feature_report_targets():
+    """The workflow draws exactly the feature reports the registry declares possible for the methods."""
+    from ltrfs.results.figures import registry
     from ltrfs.selection import SELECTORS
 
     methods = {m: ALL_ARTEFACTS_CONFIG["methods"][m] for m in ALL_ARTEFACTS_CONFIG["experiments"]["tiny"]["methods"]}
-    assert artefacts.stems(methods, SELECTORS) == [
+    assert registry.stems(methods, SELECTORS) == [
         "importance_MAP", "importance_NDCG10", "kendall", "densities_fs_ed", "elimination_rf", "importance_plot_rf",
         "criterion_cr", "chosen_k", "path_greedy", "convergence_fsm", "nonzero_fsm"]
-    assert artefacts.stems({"waf": {"algorithm": "waf"}}, SELECTORS) == []
-    assert artefacts.stems({"rf": {"algorithm": "rf_importance", "params": {"curve": False}}},
+    assert registry.stems({"waf": {"algorithm": "waf"}}, SELECTORS) == []
+    assert registry.stems({"rf": {"algorithm": "rf_importance", "params": {"curve": False}}},
                            SELECTORS) == ["importance_plot_rf"]  # no curve: no elimination figure
 
 
 @pytest.mark.long
-def test_every_declared_artefact_is_drawn_from_its_stage_files(tmp_path):
-    """A dry run plans exactly the registry's artefacts (one job each, rule ``artefact``); the run
-    draws every declared artefact; the figures only read what the stages wrote: the Greedy
+def test_every_declared_feature_report_is_drawn_from_its_stage_files(tmp_path):
+    """A dry run plans exactly the registry's feature reports (one job each, rule ``feature_report``); the run
+    draws every declared feature report; the figures only read what the stages wrote: the Greedy
     RankRLS path from ``paths/{method}.tsv`` (per-query test metrics of the path's own models),
     the FS-ED densities from ``densities/{method}.tsv``, the FSMRank convergence from
     ``convergence/{method}.tsv`` (both solvers' traces, checked against the selection's)."""
-    from ltrfs.results.figures import registry as artefacts
+    from ltrfs.results.figures import registry
     from ltrfs.selection import SELECTORS
 
     config = ALL_ARTEFACTS_CONFIG
     write_config(tmp_path, config)
     methods = {m: config["methods"][m] for m in config["experiments"]["tiny"]["methods"]}
-    expected = set(artefacts.stems(methods, SELECTORS))
-    assert {artefacts.parse(stem)[0].name for stem in expected} == set(artefacts.ARTEFACTS)  # all declared
+    expected = set(registry.stems(methods, SELECTORS))
+    assert {registry.parse(stem)[0].name for stem in expected} == set(registry.FEATURE_REPORTS)  # all declared
     dry = snakemake(tmp_path, "-n")
     planned = set(re.findall(r"features/synthetic-tiny_([^,\s]+)\.png", dry.stdout + dry.stderr))
     assert planned == expected
-    assert planned_jobs(dry)["artefact"] == len(expected)
+    assert planned_jobs(dry)["feature_report"] == len(expected)
     snakemake(tmp_path)
     figures = tmp_path / "results/figures/tiny/features"
     for stem in expected:

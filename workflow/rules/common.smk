@@ -12,15 +12,15 @@ os.environ.update(
 )
 
 from ltrfs import runlock
-from ltrfs.results.figures import registry as artefacts
-from ltrfs.environment import check_results_folder, library_versions
 from ltrfs.config import ConfigError
-from ltrfs.config_check import check, k_notices
+from ltrfs.config_check import check, k_notices, renamed_keys
 from ltrfs.datasets.download import available
 from ltrfs.datasets.registry import load_registry
+from ltrfs.environment import check_results_folder, library_versions
 from ltrfs.metric_spec import CONVENTIONS
 from ltrfs.pipeline.plan import Plan
 from ltrfs.pipeline.resources import scaled
+from ltrfs.results.figures import registry as figure_registry
 
 if workflow.is_main_process:  # a lock left by a killed run of this host (ltrfs.runlock)
     _released = runlock.release_stale()
@@ -29,6 +29,9 @@ if workflow.is_main_process:  # a lock left by a killed run of this host (ltrfs.
 
 try:
     REGISTRY = load_registry(config.get("datasets_file", "config/datasets.yaml"))
+    if workflow.is_main_process:
+        for _notice in renamed_keys(config):
+            print(_notice, file=sys.stderr)
     check(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml", REGISTRY)
 except (ConfigError, ValueError, OSError) as exc:
     sys.exit(f"ltrfs: {exc}")
@@ -76,6 +79,24 @@ FOLD = PLAN.run.fold
 LEADERBOARD = PLAN.leaderboard.folder
 
 
+def figure_outputs(name, **fields):
+    """The outputs of the figure ``name`` of the registry (ltrfs.results.figures.registry.FIGURES):
+    ``figure_{name}`` the PNG in the report (a folder of one PNG per scope when its file name is
+    ``{scope}.png``), ``figure_{name}_pdf`` and ``figure_{name}_csv`` where it has them; ``fields``
+    fill some of the path's wildcards (the others stay the rule's)."""
+    figure = figure_registry.FIGURES[name]
+    files = figure.paths(RESULTS, **fields)
+    where = dict(caption=f"../report/{figure.caption}.rst", category=figure.category, labels=figure.labels,
+                 **({"subcategory": figure.subcategory} if figure.subcategory else {}))
+    folder, _, file_name = files["png"].rpartition("/")
+    if figure.per_scope:  # a folder of {scope}.png
+        png = report(directory(folder), patterns=[file_name], **where)
+    else:
+        png = report(files["png"], **where)
+    return {f"figure_{name}": png,
+            **{f"figure_{name}_{kind}": files[kind] for kind in ("pdf", "csv") if files[kind]}}
+
+
 wildcard_constraints:
     dataset=r"[A-Za-z0-9][A-Za-z0-9_.+-]*",
     fold=r"\d+",
@@ -88,4 +109,4 @@ wildcard_constraints:
     experiment="|".join(re.escape(name) for name in config["experiments"]),  # the configured ones only
     metric=r"[A-Za-z0-9]+",
     as_convention="|".join(CONVENTIONS),  # letor3, letor4, mslr, standard, lei2017
-    report="|".join(artefacts.REPORT_DATA),  # the declared report data only
+    report="|".join(figure_registry.REPORT_DATA),  # the declared report data only

@@ -2,17 +2,13 @@
 # in the run's own folder results/leaderboard/{run_name}/ (LEADERBOARD).
 
 
-# the planted-feature recovery only where the run has generated data whose planted features are known:
-# a figure with nothing to show is neither drawn nor listed in the report
-PLANTED_OUTPUTS = (
-    {
-        "recovery": f"{LEADERBOARD}/planted_recovery.csv",
-        "recovery_png": report(f"{LEADERBOARD}/planted_recovery.png", caption="../report/planted_recovery.rst",
-                               category="Leaderboard", labels={"figure": "planted features found"}),
-    }
-    if PLAN.leaderboard.planted_datasets()
-    else {}
-)
+# its figures from the registry (ltrfs.results.figures.registry); the planted-feature recovery only where
+# the run has generated data whose planted features are known: a figure with nothing to show is
+# neither drawn nor listed in the report
+LEADERBOARD_FIGURES = {}
+for _figure in figure_registry.drawn_by("leaderboard"):
+    if _figure.name != "planted_recovery" or PLAN.leaderboard.planted_datasets():
+        LEADERBOARD_FIGURES.update(figure_outputs(_figure.name, run_name=PLAN.run.config["run_name"]))
 
 
 rule leaderboard:
@@ -30,15 +26,7 @@ rule leaderboard:
         cost=f"{LEADERBOARD}/cost.csv",
         smallest_k=f"{LEADERBOARD}/smallest_k.csv",
         pairs=f"{LEADERBOARD}/pairs.csv",
-        cd=report(directory(f"{LEADERBOARD}/critical_difference"), patterns=["{scope}.png"],
-                  caption="../report/critical_difference.rst", category="Leaderboard",
-                  labels={"figure": "critical-difference diagram: {scope}"}),
-        stability_png=report(f"{LEADERBOARD}/stability.png", caption="../report/stability.rst", category="Leaderboard",
-                             labels={"figure": "stability across folds"}),
-        pareto=report(f"{LEADERBOARD}/accuracy_vs_cost.png", caption="../report/accuracy_vs_cost.rst",
-                      category="Leaderboard", labels={"figure": "accuracy against cost"}),
-        pareto_csv=f"{LEADERBOARD}/accuracy_vs_cost.csv",
-        **PLANTED_OUTPUTS,
+        **LEADERBOARD_FIGURES,
     params:  # small values only: Snakemake shows a changed param as the reason to rerun
         spec=PLAN.leaderboard.spec,
         truths=PLAN.leaderboard.planted_truths(),

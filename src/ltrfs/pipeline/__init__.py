@@ -5,7 +5,7 @@
     workflow/rules/select.smk       ltrfs.pipeline.select       select
     workflow/rules/train.smk        ltrfs.pipeline.train        train (and its batches), reference, rescore
     workflow/rules/tables.smk       ltrfs.pipeline.tables       tables, tables_as, published, top_features
-    workflow/rules/artefacts.smk    ltrfs.pipeline.artefacts    report_data, figure_metric_vs_k, artefact
+    workflow/rules/figures.smk    ltrfs.pipeline.figures    report_data, figure_metric_vs_k, feature_report
     workflow/rules/leaderboard.smk  ltrfs.pipeline.leaderboard  leaderboard
 
 A stage module holds the stage's entry points (what the rule's script calls: read the inputs,

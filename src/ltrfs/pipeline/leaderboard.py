@@ -12,7 +12,7 @@ import pandas as pd
 from ltrfs.atomic_files import write_text
 from ltrfs.formats import read_csv
 from ltrfs.pipeline.planning.leaderboard import leaderboard_records
-from ltrfs.results.figures import board as charts
+from ltrfs.results.figures import registry
 from ltrfs.results.htmlpage import write_markdown
 from ltrfs.results.leaderboard import (board, markdown, n_folds_text, read_costs, read_selections, recovery_table,
                                        smallest_k, stability_table)
@@ -39,10 +39,11 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
         Paths ``csv`` and ``md`` (the boards of every experiment and of ``all`` of them together,
         one row per (scope, method)), ``stability``, ``cost`` and ``smallest_k`` (CSV), optionally
         ``pairs`` (CSV: every pair's Wilcoxon signed-rank test over the blocks, Holm), ``html``
-        (the Markdown as an HTML page), and the figures ``cd`` (a folder of critical-difference
-        diagrams, ``{scope}.png`` per experiment and ``all.png``, one panel per metric),
-        ``stability_png`` and ``pareto`` (PNG, each with its CSV beside it); with ``truths`` also
-        ``recovery`` (CSV) and ``recovery_png``.
+        (the Markdown as an HTML page), and the leaderboard's figures of the registry
+        (``ltrfs.results.figures.registry.drawn_by("leaderboard")``): ``figure_{name}`` the PNG
+        (for ``critical_difference`` a folder, ``{scope}.png`` per experiment and ``all.png``)
+        and ``figure_{name}_csv`` its CSV where it has one; ``figure_planted_recovery`` only with
+        ``truths``.
     metrics : sequence of str, default ("NDCG@10", "MAP")
         The metrics ranked.
     ks : iterable of int, default ()
@@ -127,13 +128,16 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
     write_markdown(out["md"], markdown(result, small, metrics, alpha=alpha, n_folds=n_folds_text(long), recovery=recovery,
                                         margin=margin),
                    out.get("html"))
-    if "recovery" in out:
-        write_text(out["recovery"], recovery.to_csv(index=False, float_format="%.6g"))
-        charts.recovery_curves(recovery, out["recovery_png"])
-    Path(out["cd"]).mkdir(parents=True, exist_ok=True)
-    for scope, panels in diagrams.items():
-        charts.cd_diagrams(panels, Path(out["cd"]) / f"{scope}.png", alpha=alpha)
-    charts.stability_curves(stab, out["stability_png"])
     chosen = long[(long.k.astype(str) == "vali") | long.method.isin(list(baselines))]
     chosen = chosen[~chosen.ranker.isin(list(own)) & (chosen.ranker != REFERENCE_RANKER)]
-    charts.accuracy_vs_cost(chosen, cost, first, out["pareto"], csv=out.get("pareto_csv"), baselines=baselines)
+    data = {"diagrams": diagrams, "alpha": alpha, "stability": stab, "chosen": chosen, "cost": cost, "metric": first,
+            "baselines": baselines, "recovery": recovery}
+    for figure in registry.drawn_by("leaderboard"):
+        png = out.get(f"figure_{figure.name}")
+        if png is None:  # planted_recovery where no dataset has planted features
+            continue
+        if figure.per_scope:
+            Path(png).mkdir(parents=True, exist_ok=True)
+            png = f"{png}/{{scope}}.png"
+        figure.draw(data, {"png": png, "pdf": out.get(f"figure_{figure.name}_pdf"),
+                           "csv": out.get(f"figure_{figure.name}_csv")})

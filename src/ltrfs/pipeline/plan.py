@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from ltrfs.pipeline.planning.artefacts import ArtefactsPlanning
+from ltrfs.pipeline.planning.figures import FiguresPlanning
 from ltrfs.pipeline.planning.leaderboard import LeaderboardPlanning
 from ltrfs.pipeline.planning.prepare import PreparePlanning
 from ltrfs.pipeline.planning.score import ScorePlanning
@@ -39,7 +39,7 @@ class Plan:
     ----------
     run : ltrfs.pipeline.run.Run
         The config's own questions (folds, conventions, seeds, titles, folders).
-    prepare, score, select, train, tables, artefacts, leaderboard
+    prepare, score, select, train, tables, figures, leaderboard
         The stages' planners (``ltrfs.pipeline.planning``).
     """
 
@@ -50,7 +50,7 @@ class Plan:
         self.select = SelectPlanning(run)
         self.train = TrainPlanning(run)
         self.tables = TablesPlanning(run, train=self.train)
-        self.artefacts = ArtefactsPlanning(run)
+        self.figures = FiguresPlanning(run)
         self.leaderboard = LeaderboardPlanning(run, score=self.score, tables=self.tables)
 
     def all_targets(self) -> list[str]:
@@ -58,7 +58,7 @@ class Plan:
         their present datasets, and the leaderboard."""
         targets = []
         for name, _, dataset in self.run.run_experiments():
-            targets += self.tables.targets(name, dataset) + self.artefacts.targets(name, dataset)
+            targets += self.tables.targets(name, dataset) + self.figures.targets(name, dataset)
         folder = self.leaderboard.folder
         return targets + [f"{folder}/leaderboard.md", f"{folder}/leaderboard.html", f"{self.run.results}/versions.html"]
 
@@ -75,7 +75,7 @@ class Plan:
         tables, figures = set(), set()
         for name, _, dataset in self.run.run_experiments():
             tables.update(str(PurePosixPath(p).parent) + "/" for p in self.tables.targets(name, dataset))
-            figures.update(str(PurePosixPath(p).parent) + "/" for p in self.artefacts.targets(name, dataset))
+            figures.update(str(PurePosixPath(p).parent) + "/" for p in self.figures.targets(name, dataset))
         lines = ([f"{'tables':12s}{folder}" for folder in sorted(tables)]
                  + [f"{'figures':12s}{folder}" for folder in sorted(figures)]
                  + [f"{'leaderboard':12s}{self.leaderboard.folder}/leaderboard.md (and .html, .csv, figures beside it)",

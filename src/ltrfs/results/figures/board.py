@@ -214,7 +214,7 @@ def _unmeasured_note(unmeasured: pd.DataFrame) -> str:
             f"{unmeasured.cpu_s.max():.2g} s).")
 
 
-def recovery_curves(recovery: pd.DataFrame, png) -> None:
+def recovery_curves(recovery: pd.DataFrame, png, csv=None) -> None:
     """How many planted features each selector finds on generated data, against k.
 
     Precision of each selector's top k against the features that carry signal (solid) and recall
@@ -226,7 +226,11 @@ def recovery_curves(recovery: pd.DataFrame, png) -> None:
     recovery : pandas.DataFrame
         Columns dataset, method, k, precision and recall.
     png : path
+    csv : path or None, default None
+        ``recovery`` as CSV beside the figure.
     """
+    if csv is not None:
+        write_text(csv, recovery.to_csv(index=False, float_format="%.6g"))
     styles = [(Line2D([], [], color="k", marker="o", ms=3, lw=1.2), "precision: top k with signal"),
               (Line2D([], [], color="k", marker="s", ms=3, ls="--"), "recall: informative found")]
     _per_dataset_lines(recovery, [("precision", "-", "o"), ("recall", "--", "s")], png, ylabel="share (mean over folds)",

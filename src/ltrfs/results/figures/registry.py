@@ -1,11 +1,11 @@
 """The registry of the feature reports: every per-feature or per-method figure of the papers is
-declared here once, and the workflow's generic rule ``artefact`` (``workflow/rules/artefacts.smk``)
+declared here once, and the workflow's generic rule ``feature_report`` (``workflow/rules/figures.smk``)
 draws any of them.
 
-A declaration (``Artefact``) names:
+A declaration (``FeatureReport``) names:
 
 - ``name``: the file stem after the dataset, ``{dataset}_{name}`` for an experiment-level
-  artefact, ``{dataset}_{name}_{method}`` for a per-method one (``per_method=True``); the files
+  report, ``{dataset}_{name}_{method}`` for a per-method one (``per_method=True``); the files
   are ``results/figures/{experiment}/features/{stem}.png``, ``.pdf`` and ``.csv`` (the numbers
   drawn);
 - ``inputs``: the files it reads, by role, as ``FoldFile`` (a file of every fold, or of the
@@ -13,7 +13,7 @@ A declaration (``Artefact``) names:
   ``ExperimentTable`` (the experiment's table CSV). Only files written by the stage that owns
   the computation: a figure job reads and draws, it never recomputes;
 - ``when``: which methods make it possible, ``when(method_config, selector_class) -> bool``
-  (helpers ``algorithms(...)``, ``reads(...)``); an experiment-level artefact is drawn when
+  (helpers ``algorithms(...)``, ``reads(...)``); an experiment-level report is drawn when
   at least one of the experiment's methods passes, a per-method one for each method that does;
 - ``title`` (a template with ``{dataset}``, ``{method}``, ``{fold}`` = the first fold),
   ``caption`` and ``category`` (for ``snakemake --report``);
@@ -30,7 +30,7 @@ its method (e.g. ``ltrfs.selection.greedy_rankrls.path_metrics``). The workflow'
 ``report_data`` writes ``results/{dataset}/fold{fold}/{name}/{method}.tsv``; a figure reads it
 through ``ReportData.file()``.
 
-Adding an artefact: a drawing function, one ``declare(...)`` below, and its test; the workflow's
+Adding a feature report: a drawing function, one ``declare(...)`` below, and its test; the workflow's
 targets, inputs and wildcard constraint all come from this registry.
 """
 from __future__ import annotations
@@ -100,7 +100,7 @@ class ExperimentTable:
 
 
 @dataclass(frozen=True, eq=False)
-class Artefact:
+class FeatureReport:
     """One declared figure (module docstring).
 
     Attributes
@@ -139,19 +139,19 @@ class Artefact:
     def stem(self, method=None) -> str:
         """The file stem after ``{dataset}_``: ``name`` or ``name_method``."""
         if self.per_method != (method is not None):
-            raise ValueError(f"artefact {self.name!r} is {'per method' if self.per_method else 'per experiment'}; "
+            raise ValueError(f"feature report {self.name!r} is {'per method' if self.per_method else 'per experiment'}; "
                              f"got method {method!r}")
         return f"{self.name}_{method}" if self.per_method else self.name
 
 
-#: name -> Artefact, in declaration order
-ARTEFACTS: dict[str, Artefact] = {}
+#: name -> FeatureReport, in declaration order
+FEATURE_REPORTS: dict[str, FeatureReport] = {}
 NAME = re.compile(r"[a-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*\Z")
 
 
 def declare(name: str, *, inputs: dict, draw: Callable, when: Callable, per_method: bool, title: str,
-            caption: str, category: str, paper: str = "") -> Artefact:
-    """Add an artefact to ``ARTEFACTS`` (module docstring).
+            caption: str, category: str, paper: str = "") -> FeatureReport:
+    """Add a feature report to ``FEATURE_REPORTS`` (module docstring).
 
     A name must be new, and no per-method name may be a prefix ``name_`` of another name (the file
     stems must parse).
@@ -159,36 +159,36 @@ def declare(name: str, *, inputs: dict, draw: Callable, when: Callable, per_meth
     Parameters
     ----------
     name, inputs, draw, when, per_method, title, caption, category, paper
-        As the attributes of ``Artefact``.
+        As the attributes of ``FeatureReport``.
 
     Returns
     -------
-    Artefact
+    FeatureReport
         The declaration.
 
     Raises
     ------
     ValueError
         For a malformed or repeated name, or an input that is not a ``FoldFile`` or
-        ``ExperimentTable`` (or names a method in a per-experiment artefact).
+        ``ExperimentTable`` (or names a method in a per-experiment report).
     """
     if not NAME.match(name):
-        raise ValueError(f"artefact name {name!r} must be letters, digits and single underscores")
-    if name in ARTEFACTS:
-        raise ValueError(f"artefact {name!r} is declared twice")
-    for other in ARTEFACTS.values():
+        raise ValueError(f"feature report name {name!r} must be letters, digits and single underscores")
+    if name in FEATURE_REPORTS:
+        raise ValueError(f"feature report {name!r} is declared twice")
+    for other in FEATURE_REPORTS.values():
         for prefix, is_per_method, stem in ((other.name, other.per_method, name), (name, per_method, other.name)):
             if is_per_method and stem.startswith(prefix + "_"):
-                raise ValueError(f"artefact {stem!r} would be read as artefact {prefix!r} of a method")
+                raise ValueError(f"feature report {stem!r} would be read as feature report {prefix!r} of a method")
     for role, spec in inputs.items():
         if not isinstance(spec, (FoldFile, ExperimentTable)):
-            raise ValueError(f"artefact {name!r} input {role!r}: a FoldFile or ExperimentTable, got {spec!r}")
+            raise ValueError(f"feature report {name!r} input {role!r}: a FoldFile or ExperimentTable, got {spec!r}")
         if not per_method and "{method}" in getattr(spec, "pattern", ""):
-            raise ValueError(f"artefact {name!r} input {role!r} names a method but the artefact is per experiment")
-    artefact = Artefact(name=name, inputs=dict(inputs), draw=draw, when=when, per_method=per_method, title=title,
+            raise ValueError(f"feature report {name!r} input {role!r} names a method but the feature report is per experiment")
+    report = FeatureReport(name=name, inputs=dict(inputs), draw=draw, when=when, per_method=per_method, title=title,
                         caption=caption, category=category, paper=paper)
-    ARTEFACTS[name] = artefact
-    return artefact
+    FEATURE_REPORTS[name] = report
+    return report
 
 
 @dataclass(frozen=True, eq=False)
@@ -249,6 +249,148 @@ def declare_report_data(name: str, *, algorithms: tuple, split: str, compute: Ca
     return REPORT_DATA[name]
 
 
+# ----------------------------------------------------------------------------- every figure
+
+@dataclass(frozen=True, eq=False)
+class Figure:
+    """One kind of figure of a run: the rule whose job draws it, its files, its place in the
+    Snakemake report and how it is drawn (module docstring).
+
+    Attributes
+    ----------
+    name : str
+        Its name (``FIGURES``).
+    rule : str
+        The rule whose job draws it.
+    png : str
+        Its path under the results folder, the rule's wildcards in braces; a ``{scope}`` in the
+        file name makes it a folder of one PNG per scope.
+    data : str
+        The CSV of the numbers drawn, beside the PNG ("" when there is none).
+    pdf : bool
+        Whether a PDF is drawn too (beside the PNG).
+    caption : str
+        The report's caption, ``workflow/report/{caption}.rst``.
+    category, subcategory : str
+        Where the report lists it (wildcards in braces; subcategory "" for none).
+    labels : dict
+        The report's labels of each PNG (wildcards in braces).
+    draw : callable
+        ``draw(data, files)``: ``data`` what the job computed or read (a dict, per figure),
+        ``files`` the ``png``, ``pdf`` and ``csv`` paths (``None`` where the figure has none).
+    """
+
+    name: str
+    rule: str
+    png: str
+    data: str
+    pdf: bool
+    caption: str
+    category: str
+    subcategory: str
+    labels: dict
+    draw: Callable
+
+    @property
+    def per_scope(self) -> bool:
+        """Whether it is a folder of one PNG per scope (``{scope}.png``)."""
+        return self.png.endswith("/{scope}.png")
+
+    def paths(self, results: str, **fields) -> dict:
+        """``png``, ``pdf`` and ``csv`` under ``results``, the given fields filled in and the others
+        left as wildcards (``{name}``).
+
+        Parameters
+        ----------
+        results : str
+            The results folder.
+        **fields
+            Values of some of the path's fields (e.g. ``run_name``).
+
+        Returns
+        -------
+        dict
+            ``png``, ``pdf`` and ``csv``: paths, or None where the figure has no such file.
+        """
+        fill = _Fill(fields)
+        png = f"{results}/{self.png.format_map(fill)}"
+        return {"png": png, "pdf": png[:-4] + ".pdf" if self.pdf else None,
+                "csv": f"{results}/{self.data.format_map(fill)}" if self.data else None}
+
+
+class _Fill(dict):
+    """``str.format_map`` values that leave a field it does not have as ``{field}``."""
+
+    def __missing__(self, key):
+        return "{" + key + "}"
+
+
+#: name -> Figure: every kind of figure a run draws, in declaration order
+FIGURES: dict[str, Figure] = {}
+
+
+def declare_figure(name: str, *, rule: str, png: str, caption: str, category: str, labels: dict, draw: Callable,
+                   data: str = "", pdf: bool = False, subcategory: str = "") -> Figure:
+    """Add a kind of figure to ``FIGURES`` (module docstring); a name must be new.
+
+    Parameters
+    ----------
+    name, rule, png, caption, category, labels, draw, data, pdf, subcategory
+        As the attributes of ``Figure``.
+
+    Returns
+    -------
+    Figure
+        The declaration.
+
+    Raises
+    ------
+    ValueError
+        For a malformed or repeated name, or a path that is not a PNG.
+    """
+    if not NAME.match(name) or name in FIGURES:
+        raise ValueError(f"figure {name!r} must be a new name of letters, digits and single underscores")
+    if not png.endswith(".png") or (data and not data.endswith(".csv")):
+        raise ValueError(f"figure {name!r}: png must end in .png and data in .csv; got {png!r}, {data!r}")
+    FIGURES[name] = Figure(name=name, rule=rule, png=png, data=data, pdf=pdf, caption=caption, category=category,
+                           subcategory=subcategory, labels=dict(labels), draw=draw)
+    return FIGURES[name]
+
+
+def output_files(outputs, name: str) -> dict:
+    """The ``png``, ``pdf`` and ``csv`` of the figure ``name`` among a job's named outputs
+    (``figure_{name}``, ``figure_{name}_pdf``, ``figure_{name}_csv``; None where it has none).
+
+    Parameters
+    ----------
+    outputs : mapping
+        The job's named outputs (a dict, or Snakemake's ``snakemake.output``).
+    name : str
+        The figure (``FIGURES``).
+
+    Returns
+    -------
+    dict
+    """
+    return {"png": outputs.get(f"figure_{name}"), "pdf": outputs.get(f"figure_{name}_pdf"),
+            "csv": outputs.get(f"figure_{name}_csv")}
+
+
+def drawn_by(rule: str) -> list[Figure]:
+    """The figures the rule ``rule`` draws, in declaration order.
+
+    Parameters
+    ----------
+    rule : str
+        A rule's name.
+
+    Returns
+    -------
+    list of Figure
+    """
+    return [figure for figure in FIGURES.values() if figure.rule == rule]
+
+
 # ----------------------------------------------------------------------------- conditions
 
 def algorithms(*names: str) -> Callable:
@@ -286,7 +428,7 @@ def reads(scorer: str) -> Callable:
 # ----------------------------------------------------------------------------- lookup
 
 def stems(methods: dict, selectors: dict) -> list[str]:
-    """The artefact stems an experiment makes possible, in declaration order.
+    """The feature-report stems an experiment makes possible, in declaration order.
 
     Parameters
     ----------
@@ -301,42 +443,42 @@ def stems(methods: dict, selectors: dict) -> list[str]:
     list of str
     """
     out = []
-    for artefact in ARTEFACTS.values():
+    for report in FEATURE_REPORTS.values():
         passing = [name for name, method in methods.items()
-                   if artefact.when(method, selectors[method["algorithm"]])]
-        if artefact.per_method:
-            out += [artefact.stem(name) for name in passing]
+                   if report.when(method, selectors[method["algorithm"]])]
+        if report.per_method:
+            out += [report.stem(name) for name in passing]
         elif passing:
-            out.append(artefact.stem())
+            out.append(report.stem())
     return out
 
 
-def parse(stem: str) -> tuple[Artefact, str | None]:
-    """(artefact, method or None) of a file stem (``stem`` of ``Artefact``)."""
-    if stem in ARTEFACTS and not ARTEFACTS[stem].per_method:
-        return ARTEFACTS[stem], None
-    for artefact in ARTEFACTS.values():
-        if artefact.per_method and stem.startswith(artefact.name + "_") and len(stem) > len(artefact.name) + 1:
-            return artefact, stem[len(artefact.name) + 1:]
-    raise ValueError(f"no artefact is drawn as {stem!r}; declared: {', '.join(ARTEFACTS)}")
+def parse(stem: str) -> tuple[FeatureReport, str | None]:
+    """(report, method or None) of a file stem (``stem`` of ``FeatureReport``)."""
+    if stem in FEATURE_REPORTS and not FEATURE_REPORTS[stem].per_method:
+        return FEATURE_REPORTS[stem], None
+    for report in FEATURE_REPORTS.values():
+        if report.per_method and stem.startswith(report.name + "_") and len(stem) > len(report.name) + 1:
+            return report, stem[len(report.name) + 1:]
+    raise ValueError(f"no feature report is drawn as {stem!r}; declared: {', '.join(FEATURE_REPORTS)}")
 
 
 def stem_pattern(method_pattern: str) -> str:
     """A regular expression matching exactly the declared stems, the method part matching
     ``method_pattern`` (the workflow's wildcard constraint of the generic rule)."""
-    fixed = [re.escape(a.name) for a in ARTEFACTS.values() if not a.per_method]
-    per = [re.escape(a.name) for a in ARTEFACTS.values() if a.per_method]
+    fixed = [re.escape(a.name) for a in FEATURE_REPORTS.values() if not a.per_method]
+    per = [re.escape(a.name) for a in FEATURE_REPORTS.values() if a.per_method]
     parts = fixed + ([f"(?:{'|'.join(per)})_{method_pattern}"] if per else [])
     return f"(?:{'|'.join(parts)})"
 
 
 def input_paths(stem: str, *, results: str, dataset: str, experiment: str, folds: list) -> dict:
-    """The input files of the artefact drawn as ``stem``.
+    """The input files of the feature report drawn as ``stem``.
 
     Parameters
     ----------
     stem : str
-        The file stem after ``{dataset}_`` (``Artefact.stem``).
+        The file stem after ``{dataset}_`` (``FeatureReport.stem``).
     results : str
         The results folder.
     dataset : str
@@ -351,9 +493,9 @@ def input_paths(stem: str, *, results: str, dataset: str, experiment: str, folds
     dict
         Role -> path (first fold) or list of paths (every fold).
     """
-    artefact, method = parse(stem)
+    report, method = parse(stem)
     return {role: spec.resolve(results, dataset, experiment, method, list(folds))
-            for role, spec in artefact.inputs.items()}
+            for role, spec in report.inputs.items()}
 
 
 def title(stem: str, *, dataset: str, folds: list) -> str:
@@ -372,12 +514,12 @@ def title(stem: str, *, dataset: str, folds: list) -> str:
     -------
     str
     """
-    artefact, method = parse(stem)
-    return artefact.title.format(dataset=dataset, method=method, fold=folds[0])
+    report, method = parse(stem)
+    return report.title.format(dataset=dataset, method=method, fold=folds[0])
 
 
 def draw(stem: str, inputs: dict, png, pdf, csv, context: dict) -> None:
-    """Draw the artefact ``stem`` from its input files into png, pdf and csv.
+    """Draw the feature report ``stem`` from its input files into png, pdf and csv.
 
     Parameters
     ----------
@@ -395,11 +537,11 @@ def draw(stem: str, inputs: dict, png, pdf, csv, context: dict) -> None:
     ValueError
         When an input role of the declaration is not given.
     """
-    artefact, method = parse(stem)
-    missing = set(artefact.inputs) - set(inputs)
+    report, method = parse(stem)
+    missing = set(report.inputs) - set(inputs)
     if missing:
-        raise ValueError(f"artefact {stem!r}: inputs {', '.join(sorted(missing))} not given")
-    artefact.draw(inputs, png, pdf, csv, {**context, "method": method})
+        raise ValueError(f"feature report {stem!r}: inputs {', '.join(sorted(missing))} not given")
+    report.draw(inputs, png, pdf, csv, {**context, "method": method})
 
 
 # ----------------------------------------------------------------------------- the declarations
@@ -439,6 +581,64 @@ DENSITIES = declare_report_data("densities", algorithms=("fs_ed",), split="train
 CONVERGENCE = declare_report_data("convergence", algorithms=("fsmrank", "fsmsvm"), split="train", compute=_convergence)
 
 
+def _curves():
+    """``ltrfs.results.figures.curves``, imported when one is drawn (matplotlib)."""
+    from ltrfs.results.figures import curves
+
+    return curves
+
+
+def _board():
+    """``ltrfs.results.figures.board``, imported when one is drawn (matplotlib)."""
+    from ltrfs.results.figures import board
+
+    return board
+
+
+EXPERIMENT_FOLDER = "figures/{experiment}"
+LEADERBOARD_FOLDER = "leaderboard/{run_name}"
+
+declare_figure(
+    "metric_vs_k", rule="figure_metric_vs_k", png=f"{EXPERIMENT_FOLDER}/{{dataset}}_{{metric}}.png",
+    data=f"{EXPERIMENT_FOLDER}/{{dataset}}_{{metric}}.csv", pdf=True, caption="figure", category="{experiment}",
+    subcategory="Figures", labels={"dataset": "{dataset}", "figure": "{metric} against k"},
+    draw=lambda d, f: _curves().metric_vs_k(d["table"], d["metric"], f["png"], f["pdf"], f["csv"], title=d["title"],
+                                            baselines=d["baselines"], curves=d["curves"], comparison=d["comparison"],
+                                            n_features=d["n_features"]))
+declare_figure(
+    "paper_figure", rule="figure_paper", png=f"{EXPERIMENT_FOLDER}/{{dataset}}_{{figure}}.png",
+    data=f"{EXPERIMENT_FOLDER}/{{dataset}}_{{figure}}.csv", pdf=True, caption="paper_figure", category="{experiment}",
+    subcategory="Figures", labels={"dataset": "{dataset}", "figure": "{figure}"},
+    draw=lambda d, f: _curves().metric_panels(d["table"], d["ranker"], d["metrics"], f["png"], f["pdf"], f["csv"],
+                                              **{k: d[k] for k in ("title", "caption", "baselines", "methods", "labels",
+                                                                   "comparison", "n_features")}))
+declare_figure(
+    "feature_report", rule="feature_report", png=f"{EXPERIMENT_FOLDER}/features/{{dataset}}_{{stem}}.png",
+    data=f"{EXPERIMENT_FOLDER}/features/{{dataset}}_{{stem}}.csv", pdf=True, caption="feature_report",
+    category="{experiment}", subcategory="Feature reports", labels={"dataset": "{dataset}", "figure": "{stem}"},
+    draw=lambda d, f: draw(d["stem"], d["inputs"], f["png"], f["pdf"], f["csv"], d["context"]))
+declare_figure(
+    "critical_difference", rule="leaderboard", png=f"{LEADERBOARD_FOLDER}/critical_difference/{{scope}}.png",
+    caption="critical_difference", category="Leaderboard", labels={"figure": "critical-difference diagram: {scope}"},
+    draw=lambda d, f: [_board().cd_diagrams(panels, f["png"].format(scope=scope), alpha=d["alpha"])
+                       for scope, panels in d["diagrams"].items()])
+declare_figure(
+    "stability", rule="leaderboard", png=f"{LEADERBOARD_FOLDER}/stability.png", caption="stability",
+    category="Leaderboard", labels={"figure": "stability across folds"},
+    draw=lambda d, f: _board().stability_curves(d["stability"], f["png"]))
+declare_figure(
+    "accuracy_vs_cost", rule="leaderboard", png=f"{LEADERBOARD_FOLDER}/accuracy_vs_cost.png",
+    data=f"{LEADERBOARD_FOLDER}/accuracy_vs_cost.csv", caption="accuracy_vs_cost", category="Leaderboard",
+    labels={"figure": "accuracy against cost"},
+    draw=lambda d, f: _board().accuracy_vs_cost(d["chosen"], d["cost"], d["metric"], f["png"], csv=f["csv"],
+                                                baselines=d["baselines"]))
+declare_figure(
+    "planted_recovery", rule="leaderboard", png=f"{LEADERBOARD_FOLDER}/planted_recovery.png",
+    data=f"{LEADERBOARD_FOLDER}/planted_recovery.csv", caption="planted_recovery", category="Leaderboard",
+    labels={"figure": "planted features found"},
+    draw=lambda d, f: _board().recovery_curves(d["recovery"], f["png"], csv=f["csv"]))
+
+
 def _by_fold(context: dict, paths: list) -> dict:
     folds = list(context["folds"])
     if len(folds) != len(paths):
@@ -452,7 +652,7 @@ LEI = "Statistical selectors (Lei & Han 2017)"
 GREEDY = "Greedy RankRLS (Pahikkala et al. 2010)"
 FSM = "FSMRank (Lai et al. 2013)"
 
-def _feature_alone(metric: str, when: Callable, caption: str, category: str, paper: str) -> Artefact:
+def _feature_alone(metric: str, when: Callable, caption: str, category: str, paper: str) -> FeatureReport:
     """Bars of one single-feature metric (a key of the single-feature table), fold mean."""
     return declare(
         f"importance_{metric.replace('@', '')}",

@@ -1,8 +1,8 @@
-"""Stage artefacts (``workflow/rules/artefacts.smk``): the figures. The test metric against k of
+"""Stage figures (``workflow/rules/figures.smk``): the figures. The test metric against k of
 every experiment (``results/figures/{experiment}/{dataset}_{metric}.png``, rule
 ``figure_metric_vs_k``), a paper's figures in its form (config ``paper_figures``:
 ``results/figures/{experiment}/{dataset}_fig{n}.png``, rule ``figure_paper``), every feature report of the registry ``ltrfs.results.figures.registry``
-(``results/figures/{experiment}/features/``, rule ``artefact``) and the per-method report data
+(``results/figures/{experiment}/features/``, rule ``feature_report``) and the per-method report data
 some of them draw (``results/{dataset}/fold{fold}/{name}/{method}.tsv``, rule ``report_data``)."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ltrfs import io
 from ltrfs.atomic_files import write_text
 from ltrfs.docstrings import fill_doc
 from ltrfs.formats import read_csv, read_selection
-from ltrfs.results.figures import registry as artefacts
+from ltrfs.results.figures import registry
 
 __all__ = ["report_data", "figure_metric_vs_k", "figure_paper"]
 
@@ -34,7 +34,7 @@ def report_data(name: str, selection_path, split_path, out_path, context: dict) 
     context : dict
         ``convention`` and ``evaluation_ties`` of the dataset.
     """
-    declared = artefacts.REPORT_DATA[name]
+    declared = registry.REPORT_DATA[name]
     selection = read_selection(selection_path, declared.algorithms)
     try:
         text = declared.compute(selection, io.load_npz(split_path), context)
@@ -49,13 +49,13 @@ _K_FIGURE_FILES = """table_csv : str or os.PathLike
     The experiment's long table.
 compare_csv : str or os.PathLike
     Its paired t-tests (``{experiment}_compare.csv``).
-png, pdf, csv : str or os.PathLike
-    The files written (the CSV holds the numbers drawn).
+files : dict
+    ``png``, ``pdf`` and ``csv``: the files written (the CSV holds the numbers drawn).
 """
 
 
 @fill_doc(k_figure_files=_K_FIGURE_FILES)
-def figure_metric_vs_k(table_csv, compare_csv, png, pdf, csv, *, metric: str, title: str, baselines,
+def figure_metric_vs_k(table_csv, compare_csv, files: dict, *, metric: str, title: str, baselines,
                        curves=None, n_features: int | None = None) -> None:
     """Draw test ``metric`` against k, one panel per ranker (``ltrfs.results.figures.curves.metric_vs_k``).
 
@@ -76,18 +76,17 @@ def figure_metric_vs_k(table_csv, compare_csv, png, pdf, csv, *, metric: str, ti
     n_features : int or None, default None
         The dataset's number of features: k = d is labelled "all (d)".
     """
-    from ltrfs.results.figures.curves import metric_vs_k  # heavy (matplotlib): not in the report-data jobs
-
     table = read_csv(table_csv, ("method", "ranker", "k", "folds"), dtype={"k": str})
     comparison = read_csv(compare_csv, dtype={"k_a": str, "k_b": str, "key_a": str, "key_b": str})
     n = int(table.folds.max())
-    metric_vs_k(table, metric, png, pdf, csv, title=f"Test {metric} against the number of features k, "
-                f"{n} fold{'s' * (n != 1)}: {title}", baselines=baselines, curves=curves, comparison=comparison,
-                n_features=n_features)
+    registry.FIGURES["metric_vs_k"].draw(
+        {"table": table, "metric": metric, "title": f"Test {metric} against the number of features k, "
+         f"{n} fold{'s' * (n != 1)}: {title}", "baselines": baselines, "curves": curves, "comparison": comparison,
+         "n_features": n_features}, files)
 
 
 @fill_doc(k_figure_files=_K_FIGURE_FILES)
-def figure_paper(table_csv, compare_csv, png, pdf, csv, *, spec: dict, title: str, baselines,
+def figure_paper(table_csv, compare_csv, files: dict, *, spec: dict, title: str, baselines,
                  n_features: int | None = None) -> None:
     """Draw one of a paper's figures in its form: one ranker, a panel per metric
     (``ltrfs.results.figures.curves.metric_panels``), the experiment's ``compare`` pairs circled where they differ.
@@ -96,7 +95,7 @@ def figure_paper(table_csv, compare_csv, png, pdf, csv, *, spec: dict, title: st
     ----------
     %(k_figure_files)s
     spec : dict
-        The figure (``PLAN.artefacts.paper_figure``, ``ltrfs.pipeline.planning.artefacts``):
+        The figure (``PLAN.figures.paper_figure``, ``ltrfs.pipeline.planning.figures``):
         ``figure`` (e.g. "fig4"), ``ranker``, ``metrics``, ``methods``, ``labels``.
     title : str
         The experiment's title.
@@ -105,8 +104,6 @@ def figure_paper(table_csv, compare_csv, png, pdf, csv, *, spec: dict, title: st
     n_features : int or None, default None
         The dataset's number of features: k = d is labelled "all (d)".
     """
-    from ltrfs.results.figures.curves import metric_panels  # heavy (matplotlib): not in the report-data jobs
-
     table = read_csv(table_csv, ("method", "ranker", "k", "folds"), dtype={"k": str})
     comparison = read_csv(compare_csv, dtype={"k_a": str, "k_b": str, "key_a": str, "key_b": str})
     n = int(table.folds.max())
@@ -121,6 +118,7 @@ def figure_paper(table_csv, compare_csv, png, pdf, csv, *, spec: dict, title: st
                + "; an open circle around a point: that method differs from the method whose colour the circle "
                "has, at the same k (paired two-sided t-test on the per-query test values of all folds, "
                "p < 0.05).")
-    metric_panels(table, spec["ranker"], spec["metrics"], png, pdf, csv,
-                  title=f"Fig. {number} (ours): {ranker}, {title}", caption=caption, baselines=baselines,
-                  methods=spec["methods"], labels=labels, comparison=comparison, n_features=n_features)
+    registry.FIGURES["paper_figure"].draw(
+        {"table": table, "ranker": spec["ranker"], "metrics": spec["metrics"], "title": f"Fig. {number} (ours): {ranker}, {title}",
+         "caption": caption, "baselines": baselines, "methods": spec["methods"], "labels": labels,
+         "comparison": comparison, "n_features": n_features}, files)

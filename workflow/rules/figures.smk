@@ -1,17 +1,17 @@
-# Stage artefacts (ltrfs.pipeline.artefacts): the figures. Metric against k per experiment, every
+# Stage figures (ltrfs.pipeline.figures): the figures. Metric against k per experiment, every
 # feature report of the registry ltrfs.results.figures.registry, and the per-method report data they draw.
-from ltrfs.pipeline.planning.artefacts import METRIC_BY_FILE_NAME
+from ltrfs.pipeline.planning.figures import METRIC_BY_FILE_NAME
 
 
 rule report_data:
     """A method's report data declared in ltrfs.results.figures.registry (REPORT_DATA): Greedy RankRLS path
     metrics on test, FS-ED class densities, FSMRank solver traces."""
     input:
-        unpack(PLAN.artefacts.report_data_inputs),
+        unpack(PLAN.figures.report_data_inputs),
     output:
         f"{FOLD}/{{report}}/{{method}}.tsv",
     params:
-        context=PLAN.artefacts.report_data_context,
+        context=PLAN.figures.report_data_context,
     resources:
         mem_mb=scaled(500, 4),
         runtime=scaled(5, 0.2),
@@ -30,10 +30,7 @@ rule figure_metric_vs_k:
         table=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.csv",
         compare=f"{RESULTS}/{{dataset}}/tables/{{experiment}}_compare.csv",
     output:
-        png=report(f"{RESULTS}/figures/{{experiment}}/{{dataset}}_{{metric}}.png", caption="../report/figure.rst",
-                   category="{experiment}", subcategory="Figures", labels={"dataset": "{dataset}", "figure": "{metric} against k"}),
-        pdf=f"{RESULTS}/figures/{{experiment}}/{{dataset}}_{{metric}}.pdf",
-        csv=f"{RESULTS}/figures/{{experiment}}/{{dataset}}_{{metric}}.csv",
+        **figure_outputs("metric_vs_k"),
     wildcard_constraints:
         metric="|".join(METRIC_BY_FILE_NAME),  # not a paper figure's "fig4" (rule figure_paper)
     params:
@@ -61,14 +58,11 @@ rule figure_paper:
         table=f"{RESULTS}/{{dataset}}/tables/{{experiment}}.csv",
         compare=f"{RESULTS}/{{dataset}}/tables/{{experiment}}_compare.csv",
     output:
-        png=report(f"{RESULTS}/figures/{{experiment}}/{{dataset}}_{{figure}}.png", caption="../report/paper_figure.rst",
-                   category="{experiment}", subcategory="Figures", labels={"dataset": "{dataset}", "figure": "{figure}"}),
-        pdf=f"{RESULTS}/figures/{{experiment}}/{{dataset}}_{{figure}}.pdf",
-        csv=f"{RESULTS}/figures/{{experiment}}/{{dataset}}_{{figure}}.csv",
+        **figure_outputs("paper_figure"),
     wildcard_constraints:
         figure=r"fig\d+",
     params:
-        spec=lambda w: PLAN.artefacts.paper_figure(w.experiment, w.figure),
+        spec=lambda w: PLAN.figures.paper_figure(w.experiment, w.figure),
         title=lambda w: PLAN.run.experiment_title(w.experiment, w.dataset),
         baselines=lambda w: PLAN.run.baselines(w.experiment),
         n_features=lambda w: PLAN.run.n_features_of(w.dataset),
@@ -85,28 +79,25 @@ rule figure_paper:
         "../scripts/figure_paper.py"
 
 
-rule artefact:
+rule feature_report:
     """Any feature report declared in ltrfs.results.figures.registry (the registry gives its input files)."""
     input:
-        unpack(PLAN.artefacts.inputs),
+        unpack(PLAN.figures.inputs),
     output:
-        png=report(f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_{{artefact}}.png", caption="../report/artefact.rst",
-                   category="{experiment}", subcategory="Feature reports", labels={"dataset": "{dataset}", "figure": "{artefact}"}),
-        pdf=f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_{{artefact}}.pdf",
-        csv=f"{RESULTS}/figures/{{experiment}}/features/{{dataset}}_{{artefact}}.csv",
+        **figure_outputs("feature_report"),
     wildcard_constraints:
-        artefact=artefacts.stem_pattern(r"[A-Za-z0-9][A-Za-z0-9_.+-]*"),
+        stem=figure_registry.stem_pattern(r"[A-Za-z0-9][A-Za-z0-9_.+-]*"),
     params:
-        context=PLAN.artefacts.context,
-        caption=PLAN.artefacts.caption,  # read by the report's caption
+        context=PLAN.figures.context,
+        caption=PLAN.figures.caption,  # read by the report's caption
     resources:
         mem_mb=scaled(500, 4),
         runtime=scaled(5, 0.2),
     conda:
         "../../envs/ltrfs.yaml"
     log:
-        "logs/figures/{experiment}/features/{dataset}_{artefact}.log",
+        "logs/figures/{experiment}/features/{dataset}_{stem}.log",
     benchmark:
-        "benchmarks/figures/{experiment}/features/{dataset}_{artefact}.tsv"
+        "benchmarks/figures/{experiment}/features/{dataset}_{stem}.tsv"
     script:
-        "../scripts/artefact.py"
+        "../scripts/feature_report.py"

@@ -1,13 +1,13 @@
-"""Planning of stage artefacts (``workflow/rules/artefacts.smk``): the figures ``rule all`` asks
+"""Planning of stage figures (``workflow/rules/figures.smk``): the figures ``rule all`` asks
 for, a paper's figure with its defaults, and what each feature report and report data job reads."""
 from __future__ import annotations
 
 from ltrfs.docstrings import fill_doc
 from ltrfs.formats import METRIC_COLUMNS, column_name
-from ltrfs.results.figures import registry as artefacts
+from ltrfs.results.figures import registry
 from ltrfs.selection import SELECTORS
 
-__all__ = ["ArtefactsPlanning", "metric_file_name", "METRIC_BY_FILE_NAME"]
+__all__ = ["FiguresPlanning", "metric_file_name", "METRIC_BY_FILE_NAME"]
 
 #: a metric's name in file names (no "@") -> its column
 METRIC_BY_FILE_NAME = {c.replace("@", ""): c for c in METRIC_COLUMNS}
@@ -19,7 +19,7 @@ def metric_file_name(metric: str) -> str:
 
 
 @fill_doc
-class ArtefactsPlanning:
+class FiguresPlanning:
     """The targets and inputs of the figure and report-data jobs of a run (``run``: ``ltrfs.pipeline.run.Run``)."""
 
     def __init__(self, run):
@@ -34,7 +34,7 @@ class ArtefactsPlanning:
         feature reports on the dataset.
 
         The feature reports are those its methods make possible (``ltrfs.results.figures.registry.stems``); config
-        ``artefacts`` restricts them.
+        ``feature_reports`` restricts them.
 
         %(experiment_dataset_paths)s
             The PNG files.
@@ -44,10 +44,10 @@ class ArtefactsPlanning:
         targets = [f"{folder}/{dataset}_{metric_file_name(m)}.png" for m in e["figure_metrics"]]
         targets += [f"{folder}/{dataset}_{name}.png"
                     for name, figure in (e.get("paper_figures") or {}).items() if figure["dataset"] == dataset]
-        wanted = e.get("artefacts")  # None: every one the methods allow
+        wanted = e.get("feature_reports")  # None: every one the methods allow
         targets += [f"{folder}/features/{dataset}_{stem}.png"
-                    for stem in artefacts.stems(self.experiment_methods(experiment), SELECTORS)
-                    if wanted is None or artefacts.parse(stem)[0].name in wanted]
+                    for stem in registry.stems(self.experiment_methods(experiment), SELECTORS)
+                    if wanted is None or registry.parse(stem)[0].name in wanted]
         return targets
 
     def paper_figure(self, experiment: str, figure: str) -> dict:
@@ -73,7 +73,7 @@ class ArtefactsPlanning:
 
     def inputs(self, wildcards) -> dict:
         """Role -> file(s) the feature report reads (``ltrfs.results.figures.registry``), for ``unpack``."""
-        return artefacts.input_paths(wildcards.artefact, results=self.run.results, dataset=wildcards.dataset,
+        return registry.input_paths(wildcards.stem, results=self.run.results, dataset=wildcards.dataset,
                                      experiment=wildcards.experiment,
                                      folds=self.run.folds(wildcards.experiment, wildcards.dataset))
 
@@ -82,19 +82,19 @@ class ArtefactsPlanning:
         folds = self.run.folds(wildcards.experiment, wildcards.dataset)
         return {"dataset": wildcards.dataset, "experiment": wildcards.experiment, "folds": list(folds),
                 "names": self.run.names_of(wildcards.dataset),
-                "title": artefacts.title(wildcards.artefact, dataset=wildcards.dataset, folds=folds)}
+                "title": registry.title(wildcards.stem, dataset=wildcards.dataset, folds=folds)}
 
     def caption(self, wildcards) -> str:
         """A params function: the registry's caption of the job's feature report (the report's
         caption reads it), with the method it shows."""
-        artefact, method = artefacts.parse(wildcards.artefact)
-        text = artefact.caption + (f" Method: {method}." if method else "")
+        report, method = registry.parse(wildcards.stem)
+        text = report.caption + (f" Method: {method}." if method else "")
         return text.replace("\\", "\\\\").replace("@", "\\@")  # reStructuredText: NDCG@10 is no e-mail address
 
     def report_data_inputs(self, wildcards) -> dict:
         """The method's selection record and the split the report data reads."""
         fold = self.run.fold.format(**wildcards)
-        split = artefacts.REPORT_DATA[wildcards.report].split
+        split = registry.REPORT_DATA[wildcards.report].split
         return {"selection": f"{fold}/select/{wildcards.method}.json", "split": f"{fold}/data/{split}.npz"}
 
     def report_data_context(self, wildcards) -> dict:
