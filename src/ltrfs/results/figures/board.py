@@ -38,7 +38,8 @@ def cd_diagrams(diagrams: list, png, *, alpha: float = 0.05) -> None:
     for ax, (scope, metric, s) in zip(axes[:, 0], diagrams):
         sp.critical_difference_diagram(s["ranks"], s["nemenyi"], ax=ax, alpha=alpha,
                                        label_fmt_left="{label} ({rank:.2f})", label_fmt_right="({rank:.2f}) {label}")
-        ax.set_xlim(1, max(len(s["ranks"]), 2))  # every rank a method can have: ties read as ties, not as spread
+        n_ranks = max(len(s["ranks"]), 2)  # every rank a method can have: ties read as ties, not as spread
+        ax.set_xlim(1 - 0.03 * (n_ranks - 1), n_ranks + 0.03 * (n_ranks - 1))  # room for the end markers
         ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
         ax.set_title(f"{'all experiments' if scope == 'all' else scope}: mean rank by test {metric} over "
                      f"{s['blocks']} blocks (Friedman p = {s['p']:.2g})", fontsize=9)
