@@ -382,5 +382,6 @@ def test_every_figure_is_declared_once_with_its_files_and_report_caption():
     cd = registry.FIGURES["critical_difference"]
     assert cd.per_scope and not registry.FIGURES["stability"].per_scope
     assert registry.output_files({"figure_stability": "s.png"}, "stability") == {"png": "s.png", "pdf": None, "csv": None}
+    assert registry.output_files({"figure_critical_difference": "cd"}, "critical_difference")["png"] == "cd/{scope}.png"
     with pytest.raises(ValueError, match="figure 'stability' must be a new name"):
         registry.declare_figure("stability", rule="x", png="a.png", caption="c", category="c", labels={}, draw=None)

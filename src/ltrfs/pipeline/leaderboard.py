@@ -133,11 +133,9 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
     data = {"diagrams": diagrams, "alpha": alpha, "stability": stab, "chosen": chosen, "cost": cost, "metric": first,
             "baselines": baselines, "recovery": recovery}
     for figure in registry.drawn_by("leaderboard"):
-        png = out.get(f"figure_{figure.name}")
-        if png is None:  # planted_recovery where no dataset has planted features
+        files = registry.output_files(out, figure.name)
+        if files["png"] is None:  # planted_recovery where no dataset has planted features
             continue
-        if figure.per_scope:
-            Path(png).mkdir(parents=True, exist_ok=True)
-            png = f"{png}/{{scope}}.png"
-        figure.draw(data, {"png": png, "pdf": out.get(f"figure_{figure.name}_pdf"),
-                           "csv": out.get(f"figure_{figure.name}_csv")})
+        if figure.per_scope:  # the folder is an output even when no scope has a diagram
+            Path(files["png"]).parent.mkdir(parents=True, exist_ok=True)
+        figure.draw(data, files)

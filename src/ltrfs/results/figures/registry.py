@@ -360,6 +360,8 @@ def declare_figure(name: str, *, rule: str, png: str, caption: str, category: st
 def output_files(outputs, name: str) -> dict:
     """The ``png``, ``pdf`` and ``csv`` of the figure ``name`` among a job's named outputs
     (``figure_{name}``, ``figure_{name}_pdf``, ``figure_{name}_csv``; None where it has none).
+    For a figure of one PNG per scope the output is its folder, and ``png`` the declared file
+    name in it (``{scope}.png``).
 
     Parameters
     ----------
@@ -372,8 +374,10 @@ def output_files(outputs, name: str) -> dict:
     -------
     dict
     """
-    return {"png": outputs.get(f"figure_{name}"), "pdf": outputs.get(f"figure_{name}_pdf"),
-            "csv": outputs.get(f"figure_{name}_csv")}
+    png = outputs.get(f"figure_{name}")
+    if png is not None and FIGURES[name].per_scope:
+        png = f"{png}/{FIGURES[name].png.rpartition('/')[2]}"
+    return {"png": png, "pdf": outputs.get(f"figure_{name}_pdf"), "csv": outputs.get(f"figure_{name}_csv")}
 
 
 def drawn_by(rule: str) -> list[Figure]:
