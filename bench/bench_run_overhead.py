@@ -1,0 +1,88 @@
+"""Snakemake's own share of a workflow run's CPU-seconds: its main process against its jobs.
+
+    python bench/bench_run_overhead.py [--workdir DIR] [-- SNAKEMAKE ARGUMENTS ...]
+
+Runs Snakemake in a fresh interpreter of its own and reads, when it exits, that process's
+CPU-seconds (``RUSAGE_SELF``: building the DAG, scheduling, the input functions, writing each
+job's script preamble, the ``benchmark:`` samplers, the metadata) and its children's
+(``RUSAGE_CHILDREN``: every job's process tree, the Python starts and imports included). The
+share is own / (own + children): the reference is the run's own work measured in the same run.
+Goal (issue 42): under 10% on an idle machine. Without arguments it runs the default workflow
+(``config/config.yaml``, 118 jobs) in a new temporary working directory; arguments after ``--``
+go to Snakemake unchanged, for instance::
+
+    python bench/bench_run_overhead.py --workdir /tmp/mq -- --configfile config/mq2008.yaml \\
+        --config mirror=../shared/data
+
+Unlike the sum of the jobs' ``benchmarks/`` files, this misses nothing: Snakemake's samplers
+read a job's CPU time every 0.5 s for its first 30 s, then every 30 s, and what a job spends
+after its last sample is in no benchmark file.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+GOAL = 0.10
+
+#: run in the child interpreter: Snakemake's command line, then the two rusage readings as JSON
+_CHILD = """
+import atexit, json, resource, sys, time
+start = time.perf_counter()
+def _report():
+    own, kids = (resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    sys.stderr.write("BENCH_RUN_OVERHEAD " + json.dumps(dict(
+        wall=time.perf_counter() - start, own=own.ru_utime + own.ru_stime,
+        children=kids.ru_utime + kids.ru_stime)) + "\\n")
+atexit.register(_report)
+from snakemake.cli import main
+sys.argv = ["snakemake"] + sys.argv[1:]
+main()
+"""
+
+
+def measure(workdir: Path, snakemake_args: list[str], cores: int = 2, snakefile: Path = ROOT / "Snakefile") -> dict:
+    """Run Snakemake (``--cores``, ``snakefile``, default the checkout's, in ``workdir``) and
+    return its wall seconds, its own and its children's CPU-seconds, the share and the number
+    of jobs run."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")])))
+    args = ["-s", str(snakefile), "-d", str(workdir), "--cores", str(cores), *snakemake_args]
+    done = subprocess.run([sys.executable, "-c", _CHILD, *args], cwd=ROOT, env=env, capture_output=True, text=True)
+    lines = [line for line in done.stderr.splitlines() if line.startswith("BENCH_RUN_OVERHEAD ")]
+    if done.returncode != 0 or not lines:
+        tail = "\n".join(done.stderr.splitlines()[-15:])
+        raise SystemExit(f"bench_run_overhead: the run failed (exit {done.returncode}):\n{tail}")
+    result = json.loads(lines[-1].split(" ", 1)[1])
+    result["jobs"] = sum(1 for line in done.stderr.splitlines() if line.startswith(("rule ", "localrule ")))
+    result["share"] = result["own"] / (result["own"] + result["children"])
+    return result
+
+
+def main() -> None:
+    argv = sys.argv[1:]
+    passed = argv[argv.index("--") + 1:] if "--" in argv else []
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workdir", type=Path, help="Snakemake's working directory (default: a new temporary one)")
+    parser.add_argument("--cores", type=int, default=2)
+    options = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
+    if not passed:
+        passed = ["--configfile", str(ROOT / "config" / "config.yaml"),
+                  "--config", f"datasets_file={ROOT / 'config' / 'datasets.yaml'}"]
+    with tempfile.TemporaryDirectory(prefix="ltrfs-overhead-") as scratch:
+        workdir = options.workdir or Path(scratch)
+        r = measure(workdir, passed, options.cores)
+    print(f"run: {' '.join(passed)}")
+    print(f"jobs {r['jobs']}, wall {r['wall']:.1f} s on {options.cores} cores")
+    print(f"Snakemake's own process {r['own']:.1f} CPU-s ({1000 * r['own'] / max(r['jobs'], 1):.0f} ms a job), "
+          f"its jobs {r['children']:.1f} CPU-s")
+    print(f"share {r['share']:.1%} (goal under {GOAL:.0%}: {'met' if r['share'] < GOAL else 'NOT met'})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,45 @@
+"""bench/bench_run_overhead.py reads Snakemake's own CPU-seconds and its jobs' apart (a two-job
+Snakefile whose jobs write their own CPU time: the children's reading must hold them)."""
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+SNAKEFILE = """
+rule all:
+    input: expand("cpu{i}.txt", i=[1, 2])
+
+rule burn:
+    output: "cpu{i}.txt"
+    shell: '{python} -c "import time; sum(range(3 * 10**7)); open(\\'{{output}}\\', \\'w\\').write(str(time.process_time()))"'
+"""
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_run_overhead", REPO / "bench" / "bench_run_overhead.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_jobs_cpu_is_counted_as_the_childrens(bench, tmp_path):
+    snakefile = tmp_path / "Snakefile"
+    snakefile.write_text(SNAKEFILE.format(python=sys.executable))
+    result = bench.measure(tmp_path / "work", [], cores=1, snakefile=snakefile)
+    jobs_cpu = sum(float((tmp_path / "work" / f"cpu{i}.txt").read_text()) for i in (1, 2))
+    assert jobs_cpu > 0.2
+    assert result["children"] >= jobs_cpu
+    assert result["own"] > 0 and result["wall"] > 0
+    assert result["jobs"] == 3  # the two burn jobs and the target rule
+    assert result["share"] == pytest.approx(result["own"] / (result["own"] + result["children"]))
+
+
+def test_a_failed_run_is_one_message(bench, tmp_path):
+    snakefile = tmp_path / "Snakefile"
+    snakefile.write_text('rule all:\n    output: "x"\n    shell: "exit 3"\n')
+    with pytest.raises(SystemExit, match="the run failed"):
+        bench.measure(tmp_path / "work", [], cores=1, snakefile=snakefile)
