@@ -1,6 +1,7 @@
 import copy
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
@@ -9,6 +10,7 @@ from snakemake.utils import update_config
 from ltrfs.config import ConfigError, k_grid
 from ltrfs.config_check import check, k_notices, renamed_keys
 from ltrfs.datasets.registry import load_registry
+from ltrfs.pipeline.plan import Plan
 from ltrfs.selection import SELECTORS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -42,10 +44,16 @@ def test_every_shipped_config_is_valid(registry):
             update_config(merged, yaml.safe_load(path.with_name(path.name.replace("_full", "")).read_text()))
         update_config(merged, yaml.safe_load(path.read_text()))  # recursively, as --configfile does
         check(merged, SCHEMA, registry)
-    # config/mq2008.yaml turns the RF curve off in the shared method entry, keeping its algorithm
+    # config/mq2008.yaml turns the RF curve off and runs on one thread in the shared method entry,
+    # keeping its algorithm; its score jobs and random-forest ranker run on one thread too
     merged = copy.deepcopy(base)
     update_config(merged, yaml.safe_load((REPO / "config/mq2008.yaml").read_text()))
-    assert merged["methods"]["rf_importance"] == {**base["methods"]["rf_importance"], "params": {"curve": False}}
+    assert merged["methods"]["rf_importance"] == {**base["methods"]["rf_importance"], "threads": 1,
+                                                  "params": {"curve": False}}
+    assert merged["rankers"]["random_forest"] == {**base["rankers"]["random_forest"], "threads": 1}
+    job = SimpleNamespace(dataset="MQ2008", fold="1", scorer="single_feature")
+    assert Plan(check(merged, SCHEMA, registry), registry).score.threads(job) == 1
+    assert Plan(check(copy.deepcopy(base), SCHEMA, registry), registry).score.threads(job) == 2
 
 
 @pytest.mark.parametrize("edit, message", [

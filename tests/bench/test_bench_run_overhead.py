@@ -14,7 +14,7 @@ rule all:
 
 rule burn:
     output: "cpu{i}.txt"
-    shell: '{python} -c "import time; sum(range(3 * 10**7)); open(\\'{{output}}\\', \\'w\\').write(str(time.process_time()))"'
+    shell: 'PYTHON -c "import time; sum(range(3 * 10**7)); open(\\'{output}\\', \\'w\\').write(str(time.process_time()))"'
 """
 
 
@@ -28,7 +28,7 @@ def bench():
 
 def test_the_jobs_cpu_is_counted_as_the_childrens(bench, tmp_path):
     snakefile = tmp_path / "Snakefile"
-    snakefile.write_text(SNAKEFILE.format(python=sys.executable))
+    snakefile.write_text(SNAKEFILE.replace("PYTHON", sys.executable))
     result = bench.measure(tmp_path / "work", [], cores=1, snakefile=snakefile)
     jobs_cpu = sum(float((tmp_path / "work" / f"cpu{i}.txt").read_text()) for i in (1, 2))
     assert jobs_cpu > 0.2

@@ -6,7 +6,7 @@ from ltrfs import scoring
 
 __all__ = ["ScorePlanning", "SCORE_THREADS"]
 
-#: the threaded scorers' default threads; more with --set-threads score=N
+#: the threaded scorers' default threads (config ``score_threads``; or --set-threads score=N)
 SCORE_THREADS = 2
 
 
@@ -30,6 +30,8 @@ class ScorePlanning:
         return inputs
 
     def threads(self, wildcards) -> int:
-        """Threads of a score job: 1 for a scorer that runs on one, or that only merges its chunks."""
+        """Threads of a score job: config ``score_threads`` (default ``SCORE_THREADS``), 1 for a
+        scorer that runs on one, or that only merges its chunks."""
         merges = getattr(wildcards, "chunk", None) is None and self.n_chunks(wildcards.scorer) > 1
-        return SCORE_THREADS if scoring.uses_threads(wildcards.scorer) and not merges else 1
+        threaded = scoring.uses_threads(wildcards.scorer) and not merges
+        return int(self.run.config.get("score_threads", SCORE_THREADS)) if threaded else 1
