@@ -16,11 +16,13 @@ lock = Path("envs/requirements.lock").read_text()
 # one requirement a logical line: "name==version \ --hash=... \ --hash=..." joined
 entries = [" ".join(part.split()) for part in re.split(r"\n(?=\S)", lock.replace("\\\n", " "))
            if part.strip() and not part.lstrip().startswith("#")]
-entries = [re.sub(r"\s*#.*$", "", e).strip() for e in entries]
+# name==version only: Snakemake copies this file's text into the metadata record of every output
+# (.snakemake/metadata), and with the hashes it was 150 KB a record; the hashes stay in the lock
+entries = [re.sub(r"\s*#.*$", "", e).split()[0] for e in entries]
 lines = [
     "# The conda environment of every rule (snakemake --use-conda): conda's Python and pip, then the",
-    "# packages of envs/requirements.lock at the same versions and hashes. Made by envs/update-lock.sh;",
-    "# do not edit by hand. The workflow puts this checkout's src/ on PYTHONPATH for its jobs.",
+    "# packages of envs/requirements.lock at the same versions (the lock keeps their hashes). Made by",
+    "# envs/update-lock.sh; do not edit by hand. The workflow puts this checkout's src/ on PYTHONPATH.",
     "channels:", "  - conda-forge", "  - nodefaults", "dependencies:", "  - python=3.11", "  - pip", "  - pip:",
 ]
 lines += [f"      - {e}" for e in entries]
