@@ -2,6 +2,7 @@
 from ../shared/data when it is there."""
 from __future__ import annotations
 
+import importlib.util
 import zipfile
 from pathlib import Path
 
@@ -20,6 +21,14 @@ def pytest_collection_modifyitems(config, items):
     Snakemake start would wait 10 s for a controller that is down again (the SLURM executor
     plugin asks ``scontrol show config`` when it loads, to word its help text)."""
     items.sort(key=lambda item: item.get_closest_marker("slurm") is not None)
+
+
+def bench_script(name: str):
+    """The module of ``bench/{name}.py`` (the bench scripts are no package), loaded anew."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "bench" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def planted(n_queries=40, d=6, informative=(2,), seed=0, levels=3) -> RankingData:

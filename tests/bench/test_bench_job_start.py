@@ -1,20 +1,18 @@
 """bench/bench_job_start.py times a job script's own top-level imports in a fresh interpreter,
 with a cold and a warm Numba cache (structure and sane values only: no timing thresholds)."""
-import importlib.util
 import math
 from pathlib import Path
 
 import pytest
+
+from conftest import bench_script
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_job_start", REPO / "bench" / "bench_job_start.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bench_script("bench_job_start")
 
 
 def test_only_the_top_level_imports_are_read(bench, tmp_path):

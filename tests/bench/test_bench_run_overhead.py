@@ -1,12 +1,10 @@
 """bench/bench_run_overhead.py reads Snakemake's own CPU-seconds and its jobs' apart (a two-job
 Snakefile whose jobs write their own CPU time: the children's reading must hold them)."""
-import importlib.util
 import sys
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from conftest import bench_script
 
 SNAKEFILE = """
 rule all:
@@ -20,10 +18,7 @@ rule burn:
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_run_overhead", REPO / "bench" / "bench_run_overhead.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bench_script("bench_run_overhead")
 
 
 def test_the_jobs_cpu_is_counted_as_the_childrens(bench, tmp_path):

@@ -2,21 +2,19 @@
 
 Snakemake and Chromium are replaced by fakes that write what the real ones write (the report,
 the screenshot, the clicked page's DOM), so the test runs without a finished run or a browser."""
-import importlib.util
 import types
 from pathlib import Path
 
 import pytest
+
+from conftest import bench_script
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def script():
-    spec = importlib.util.spec_from_file_location("report_screenshot", REPO / "bench" / "report_screenshot.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bench_script("report_screenshot")
 
 
 def _fakes(calls: list, report_dirs: list):
