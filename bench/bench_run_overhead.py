@@ -66,11 +66,12 @@ def measure(workdir: Path, snakemake_args: list[str], cores: int = 2, snakefile:
 
 def main() -> None:
     argv = sys.argv[1:]
-    passed = argv[argv.index("--") + 1:] if "--" in argv else []
+    cut = argv.index("--") if "--" in argv else len(argv)
+    own, passed = argv[:cut], argv[cut + 1:]
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workdir", type=Path, help="Snakemake's working directory (default: a new temporary one)")
     parser.add_argument("--cores", type=int, default=2)
-    options = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
+    options = parser.parse_args(own)
     if not passed:
         passed = ["--configfile", str(ROOT / "config" / "config.yaml"),
                   "--config", f"datasets_file={ROOT / 'config' / 'datasets.yaml'}"]
