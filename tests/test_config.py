@@ -34,14 +34,20 @@ def test_default_config_is_valid_and_gets_defaults(config, registry):
     assert k_grid(checked, "MQ2008", "importance", "ranksvm") == []
 
 
+#: configs that are overlays, with the configs they go on top of (in --configfile order)
+OVERLAYS = {"leaderboard_full.yaml": ("leaderboard.yaml",),
+            "full_fold.yaml": ("leaderboard.yaml", "leaderboard_full.yaml"),
+            "gpu.yaml": ("leaderboard.yaml", "leaderboard_full.yaml")}
+
+
 def test_every_shipped_config_is_valid(registry):
     base = yaml.safe_load((REPO / "config/config.yaml").read_text())
     for path in sorted((REPO / "config").glob("*.yaml")):
         if path.name in ("config.yaml", "datasets.yaml"):
             continue
         merged = copy.deepcopy(base)
-        if path.stem.endswith("_full"):  # an overlay of its namesake (config/leaderboard_full.yaml)
-            update_config(merged, yaml.safe_load(path.with_name(path.name.replace("_full", "")).read_text()))
+        for under in OVERLAYS.get(path.name, ()):
+            update_config(merged, yaml.safe_load((REPO / "config" / under).read_text()))
         update_config(merged, yaml.safe_load(path.read_text()))  # recursively, as --configfile does
         check(merged, SCHEMA, registry)
     # config/mq2008.yaml turns the RF curve off and runs on one thread in the shared method entry,

@@ -291,6 +291,36 @@ def test_lambdamart_deterministic_given_seed():
     assert not np.array_equal(a, c)
 
 
+def test_lambdamart_device_cuda_without_a_gpu_trains_the_cpu_model():
+    """The GPU switch: with no usable GPU (this machine, CI) XGBoost warns and trains on the CPU,
+    the same trees as device "cpu"; the model predicts on the CPU; LightGBM has no GPU path."""
+    import xgboost
+
+    if xgboost.build_info().get("USE_CUDA") and _has_gpu():
+        pytest.skip("a GPU is present: the fallback this test checks cannot happen here")
+    rng = np.random.default_rng(10)
+    X, y, sizes = synthetic_ltr(rng, 30)
+    cpu = LambdaMART(n_estimators=20).fit(X, y, qid_of(sizes))
+    # XGBoost's log level is global: a model trained with verbosity 0 earlier in the process (MART)
+    # would silence the warning, so the test sets it
+    with xgboost.config_context(verbosity=1), pytest.warns(UserWarning, match="GPU"):
+        cuda = LambdaMART(n_estimators=20, device="cuda").fit(X, y, qid_of(sizes))
+    np.testing.assert_array_equal(cpu.predict(X), cuda.predict(X))
+    assert '"device":"cpu"' in cuda.booster_.save_config()
+    with pytest.raises(ValueError, match="device 'cuda' trains XGBoost on a GPU; backend 'lightgbm' has no GPU"):
+        LambdaMART(backend="lightgbm", device="cuda").fit(X, y, qid_of(sizes))
+    with pytest.raises(ValueError, match=r"params\['device'\] repeats the LambdaMART parameter"):
+        LambdaMART(params={"device": "cuda"}).fit(X, y, qid_of(sizes))
+
+
+def _has_gpu() -> bool:
+    """Whether an NVIDIA GPU answers (nvidia-smi on PATH and listing one)."""
+    import shutil
+    import subprocess
+    smi = shutil.which("nvidia-smi")
+    return bool(smi) and subprocess.run([smi, "-L"], capture_output=True).returncode == 0
+
+
 def test_lambdamart_params_passthrough_and_conflicts():
     rng = np.random.default_rng(9)
     X, y, sizes = synthetic_ltr(rng, 20)

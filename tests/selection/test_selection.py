@@ -206,3 +206,38 @@ def test_relevant_min_follows_the_dataset_convention():
     sel = fit_selector({"algorithm": "svm_rfe", "params": {"cv": 2, "relevant_min": 3}}, data, data, seed=1,
                        convention="mslr")
     assert sel.relevant_min == 3
+
+
+def test_select_stage_fits_on_a_seeded_sample_of_whole_queries(tmp_path, caplog):
+    """sample_queries: the method sees whole queries, the same share of the training and the vali
+    queries, in file order; the same seed draws the same sample, another seed another; the record
+    says how many of how many; a sample of every query runs whole."""
+    import json
+
+    from ltrfs import io
+    from ltrfs.pipeline.select import sample_queries, sample_share, select
+
+    data, vali = planted(n_queries=40, d=6, informative=(2,), seed=3), planted(n_queries=20, d=6, seed=4)
+    io.save_npz(data, tmp_path / "train.npz")
+    io.save_npz(vali, tmp_path / "vali.npz")
+    assert sample_share(10, 40) == 0.25 and sample_share(0.25, 40) == 0.25
+    assert sample_share(40, 40) is None and sample_share(None, 40) is None
+    one = sample_queries(data, 0.25, seed=5)
+    assert one.n_queries == 10 and sample_queries(data, 0.25, seed=5).query_ids.tolist() == one.query_ids.tolist()
+    assert sample_queries(data, 0.25, seed=6).query_ids.tolist() != one.query_ids.tolist()
+    sizes = dict(zip(data.query_ids.tolist(), data.query_sizes().tolist()))
+    assert one.query_sizes().tolist() == [sizes[q] for q in one.query_ids.tolist()]  # whole queries
+    assert np.all(np.diff(one.query_ids) > 0)  # in file order
+    assert sample_queries(data, 1.0, seed=5) is data
+    part_vali = sample_queries(vali, 0.25, seed=5)
+    method = {"algorithm": "importance", "params": {"metric": "ndcg@10"}, "sample_queries": 10}
+    with caplog.at_level("INFO", logger="ltrfs"):
+        record = select("imp", method, tmp_path / "train.npz", tmp_path / "vali.npz", {}, tmp_path / "s.json",
+                        seed=5, convention="letor4")
+    assert record["sample"] == {"share": 0.25, "train": {"queries": [10, 40], "rows": [one.n_rows, data.n_rows]},
+                                "vali": {"queries": [5, 20], "rows": [part_vali.n_rows, vali.n_rows]}}
+    assert json.loads((tmp_path / "s.json").read_text())["sample"]["train"]["queries"] == [10, 40]
+    assert "fitted on 10 of 40 training and 5 of 20 vali queries" in caplog.text
+    whole = make_selector("importance", metric="ndcg@10").fit(one.X, one.y, one.qid)
+    assert record["ranking"] == [int(f) + 1 for f in whole.ranking_]
+    assert record["ranking"][0] == 3  # the planted feature (id 3) first on the sample too

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import logging
 
+import numpy as np
+
 from ltrfs import io, metrics
 from ltrfs.atomic_files import write_json
 from ltrfs.context import with_context
@@ -13,7 +15,7 @@ from ltrfs.formats import load_scores, save_selector, selection_record
 from ltrfs.selection import SELECTORS, make_selector
 from ltrfs.tuning import SELECTION_TIES
 
-__all__ = ["fit_selector", "select"]
+__all__ = ["fit_selector", "sample_queries", "sample_share", "select"]
 
 log = logging.getLogger("ltrfs")
 
@@ -54,6 +56,61 @@ def fit_selector(method: dict, train: RankingData, vali: RankingData | None, *, 
     return selector
 
 
+def sample_queries(data: RankingData, share: float, seed: int) -> RankingData:
+    """A seeded sample of whole queries of a split, in file order.
+
+    Parameters
+    ----------
+    data : RankingData
+        A split of q queries.
+    share : float in (0, 1]
+        The share of its queries kept (rounded, at least 2 and at most q).
+    seed : int
+        The job's seed; the sample is its own stream (``default_rng([seed, 7, q])``).
+
+    Returns
+    -------
+    RankingData
+        ``data`` itself when the share keeps every query.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ltrfs.ranking_data import RankingData
+    >>> data = RankingData(np.zeros((6, 1), np.float32), np.zeros(6, np.int32), np.array([0, 2, 3, 4, 6]),
+    ...                    np.array([10, 11, 12, 13]))
+    >>> sample_queries(data, 0.5, seed=0).n_queries, sample_queries(data, 1.0, seed=0) is data
+    (2, True)
+    """
+    q = data.n_queries
+    n = min(q, max(2, round(share * q)))
+    if n >= q:
+        return data
+    keep = np.sort(np.random.default_rng([seed, 7, q]).choice(q, size=n, replace=False))
+    return data.subset_queries(keep)
+
+
+def sample_share(size, n_queries: int) -> float | None:
+    """The share of queries a method's ``sample_queries`` keeps, or None for every query.
+
+    Parameters
+    ----------
+    size : int >= 2, float in (0, 1) or None
+        A number of training queries, or their share; None: no sample.
+    n_queries : int
+        The training split's queries.
+
+    Examples
+    --------
+    >>> round(sample_share(2000, 18919), 4), sample_share(0.25, 100), sample_share(2000, 1266), sample_share(None, 10)
+    (0.1057, 0.25, None, None)
+    """
+    if size is None:
+        return None
+    share = size if isinstance(size, float) else int(size) / n_queries
+    return share if share < 1 else None
+
+
 def select(name: str, method: dict, train_path, vali_path, score_paths: dict, out_path, *,
            seed: int, convention: str, threads: int = 1, ties: str = SELECTION_TIES,
            out_selector=None) -> dict:
@@ -89,9 +146,22 @@ def select(name: str, method: dict, train_path, vali_path, score_paths: dict, ou
         The selection record.
     """
     train, vali = io.load_npz(train_path), io.load_npz(vali_path)
+    share = sample_share(method.get("sample_queries"), train.n_queries)
+    sample = None
+    if share is not None:  # the same share of the training and the vali queries
+        parts = {split: (sample_queries(data, share, seed), data) for split, data in (("train", train), ("vali", vali))}
+        sample = {"share": share, **{split: {"queries": [part.n_queries, data.n_queries],
+                                             "rows": [part.n_rows, data.n_rows]} for split, (part, data) in parts.items()}}
+        train, vali = parts["train"][0], parts["vali"][0]
+        log.info("%s: fitted on %s training and %s vali queries (sample_queries %s, share %.4f); the scorers' "
+                 "full-fold tables are not read", name, "{:,} of {:,}".format(*sample["train"]["queries"]),
+                 "{:,} of {:,}".format(*sample["vali"]["queries"]), method["sample_queries"], share)
     selector = fit_selector(method, train, vali, seed=seed, convention=convention,
-                            precomputed=load_scores(score_paths), threads=threads, ties=ties)
+                            precomputed=load_scores(score_paths) if sample is None else None, threads=threads,
+                            ties=ties)
     record = selection_record(name, method, selector)
+    if sample is not None:
+        record["sample"] = sample
     if out_selector is not None:
         save_selector(out_selector, name, selector)
     write_json(out_path, record)

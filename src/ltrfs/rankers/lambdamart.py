@@ -41,12 +41,13 @@ log = logging.getLogger(__name__)
 
 #: wrapper parameters that ``params`` may not repeat (they have their own argument)
 _OWN = ("n_estimators", "learning_rate", "max_leaves", "early_stopping_rounds", "min_child_weight",
-        "subsample", "random_state", "n_jobs")
+        "subsample", "random_state", "n_jobs", "device")
 #: keys the wrapper sets itself, with the XGBoost synonyms that would contradict them
 _FIXED_SYNONYMS = {"eta": "learning_rate", "seed": "random_state", "nthread": "n_jobs",
                    "num_boost_round": "n_estimators", "max_leaf_nodes": "max_leaves"}
 _MAX_LABEL = 31
 BACKENDS = ("xgboost", "lightgbm")
+DEVICES = ("cpu", "cuda")
 
 
 @fill_doc
@@ -74,6 +75,11 @@ class LambdaMART(Ranker):
         LightGBM parameter with backend "lightgbm"
     backend : {"xgboost", "lightgbm"}, default "xgboost"
         the library that trains the trees (LightGBM must be installed for "lightgbm")
+    device : {"cpu", "cuda"}, default "cpu"
+        where XGBoost trains: "cuda" on an NVIDIA GPU (XGBoost's ``device``; the models
+        predict on the CPU as any other). Without a GPU, or with an XGBoost built without
+        CUDA, XGBoost says so in a warning and trains on the CPU; backend "lightgbm" has no
+        GPU path here
 
     Attributes
     ----------
@@ -120,10 +126,12 @@ class LambdaMART(Ranker):
         "n_jobs": [Integer(1)],
         "params": [Mapping(), None],
         "backend": [Options(*BACKENDS)],
+        "device": [Options(*DEVICES)],
     }
 
     def __init__(self, n_estimators=1000, learning_rate=0.1, max_leaves=10, early_stopping_rounds=100,
-                 min_child_weight=0.1, subsample=1.0, random_state=0, n_jobs=1, params=None, backend="xgboost"):
+                 min_child_weight=0.1, subsample=1.0, random_state=0, n_jobs=1, params=None, backend="xgboost",
+                 device="cpu"):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_leaves = max_leaves
@@ -134,11 +142,15 @@ class LambdaMART(Ranker):
         self.n_jobs = n_jobs
         self.params = params
         self.backend = backend
+        self.device = device
 
     def validate_params(self):
         """Check the parameters, LightGBM's presence for ``backend="lightgbm"``, and ``params``."""
         super().validate_params()
         if self.backend == "lightgbm":
+            if self.device != "cpu":
+                raise ValueError(f"LambdaMART: device {self.device!r} trains XGBoost on a GPU; backend 'lightgbm' "
+                                 "has no GPU path here (set backend: xgboost)")
             import_lightgbm()
         extra_xgb_params(self.params, _OWN, _FIXED_SYNONYMS, "LambdaMART")
 
@@ -148,7 +160,7 @@ class LambdaMART(Ranker):
                "max_leaves": int(self.max_leaves), "max_depth": 0, "n_estimators": int(self.n_estimators),
                "learning_rate": float(self.learning_rate), "min_child_weight": float(self.min_child_weight),
                "subsample": float(self.subsample), "random_state": int(self.random_state),
-               "n_jobs": int(self.n_jobs), "eval_metric": "ndcg@10"}
+               "n_jobs": int(self.n_jobs), "eval_metric": "ndcg@10", "device": self.device}
         out.update(extra_xgb_params(self.params, _OWN, _FIXED_SYNONYMS, "LambdaMART"))
         return out
 
@@ -188,6 +200,8 @@ class LambdaMART(Ranker):
         self.evals_result_ = model.evals_result() if fit_kw else {}
         self.booster_ = booster[: best + 1] if best + 1 < n_rounds else booster
         self.booster_.set_param({"nthread": params["n_jobs"]})
+        if self.device != "cpu":  # trained on a GPU: predict on the CPU without XGBoost's device warning
+            self.booster_.set_param({"device": "cpu"})
         self.best_iteration_ = best
         self.n_features_in_ = X.shape[1]
         self.seconds_ = time.perf_counter() - start
