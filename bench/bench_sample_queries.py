@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 from scipy.stats import spearmanr
+from snakemake.utils import update_config
 
 from ltrfs import io, scoring
 from ltrfs.pipeline.select import fit_selector, sample_queries, sample_share
@@ -39,15 +40,11 @@ from ltrfs.selection import SELECTORS
 
 
 def merged_config(paths) -> dict:
-    """The configs merged as Snakemake merges ``--configfile`` (later files win, mappings merged)."""
-    def merge(a: dict, b: dict) -> dict:
-        out = dict(a)
-        for key, value in b.items():
-            out[key] = merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
-        return out
+    """The configs merged as Snakemake merges ``--configfile`` (its own ``update_config``: later
+    files win, mappings merged)."""
     config: dict = {}
     for path in paths:
-        config = merge(config, yaml.safe_load(Path(path).read_text()) or {})
+        update_config(config, yaml.safe_load(Path(path).read_text()) or {})
     return config
 
 
