@@ -1,63 +1,124 @@
-"""Collect what every job of a run used, with what it asked for: the full-fold cost table.
+"""Collect what every job of a run used and how large its data was: the measurements the cluster
+requests are calibrated on.
 
 Reads a workflow run's folder (``-d`` of ``snakemake``): each job's ``benchmarks/`` file (CPU
-seconds, wall seconds, peak resident memory) and, from the run's Snakemake logs
-(``.snakemake/log/*.log``), the ``mem_mb`` and ``runtime`` (minutes) the job asked for (the last
-log that ran the job wins, as the last run made its benchmark). Writes one row per job to a
-CSV (``--out``; ``bench/full_fold_jobs.csv`` is the committed measurement of issue 43's full
-MSLR-WEB30K-standin Fold 1, ``config/full_fold.yaml``) and prints it as a Markdown table with
-the ratio of each request to what the job used (a request below 1x would have been killed on
-a cluster).
+seconds, wall seconds, peak resident memory) and, with the run's config (``--configfile``, as
+given to ``snakemake``), the sizes the workflow gives the job (``held`` and ``work`` of
+``ltrfs.pipeline.planning.requests``, from the run's prepared files) and its kind (scorer,
+method, the train job's rankers). With ``--costs FILE`` the sized rows replace those of the same
+jobs in ``FILE`` (``src/ltrfs/pipeline/job_costs.csv``: the leaderboard's small run and issue
+43's full MSLR-WEB30K-standin Fold 1, ``config/full_fold.yaml``), from which every run's
+requests are computed (``ltrfs.pipeline.resources``). Prints the run's rows as a Markdown table
+with what the calibrated lines now ask and its ratio to what the job used (below 1x a cluster
+would have killed it).
 
-Columns: ``job`` (the benchmark path without ``.tsv``), ``rule``, ``name`` (scorer, method or
-dataset), ``cpu_s``, ``wall_s``, ``peak_mb`` (``max_rss``), ``asked_mb``, ``asked_min``.
+Columns: ``job`` (the benchmark path without ``.tsv``), ``rule``, ``name`` (the kind), ``dataset``,
+``features`` (of the job's data), ``cpu_s``, ``wall_s``, ``peak_mb`` (``max_rss``), ``held``, ``work``
+(empty for the rules that ask by input MiB).
 
-Run: ``python bench/full_fold_jobs.py /path/to/run [--out bench/full_fold_jobs.csv]``
+Run: ``python bench/full_fold_jobs.py RUN --configfile config/config.yaml config/leaderboard.yaml
+[--config key=value ...] [--costs src/ltrfs/pipeline/job_costs.csv] [--dataset NAME]``
 """
 from __future__ import annotations
 
 import argparse
 import csv
-import re
+import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 
-COLUMNS = ("job", "rule", "name", "cpu_s", "wall_s", "peak_mb", "asked_mb", "asked_min")
-_BENCHMARK = re.compile(r"^\s+benchmark: benchmarks/(\S+)\.tsv$")
-_RESOURCES = re.compile(r"^\s+resources: (.*)$")
+import yaml
 
-
-def requests(run: Path) -> dict[str, dict]:
-    """Job -> {"mem_mb", "runtime"} as the run's Snakemake logs print them, oldest log first."""
-    out: dict[str, dict] = {}
-    for log in sorted((run / ".snakemake" / "log").glob("*.log")):
-        job = None
-        for line in log.read_text(errors="replace").splitlines():
-            if m := _BENCHMARK.match(line):
-                job = m.group(1)
-            elif job and (m := _RESOURCES.match(line)):
-                items = dict(kv.split("=", 1) for kv in m.group(1).split(", ") if "=" in kv)
-                out[job] = {"mem_mb": items.get("mem_mb"), "runtime": items.get("runtime")}
-                job = None
-    return out
+COLUMNS = ("job", "rule", "name", "dataset", "features", "cpu_s", "wall_s", "peak_mb", "held", "work")
+SIZED = ("download", "prepare", "score", "score_chunk", "select", "train")
 
 
-def jobs(run: Path) -> list[dict]:
-    """One row per benchmark file of ``run``, with the job's requests where a log names them."""
-    asked = requests(run)
+def benchmarks(run: Path) -> list[dict]:
+    """One row per benchmark file of ``run``: job, rule, the file's last name, CPU and wall
+    seconds, peak MB."""
     rows = []
     for path in sorted((run / "benchmarks").rglob("*.tsv")):
         lines = path.read_text().splitlines()
         if len(lines) < 2:
             continue
-        head, values = lines[0].split("\t"), lines[-1].split("\t")
-        record = dict(zip(head, values))
+        record = dict(zip(lines[0].split("\t"), lines[-1].split("\t")))
         job = str(path.relative_to(run / "benchmarks").with_suffix(""))
-        parts = job.split("/")
-        rows.append({"job": job, "rule": parts[0], "name": parts[-1],
+        rows.append({"job": job, "rule": job.split("/")[0], "name": job.split("/")[-1],
                      "cpu_s": float(record["cpu_time"]), "wall_s": float(record["s"]),
-                     "peak_mb": float(record["max_rss"]) if record["max_rss"] != "NA" else None,
-                     "asked_mb": asked.get(job, {}).get("mem_mb"), "asked_min": asked.get(job, {}).get("runtime")})
+                     "peak_mb": float(record["max_rss"]) if record["max_rss"] != "NA" else None})
+    return rows
+
+
+def wildcards(plan, job: str):
+    """(rule, wildcards) of a benchmark path of a sized rule, as the rule files name them; None
+    for the others."""
+    rule, *parts = job.split("/")
+    if rule not in SIZED:
+        return None
+    if rule == "download":
+        return rule, SimpleNamespace(dataset=parts[0])
+    dataset, fold = parts[0], parts[1].removeprefix("fold")
+    if rule == "prepare":
+        return rule, SimpleNamespace(dataset=dataset, fold=fold)
+    name = parts[2]
+    if rule == "score" and ".chunk" in name:
+        scorer, _, chunk = name.partition(".chunk")
+        i, _, n = chunk.partition("of")
+        return "score_chunk", SimpleNamespace(dataset=dataset, fold=fold, scorer=scorer, chunk=i, n_chunks=n)
+    if rule == "score":
+        return rule, SimpleNamespace(dataset=dataset, fold=fold, scorer=name)
+    if rule == "select":
+        return rule, SimpleNamespace(dataset=dataset, fold=fold, method=name)
+    if len(parts) == 4:  # rule train: train/{dataset}/fold{fold}/{method}/{ranker}
+        return rule, SimpleNamespace(dataset=dataset, fold=fold, method=name, ranker=parts[3])
+    rankers = plan.train.batches()[(dataset, name)][1]
+    return rule, SimpleNamespace(dataset=dataset, fold=fold, method=name, rankers=tuple(rankers))
+
+
+@contextmanager
+def inside(folder: Path):
+    """Work in ``folder`` (the plan's paths are relative to the run's folder)."""
+    here = Path.cwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(here)
+
+
+def load_plan(configfiles, overrides=()):
+    """The run's plan (``ltrfs.pipeline.plan.Plan``) from its config files and ``key=value``
+    overrides (YAML values), merged as ``--configfile``/``--config`` do."""
+    from snakemake.utils import update_config
+
+    from ltrfs.config_check import check
+    from ltrfs.datasets.registry import load_registry
+    from ltrfs.pipeline.plan import Plan
+
+    config: dict = {}
+    for path in configfiles:
+        update_config(config, yaml.safe_load(Path(path).read_text()) or {})
+    update_config(config, {k: yaml.safe_load(v) for k, v in (o.split("=", 1) for o in overrides)})
+    registry = load_registry(config.get("datasets_file", "config/datasets.yaml"))
+    check(config, Path(__file__).resolve().parents[1] / "workflow/schemas/config.schema.yaml", registry)
+    return Plan(config, registry)
+
+
+def jobs(run: Path, plan=None) -> list[dict]:
+    """The benchmark rows of ``run`` with their dataset, and with the plan: their kind and sizes."""
+    rows = []
+    for row in benchmarks(run):
+        parts = row["job"].split("/")
+        row.update(dataset=parts[1] if len(parts) > 1 else "", features=None, held=None, work=None)
+        spec = wildcards(plan, row["job"]) if plan is not None else None
+        if spec is not None:
+            with inside(run):
+                sizes = plan.requests.sizes(*spec)
+            if sizes is not None:
+                row.update(name=sizes[0], held=round(sizes[1], 1), work=round(sizes[2], 1), features=sizes[3])
+        rows.append(row)
     return rows
 
 
@@ -66,43 +127,70 @@ def read(path: Path) -> list[dict]:
     def value(text: str):
         if text == "":
             return None
-        try:
-            return float(text) if "." in text else int(text)
-        except ValueError:
-            return text
+        for number in (int, float):
+            try:
+                return number(text)
+            except ValueError:
+                pass
+        return text
     with open(path, newline="") as fh:
         return [{k: value(v) for k, v in row.items()} for row in csv.DictReader(fh)]
 
 
+def write(path: Path, rows: list[dict]) -> None:
+    """Write ``rows`` to the CSV ``path`` (columns ``COLUMNS``)."""
+    with open(path, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, COLUMNS, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def merge(old: list[dict], new: list[dict]) -> list[dict]:
+    """``old`` with the rows of ``new`` in place of those of the same job, sorted by job."""
+    by_job = {r["job"]: r for r in old}
+    by_job.update({r["job"]: r for r in new})
+    return [by_job[job] for job in sorted(by_job)]
+
+
 def markdown(rows: list[dict]) -> str:
-    """The rows as a Markdown table (stage, the scorer, method or dataset, and the ratios of the
-    requests to what the job used)."""
-    out = ["| stage | job | CPU s | wall s | peak GB | asked GB (x peak) | asked min (x wall) |",
-           "|---|---|---|---|---|---|---|"]
+    """The rows as a Markdown table: each job (the last part of its benchmark path: the dataset,
+    fold, scorer or method), what it used and what the calibrated lines ask
+    (``ltrfs.pipeline.resources.request``), with the ratios to the measured peak and CPU time."""
+    from ltrfs.pipeline.resources import request
+
+    out = ["| stage | job | CPU s | wall s | peak GB | asks GB (x peak) | asks min (x CPU) |",
+           "|---|---|---:|---:|---:|---:|---:|"]
     for r in rows:
-        asked_mb, asked_min, peak = (float(r[c]) if r[c] not in (None, "") else None
-                                     for c in ("asked_mb", "asked_min", "peak_mb"))
-        mem = f"{asked_mb / 1024:.1f} ({asked_mb / peak:.1f}x)" if asked_mb and peak else ""
-        minutes = f"{asked_min:.0f} ({asked_min * 60 / max(float(r['wall_s']), 1):.0f}x)" if asked_min else ""
-        out.append(f"| {r['rule']} | `{r['name']}` | {float(r['cpu_s']):,.0f} | {float(r['wall_s']):,.0f} | "
-                   f"{peak / 1024 if peak else 0:.1f} | {mem} | {minutes} |")
+        peak = float(r["peak_mb"] or 0)
+        asks = ""
+        if r.get("held") not in (None, ""):
+            mem, minutes, _ = request(r["rule"], r["name"], float(r["held"]),
+                                      float(r["work"]), int(r["features"]))
+            asks = (f"{mem / 1024:.1f} ({mem / max(peak, 1):.1f}x) | "
+                    f"{minutes:,} ({minutes * 60 / max(float(r['cpu_s']), 1):.1f}x)")
+        else:
+            asks = " | "
+        out.append(f"| {r['rule']} | `{r['job'].split('/')[-1]}` | {float(r['cpu_s']):,.0f} | {float(r['wall_s']):,.0f} | "
+                   f"{peak / 1024:.1f} | {asks} |")
     return "\n".join(out)
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run", type=Path, help="the run's folder (snakemake -d)")
-    parser.add_argument("--out", type=Path, help="write the rows to this CSV")
+    parser.add_argument("--configfile", nargs="+", default=[], help="the run's config files, in order")
+    parser.add_argument("--config", nargs="*", default=[], help="the run's key=value overrides")
+    parser.add_argument("--costs", type=Path, help="merge the sized rows into this CSV")
+    parser.add_argument("--dataset", help="only this dataset's jobs")
     args = parser.parse_args(argv)
     if not (args.run / "benchmarks").is_dir():
         print(f"full_fold_jobs: {args.run}/benchmarks is not a folder: is {args.run} a run's folder?", file=sys.stderr)
         return 2
-    rows = jobs(args.run)
-    if args.out:
-        with open(args.out, "w", newline="") as fh:
-            writer = csv.DictWriter(fh, COLUMNS)
-            writer.writeheader()
-            writer.writerows(rows)
+    plan = load_plan(args.configfile, args.config) if args.configfile else None
+    rows = [r for r in jobs(args.run, plan) if args.dataset in (None, r["dataset"])]
+    if args.costs:
+        sized = [r for r in rows if r["held"] is not None]
+        write(args.costs, merge(read(args.costs) if args.costs.exists() else [], sized))
     print(markdown(rows))
     return 0
 

@@ -1,10 +1,13 @@
-"""bench/full_fold_jobs.py: every benchmark file of a run becomes a row with the requests the run's
-Snakemake log printed for that job (the last log wins); the CSV and the Markdown ratios."""
-import csv
-
+"""bench/full_fold_jobs.py: every benchmark file of a run becomes a row, sized as the workflow
+sizes the job (with the run's config); the sized rows merge into the calibration file, and
+the Markdown table shows what the calibrated lines ask."""
+import numpy as np
 import pytest
 
-from conftest import bench_script
+from conftest import REPO, bench_script
+from ltrfs.io.cache import save_npz
+from ltrfs.pipeline.resources import request
+from ltrfs.ranking_data import RankingData
 
 HEAD = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
 
@@ -15,43 +18,57 @@ def bench():
 
 
 def write_run(root):
-    (root / "benchmarks/select/D/fold1").mkdir(parents=True)
-    (root / "benchmarks/select/D/fold1/fs_bfs.tsv").write_text(HEAD + "120.5\t0:02:00\t2048.0\t1\t1\t1\t0\t0\t99\t110.25\n")
-    (root / "benchmarks/download").mkdir(parents=True)
-    (root / "benchmarks/download/D.tsv").write_text(HEAD + "30.0\t0:00:30\t512.0\t1\t1\t1\t0\t0\t99\t20.0\n")
-    (root / ".snakemake/log").mkdir(parents=True)
-    entry = ("localrule select:\n    input: x\n    benchmark: benchmarks/select/D/fold1/fs_bfs.tsv\n"
-             "    wildcards: dataset=D\n    resources: tmpdir=/tmp, runtime={rt}, mem_mb={mb}, mem=4 GB\n")
-    (root / ".snakemake/log/2026-01-01T000000.snakemake.log").write_text(entry.format(rt=60, mb=9000))
-    (root / ".snakemake/log/2026-01-02T000000.snakemake.log").write_text(entry.format(rt=4, mb=4096))
+    """A run folder of the default config (dataset ``synthetic``): a select job's and a
+    leaderboard job's benchmarks, and the fold's prepared splits (4 + 2 + 1 queries of 5 rows,
+    30 features)."""
+    (root / "benchmarks/select/synthetic/fold1").mkdir(parents=True)
+    (root / "benchmarks/select/synthetic/fold1/gas_e.tsv").write_text(
+        HEAD + "120.5\t0:02:00\t2048.0\t1\t1\t1\t0\t0\t99\t110.25\n")
+    (root / "benchmarks/leaderboard").mkdir(parents=True)
+    (root / "benchmarks/leaderboard/board.tsv").write_text(HEAD + "30.0\t0:00:30\t512.0\t1\t1\t1\t0\t0\t99\t20.0\n")
+    data = root / "results/demo/synthetic/fold1/data"
+    data.mkdir(parents=True)
+    rng = np.random.default_rng(0)
+    for split, q in (("train", 4), ("vali", 2), ("test", 1)):
+        ptr = np.arange(0, 5 * q + 1, 5, dtype=np.int64)
+        save_npz(RankingData(rng.random((5 * q, 30), dtype=np.float32), rng.integers(0, 3, 5 * q).astype(np.int32),
+                             ptr, np.arange(q, dtype=np.int64)), data / f"{split}.npz")
 
 
-def test_rows_hold_the_benchmark_and_the_last_request(bench, tmp_path):
+def test_rows_are_sized_as_the_workflow_sizes_the_job(bench, tmp_path):
     write_run(tmp_path)
-    rows = {r["job"]: r for r in bench.jobs(tmp_path)}
-    assert rows["select/D/fold1/fs_bfs"] == {
-        "job": "select/D/fold1/fs_bfs", "rule": "select", "name": "fs_bfs", "cpu_s": 110.25, "wall_s": 120.5,
-        "peak_mb": 2048.0, "asked_mb": "4096", "asked_min": "4"}
-    assert rows["download/D"]["asked_mb"] is None and rows["download/D"]["cpu_s"] == 20.0
+    plan = bench.load_plan([REPO / "config/config.yaml"], ["results_dir=results/demo"])
+    rows = {r["job"]: r for r in bench.jobs(tmp_path, plan)}
+    assert rows["select/synthetic/fold1/gas_e"] == {
+        "job": "select/synthetic/fold1/gas_e", "rule": "select", "name": "gas_e", "dataset": "synthetic",
+        "features": 30, "cpu_s": 110.25, "wall_s": 120.5, "peak_mb": 2048.0, "held": 30 * 30.0, "work": 30 * 30.0}
+    board = rows["leaderboard/board"]
+    assert board["held"] is None and board["cpu_s"] == 20.0  # a report job asks by input MiB: not sized
 
 
-def test_csv_and_markdown(bench, tmp_path, capsys):
+def test_costs_merge_and_markdown(bench, tmp_path, capsys):
     write_run(tmp_path)
-    assert bench.main([str(tmp_path), "--out", str(tmp_path / "jobs.csv")]) == 0
-    with open(tmp_path / "jobs.csv") as fh:
-        rows = list(csv.DictReader(fh))
-    assert [r["job"] for r in rows] == ["download/D", "select/D/fold1/fs_bfs"]
+    costs = tmp_path / "costs.csv"
+    costs.write_text("job,rule,name,dataset,features,cpu_s,wall_s,peak_mb,held,work\n"
+                     "select/synthetic/fold1/gas_e,select,gas_e,synthetic,30,1,1,1,1,1\n"
+                     "select/other/fold1/waf,select,waf,other,10,2,2,2,2,2\n")
+    args = [str(tmp_path), "--configfile", str(REPO / "config/config.yaml"), "--config", "results_dir=results/demo",
+            "--costs", str(costs)]
+    assert bench.main(args) == 0
+    rows = bench.read(costs)
+    assert [(r["job"], r["cpu_s"]) for r in rows] == [("select/other/fold1/waf", 2), ("select/synthetic/fold1/gas_e", 110.25)]
     table = capsys.readouterr().out
-    # 4,096 MB asked of a 2,048 MB peak: 2.0x; 4 minutes asked of a 120.5 s job: 2.0x
-    assert "| select | `fs_bfs` | 110 | 120 | 2.0 | 4.0 (2.0x) | 4 (2x) |" in table
-    assert bench.markdown(bench.read(tmp_path / "jobs.csv")) == bench.markdown(bench.jobs(tmp_path))
+    mem, minutes, _ = request("select", "gas_e", 900.0, 900.0, 30)
+    assert (f"| select | `gas_e` | 110 | 120 | 2.0 | {mem / 1024:.1f} ({mem / 2048:.1f}x) | "
+            f"{minutes:,} ({minutes * 60 / 110.25:.1f}x) |") in table
+    assert "| leaderboard | `board` | 20 | 30 | 0.5 |  |  |" in table
 
 
-def test_the_committed_table_is_the_docs_table(bench):
-    """docs/full_size.md shows bench/full_fold_jobs.csv as this script prints it."""
-    from conftest import REPO
-    table = bench.markdown(bench.read(REPO / "bench/full_fold_jobs.csv"))
-    assert table in (REPO / "docs/full_size.md").read_text()
+def test_the_committed_calibration_is_the_docs_table(bench):
+    """docs/full_size.md shows the full fold's rows of the calibration file as this script prints them."""
+    from ltrfs.pipeline.resources import COSTS_FILE
+    rows = [r for r in bench.read(COSTS_FILE) if r["dataset"] == "MSLR-WEB30K-standin"]
+    assert bench.markdown(rows) in (REPO / "docs/full_size.md").read_text()
 
 
 def test_a_folder_without_benchmarks_is_one_line(bench, tmp_path, capsys):

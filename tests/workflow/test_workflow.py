@@ -609,22 +609,30 @@ def test_a_live_runs_lock_is_kept(tmp_path):
 
 
 def test_slurm_profile_asks_resources_that_grow_with_the_input(finished):
-    """On the finished run (every input present), a forced dry run through profiles/slurm shows
-    each batched train job's request: 500 + 4 x input MB of memory, (30 + 1 x input MB) minutes
-    per ranker (``ltrfs.pipeline.resources.scaled``), its rankers' threads, and no placeholder
-    partition or account (the cluster's default partition, no -A)."""
+    """On the finished run (every input present), a forced dry run through profiles/slurm
+    prints what the run's jobs would ask in sum, and each batched train job's request is the
+    calibrated line's at the job's size (``ltrfs.pipeline.resources.request``: rows of its
+    three splits x features held; rows of train and vali x the sum of its rankers' k worked on,
+    k capped at the 12 features), with its rankers' threads, and no placeholder partition or
+    account (the cluster's default partition, no -A)."""
+    from ltrfs.pipeline.resources import npz_shape, request
+
     result = snakemake(finished, "-n", "-F", "--profile", str(REPO / "profiles/slurm"))
     out = result.stdout + result.stderr
+    assert re.search(r"ltrfs: requests of \d+ download, prepare, score, select and train jobs: [\d.]+ CPU-hours "
+                     r"predicted, [\d.]+ core-hours requested; largest memory [\d.]+ GB \(\w+ ", out), out[-3000:]
     blocks = re.split(r"(?m)^(?=(?:local)?rule \w+:)", out)
     jobs = [block for block in blocks if block.startswith("rule train_synthetic_tiny_importance:")
             and "wildcards: fold=1" in block]
     assert len(jobs) == 1, out[-3000:]
     resources = dict(item.split("=", 1) for item in re.search(r"resources: (.*)", jobs[0]).group(1).split(", "))
     fold = finished / "results/synthetic-tiny/fold1"
-    mb = sum((fold / name).stat().st_size for name in
-             ("select/importance.json", "data/train.npz", "data/vali.npz", "data/test.npz")) / 1024 ** 2
-    assert int(resources["mem_mb"]) == int(np.ceil(500 + 4 * mb))
-    assert int(resources["runtime"]) == int(np.ceil(2 * (30 + mb)))  # two rankers
+    shapes = {split: npz_shape(fold / f"data/{split}.npz") for split in ("train", "vali", "test")}
+    d = shapes["train"][1]
+    held = sum(s[0] for s in shapes.values()) * d
+    work = (shapes["train"][0] + shapes["vali"][0]) * 2 * (2 + 4 + min(40, d))  # two rankers, k = 2, 4, all
+    mem, minutes, _ = request("train", "ranksvm+lambdamart", held, work, d)
+    assert (int(resources["mem_mb"]), int(resources["runtime"])) == (mem, minutes)
     assert "slurm_partition" not in resources and "slurm_account" not in resources
     scores = [block for block in blocks if block.startswith("rule score:")]
     threads = {re.search(r"scorer=(\w+)", b).group(1): re.search(r"threads: (\d+)", b) for b in scores}

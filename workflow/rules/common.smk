@@ -19,6 +19,7 @@ from ltrfs.datasets.registry import load_registry
 from ltrfs.environment import check_results_folder, library_versions
 from ltrfs.metric_spec import CONVENTIONS
 from ltrfs.pipeline.plan import Plan
+from ltrfs.pipeline.planning.requests import dry_run
 from ltrfs.pipeline.resources import scaled
 from ltrfs.results.figures import registry as figure_registry
 
@@ -73,6 +74,8 @@ PLAN = Plan(config, REGISTRY, present)
 if workflow.is_main_process:  # once, on the terminal: where a large k means "all features"
     for _line in k_notices(config, REGISTRY, present):
         print(f"ltrfs: {_line}", file=sys.stderr)
+if workflow.is_main_process and dry_run(sys.argv):  # what the jobs would ask, before anything is submitted
+    print(PLAN.requests.summary(), end="", file=sys.stderr)
 RESOURCES = PLAN.run.resources
 RESULTS = PLAN.run.results
 FOLD = PLAN.run.fold

@@ -12,9 +12,7 @@ rule download:
     benchmark:
         "benchmarks/download/{dataset}.tsv"
     resources:
-        # generated data: its latent columns in memory, about 0.95 MB a MB of text (MSLR's shape)
-        mem_mb=scaled(1000, 1.0, PLAN.prepare.generated_text_mb),
-        runtime=scaled(240, 0.02, PLAN.prepare.generated_text_mb),
+        **PLAN.requests.resources("download"),
     script:
         "../scripts/download.py"
 
@@ -36,8 +34,6 @@ rule prepare:
     benchmark:
         "benchmarks/prepare/{dataset}/fold{fold}.tsv"
     resources:
-        # a file over 256 MiB is read in pieces (ltrfs.datasets.folds): its matrix twice, not its text
-        mem_mb=scaled(1000, 1.0, PLAN.prepare.fold_text_mb),
-        runtime=scaled(5, 0.05, PLAN.prepare.fold_text_mb),
+        **PLAN.requests.resources("prepare"),
     script:
         "../scripts/prepare.py"

@@ -9,8 +9,7 @@ rule score:
         ties=config["ties"],
     threads: PLAN.score.threads
     resources:
-        mem_mb=scaled(500, 6),
-        runtime=scaled(10, 0.2),
+        **PLAN.requests.resources("score"),
     conda:
         "../../envs/ltrfs.yaml"
     log:
@@ -32,8 +31,7 @@ rule score_chunk:
         ties=config["ties"],
     threads: PLAN.score.threads
     resources:
-        mem_mb=scaled(500, 6),
-        runtime=scaled(10, 0.2),
+        **PLAN.requests.resources("score_chunk"),
     conda:
         "../../envs/ltrfs.yaml"
     log:

@@ -13,8 +13,7 @@ rule select:
     # selections first: a long selection then overlaps the trainings of the short ones
     priority: 10
     resources:
-        mem_mb=scaled(500, 10),
-        runtime=scaled(30, 1),
+        **PLAN.requests.resources("select"),
     params:
         method=PLAN.run.method_config,
         seed=PLAN.run.job_seed("dataset", "fold", "method"),

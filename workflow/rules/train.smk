@@ -26,8 +26,7 @@ rule train:
     benchmark:
         "benchmarks/train/{dataset}/fold{fold}/{method}/{ranker}.tsv"
     resources:
-        mem_mb=scaled(500, 4),
-        runtime=scaled(30, 1),
+        **PLAN.requests.resources("train"),
     script:
         "../scripts/train.py"
 
@@ -62,8 +61,7 @@ if config["train_batch"]:
             benchmark:
                 f"benchmarks/train/{_dataset}/fold{{fold}}/{_method}.tsv"
             resources:
-                mem_mb=scaled(500, 4),
-                runtime=scaled(30 * len(_rankers), len(_rankers)),
+                **PLAN.requests.resources("train", batch=(_dataset, _method, tuple(_rankers))),
             script:
                 "../scripts/train_batch.py"
 

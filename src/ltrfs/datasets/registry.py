@@ -43,6 +43,8 @@ folds               fold numbers; default 1..5 (folds), [1] (split, train_test),
 n_folds             number of query subsets of the single/synthetic rotation (default 5, >= 3)
 vali_fraction       train_test: fraction of training queries moved to vali (default 0.2)
 n_features          number of features (None: inferred from the files)
+documents, queries  rows and queries of the whole dataset (optional): with them a cluster run
+                    sizes its jobs' requests before the data is downloaded (docs/cluster.md)
 label_levels        R: labels must lie in 0..R-1 (None: not checked)
 convention          metric convention: letor4 | letor3 | mslr | standard (default standard)
 null_policy         how the reader treats ``NULL`` values (LETOR 3.0 Feature-null), default min
@@ -247,6 +249,8 @@ def validate_entry(name: str, raw, base_dir=None) -> dict:
 
     # -- data properties
     out["n_features"] = e.get("n_features")
+    out["documents"] = e.get("documents")
+    out["queries"] = e.get("queries")
     out["label_levels"] = e.get("label_levels")
     out["convention"] = e.get("convention", "standard")
     out["null_policy"] = e.get("null_policy", "min")

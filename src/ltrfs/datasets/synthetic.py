@@ -339,9 +339,41 @@ def text_mb(**params) -> float:
     float
     """
     p = {**generator_parameters(), **params}
-    docs = min(max(p["docs_median"] * np.exp(p["docs_sigma"] ** 2 / 2), p["docs_min"]), p["docs_max"])
     d = p["n_informative"] + p["n_redundant"] + p["n_noise"] + p["n_constant"]
-    return float(p["n_queries"] * docs * (13.0 * d + 30.0) / 1e6)
+    return letor_text_mb(p["n_queries"] * mean_docs(**p), d)
+
+
+def letor_text_mb(rows: float, n_features: int) -> float:
+    """About how many MB of LETOR text rows of features take: 13 bytes a value ("12:-3.141593 ")
+    and 30 a row (label, qid, comment).
+
+    Parameters
+    ----------
+    rows : float
+    n_features : int
+
+    Returns
+    -------
+    float
+    """
+    return float(rows * (13.0 * n_features + 30.0) / 1e6)
+
+
+def mean_docs(**params) -> float:
+    """About how many documents ``generate`` makes per query on average (the lognormal's mean,
+    clipped to [docs_min, docs_max]).
+
+    Parameters
+    ----------
+    **params
+        Parameters of :func:`make`.
+
+    Returns
+    -------
+    float
+    """
+    p = {**generator_parameters(), **params}
+    return float(min(max(p["docs_median"] * np.exp(p["docs_sigma"] ** 2 / 2), p["docs_min"]), p["docs_max"]))
 
 
 def generator_parameters() -> dict:

@@ -14,6 +14,7 @@ from pathlib import Path, PurePosixPath
 from ltrfs.pipeline.planning.figures import FiguresPlanning
 from ltrfs.pipeline.planning.leaderboard import LeaderboardPlanning
 from ltrfs.pipeline.planning.prepare import PreparePlanning
+from ltrfs.pipeline.planning.requests import RequestsPlanning
 from ltrfs.pipeline.planning.score import ScorePlanning
 from ltrfs.pipeline.planning.select import SelectPlanning
 from ltrfs.pipeline.planning.tables import TablesPlanning
@@ -41,6 +42,8 @@ class Plan:
         The config's own questions (folds, conventions, seeds, titles, folders).
     prepare, score, select, train, tables, figures, leaderboard
         The stages' planners (``ltrfs.pipeline.planning``).
+    requests
+        What the jobs ask of a cluster (``ltrfs.pipeline.planning.requests``).
     """
 
     def __init__(self, config: dict, registry: dict, present=None):
@@ -52,6 +55,7 @@ class Plan:
         self.tables = TablesPlanning(run, train=self.train)
         self.figures = FiguresPlanning(run)
         self.leaderboard = LeaderboardPlanning(run, score=self.score, tables=self.tables)
+        self.requests = RequestsPlanning(run, self.prepare, self.score, self.train)
 
     def all_targets(self) -> list[str]:
         """What ``rule all`` asks for: every table and figure of the experiments being run, on

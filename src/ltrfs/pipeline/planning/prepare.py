@@ -18,10 +18,11 @@ class PreparePlanning:
         self.run = run
 
     def fetch_entry(self, wildcards) -> dict:
-        """The registry fields that decide a dataset's files (not its description), so that
-        editing the description does not fetch the data again."""
+        """The registry fields that decide a dataset's files (not its description, nor the sizes
+        that only size cluster requests), so that editing them does not fetch the data again."""
         entry = self.run.registry[wildcards.dataset]
-        return {key: value for key, value in entry.items() if key not in ("description", "homepage")}
+        return {key: value for key, value in entry.items()
+                if key not in ("description", "homepage", "documents", "queries")}
 
     def fold_text_mb(self, wildcards) -> float:
         """MB of text of one fold of the dataset, from its download manifest (the files' total

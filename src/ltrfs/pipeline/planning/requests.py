@@ -1,0 +1,242 @@
+"""Planning of what the jobs ask of a cluster (``resources:`` of the rule files): each job's
+sizes, its request from the calibrated cost lines (``ltrfs.pipeline.resources``), and the sum
+over a run's jobs that a dry run prints before anything is submitted."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from ltrfs.datasets import synthetic
+from ltrfs.pipeline.resources import request, npz_shape, scaled
+from ltrfs.selection import SELECTORS
+
+__all__ = ["RequestsPlanning", "dry_run"]
+
+class RequestsPlanning:
+    """Sizes and requests of the download, prepare, score, select and train jobs of a run.
+
+    Parameters
+    ----------
+    run : ltrfs.pipeline.run.Run
+    prepare, score, train : the stages' planners
+        For the fold text size, the chunks of a scorer and the k grid and batches of train jobs.
+    """
+
+    def __init__(self, run, prepare, score, train):
+        self.run, self.prepare, self.score, self.train = run, prepare, score, train
+
+    # ------------------------------------------------------------------ the data's shape
+
+    def split_shape(self, dataset: str, fold, split: str) -> tuple[float, int, float] | None:
+        """(rows, features, queries) of a split of a fold: read from its prepared file, else
+        estimated from the registry (``documents``, ``queries``, ``n_features``, or the
+        generator's), else None.
+
+        Parameters
+        ----------
+        dataset : str
+        fold : int or str
+        split : {"train", "vali", "test"}
+
+        Returns
+        -------
+        tuple or None
+        """
+        shape = npz_shape(f"{self.run.fold_folder(dataset, fold)}/data/{split}.npz")
+        if shape is not None:
+            return shape
+        entry = self.run.registry[dataset]
+        total = dataset_size(entry)
+        if total is None:
+            return None
+        share = split_share(entry, split)
+        return total[0] * share, total[2], total[1] * share
+
+    def _cells(self, dataset, fold, splits, share: float = 1.0, sample=None) -> tuple[float, float] | None:
+        """(rows, features) summed over ``splits``, rows times ``share``, or those of the
+        ``sample`` of training queries (``sample_queries``) and the same share of the others."""
+        shapes = [self.split_shape(dataset, fold, s) for s in splits]
+        if any(s is None for s in shapes):
+            return None
+        if sample is not None:
+            share = sample if sample < 1 else min(1.0, sample / max(shapes[0][2], 1))
+        return sum(s[0] for s in shapes) * share, shapes[0][1]
+
+    # ------------------------------------------------------------------ sizes per rule
+
+    def sizes(self, rule: str, w) -> tuple[str, float, float, int | None] | None:
+        """(kind, held, work, features) of a job (``ltrfs.pipeline.resources.request``); None
+        when its data's size cannot be known yet.
+
+        Parameters
+        ----------
+        rule : str
+            download, prepare, score, score_chunk, select or train.
+        w : wildcards
+            The job's (dataset, fold, and scorer, method or ranker as the rule has them; a
+            batched train job's ``rankers``).
+
+        Returns
+        -------
+        tuple or None
+        """
+        if rule in ("download", "prepare"):
+            text = (self.prepare.generated_text_mb(w) if rule == "download" else
+                    self.prepare.fold_text_mb(w) or self.estimated_text_mb(w.dataset))
+            kind = "generate" if rule == "download" else "fold"
+            return (kind, text, text, self.run.n_features_of(w.dataset)) if text else None
+        if rule in ("score", "score_chunk"):
+            cells = self._cells(w.dataset, w.fold, ("train", "vali"))
+            if cells is None:
+                return None
+            held = cells[0] * cells[1]
+            return w.scorer, held, held / (int(w.n_chunks) if rule == "score_chunk" else 1), cells[1]
+        if rule == "select":
+            method = self.run.config["methods"][w.method]
+            whole = self._cells(w.dataset, w.fold, ("train", "vali"))
+            used = self._cells(w.dataset, w.fold, ("train", "vali"), sample=method.get("sample_queries"))
+            if whole is None:
+                return None
+            return w.method, whole[0] * whole[1], used[0] * used[1], whole[1]
+        if rule == "train":
+            rankers = list(w.rankers) if hasattr(w, "rankers") else [w.ranker]
+            held = self._cells(w.dataset, w.fold, ("train", "vali", "test"))
+            rows = self._cells(w.dataset, w.fold, ("train", "vali"))
+            if held is None:
+                return None
+            d = held[1]
+            ks = sum(sum(min(k, d) for k in (self.train.ks(SimpleNamespace(
+                dataset=w.dataset, fold=w.fold, method=w.method, ranker=r)) or [d])) for r in rankers)
+            return "+".join(rankers), held[0] * d, rows[0] * ks, d
+        raise ValueError(f"no cost line for rule {rule!r}")
+
+    def estimated_text_mb(self, dataset: str) -> float:
+        """MB of LETOR text of a dataset's rows, estimated from the registry (0 when it cannot be)."""
+        total = dataset_size(self.run.registry[dataset])
+        return 0.0 if total is None else synthetic.letor_text_mb(total[0], total[2])
+
+    # ------------------------------------------------------------------ the rules' resources
+
+    def resources(self, rule: str, batch=None) -> dict:
+        """The ``resources:`` of a rule: ``mem_mb`` and ``runtime`` callables (``**`` them in).
+
+        Parameters
+        ----------
+        rule : str
+            download, prepare, score, score_chunk, select or train.
+        batch : (dataset, method, rankers), optional
+            For a batched train rule: what it trains (its wildcards hold the fold only).
+        """
+        # a job that cannot be sized (a fetched archive; a dataset without documents and queries
+        # in its registry entry, before its files exist): generous amounts by its input MiB
+        fallback = (scaled(1000, 10), scaled(240, 1)) if rule in ("download", "prepare") else (scaled(500, 10), scaled(30, 1))
+
+        def asks(part: int, fall):
+            def resource(wildcards, input, attempt):
+                w = wildcards
+                if batch is not None:
+                    w = SimpleNamespace(dataset=batch[0], method=batch[1], rankers=batch[2], fold=wildcards.fold)
+                sizes = self.sizes(rule, w)
+                if sizes is None:
+                    return fall(wildcards, input, attempt)
+                return request(rule, *sizes, attempt=attempt)[part]
+            return resource
+
+        return {"mem_mb": asks(0, fallback[0]), "runtime": asks(1, fallback[1])}
+
+    # ------------------------------------------------------------------ the run's sum
+
+    def planned_jobs(self):
+        """(rule, wildcards) of every download, prepare, score, select and train job of the
+        experiments being run (each once)."""
+        seen = set()
+        batches = self.train.batches() if self.run.config["train_batch"] else {}
+        for name, e, dataset in self.run.run_experiments():
+            jobs = [("download", dict(dataset=dataset))]
+            for fold in self.run.folds(name, dataset):
+                jobs.append(("prepare", dict(dataset=dataset, fold=fold)))
+                for method in e["methods"]:
+                    for scorer in SELECTORS[self.run.algorithm(method)].requires:
+                        n = self.score.n_chunks(scorer)
+                        jobs += [("score", dict(dataset=dataset, fold=fold, scorer=scorer))]
+                        if n > 1:
+                            jobs += [("score_chunk", dict(dataset=dataset, fold=fold, scorer=scorer, chunk=i,
+                                                          n_chunks=n)) for i in range(1, n + 1)]
+                    jobs.append(("select", dict(dataset=dataset, fold=fold, method=method)))
+                    batched = batches.get((dataset, method), (None, []))[1]
+                    if batched:
+                        jobs.append(("train", dict(dataset=dataset, fold=fold, method=method, rankers=tuple(batched))))
+                    jobs += [("train", dict(dataset=dataset, fold=fold, method=method, ranker=r))
+                             for r in e["rankers"] if r not in batched and self.train.ranks_itself(method, r)]
+            for rule, w in jobs:
+                key = (rule, tuple(sorted(w.items())))
+                if key not in seen:
+                    seen.add(key)
+                    yield rule, SimpleNamespace(**w)
+
+    def summary(self) -> str:
+        """What the run's jobs would ask, for a dry run: their number, predicted CPU-hours,
+        requested core-hours and the largest memory and run-time requests (and how many jobs
+        could not be sized yet)."""
+        n = cpu = core_min = 0.0
+        unsized, largest = [], {"mem_mb": (0, ""), "runtime": (0, "")}
+        for rule, w in self.planned_jobs():
+            n += 1
+            sizes = self.sizes(rule, w)
+            if sizes is None:
+                unsized.append(rule)
+                continue
+            mem, minutes, seconds = request(rule, *sizes)
+            cpu += seconds
+            core_min += minutes
+            name = f"{rule} {'/'.join(str(v) if not isinstance(v, tuple) else '+'.join(v) for v in vars(w).values())}"
+            largest["mem_mb"] = max(largest["mem_mb"], (mem, name))
+            largest["runtime"] = max(largest["runtime"], (minutes, name))
+        mem, mem_job = largest["mem_mb"]
+        minutes, time_job = largest["runtime"]
+        lines = [f"ltrfs: requests of {int(n)} download, prepare, score, select and train jobs: "
+                 f"{cpu / 3600:,.1f} CPU-hours predicted, {core_min / 60:,.1f} core-hours requested; "
+                 f"largest memory {mem / 1000:,.1f} GB ({mem_job}), largest run time "
+                 f"{minutes / 60:,.1f} h ({time_job})"]
+        if unsized:
+            lines.append(f"ltrfs: {len(unsized)} jobs ({', '.join(sorted(set(unsized)))}) have no size before their "
+                         "data exists (a fetched archive's download; a registry entry without documents and "
+                         "queries): they ask their rule's fallback, not counted above")
+        return "\n".join(lines) + "\n"
+
+
+def dataset_size(entry: dict) -> tuple[float, float, int] | None:
+    """(documents, queries, features) of a registry entry: its ``documents`` and ``queries``, or
+    what its generator makes on average; None when unknown."""
+    d = entry.get("n_features")
+    if entry["layout"] == "synthetic":
+        p = {**synthetic.generator_parameters(), **(entry.get("generator") or {})}
+        return p["n_queries"] * synthetic.mean_docs(**p), float(p["n_queries"]), d
+    if entry.get("documents") and entry.get("queries") and d:
+        return float(entry["documents"]), float(entry["queries"]), d
+    return None
+
+
+def split_share(entry: dict, split: str) -> float:
+    """The share of a dataset's rows in one split of a fold, for an estimate: with n query
+    subsets (LETOR folds, the generated rotation) train holds n - 2 of them and vali and test one
+    each; a fixed split is taken as 60/20/20.
+
+    Parameters
+    ----------
+    entry : dict
+        The registry entry.
+    split : {"train", "vali", "test"}
+
+    Returns
+    -------
+    float
+    """
+    n = entry.get("n_folds") or 5
+    return (n - 2) / n if split == "train" else 1 / n
+
+
+def dry_run(argv) -> bool:
+    """Whether a Snakemake command line asks for a dry run (``-n``, ``--dry-run``, ``--dryrun``,
+    or ``-n`` among other one-letter flags such as ``-np``)."""
+    return any(a in ("--dry-run", "--dryrun") or (a.startswith("-") and not a.startswith("--") and "n" in a[1:]
+                                                  and a[1:].isalpha()) for a in argv)

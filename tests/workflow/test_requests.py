@@ -1,0 +1,164 @@
+"""What the jobs ask of a cluster: cost lines through measured jobs (ltrfs.pipeline.resources),
+the sizes the planner gives each job (ltrfs.pipeline.planning.requests), and the committed
+calibration, checked against the full-size jobs it was measured on (issue 43: every request
+within 2x above what the job used, never below)."""
+import csv
+import math
+
+import numpy as np
+import pytest
+import yaml
+from snakemake.utils import update_config
+
+from conftest import REPO
+from ltrfs.config_check import check
+from ltrfs.datasets.registry import load_registry
+from ltrfs.pipeline.plan import Plan
+from ltrfs.pipeline.planning.requests import dataset_size, dry_run, split_share
+from ltrfs.pipeline.resources import COSTS_FILE, CostLine, cost_lines, npz_shape, request
+from ltrfs.io.cache import save_npz
+from ltrfs.ranking_data import RankingData
+
+FULL = "MSLR-WEB30K-standin"
+
+
+def test_a_line_through_two_sizes_lies_on_or_above_every_point():
+    # two sizes, hand-computed: slope (104 - 5) / 990 = 0.1, intercept 4; memory 1 MB a unit, 90 at none
+    line = CostLine.fit([(10, 10, 5.0, 100.0), (1000, 1000, 104.0, 1090.0)])
+    assert line == CostLine(4.0, 0.1, 90.0, 1.0)
+    # a third point above the line raises the intercept by its excess (4 + 6 = 10), slope kept
+    raised = CostLine.fit([(10, 10, 5.0, 100.0), (500, 500, 60.0, 600.0), (1000, 1000, 104.0, 1090.0)])
+    assert raised.t1 == pytest.approx(0.1) and raised.t0 == pytest.approx(10.0)
+    # faster than linear (5 s at 10, 1,000 s at 100): from the origin through the steepest point
+    steep = CostLine.fit([(10, 10, 5.0, 50.0), (100, 100, 1000.0, 500.0)])
+    assert (steep.t0, steep.t1) == (0.0, 10.0)
+    # one size: a line from the origin through the largest of its measurements
+    assert CostLine.fit([(100, 50, 10.0, 300.0), (100, 50, 20.0, 200.0)]) == CostLine(0.0, 0.4, 0.0, 3.0)
+    # never a negative slope: the cost of the largest size, flat
+    flat = CostLine.fit([(10, 10, 50.0, 100.0), (100, 100, 20.0, 90.0)])
+    assert (flat.t0, flat.t1, flat.m0, flat.m1) == (50.0, 0.0, 100.0, 0.0)
+
+
+def test_a_request_is_the_margin_over_the_line_times_the_attempt(tmp_path):
+    path = tmp_path / "costs.csv"
+    path.write_text("rule,name,features,held,work,cpu_s,peak_mb\n"
+                    "select,a,5,10,10,5,100\nselect,a,5,1000,1000,104,1090\n"
+                    "select,b,5,10,10,50,100\nselect,b,5,1000,1000,50,5000\nselect,a,700,10,10,500,100\n")
+    lines = cost_lines(path)
+    # a at 1000: 104 s -> ceil(1.5 x 104 / 60) = 3 minutes; 1,090 MB -> 1,635
+    assert request("select", "a", 1000, 1000, 5, lines=lines) == (1635, 3, pytest.approx(104.0))
+    assert request("select", "a", 1000, 1000, 5, attempt=2, lines=lines)[:2] == (3270, 6)
+    # an unmeasured method asks the most of the rule's lines, part by part (a's time on all its
+    # jobs, b's memory)
+    mem, minutes, seconds = request("select", "zzz", 1000, 1000, 5, lines=lines)
+    # (a's intercept 90 MB, b's slope 4,900 / 990 MB a unit: 5,039 MB at 1000, above b's 5,000)
+    assert seconds == pytest.approx(599.0) and mem == math.ceil(1.5 * (90 + 4900 / 990 * 1000))
+    assert request("select", "a", 0, 0, 5, lines=lines)[1] == 1  # never below a minute
+    # on 5 features (two sizes) a's line is its own; on 700 (one size: no slope of its own) and on
+    # 46 (unmeasured), the line through all of a's jobs, raised by the 700-feature one (500 s at 10)
+    assert request("select", "a", 1000, 1000, 5, lines=lines)[2] == pytest.approx(104.0)
+    assert request("select", "a", 1000, 1000, 700, lines=lines)[2] == pytest.approx(500 - 0.1 * 10 + 0.1 * 1000)
+    assert request("select", "a", 1000, 1000, 46, lines=lines)[2] == pytest.approx(599.0)
+
+
+def write_split(path, sizes, d, seed=0):
+    rng = np.random.default_rng(seed)
+    n = sum(sizes)
+    ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    data = RankingData(rng.random((n, d), dtype=np.float32), rng.integers(0, 3, n).astype(np.int32), ptr,
+                       np.arange(len(sizes), dtype=np.int64))
+    save_npz(data, path)
+
+
+def test_npz_shape_reads_the_headers_only(tmp_path):
+    write_split(tmp_path / "train.npz", [3, 5, 2], d=7)
+    assert npz_shape(tmp_path / "train.npz") == (10, 7, 3)
+    assert npz_shape(tmp_path / "missing.npz") is None
+    (tmp_path / "bad.npz").write_text("not a zip")
+    assert npz_shape(tmp_path / "bad.npz") is None
+
+
+def plan_of(*files, **overrides):
+    config: dict = {}
+    for name in files:
+        update_config(config, yaml.safe_load((REPO / "config" / name).read_text()))
+    update_config(config, overrides)
+    registry = load_registry(REPO / "config/datasets.yaml")
+    check(config, REPO / "workflow/schemas/config.schema.yaml", registry)
+    return Plan(config, registry)
+
+
+def test_sizes_from_the_files_and_a_methods_sample(tmp_path, monkeypatch):
+    """A select job holds its train and vali cells and works on its sample's share of them; a
+    train job works on train and vali rows times the sum of its rankers' k."""
+    monkeypatch.chdir(tmp_path)
+    plan = plan_of("config.yaml", "leaderboard.yaml", run=["leaderboard_mslr"],
+                   methods={"fs_bfs": {"sample_queries": 2}})
+    fold = tmp_path / plan.run.fold_folder("MSLR-WEB30K-standin-0.005", 1) / "data"
+    fold.mkdir(parents=True)
+    write_split(fold / "train.npz", [10, 20, 30, 40], d=136)
+    write_split(fold / "vali.npz", [10, 10], d=136)
+    write_split(fold / "test.npz", [5], d=136)
+    from types import SimpleNamespace as W
+    w = W(dataset="MSLR-WEB30K-standin-0.005", fold=1, method="fs_bfs")
+    assert plan.requests.sizes("select", w) == ("fs_bfs", 120 * 136, 0.5 * 120 * 136, 136)  # 2 of 4 queries
+    assert plan.requests.sizes("select", W(**{**vars(w), "method": "chi"})) == ("chi", 120 * 136, 120 * 136, 136)
+    ks = plan.train.ks(W(**vars(w), ranker="lambdamart"))
+    batch = W(**vars(w), rankers=("ranksvm", "lambdamart"))
+    assert plan.requests.sizes("train", batch) == ("ranksvm+lambdamart", 125 * 136,
+                                                   120 * 2 * sum(min(k, 136) for k in ks), 136)
+
+
+def test_sizes_before_the_data_exists_come_from_the_registry(tmp_path, monkeypatch):
+    """Before its download a dataset is sized by its registry entry: the generator's queries
+    and documents for a generated one, ``documents`` and ``queries`` for a fetched one (3/5 of
+    them in a fold's train, 1/5 in vali); an entry without them cannot be sized."""
+    monkeypatch.chdir(tmp_path)
+    registry = load_registry(REPO / "config/datasets.yaml")
+    docs, queries, d = dataset_size(registry["MSLR-WEB30K"])
+    assert (docs, queries, d) == (3771125, 31531, 136)
+    assert split_share(registry["MSLR-WEB30K"], "train") == 0.6 and split_share(registry["MQ2008"], "vali") == 0.2
+    standin_docs, standin_queries, _ = dataset_size(registry[FULL])
+    assert standin_queries == 31531 and 100 < standin_docs / standin_queries < 140
+    assert dataset_size(registry["TD2003"]) is None
+    plan = plan_of("config.yaml", "leaderboard.yaml", "leaderboard_full.yaml", "full_fold.yaml")
+    from types import SimpleNamespace as W
+    kind, held, work, d = plan.requests.sizes("select", W(dataset=FULL, fold=1, method="fs_bfs"))
+    train_rows = standin_docs * 0.6
+    assert held == pytest.approx((train_rows + standin_docs * 0.2) * 136)
+    assert work == pytest.approx(held * 2000 / (standin_queries * 0.6))  # sample_queries: 2000
+
+
+def test_the_summary_sums_every_planned_job(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    plan = plan_of("config.yaml", "leaderboard.yaml", "leaderboard_full.yaml", "full_fold.yaml")
+    jobs = list(plan.requests.planned_jobs())
+    rules = [rule for rule, _ in jobs]
+    methods = plan.run.experiment("leaderboard_mslr")["methods"]
+    assert rules.count("select") == len(methods) and rules.count("train") == len(methods)
+    assert rules.count("download") == 1 and rules.count("prepare") == 1
+    text = plan.requests.summary()
+    assert text.startswith(f"ltrfs: requests of {len(jobs)} download, prepare, score, select and train jobs: ")
+    assert "have no size" not in text  # a generated dataset: its download is sized too
+
+
+def test_dry_run_flags():
+    assert dry_run(["snakemake", "-n"]) and dry_run(["-np", "--cores", "2"]) and dry_run(["--dry-run"])
+    assert not dry_run(["snakemake", "--cores", "2", "-s", "Snakefile", "--nolock", "-j", "4"])
+
+
+def full_size_rows():
+    with open(COSTS_FILE, newline="") as handle:
+        return [r for r in csv.DictReader(handle) if r["dataset"] == FULL]
+
+
+def test_the_committed_calibration_asks_within_2x_of_every_full_size_job():
+    """Issue 43: at full size every request lies at or above what the job used and within 2x
+    above it; for run time, above the minute a request cannot go below."""
+    rows = full_size_rows()
+    assert {r["rule"] for r in rows} >= {"download", "prepare", "score", "select", "train"}
+    for r in rows:
+        mem, minutes, _ = request(r["rule"], r["name"], float(r["held"]), float(r["work"]), int(r["features"]))
+        peak, cpu = float(r["peak_mb"]), float(r["cpu_s"])
+        assert peak <= mem <= 2 * peak, (r["job"], mem, peak)
+        assert cpu <= 60 * minutes <= max(2 * cpu, 60 * math.ceil(1.5 * cpu / 60)), (r["job"], minutes, cpu)
