@@ -33,6 +33,7 @@ import yaml
 
 COLUMNS = ("job", "rule", "name", "dataset", "features", "cpu_s", "wall_s", "peak_mb", "held", "work")
 SIZED = ("download", "prepare", "score", "score_chunk", "select", "train")
+COSTS = Path(__file__).resolve().parents[1] / "src/ltrfs/pipeline/job_costs.csv"
 
 
 def benchmarks(run: Path) -> list[dict]:
@@ -175,14 +176,43 @@ def markdown(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
+def check(rows: list[dict], dataset: str) -> str:
+    """How well the cost lines fitted on every other dataset's jobs predict ``dataset``'s
+    (``ltrfs.pipeline.resources.fit_lines``, ``predict``): a Markdown table of each job's
+    measured and predicted CPU-seconds and peak memory with their ratios, and a last line
+    counting the jobs within a factor of 1.5 both ways."""
+    from ltrfs.pipeline.resources import fit_lines, predict
+
+    sized = [r for r in rows if r.get("held") not in (None, "")]
+    lines = fit_lines(r for r in sized if r["dataset"] != dataset)
+    out = ["| stage | job | CPU s | predicted (x) | peak GB | predicted (x) |", "|---|---|---:|---:|---:|---:|"]
+    within = total = 0
+    for r in (r for r in sized if r["dataset"] == dataset):
+        seconds, peak = predict(r["rule"], r["name"], float(r["held"]), float(r["work"]), int(r["features"]), lines)
+        cpu, used = float(r["cpu_s"]), float(r["peak_mb"])
+        t, m = seconds / max(cpu, 1e-9), peak / max(used, 1e-9)
+        total += 1
+        within += 1 / 1.5 <= t <= 1.5 and 1 / 1.5 <= m <= 1.5
+        out.append(f"| {r['rule']} | `{r['job'].split('/')[-1]}` | {cpu:,.0f} | {seconds:,.0f} ({t:.2f}x) | "
+                   f"{used / 1024:.1f} | {peak / 1024:.1f} ({m:.2f}x) |")
+    out.append(f"\n{within} of {total} jobs of {dataset} predicted within 1.5x (CPU time and memory) by the lines "
+               "of the other datasets' jobs")
+    return "\n".join(out)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("run", type=Path, help="the run's folder (snakemake -d)")
+    parser.add_argument("run", type=Path, nargs="?", default=Path("."), help="the run's folder (snakemake -d)")
     parser.add_argument("--configfile", nargs="+", default=[], help="the run's config files, in order")
     parser.add_argument("--config", nargs="*", default=[], help="the run's key=value overrides")
     parser.add_argument("--costs", type=Path, help="merge the sized rows into this CSV")
     parser.add_argument("--dataset", help="only this dataset's jobs")
+    parser.add_argument("--check", metavar="DATASET",
+                        help="predict DATASET's jobs of the --costs file from the other datasets' and compare")
     args = parser.parse_args(argv)
+    if args.check:
+        print(check(read(args.costs or COSTS), args.check))
+        return 0
     if not (args.run / "benchmarks").is_dir():
         print(f"full_fold_jobs: {args.run}/benchmarks is not a folder: is {args.run} a run's folder?", file=sys.stderr)
         return 2

@@ -17,6 +17,7 @@ DEFAULTS = {
     "chunks": {},
     "datasets_present_only": False,
     "train_batch": True,
+    "share_fits": True,
     "noninferiority_margin": 0.01,
 }
 EXPERIMENT_DEFAULTS = {"k": [5, 10, 20], "figure_metrics": ["NDCG@10", "MAP"]}

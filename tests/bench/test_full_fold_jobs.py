@@ -74,3 +74,20 @@ def test_the_committed_calibration_is_the_docs_table(bench):
 def test_a_folder_without_benchmarks_is_one_line(bench, tmp_path, capsys):
     assert bench.main([str(tmp_path)]) == 2
     assert "is not a folder" in capsys.readouterr().err
+
+
+def test_check_predicts_one_dataset_from_the_others(bench):
+    """Two sizes of a job on datasets S and M lie on a line; a third on L, twice as far along
+    it, is predicted exactly (1.00x); one 3 times off is not within 1.5x."""
+    def row(dataset, size, cpu, peak, name="gas_e"):
+        return {"job": f"select/{dataset}/fold1/{name}", "rule": "select", "name": name, "dataset": dataset,
+                "features": 10, "cpu_s": cpu, "wall_s": cpu, "peak_mb": peak, "held": size, "work": size}
+    rows = [row("S", 100, 11.0, 200.0), row("M", 1000, 101.0, 1100.0), row("L", 2000, 201.0, 2100.0),
+            row("S", 100, 11.0, 200.0, "waf"),
+            row("M", 1000, 101.0, 1100.0, "waf"),
+            row("L", 2000, 603.0, 2100.0, "waf")]
+    text = bench.check(rows, "L")
+    assert "| select | `gas_e` | 201 | 201 (1.00x) | 2.1 | 2.1 (1.00x) |" in text
+    assert "| select | `waf` | 603 | 201 (0.33x) |" in text
+    assert text.endswith("1 of 2 jobs of L predicted within 1.5x (CPU time and memory) by the lines of the other "
+                         "datasets' jobs")

@@ -88,14 +88,22 @@ def test_a_finished_run_ends_with_where_its_results_are(finished):
     block = [line for line in log[start + 1:] if line.startswith("ltrfs: ")]
     assert len(block) == len(log[start + 1:start + 1 + len(block)])  # one block, nothing in between
     named = [re.match(r"ltrfs: (\w+) +(\S+)", line).groups() for line in block]
-    order = ["tables", "figures", "leaderboard", "report"]
+    order = ["tables", "figures", "leaderboard", "report", "fits"]
     kinds = [what for what, _ in named]
     assert set(kinds) == set(order) and kinds == sorted(kinds, key=order.index), block
-    for what, path in named[:-1]:
-        assert (finished / path).is_dir() and any((finished / path).iterdir()) if path.endswith("/") \
-            else (finished / path).is_file(), (what, path)
+    for what, path in named:
+        if what in ("tables", "figures", "leaderboard"):
+            assert (finished / path).is_dir() and any((finished / path).iterdir()) if path.endswith("/") \
+                else (finished / path).is_file(), (what, path)
     assert ("tables", "results/synthetic-tiny/tables/") in named
-    assert "snakemake --report report.html" in block[-1]
+    assert "snakemake --report report.html" in block[-2]
+    # the fits shared between methods (share_fits), as the train jobs' info files count them: at
+    # least the all-features fit of random, importance and fs_ed (k = 40 is all 12), read from waf's
+    infos = [json.loads(p.read_text()) for p in finished.glob("results/synthetic-tiny/fold*/models/*/*.json")]
+    total = sum(len(info["k"]) for info in infos)
+    shared = sum(bool(entry.get("shared")) for info in infos for entry in info["k"].values())
+    assert block[-1] == (f"ltrfs: fits        {shared:,} of {total:,} (ranker, k) fits were another method's, read, "
+                         "not fitted again (share_fits)") and shared >= 3 * 2 * 2
 
 
 def test_the_run_end_names_short_queries_a_letor_convention_zeroes(finished, monkeypatch):

@@ -9,6 +9,7 @@ the targets of ``rule all`` and the summary at the end of a run.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path, PurePosixPath
 
 from ltrfs.pipeline.planning.figures import FiguresPlanning
@@ -68,8 +69,9 @@ class Plan:
 
     def summary(self) -> str:
         """What a finished run tells at its end (``onsuccess``): the folders of its tables and
-        figures, its leaderboard, how to make the report, and a note per dataset whose convention
-        scores short queries 0 (``short_query_notes``), one line each.
+        figures, its leaderboard, how to make the report, how many fits were shared between
+        methods (``shared_fits_note``) and a note per dataset whose convention scores short
+        queries 0 (``short_query_notes``), one line each.
 
         Returns
         -------
@@ -85,7 +87,34 @@ class Plan:
                  + [f"{'leaderboard':12s}{self.leaderboard.folder}/leaderboard.md (and .html, .csv, figures beside it)",
                     f"{'report':12s}snakemake --report report.html, with this run's --configfile options"])
         return "".join(f"ltrfs: {line}\n" for line in ["the run is complete; its results:"] + lines
-                       + self.short_query_notes())
+                       + self.shared_fits_note() + self.short_query_notes())
+
+    def shared_fits_note(self) -> list[str]:
+        """How many of the run's fits (a ranker at one k of a method) its train jobs read from
+        another method's identical fit (config ``share_fits``, ``ltrfs.pipeline.shared_fits``),
+        from the train jobs' info files that exist; none when no fit was shared.
+
+        Returns
+        -------
+        list of str
+            ``["fits        92 of 1,044 (ranker, k) fits were another method's, read, not fitted again (share_fits)"]``.
+        """
+        paths = {f"{self.run.fold_folder(dataset, fold)}/models/{method}/{ranker}.json"
+                 for name, experiment, dataset in self.run.run_experiments()
+                 for fold in self.run.folds(name, dataset) for method in experiment["methods"]
+                 for ranker in experiment["rankers"]}
+        total = shared = 0
+        for path in sorted(paths):
+            try:
+                ks = json.loads(Path(path).read_text()).get("k") or {}
+            except (OSError, ValueError, AttributeError):
+                continue
+            total += len(ks)
+            shared += sum(1 for entry in ks.values() if isinstance(entry, dict) and entry.get("shared") is True)
+        if not shared:
+            return []
+        return [f"{'fits':12s}{shared:,} of {total:,} (ranker, k) fits were another method's, read, not fitted "
+                "again (share_fits)"]
 
     def short_query_notes(self) -> list[str]:
         """One line per dataset of the run whose convention scores its short test queries'

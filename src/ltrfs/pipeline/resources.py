@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["scaled", "input_mb", "CostLine", "cost_lines", "request", "npz_shape", "COSTS_FILE",
+__all__ = ["scaled", "input_mb", "CostLine", "cost_lines", "fit_lines", "predict", "request", "npz_shape", "COSTS_FILE",
            "MEMORY_MARGIN", "TIME_MARGIN"]
 
 #: the measurements the cost lines are fitted on (``bench/full_fold_jobs.py --costs``)
@@ -130,18 +130,32 @@ def _upper_line(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
 
 @functools.lru_cache(maxsize=4)
 def cost_lines(path: Path = COSTS_FILE) -> dict:
-    """The cost lines of the measurements in ``path`` (columns rule, name, features, held, work,
-    cpu_s, peak_mb): (rule, kind, features) -> the line of that kind's jobs on data of that many
-    features, where they were measured at two sizes or more; (rule, kind, None) -> through all
-    its jobs; (rule, None, None) -> the most of the rule's lines."""
-    points: dict = {}
+    """``fit_lines`` of the measurements in the CSV ``path``."""
     with open(path, newline="") as handle:
-        for row in csv.DictReader(handle):
-            point = tuple(float(row[c]) for c in ("held", "work", "cpu_s", "peak_mb"))
-            for key in ((row["rule"], row["name"], int(float(row["features"]))), (row["rule"], row["name"], None)):
-                points.setdefault(key, []).append(point)
-    # a line per feature count only where that count was measured at two sizes or more: one
-    # size says nothing of how the cost grows (a line from the origin would scale the libraries' memory)
+        return fit_lines(csv.DictReader(handle))
+
+
+def fit_lines(rows) -> dict:
+    """The cost lines of measured jobs.
+
+    Parameters
+    ----------
+    rows : iterable of dict
+        With keys rule, name, features, held, work, cpu_s, peak_mb (numbers or their text).
+
+    Returns
+    -------
+    dict
+        (rule, kind, features) -> the line of that kind's jobs on data of that many features,
+        where they were measured at two sizes or more (one size says nothing of how the cost
+        grows: a line from the origin would scale the libraries' memory); (rule, kind, None) ->
+        through all its jobs; (rule, None, None) -> the most of the rule's lines.
+    """
+    points: dict = {}
+    for row in rows:
+        point = tuple(float(row[c]) for c in ("held", "work", "cpu_s", "peak_mb"))
+        for key in ((row["rule"], row["name"], int(float(row["features"]))), (row["rule"], row["name"], None)):
+            points.setdefault(key, []).append(point)
     lines = {key: CostLine.fit(p) for key, p in points.items()
              if key[2] is None or len({held for held, *_ in p}) > 1}
     for (rule, kind, features), line in list(lines.items()):
@@ -177,13 +191,19 @@ def request(rule: str, kind: str, held: float, work: float, features: int | None
     -------
     (int, int, float)
     """
+    seconds, peak = predict(rule, kind, held, work, features, lines)
+    mem = math.ceil(MEMORY_MARGIN * peak) * attempt
+    minutes = max(1, math.ceil(TIME_MARGIN * seconds / 60)) * attempt
+    return int(mem), int(minutes), float(seconds)
+
+
+def predict(rule: str, kind: str, held: float, work: float, features: int | None = None,
+            lines=None) -> tuple[float, float]:
+    """A job's predicted (CPU-seconds, peak MB): ``request``'s line, without its margins."""
     lines = cost_lines() if lines is None else lines
     rule = "score" if rule == "score_chunk" else rule  # a chunk is a share of its scorer's work
     line = lines.get((rule, kind, features)) or lines.get((rule, kind, None)) or lines[(rule, None, None)]
-    seconds = line.seconds(work)
-    mem = math.ceil(MEMORY_MARGIN * line.peak_mb(held)) * attempt
-    minutes = max(1, math.ceil(TIME_MARGIN * seconds / 60)) * attempt
-    return int(mem), int(minutes), float(seconds)
+    return line.seconds(work), line.peak_mb(held)
 
 
 def npz_shape(path) -> tuple[int, int, int] | None:

@@ -21,10 +21,11 @@ from ltrfs.progress import Progress
 from ltrfs.ranking_data import RankingData
 from ltrfs.formats import (REFERENCE_HEAD, RUN_HEAD, load_models, load_selector, n_views, predict,
                            read_selection, run_lines, save_models, view_for_k)
+from ltrfs.pipeline.shared_fits import SharedFits, data_digest
 from ltrfs.rankers import make_ranker, ranker_class, ranker_grid
 from ltrfs.tuning import SELECTION_TIES, search
 
-__all__ = ["valid_ks", "fit_best", "train_own", "TrainJob", "TrainFiles", "train", "run_text",
+__all__ = ["valid_ks", "fit_best", "uses_seed", "train_own", "TrainJob", "TrainFiles", "train", "run_text",
            "rescore", "reference", "SPLIT_TIES", "REFERENCES"]
 
 log = logging.getLogger("ltrfs")
@@ -203,6 +204,9 @@ class TrainJob:
         How tied scores are ranked in the vali choice.
     run_ties : dict or None, default None
         Split -> ties of the run file (``run_text``'s ``ties``).
+    shared_fits : str or os.PathLike or None, default None
+        The fold's folder of fits shared with the other methods' train jobs
+        (``ltrfs.pipeline.shared_fits``); None fits every k here.
     """
 
     ranker_name: str
@@ -214,6 +218,7 @@ class TrainJob:
     threads: int = 1
     ties: str = SELECTION_TIES
     run_ties: dict | None = None
+    shared_fits: object = None
 
 
 @dataclass(frozen=True)
@@ -255,20 +260,50 @@ def _train_ranker(selection: dict, job: TrainJob, train_data: RankingData,
     models, info = {}, {"ranker": job.ranker_name, "algorithm": ranker["algorithm"],
                         "method": selection["method"], "validation_metric": job.metric, "ties": job.ties, "k": {}}
     ks = valid_ks(job.ks, n_views(selection), selection.get("uses_k", True))
+    shared = None if job.shared_fits is None else SharedFits(job.shared_fits, data_digest(train_data, vali_data))
+    seed = job.seed if uses_seed(ranker) else None
     progress = Progress(f"train {job.ranker_name}", len(ks), unit="k values", every=0.0)
     for k in ks:
         features, projection = view_for_k(selection, k)
         log.info("k=%d: features %s%s", k, (features + 1).tolist(), "" if projection is None else " (projected)")
         start = time.perf_counter()
-        model, point, trials = fit_best(ranker, train_data.view(features, projection),
-                                        vali_data.view(features, projection), metric=job.metric,
-                                        convention=job.convention, seed=job.seed, threads=job.threads, ties=job.ties)
+        key = None if shared is None or projection is not None else shared.key(
+            ranker, features, metric=job.metric, convention=job.convention, ties=job.ties, threads=job.threads,
+            seed=seed)
+        hit = None if key is None else shared.get(key)
+        if hit is None:
+            model, point, trials = fit_best(ranker, train_data.view(features, projection),
+                                            vali_data.view(features, projection), metric=job.metric,
+                                            convention=job.convention, seed=job.seed, threads=job.threads,
+                                            ties=job.ties)
+        else:
+            model, point, trials = hit
+            log.info("k=%d: the fit of these features is another method's, shared (fits/%s)", k, key)
         models[k] = {"ranker": ranker["algorithm"], "n_features": selection["n_features"],
                      "features": features, "projection": projection, "params": point, "estimator": model}
-        info["k"][str(k)] = {"features": (features + 1).tolist(), "chosen": point,
-                             "trials": trials, "seconds": round(time.perf_counter() - start, 4)}
+        if key is not None and hit is None:
+            shared.put(key, models[k], point, trials)
+        info["k"][str(k)] = {"features": (features + 1).tolist(), "chosen": point, "trials": trials,
+                             "seconds": round(time.perf_counter() - start, 4), **({"shared": True} if hit else {})}
         progress.step(f"k={k}")
     return models, info
+
+
+def uses_seed(ranker: dict) -> bool:
+    """Whether a configured ranker draws random numbers at any point of its grid
+    (``Ranker.uses_seed``).
+
+    Parameters
+    ----------
+    ranker : dict
+        ``{"algorithm", "params", "grid"}``.
+
+    Returns
+    -------
+    bool
+    """
+    params = ranker.get("params") or {}
+    return any(make_ranker(ranker["algorithm"], **{**params, **point}).uses_seed() for point in ranker_grid(ranker))
 
 
 def _loaded(data) -> RankingData:

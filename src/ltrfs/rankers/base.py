@@ -73,6 +73,12 @@ class Ranker(Estimator):
     def _fit(self, X, y, query_ptr, vali) -> None:  # pragma: no cover
         raise NotImplementedError
 
+    def uses_seed(self) -> bool:
+        """Whether the fit draws random numbers: a ranker with a ``random_state`` parameter does
+        unless it says otherwise. A fit that does not is the same for every seed, and the train
+        jobs of other methods may share it (``ltrfs.pipeline.shared_fits``)."""
+        return "random_state" in self.get_params()
+
     def predict(self, X) -> np.ndarray:  # pragma: no cover
         """Scores float64 (m,) of the rows of ``X`` (higher is ranked first)."""
         raise NotImplementedError

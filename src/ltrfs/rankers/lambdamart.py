@@ -46,6 +46,11 @@ _OWN = ("n_estimators", "learning_rate", "max_leaves", "early_stopping_rounds", 
 _FIXED_SYNONYMS = {"eta": "learning_rate", "seed": "random_state", "nthread": "n_jobs",
                    "num_boost_round": "n_estimators", "max_leaf_nodes": "max_leaves"}
 _MAX_LABEL = 31
+#: keys of ``params`` that draw no random numbers (XGBoost's and LightGBM's): with no other key
+#: and ``subsample`` 1 a fit is the same for every seed (``uses_seed``)
+SEED_FREE_PARAMS = frozenset({"lambdarank_truncation_level", "max_bin", "reg_lambda", "reg_alpha", "lambda_l1",
+                              "lambda_l2", "min_split_loss", "min_gain_to_split", "max_depth", "min_data_in_leaf",
+                              "label_gain", "lambdarank_norm", "ndcg_exp_gain", "max_delta_step"})
 BACKENDS = ("xgboost", "lightgbm")
 DEVICES = ("cpu", "cuda")
 
@@ -153,6 +158,11 @@ class LambdaMART(Ranker):
                                  "has no GPU path here (set backend: xgboost)")
             import_lightgbm()
         extra_xgb_params(self.params, _OWN, _FIXED_SYNONYMS, "LambdaMART")
+
+    def uses_seed(self) -> bool:
+        """Whether the fit draws random numbers: with ``subsample`` below 1, or with any key of
+        ``params`` outside ``SEED_FREE_PARAMS`` (column sampling, sampled pairs, bagging, ...)."""
+        return float(self.subsample) < 1 or any(key not in SEED_FREE_PARAMS for key in (self.params or {}))
 
     def _xgb_params(self) -> dict:
         """The XGBRanker keyword arguments (the parameters, validated by ``fit``)."""

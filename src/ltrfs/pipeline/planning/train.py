@@ -153,7 +153,9 @@ class TrainPlanning:
         return {"ranker_name": wildcards.ranker, "ranker": self.run.ranker_config(wildcards), "ks": self.ks(wildcards),
                 "metric": self.metric(wildcards), "convention": self.run.convention(wildcards),
                 "seed": self.seed(wildcards), "threads": self.threads(wildcards), "ties": self.run.config["ties"],
-                "run_ties": self.run_ties()}
+                "run_ties": self.run_ties(),
+                "shared_fits": (f"{self.run.fold_folder(wildcards.dataset, wildcards.fold)}/fits"
+                                if self.run.config["share_fits"] else None)}
 
     def batch_jobs(self, dataset: str, method: str, rankers, fold) -> list[dict]:
         """One batched train job's per-ranker settings (``job``), in the order of ``rankers``.
