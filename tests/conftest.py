@@ -44,6 +44,19 @@ def planted(n_queries=40, d=6, informative=(2,), seed=0, levels=3) -> RankingDat
     return RankingData(X.astype(np.float32), y, ptr, np.arange(100, 100 + n_queries, dtype=np.int64))
 
 
+@pytest.fixture()
+def planted_fold(tmp_path) -> dict:
+    """``train.npz`` and ``vali.npz`` of 30 planted queries, 6 features, features 1 and 4
+    informative: split -> path."""
+    from ltrfs import io
+
+    paths = {}
+    for split, seed in (("train", 1), ("vali", 2)):
+        paths[split] = tmp_path / f"{split}.npz"
+        io.save_npz(planted(n_queries=30, d=6, informative=(1, 4), seed=seed), paths[split])
+    return paths
+
+
 @pytest.fixture(scope="session")
 def mq2008_dir(tmp_path_factory) -> Path:
     """The extracted MQ2008 folder, or a skip saying where the archive was looked for."""

@@ -21,12 +21,8 @@ from ltrfs.selection import SELECTORS, has_own_predictions, make_selector
 
 
 @pytest.fixture()
-def fold(tmp_path):
-    paths = {}
-    for split, seed in (("train", 1), ("vali", 2)):
-        paths[split] = tmp_path / f"{split}.npz"
-        io.save_npz(planted(n_queries=30, d=6, informative=(1, 4), seed=seed), paths[split])
-    return paths
+def fold(planted_fold):
+    return planted_fold
 
 
 def own_job(seed: int) -> TrainJob:

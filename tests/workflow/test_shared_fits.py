@@ -8,7 +8,6 @@ import json
 import numpy as np
 import pytest
 
-from conftest import planted
 from ltrfs import io
 from ltrfs.formats import load_models, predict
 from ltrfs.pipeline.select import select
@@ -21,12 +20,8 @@ LAMBDAMART = {"algorithm": "lambdamart", "params": {"n_estimators": 30, "early_s
 
 
 @pytest.fixture()
-def fold(tmp_path):
-    paths = {}
-    for split, seed in (("train", 1), ("vali", 2)):
-        paths[split] = tmp_path / f"{split}.npz"
-        io.save_npz(planted(n_queries=30, d=6, informative=(1, 4), seed=seed), paths[split])
-    return paths
+def fold(planted_fold):
+    return planted_fold
 
 
 def job(ranker, seed, shared=None):
