@@ -16,16 +16,19 @@ Columns: ``job`` (the benchmark path without ``.tsv``), ``rule``, ``name`` (the 
 ``features`` (of the job's data), ``cpu_s``, ``wall_s``, ``peak_mb`` (``max_rss``), ``held``, ``work``
 (empty for the rules that ask by input MiB).
 
+With ``--check DATASET`` it predicts that dataset's jobs of the calibration file from the lines
+of the other datasets' jobs and prints the ratios to what they used (the cost model's check).
+
 Run: ``python bench/full_fold_jobs.py RUN --configfile config/config.yaml config/leaderboard.yaml
-[--config key=value ...] [--costs src/ltrfs/pipeline/job_costs.csv] [--dataset NAME]``
+[--config key=value ...] [--costs src/ltrfs/pipeline/job_costs.csv] [--dataset NAME]``, or
+``python bench/full_fold_jobs.py --check MSLR-WEB30K-standin``
 """
 from __future__ import annotations
 
 import argparse
 import csv
-import os
 import sys
-from contextlib import contextmanager
+from contextlib import chdir
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -78,17 +81,6 @@ def wildcards(plan, job: str):
     return rule, SimpleNamespace(dataset=dataset, fold=fold, method=name, rankers=tuple(rankers))
 
 
-@contextmanager
-def inside(folder: Path):
-    """Work in ``folder`` (the plan's paths are relative to the run's folder)."""
-    here = Path.cwd()
-    os.chdir(folder)
-    try:
-        yield
-    finally:
-        os.chdir(here)
-
-
 def load_plan(configfiles, overrides=()):
     """The run's plan (``ltrfs.pipeline.plan.Plan``) from its config files and ``key=value``
     overrides (YAML values), merged as ``--configfile``/``--config`` do."""
@@ -115,7 +107,7 @@ def jobs(run: Path, plan=None) -> list[dict]:
         row.update(dataset=parts[1] if len(parts) > 1 else "", features=None, held=None, work=None)
         spec = wildcards(plan, row["job"]) if plan is not None else None
         if spec is not None:
-            with inside(run):
+            with chdir(run):  # the plan's paths are relative to the run's folder
                 sizes = plan.requests.sizes(*spec)
             if sizes is not None:
                 row.update(name=sizes[0], held=round(sizes[1], 1), work=round(sizes[2], 1), features=sizes[3])

@@ -208,7 +208,18 @@ def predict(rule: str, kind: str, held: float, work: float, features: int | None
 
 def npz_shape(path) -> tuple[int, int, int] | None:
     """(rows, features, queries) of a prepared split (``.npz`` of ``ltrfs.ranking_data``) read
-    from its arrays' headers alone, or None when the file is not there (yet) or not readable."""
+    from its arrays' headers alone (once per version of the file: Snakemake asks for every job's
+    resources more than once), or None when the file is not there (yet) or not readable."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return _npz_shape(os.fspath(path), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=4096)
+def _npz_shape(path: str, mtime_ns: int, size: int) -> tuple[int, int, int] | None:
+    """``npz_shape`` of one version of a file (its modification time and size)."""
     try:
         with zipfile.ZipFile(path) as z:
             shapes = {}

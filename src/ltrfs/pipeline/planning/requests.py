@@ -11,6 +11,7 @@ from ltrfs.selection import SELECTORS
 
 __all__ = ["RequestsPlanning", "dry_run"]
 
+
 class RequestsPlanning:
     """Sizes and requests of the download, prepare, score, select and train jobs of a run.
 
@@ -51,14 +52,13 @@ class RequestsPlanning:
         share = split_share(entry, split)
         return total[0] * share, total[2], total[1] * share
 
-    def _cells(self, dataset, fold, splits, share: float = 1.0, sample=None) -> tuple[float, float] | None:
-        """(rows, features) summed over ``splits``, rows times ``share``, or those of the
-        ``sample`` of training queries (``sample_queries``) and the same share of the others."""
+    def _cells(self, dataset, fold, splits, sample=None) -> tuple[float, float] | None:
+        """(rows, features) summed over ``splits`` (the first is train), or the rows of a
+        method's ``sample_queries`` of the training queries and the same share of the others."""
         shapes = [self.split_shape(dataset, fold, s) for s in splits]
         if any(s is None for s in shapes):
             return None
-        if sample is not None:
-            share = sample if sample < 1 else min(1.0, sample / max(shapes[0][2], 1))
+        share = 1.0 if sample is None else sample if sample < 1 else min(1.0, sample / max(shapes[0][2], 1))
         return sum(s[0] for s in shapes) * share, shapes[0][1]
 
     # ------------------------------------------------------------------ sizes per rule
