@@ -196,7 +196,7 @@ class RequestsPlanning:
         lines = [f"ltrfs: requests of {int(n)} download, prepare, score, select and train jobs: "
                  f"{cpu / 3600:,.1f} CPU-hours predicted, {core_min / 60:,.1f} core-hours requested; "
                  f"largest memory {mem / 1000:,.1f} GB ({mem_job}), largest run time "
-                 f"{minutes / 60:,.1f} h ({time_job})"]
+                 f"{f'{minutes / 60:,.1f} h' if minutes >= 120 else f'{minutes} min'} ({time_job})"]
         if unsized:
             lines.append(f"ltrfs: {len(unsized)} jobs ({', '.join(sorted(set(unsized)))}) have no size before their "
                          "data exists (a fetched archive's download; a registry entry without documents and "
