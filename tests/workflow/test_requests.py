@@ -107,6 +107,9 @@ def test_sizes_from_the_files_and_a_methods_sample(tmp_path, monkeypatch):
     batch = W(**vars(w), rankers=("ranksvm", "lambdamart"))
     assert plan.requests.sizes("train", batch) == ("ranksvm+lambdamart", 125 * 136,
                                                    120 * 2 * sum(min(k, 136) for k in ks), 136)
+    # waf trains each ranker once, on all 136 features: a kind of its own
+    all_features = W(**{**vars(batch), "method": "waf"})
+    assert plan.requests.sizes("train", all_features) == ("ranksvm+lambdamart:all", 125 * 136, 120 * 2 * 136, 136)
 
 
 def test_sizes_before_the_data_exists_come_from_the_registry(tmp_path, monkeypatch):

@@ -106,7 +106,10 @@ class RequestsPlanning:
             d = held[1]
             ks = sum(sum(min(k, d) for k in (self.train.ks(SimpleNamespace(
                 dataset=w.dataset, fold=w.fold, method=w.method, ranker=r)) or [d])) for r in rankers)
-            return "+".join(rankers), held[0] * d, rows[0] * ks, d
+            # a method that ignores k (waf) trains each ranker once on every feature: a kind of
+            # its own (one wide fit holds more memory and takes less time than five narrower ones)
+            whole = "" if SELECTORS[self.run.algorithm(w.method)].uses_k else ":all"
+            return "+".join(rankers) + whole, held[0] * d, rows[0] * ks, d
         raise ValueError(f"no cost line for rule {rule!r}")
 
     def estimated_text_mb(self, dataset: str) -> float:
