@@ -360,18 +360,7 @@ def letor_text_mb(rows: float, n_features: int) -> float:
 
 
 def mean_docs(**params) -> float:
-    """About how many documents ``generate`` makes per query on average (the lognormal's mean,
-    clipped to [docs_min, docs_max]).
-
-    Parameters
-    ----------
-    **params
-        Parameters of :func:`make`.
-
-    Returns
-    -------
-    float
-    """
+    """Documents per query ``generate`` makes on average for ``make``'s parameters (lognormal, clipped)."""
     p = {**generator_parameters(), **params}
     return float(min(max(p["docs_median"] * np.exp(p["docs_sigma"] ** 2 / 2), p["docs_min"]), p["docs_max"]))
 
