@@ -276,3 +276,53 @@ def test_mq2008_subset_fast_equals_naive(mq2008_dir):
         order_n, err_n = naive_greedy_path(X, y, ptr, lam, 5)
         np.testing.assert_array_equal(order, order_n)
         np.testing.assert_allclose(err, err_n, rtol=1e-8)
+
+
+# ------------------------------------------------------------------ memory and precision
+
+
+def test_float32_input_is_read_as_is():
+    """float32 X (the prepared splits' dtype) gives the path of its float64 values."""
+    X, y, ptr = random_problem([5, 9, 3, 12, 7, 4, 8, 6], 6, 11)
+    X32 = X.astype(np.float32)
+    order, err, extra = greedy_path(X32, y, ptr, 0.5, return_details=True)
+    order64, err64, extra64 = greedy_path(X32.astype(np.float64), y, ptr, 0.5, return_details=True)
+    np.testing.assert_array_equal(order, order64)
+    np.testing.assert_allclose(err, err64, rtol=1e-12)
+    for w, w64 in zip(extra["coefs"], extra64["coefs"]):
+        np.testing.assert_allclose(w, w64, rtol=1e-10, atol=1e-14)
+
+
+def test_path_holds_two_feature_major_arrays():
+    """Peak NumPy memory of a float32 path: C and U (2 x n x m float64) and a centring chunk's
+    temporaries, not a float64 copy of X or of its centred transpose (which made it five)."""
+    import tracemalloc
+
+    rng = np.random.default_rng(3)
+    sizes = rng.integers(20, 60, 500)
+    ptr = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    m, n = int(ptr[-1]), 24
+    X = rng.standard_normal((m, n)).astype(np.float32)
+    y = rng.integers(0, 3, m).astype(np.float64)
+    greedy_path(X[:ptr[2]], y[:ptr[2]], ptr[:3], 1.0, 2)  # compiled before measuring
+    tracemalloc.start()
+    greedy_path(X, y, ptr, 1.0, 4, return_details=True)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    arrays = n * m * 8
+    assert 2 * arrays < peak < 2.6 * arrays, peak / arrays
+
+
+def test_near_collinear_features_small_lambda_equal_naive():
+    """The kept v.C_i and C_i.y~ (updated, not recomputed) stay exact enough where features
+    nearly repeat each other and lambda is the grid's smallest."""
+    rng = np.random.default_rng(8)
+    sizes = [6, 3, 9, 4, 7, 5, 8, 2, 6]
+    ptr = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    base = rng.standard_normal((int(ptr[-1]), 3))
+    X = np.column_stack([base, base + 1e-4 * rng.standard_normal(base.shape), base @ [1.0, -2.0, 0.5]])
+    y = rng.integers(0, 3, len(X)) + base[:, 0]
+    order, err = greedy_path(X, y, ptr, 2.0 ** -7)
+    order_n, err_n = naive_greedy_path(X, y, ptr, 2.0 ** -7)
+    np.testing.assert_array_equal(order, order_n)
+    np.testing.assert_allclose(err, err_n, rtol=1e-7)

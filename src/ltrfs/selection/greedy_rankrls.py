@@ -1,6 +1,6 @@
 """Greedy RankRLS (Pahikkala, Airola, Naula, Salakoski 2010; docs/methods.md, section
 'Greedy RankRLS'): greedy forward selection wrapped around linear RankRLS with leave-query-out
-(LQO) cross-validation as the criterion, computed by rank-one updates in O(k m n) time and O(m n) memory.
+(LQO) cross-validation as the criterion, computed by rank-one updates in O(k m n) time and O(m n) memory (two n x m float64 arrays).
 
 RankRLS (the paper's objective, ``pair_weight="query"``)::
 
@@ -30,8 +30,8 @@ Centring is per query, so leaving a query out changes nothing in the others' cen
 Greedy forward selection (the paper's wrapper): S = {}; while |S| < k: add
 ``b = argmin_{i not in S} LQO(S + {i})`` (ties: lowest index); finally w = RankRLS(X_S).
 
-The fast algorithm (the paper's, derived in its kernel form; names as there, with X~ stored
-feature-major, n x m). With ``G = X~_S X~_S^T + lam I`` (m x m, never formed) it keeps::
+The fast algorithm (the paper's, derived in its kernel form; names as there, with the n x m
+arrays feature-major). With ``G = X~_S X~_S^T + lam I`` (m x m, never formed) it keeps::
 
     a = G^{-1} y~ (m,)            dual coefficients; w = X~_S^T a
     C = G^{-1} X~ (n x m)         for every feature
@@ -48,7 +48,9 @@ Sherman-Morrison, with ``c = 1/(1 + v.C_i)``, ``d = c C_i.y~`` and, per query,
 
 which costs O(m) per candidate, so O(m n) per round. After choosing b, with
 ``t = c X~_b^T C`` (n,): ``U_Q <- U_Q - U_{b,Q} t - gamma_Q U_{b,Q} (U_{b,Q}.(C_Q - C_{b,Q} t))``,
-``a <- a - d C_b``, ``C <- C - C_b t`` (again O(m n)). Both loops are compiled with numba and
+``a <- a - d C_b``, ``C <- C - C_b t`` (again O(m n)); the per-feature ``s_j = v_j.C_j`` and
+``C_j.y~`` follow as ``s_j - t_j^2 / c`` and ``C_j.y~ - t_j C_b.y~``, so X~ itself is not kept
+(a selected feature's X~ column is centred again from X when it is added). Both loops are compiled with numba and
 run over the candidate features in ``n_jobs`` threads.
 
 ``naive_greedy_path`` is the plain wrapper (for every round, candidate and held-out query:
@@ -79,19 +81,43 @@ DEFAULT_LAM_GRID = (2.0 ** -7, 2.0 ** 2, 2.0 ** 6, 2.0 ** 8)
 
 
 @njit(cache=True, parallel=True)
-def _candidate_errors(Xt, C, U, a, r, yt, ptr, cand, out):  # pragma: no cover - compiled
+def _centre_features(X, ptr, scale, features, out):  # pragma: no cover - compiled
+    """out[j] = X~ column features[j]: X[:, f] minus its query means, times ``scale`` (rows)."""
+    nq = ptr.shape[0] - 1
+    for jj in prange(features.shape[0]):
+        f = features[jj]
+        for q in range(nq):
+            lo = ptr[q]
+            hi = ptr[q + 1]
+            total = 0.0
+            for p in range(lo, hi):
+                total += X[p, f]
+            mean = total / (hi - lo)
+            for p in range(lo, hi):
+                out[jj, p] = (X[p, f] - mean) * scale[p]
+
+
+@njit(cache=True, parallel=True)
+def _row_dots(A, rows, v):  # pragma: no cover - compiled
+    """A[rows] @ v (len(rows),) without copying the rows."""
+    out = np.empty(rows.shape[0])
+    for jj in prange(rows.shape[0]):
+        i = rows[jj]
+        total = 0.0
+        for p in range(v.shape[0]):
+            total += A[i, p] * v[p]
+        out[jj] = total
+    return out
+
+
+@njit(cache=True, parallel=True)
+def _candidate_errors(C, U, a, r, s, cy, ptr, cand, out):  # pragma: no cover - compiled
     """out[j] = LQO error after adding feature cand[j] (module docstring), for every j."""
     nq = ptr.shape[0] - 1
-    m = Xt.shape[1]
     for jj in prange(cand.shape[0]):
         i = cand[jj]
-        s = 0.0
-        cy = 0.0
-        for p in range(m):
-            s += Xt[i, p] * C[i, p]
-            cy += C[i, p] * yt[p]
-        c = 1.0 / (1.0 + s)
-        d = c * cy
+        c = 1.0 / (1.0 + s[i])
+        d = c * cy[i]
         e = 0.0
         for q in range(nq):
             lo = ptr[q]
@@ -110,17 +136,11 @@ def _candidate_errors(Xt, C, U, a, r, yt, ptr, cand, out):  # pragma: no cover -
 
 
 @njit(cache=True)
-def _query_terms(Xt, C, U, a, r, yt, ptr, b):  # pragma: no cover - compiled
+def _query_terms(C, U, a, r, s_b, cy_b, ptr, b):  # pragma: no cover - compiled
     """Add feature b to the residuals r (in place); returns (c, d, cu (q,), gamma (q,))."""
     nq = ptr.shape[0] - 1
-    m = Xt.shape[1]
-    s = 0.0
-    cy = 0.0
-    for p in range(m):
-        s += Xt[b, p] * C[b, p]
-        cy += C[b, p] * yt[p]
-    c = 1.0 / (1.0 + s)
-    d = c * cy
+    c = 1.0 / (1.0 + s_b)
+    d = c * cy_b
     cu = np.empty(nq)
     gamma = np.empty(nq)
     for q in range(nq):
@@ -141,13 +161,13 @@ def _query_terms(Xt, C, U, a, r, yt, ptr, b):  # pragma: no cover - compiled
 
 
 @njit(cache=True, parallel=True)
-def _update_features(Xt, C, U, ptr, b, c, cu, gamma, rest):  # pragma: no cover - compiled
-    """Rank-one update of C and U for every feature in ``rest`` after adding feature b."""
+def _update_features(vb, C, U, s, cy, ptr, b, c, cu, gamma, rest):  # pragma: no cover - compiled
+    """Rank-one update of C, U, s and cy for every feature in ``rest`` after adding feature b."""
     nq = ptr.shape[0] - 1
-    m = Xt.shape[1]
+    m = vb.shape[0]
     Cb = C[b].copy()
     Ub = U[b].copy()
-    vb = Xt[b]
+    cy_b = cy[b]
     for jj in prange(rest.shape[0]):
         j = rest[jj]
         t = 0.0
@@ -165,20 +185,17 @@ def _update_features(Xt, C, U, ptr, b, c, cu, gamma, rest):  # pragma: no cover 
                 U[j, p] -= Ub[p] * (t + h)
         for p in range(m):
             C[j, p] -= Cb[p] * t
+        s[j] -= t * t / c     # v_j.C_b = v_b.C_j = t / c (G symmetric)
+        cy[j] -= t * cy_b
 
 
 # --------------------------------------------------------------------------------------------
 # helpers
 
-
-def _weighted_centred(X, y, query_ptr, pair_weight: str):
-    """(X~ (m, n), y~ (m,)) float64: query-centred rows, times sqrt(|Q|) for ``"pair"``."""
-    scale = np.sqrt(row_weights(query_ptr, pair_weight))
-    return query_center(X, query_ptr) * scale[:, None], query_center(y, query_ptr) * scale
-
-
 def _check_path_inputs(X, y, query_ptr, lam, k, pair_weight):
-    X = np.asarray(X, dtype=np.float64)
+    X = np.asarray(X)
+    if X.dtype.kind not in "biuf":
+        X = X.astype(np.float64)
     y = np.asarray(y, dtype=np.float64)
     query_ptr = np.asarray(query_ptr, dtype=np.int64)
     if X.ndim != 2 or y.shape != (X.shape[0],):
@@ -214,6 +231,7 @@ def greedy_path(X, y, query_ptr, lam: float = 1.0, k: int | None = None, *, pair
     Parameters
     ----------
     X : array-like, shape (m, n)
+        Any real dtype (float32 is read as is; each feature is centred in float64).
     y : array-like, shape (m,)
         Relevance labels.
     query_ptr : array-like of int, shape (q + 1,)
@@ -241,7 +259,10 @@ def greedy_path(X, y, query_ptr, lam: float = 1.0, k: int | None = None, *, pair
 
     Notes
     -----
-    Time O(k m n), memory O(m n).
+    Time O(k m n). Memory: two float64 n x m arrays (C and U) besides X (read in place); ``v.C_i`` and
+    ``C_i.y~`` are kept per feature and updated with C (``v_j.C_b = v_b.C_j`` by symmetry), so
+    X~ is never stored: a selected feature's row of U, no longer read, holds its X~ column for
+    the weights.
 
     References
     ----------
@@ -260,11 +281,13 @@ def greedy_path(X, y, query_ptr, lam: float = 1.0, k: int | None = None, *, pair
     """
     X, y, query_ptr, lam, k = _check_path_inputs(X, y, query_ptr, lam, k, pair_weight)
     m, n = X.shape
-    Xc, yt = _weighted_centred(X, y, query_ptr, pair_weight)
-    Xt = np.ascontiguousarray(Xc.T)           # n x m, X~ feature-major
-    del Xc
-    C = Xt / lam                              # G^{-1} X~ with G = lam I
-    U = Xt.copy()                             # (G^{-1})_QQ^{-1} C_Q
+    scale = np.sqrt(row_weights(query_ptr, pair_weight))
+    yt = query_center(y, query_ptr) * scale
+    U = np.empty((n, m))                      # (G^{-1})_QQ^{-1} C_Q; X~ (feature-major) at G = lam I
+    _centre_features(X, query_ptr, scale, np.arange(n), U)
+    C = U / lam                               # G^{-1} X~
+    s = np.einsum("ij,ij->i", U, C)           # v_i.C_i
+    cy = C @ yt                               # C_i.y~
     a = yt / lam
     r = yt.copy()                             # LQO residuals of the empty model
     alive = np.ones(n, dtype=bool)
@@ -277,7 +300,7 @@ def greedy_path(X, y, query_ptr, lam: float = 1.0, k: int | None = None, *, pair
         for step in range(k):
             cand = np.flatnonzero(alive).astype(np.int64)
             out = np.empty(len(cand))
-            _candidate_errors(Xt, C, U, a, r, yt, query_ptr, cand, out)
+            _candidate_errors(C, U, a, r, s, cy, query_ptr, cand, out)
             j = int(np.argmin(out))            # first minimum = lowest feature index
             b = int(cand[j])
             order[step] = b
@@ -285,14 +308,18 @@ def greedy_path(X, y, query_ptr, lam: float = 1.0, k: int | None = None, *, pair
             if cand_err is not None:
                 cand_err[step, cand] = out
             alive[b] = False
-            c, d, cu, gamma = _query_terms(Xt, C, U, a, r, yt, query_ptr, b)
+            c, d, cu, gamma = _query_terms(C, U, a, r, s[b], cy[b], query_ptr, b)
             rest = np.flatnonzero(alive).astype(np.int64)
+            vb = np.empty((1, m))
+            _centre_features(X, query_ptr, scale, np.array([b]), vb)
+            vb = vb[0]
             Cb = C[b].copy()
             if step + 1 < k and len(rest):
-                _update_features(Xt, C, U, query_ptr, b, c, cu, gamma, rest)
+                _update_features(vb, C, U, s, cy, query_ptr, b, c, cu, gamma, rest)
             a -= d * Cb
+            U[b] = vb                          # row b is no longer read: it keeps X~_b
             if return_details:
-                coefs.append(Xt[order[:step + 1]] @ a)
+                coefs.append(_row_dots(U, order[:step + 1], a))   # w = X~_S^T a
     finally:
         numba.set_num_threads(previous)
     if return_details:
