@@ -37,6 +37,7 @@ def test_default_config_is_valid_and_gets_defaults(config, registry):
 #: configs that are overlays, with the configs they go on top of (in --configfile order)
 OVERLAYS = {"leaderboard_full.yaml": ("leaderboard.yaml",),
             "full_fold.yaml": ("leaderboard.yaml", "leaderboard_full.yaml"),
+            "full_fold_0.05.yaml": ("leaderboard.yaml", "leaderboard_full.yaml"),
             "gpu.yaml": ("leaderboard.yaml", "leaderboard_full.yaml")}
 
 

@@ -67,8 +67,24 @@ def test_costs_merge_and_markdown(bench, tmp_path, capsys):
 def test_the_committed_calibration_is_the_docs_table(bench):
     """docs/full_size.md shows the full fold's rows of the calibration file as this script prints them."""
     from ltrfs.pipeline.resources import COSTS_FILE
-    rows = [r for r in bench.read(COSTS_FILE) if r["dataset"] == "MSLR-WEB30K-standin"]
-    assert bench.markdown(rows) in (REPO / "docs/full_size.md").read_text()
+    rows = bench.read(COSTS_FILE)
+    page = (REPO / "docs/full_size.md").read_text()
+    assert bench.markdown([r for r in rows if r["dataset"] == "MSLR-WEB30K-standin"]) in page
+    within, short, total = bench.check_counts(rows, "MSLR-WEB30K-standin")
+    assert f"**{within} of {total} full-size jobs come within 1.5x** and {short} more are under 40 CPU-seconds" in page
+
+
+def test_refresh_page_rewrites_the_table_and_the_count(bench, tmp_path):
+    from ltrfs.pipeline.resources import COSTS_FILE
+    rows = bench.read(COSTS_FILE)
+    page = tmp_path / "page.md"
+    page.write_text("Intro.\n\n" + bench.markdown(rows[:2]) + "\n\nAfter: **1 of 2 full-size jobs come within 1.5x** here.\n")
+    bench.refresh_page(page, rows, "MSLR-WEB30K-standin")
+    text = page.read_text()
+    full = bench.markdown([r for r in rows if r["dataset"] == "MSLR-WEB30K-standin"])
+    within, short, total = bench.check_counts(rows, "MSLR-WEB30K-standin")
+    assert text == (f"Intro.\n\n{full}\n\nAfter: **{within} of {total} full-size jobs come within 1.5x** and {short} "
+                    "more are under 40 CPU-seconds here.\n")
 
 
 def test_a_folder_without_benchmarks_is_one_line(bench, tmp_path, capsys):
@@ -89,5 +105,7 @@ def test_check_predicts_one_dataset_from_the_others(bench):
     text = bench.check(rows, "L")
     assert "| select | `gas_e` | 201 | 201 (1.00x) | 2.1 | 2.1 (1.00x) |" in text
     assert "| select | `waf` | 603 | 201 (0.33x) |" in text
-    assert text.endswith("1 of 2 jobs of L predicted within 1.5x (CPU time and memory) by the lines of the other "
-                         "datasets' jobs")
+    assert "1 of 2 jobs of L predicted within 1.5x (CPU time and memory) by the lines of the other datasets' jobs; 0 more" in text
+    # a job of a few seconds predicted at a third of them still fits the one-minute request
+    rows += [row("S", 100, 1.0, 200.0, "chi"), row("M", 1000, 2.0, 1100.0, "chi"), row("L", 2000, 9.0, 2100.0, "chi")]
+    assert bench.check_counts(rows, "L") == (1, 1, 3)

@@ -3,16 +3,19 @@
 The jobs that grow with the data (download, prepare, score, select, train) ask by **cost
 lines calibrated on measured jobs**: ``job_costs.csv`` beside this module holds each kind of
 job's CPU-seconds and peak memory measured at two sizes or more (the leaderboard's
-``MSLR-WEB30K-standin-0.005`` and a full ``MSLR-WEB30K-standin`` fold; ``bench/full_fold_jobs.py``
-writes it from the runs' ``benchmarks/`` and their files). A kind's line through its smallest
-and largest measured size, raised until no measurement lies above it (``CostLine.fit``), on
-data of the job's number of features where it was measured on such data, gives
+``MSLR-WEB30K-standin-0.005``, ``MSLR-WEB30K-standin-0.05`` and a full ``MSLR-WEB30K-standin``
+fold; ``bench/full_fold_jobs.py`` writes it from the runs' ``benchmarks/`` and their files). A
+kind's line through its smallest and largest measured size, raised until no measurement lies
+above it (``CostLine.fit``), on data of the job's number of features where it was measured on
+such data, gives
 
 * memory ``1.5 x (m0 + m1 * held)`` MB, ``held`` what the job loads (cells of its input
-  matrices, or bytes of text);
+  matrices, or bytes of text), with ``m1`` at least the 4 bytes of a loaded float32 cell
+  (``HELD_MB``);
 * run time ``1.5 x (t0 + t1 * work) / 60`` minutes rounded up (at least 1), ``work`` what it
-  computes over (the cells it fits on, after a method's ``sample_queries``; for a train job the
-  rows times the sum of its k), CPU-seconds taken as wall seconds (no credit for a job's threads);
+  computes over (the cells it fits on, after a method's ``sample_queries`` or ``sample_size``;
+  for a train job the rows times the sum of its k), CPU-seconds taken as wall seconds (no
+  credit for a job's threads);
 
 both times the attempt number (``profiles/slurm`` retries once, with twice as much). A kind
 measured on other feature counts only takes its line through all its jobs, and a kind with no
@@ -34,13 +37,16 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["scaled", "input_mb", "CostLine", "cost_lines", "fit_lines", "predict", "request", "npz_shape", "COSTS_FILE",
-           "MEMORY_MARGIN", "TIME_MARGIN"]
+           "MEMORY_MARGIN", "TIME_MARGIN", "HELD_MB"]
 
 #: the measurements the cost lines are fitted on (``bench/full_fold_jobs.py --costs``)
 COSTS_FILE = Path(__file__).with_name("job_costs.csv")
 #: a request is this many times the line's prediction (the line lies on or above every measurement)
 MEMORY_MARGIN = 1.5
 TIME_MARGIN = 1.5
+#: the least memory a job of a rule holds per unit of its ``held`` size, MB: the rules sized in
+#: cells load them as float32 (download and prepare, sized in text MB, have no such floor)
+HELD_MB = {rule: 4 / 2**20 for rule in ("score", "select", "train")}
 
 
 def scaled(base: float, per_mb: float, size=None):
@@ -78,14 +84,18 @@ class CostLine:
     m1: float
 
     @classmethod
-    def fit(cls, points) -> "CostLine":
-        """The line through the smallest and the largest measured size, raised until no
-        measurement lies above it; flat through a single size (slope from the origin).
+    def fit(cls, points, held_mb: float = 0.0) -> "CostLine":
+        """The line from the smallest to the largest measured size (``_upper_line``), raised
+        until no measurement lies above it; through a single size, from the origin.
 
         Parameters
         ----------
         points : iterable of (held, work, cpu_s, peak_mb)
             Measured jobs of one kind, at one size or more.
+        held_mb : float, default 0
+            The least memory slope, MB per unit of ``held``: what a job must hold of its input
+            (a float32 cell is 4 bytes), so that sizes where the libraries' own memory hides the
+            data's do not give a slope below it.
 
         Returns
         -------
@@ -98,7 +108,7 @@ class CostLine:
         """
         pts = np.asarray(list(points), dtype=np.float64).reshape(-1, 4)
         t0, t1 = _upper_line(pts[:, 1], pts[:, 2])
-        m0, m1 = _upper_line(pts[:, 0], pts[:, 3])
+        m0, m1 = _upper_line(pts[:, 0], pts[:, 3], held_mb)
         return cls(t0, t1, m0, m1)
 
     def seconds(self, work: float) -> float:
@@ -115,16 +125,18 @@ class CostLine:
                                                      (other.t0, other.t1, other.m0, other.m1))))
 
 
-def _upper_line(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """(intercept, slope >= 0) of the line through the points of least and largest x, raised so
-    that every point lies on or below it; with one x, a line from the origin through its largest y."""
-    lo, hi = np.argmin(x), np.argmax(x)
-    if x[hi] <= x[lo]:
-        return 0.0, float(np.max(y) / x[hi]) if x[hi] > 0 else 0.0
-    slope = max(0.0, float((y[hi] - y[lo]) / (x[hi] - x[lo])))
+def _upper_line(x: np.ndarray, y: np.ndarray, min_slope: float = 0.0) -> tuple[float, float]:
+    """(intercept, slope >= min_slope) of the line from the least y at the least x to the largest
+    y at the largest x (the steepest growth between the two sizes, whichever jobs were measured
+    at each), raised so that every point lies on or below it; with one x, a line from the origin
+    through its largest y."""
+    lo, hi = float(np.min(x)), float(np.max(x))
+    if hi <= lo:
+        return 0.0, max(min_slope, float(np.max(y) / hi)) if hi > 0 else 0.0
+    slope = max(min_slope, float((np.max(y[x == hi]) - np.min(y[x == lo])) / (hi - lo)))
     intercept = float(np.max(y - slope * x))
     if intercept < 0:  # grows faster than linearly: from the origin, above every point
-        return 0.0, float(np.max(y / np.where(x > 0, x, np.inf)))
+        return 0.0, max(min_slope, float(np.max(y / np.where(x > 0, x, np.inf))))
     return intercept, slope
 
 
@@ -156,7 +168,7 @@ def fit_lines(rows) -> dict:
         point = tuple(float(row[c]) for c in ("held", "work", "cpu_s", "peak_mb"))
         for key in ((row["rule"], row["name"], int(float(row["features"]))), (row["rule"], row["name"], None)):
             points.setdefault(key, []).append(point)
-    lines = {key: CostLine.fit(p) for key, p in points.items()
+    lines = {key: CostLine.fit(p, HELD_MB.get(key[0], 0.0)) for key, p in points.items()
              if key[2] is None or len({held for held, *_ in p}) > 1}
     for (rule, kind, features), line in list(lines.items()):
         if features is None:
