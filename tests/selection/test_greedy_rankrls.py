@@ -326,3 +326,16 @@ def test_near_collinear_features_small_lambda_equal_naive():
     order_n, err_n = naive_greedy_path(X, y, ptr, 2.0 ** -7)
     np.testing.assert_array_equal(order, order_n)
     np.testing.assert_allclose(err, err_n, rtol=1e-7)
+
+
+def test_selector_on_float32_splits_equals_their_float64_values():
+    """The workflow's float32 train and vali (vali kept in X's dtype, not copied to float64)
+    choose what their float64 values choose."""
+    train = planted(n_queries=25, d=6, informative=(1, 4), seed=12)
+    vali = planted(n_queries=10, d=6, informative=(1, 4), seed=13)
+    X, Xv = train.X.astype(np.float32), vali.X.astype(np.float32)
+    a = GreedyRankRLS().fit(X, train.y, train.qid, Xv, vali.y, vali.qid)
+    b = GreedyRankRLS().fit(X.astype(np.float64), train.y, train.qid, Xv.astype(np.float64), vali.y, vali.qid)
+    np.testing.assert_array_equal(a.ranking_, b.ranking_)
+    assert a.chosen_ == b.chosen_
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-12)

@@ -338,3 +338,25 @@ def test_svm_rfe_single_class_parts_are_one_line_errors():
 def test_svm_rfe_new_parameters_raise_one_line(params, message):
     with pytest.raises(ValueError, match=message):
         SVMRFE(**params).validate_params()
+
+
+# ----------------------------------------------------------------------------- the row sample
+
+
+def test_prepare_rows_widens_the_sample_only():
+    """A float32 X is sampled before its float64 copy (Lei & Han's 10,000 rows of a 2-million-row
+    fold: not a float64 copy of the fold), and the rows are those of the copy-first order."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200_000, 20)).astype(np.float32)
+    y = rng.integers(0, 3, len(X))
+    ptr = np.arange(0, len(X) + 1, 50)
+    tracemalloc.start()
+    Xs, ys, gs = st.prepare_rows(X, y, ptr, 1000, 3)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 0.5 * X.nbytes, peak / X.nbytes  # the finiteness mask (a quarter), not 2 x X
+    rows = st.subsample_rows(len(y), 1000, 3)
+    assert Xs.dtype == np.float64 and np.array_equal(Xs, X.astype(np.float64)[rows])
+    assert np.array_equal(ys, y[rows]) and np.array_equal(gs, rows // 50)

@@ -526,7 +526,8 @@ class GreedyRankRLS(Selector):
         k = d if self.k is None else int(self.k)
         if k > d:
             raise ValueError(f"{self.name}: k={k} exceeds the number of features ({d})")
-        vali = check_validation_split(d, X_val, y_val, qid_val)
+        # vali in X's dtype (float32 from the workflow): a float64 copy is 0.8 GB at full MSLR size
+        vali = check_validation_split(d, X_val, y_val, qid_val, dtype=X.dtype)
         has_vali = vali is not None
         if self.lam is None and not has_vali:
             raise NeedsValidation(f"{self.name}: lam=None chooses lambda on validation data, but none was given; "

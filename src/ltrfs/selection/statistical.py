@@ -89,7 +89,9 @@ def prepare_rows(X, y, query_ptr, sample_size, random_state):
     ValueError
         For NaN or infinite features.
     """
-    X = np.asarray(X, dtype=np.float64)
+    X = np.asarray(X)
+    if X.dtype.kind not in "fiub":
+        X = X.astype(np.float64)
     if not np.all(np.isfinite(X)):
         bad = np.argwhere(~np.isfinite(X))[0]
         raise ValueError(f"X holds NaN or inf (row {bad[0]}, feature id {bad[1] + 1}); "
@@ -97,9 +99,9 @@ def prepare_rows(X, y, query_ptr, sample_size, random_state):
     y = np.asarray(y).astype(np.int64)
     group = np.repeat(np.arange(len(query_ptr) - 1), np.diff(query_ptr))
     rows = subsample_rows(len(y), sample_size, random_state)
-    if rows is not None:
+    if rows is not None:  # sampled before the float64 copy: 10,000 rows, not every row, are widened
         X, y, group = X[rows], y[rows], group[rows]
-    return X, y, group
+    return np.asarray(X, dtype=np.float64), y, group
 
 
 def binarise(y: np.ndarray, relevant_min: int) -> np.ndarray:
