@@ -199,6 +199,24 @@ def check_counts(rows: list[dict], dataset: str) -> tuple[int, int, int]:
     return within, short, len(found)
 
 
+def short_requests(rows: list[dict], dataset: str) -> list[tuple[str, bool]]:
+    """``dataset``'s jobs whose request from the other datasets' lines (``request``: 1.5 times the
+    line, whole minutes) is below what they used, in run time or memory, each with whether the
+    retry (twice the request) would have held them."""
+    from ltrfs.pipeline.resources import fit_lines, request
+
+    sized = [r for r in rows if r.get("held") not in (None, "")]
+    lines = fit_lines(r for r in sized if r["dataset"] != dataset)
+    short = []
+    for r in (r for r in sized if r["dataset"] == dataset):
+        size = (r["rule"], r["name"], float(r["held"]), float(r["work"]), int(r["features"]))
+        holds = [mem >= float(r["peak_mb"]) and 60 * minutes >= float(r["cpu_s"])
+                 for mem, minutes, _ in (request(*size, attempt=a, lines=lines) for a in (1, 2))]
+        if not holds[0]:
+            short.append((r["job"].split("/")[-1], holds[1]))
+    return short
+
+
 def check(rows: list[dict], dataset: str) -> str:
     """How well the cost lines of every other dataset's jobs predict ``dataset``'s: a Markdown
     table of each job's measured and predicted CPU-seconds and peak memory with their ratios,
@@ -213,6 +231,9 @@ def check(rows: list[dict], dataset: str) -> str:
     out.append(f"\n{within} of {total} jobs of {dataset} predicted within 1.5x (CPU time and memory) by the lines "
                f"of the other datasets' jobs; {short} more under {SHORT_S} CPU-seconds both measured and predicted "
                "(the smallest run-time request, one minute, holds them) with memory within 1.5x")
+    short = short_requests(rows, dataset)
+    out.append(f"requests from those lines short of what the job used: {len(short)} "
+               f"({', '.join(f'{name}{{}}'.format('' if retry else ' (and its retry)') for name, retry in short)})")
     return "\n".join(out)
 
 
@@ -235,6 +256,7 @@ def refresh_page(page: Path, rows: list[dict], dataset: str) -> None:
     text = re.sub(r"\*\*\d+ of \d+ full-size jobs come within 1\.5x\*\*( and \d+ more are under \d+ CPU-seconds)?",
                   f"**{within} of {total} full-size jobs come within 1.5x** and {short} more are under {SHORT_S} "
                   "CPU-seconds", text)
+    text = re.sub(r"\*\*\d+ full-size jobs?\*\*", f"**{len(short_requests(rows, dataset))} full-size jobs**", text)
     page.write_text(text)
 
 

@@ -72,6 +72,9 @@ def test_the_committed_calibration_is_the_docs_table(bench):
     assert bench.markdown([r for r in rows if r["dataset"] == "MSLR-WEB30K-standin"]) in page
     within, short, total = bench.check_counts(rows, "MSLR-WEB30K-standin")
     assert f"**{within} of {total} full-size jobs come within 1.5x** and {short} more are under 40 CPU-seconds" in page
+    short_jobs = bench.short_requests(rows, "MSLR-WEB30K-standin")
+    said = " ".join(page.split()).split(f"**{len(short_jobs)} full-size jobs**")[1].split(")")[0]
+    assert all(f"`{name}`" in said for name, _ in short_jobs)
 
 
 def test_refresh_page_rewrites_the_table_and_the_count(bench, tmp_path):
@@ -106,6 +109,9 @@ def test_check_predicts_one_dataset_from_the_others(bench):
     assert "| select | `gas_e` | 201 | 201 (1.00x) | 2.1 | 2.1 (1.00x) |" in text
     assert "| select | `waf` | 603 | 201 (0.33x) |" in text
     assert "1 of 2 jobs of L predicted within 1.5x (CPU time and memory) by the lines of the other datasets' jobs; 0 more" in text
+    # waf's request from the line (1.5 x 201 s: 6 minutes) is short of its 603 s; the retry's 12 are not
+    assert bench.short_requests(rows, "L") == [("waf", True)]
+    assert text.endswith("requests from those lines short of what the job used: 1 (waf)")
     # a job of a few seconds predicted at a third of them still fits the one-minute request
     rows += [row("S", 100, 1.0, 200.0, "chi"), row("M", 1000, 2.0, 1100.0, "chi"), row("L", 2000, 9.0, 2100.0, "chi")]
     assert bench.check_counts(rows, "L") == (1, 1, 3)

@@ -186,3 +186,25 @@ def test_the_committed_calibration_asks_within_2x_of_every_full_size_job():
         assert peak <= mem <= 2 * peak, (r["job"], mem, peak)
         most = dearest[(r["rule"], r["name"], r["work"])] if r["rule"] == "train" else cpu
         assert cpu <= 60 * minutes <= max(2 * most, 60 * math.ceil(1.5 * most / 60)), (r["job"], minutes, cpu)
+
+
+def test_the_docs_quote_the_dry_runs(tmp_path, monkeypatch):
+    """The CPU-hours docs/full_size.md, cluster.md and leaderboard.md give for one full fold and
+    the whole full board are what the dry run prints from the committed calibration."""
+    monkeypatch.chdir(tmp_path)
+
+    def hours(*files):
+        text = plan_of(*files).requests.summary()
+        cpu = float(text.split(" CPU-hours predicted")[0].rsplit(" ", 1)[1].replace(",", ""))
+        core = float(text.split(" core-hours requested")[0].rsplit(" ", 1)[1].replace(",", ""))
+        return cpu, core
+
+    fold, _ = hours("config.yaml", "leaderboard.yaml", "leaderboard_full.yaml", "full_fold.yaml")
+    board, core = hours("config.yaml", "leaderboard.yaml", "leaderboard_full.yaml")
+    docs = REPO / "docs"
+    assert f"**{fold:.1f} CPU-hours**" in " ".join((docs / "full_size.md").read_text().split())
+    cluster = " ".join((docs / "cluster.md").read_text().split())
+    assert f"predicts **{fold:.1f} CPU-hours**" in cluster
+    assert f"**{board:.0f} CPU-hours** and {core:.0f} requested core-hours" in cluster
+    assert f"one fold now predicts {fold:.1f} CPU-hours, the whole full board {board:.0f}" in \
+        " ".join((docs / "leaderboard.md").read_text().split())
