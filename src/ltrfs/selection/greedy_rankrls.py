@@ -547,8 +547,9 @@ class GreedyRankRLS(Selector):
                      "coef": [w.tolist() for w in extra["coefs"]]}
             if has_vali:
                 curves = {name: [] for name in metric_names}
+                path_columns = X_val[:, order].astype(np.float64)  # once, not a copy per t
                 for t in range(1, k + 1):  # ties: the earlier lambda, then the smaller t
-                    scores = X_val[:, order[:t]] @ extra["coefs"][t - 1]
+                    scores = path_columns[:, :t] @ extra["coefs"][t - 1]
                     curves[self.metric].append(choice.offer((lam, t), scores))
                     for name in metric_names[1:]:
                         curves[name].append(float(metrics.metric_per_query(
