@@ -173,15 +173,25 @@ def markdown(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
-def predictions(rows: list[dict], dataset: str) -> list[tuple[dict, float, float]]:
-    """(row, predicted CPU-seconds, predicted peak MB) for each sized job of ``dataset``, from the
-    lines fitted on every other dataset's jobs (``ltrfs.pipeline.resources.fit_lines``, ``predict``)."""
-    from ltrfs.pipeline.resources import fit_lines, predict
+def held_out(rows: list[dict], dataset: str):
+    """(lines, jobs): the cost lines fitted on every other dataset's sized jobs
+    (``ltrfs.pipeline.resources.fit_lines``) and ``dataset``'s sized jobs, each as (row, its
+    ``request`` arguments: rule, kind, held, work, features)."""
+    from ltrfs.pipeline.resources import fit_lines
 
     sized = [r for r in rows if r.get("held") not in (None, "")]
     lines = fit_lines(r for r in sized if r["dataset"] != dataset)
-    return [(r, *predict(r["rule"], r["name"], float(r["held"]), float(r["work"]), int(r["features"]), lines))
-            for r in sized if r["dataset"] == dataset]
+    return lines, [(r, (r["rule"], r["name"], float(r["held"]), float(r["work"]), int(r["features"])))
+                   for r in sized if r["dataset"] == dataset]
+
+
+def predictions(rows: list[dict], dataset: str) -> list[tuple[dict, float, float]]:
+    """(row, predicted CPU-seconds, predicted peak MB) for each sized job of ``dataset``, from the
+    lines of every other dataset's jobs (``held_out``, ``ltrfs.pipeline.resources.predict``)."""
+    from ltrfs.pipeline.resources import predict
+
+    lines, jobs = held_out(rows, dataset)
+    return [(r, *predict(*size, lines)) for r, size in jobs]
 
 
 def check_counts(rows: list[dict], dataset: str) -> tuple[int, int, int]:
@@ -203,13 +213,11 @@ def short_requests(rows: list[dict], dataset: str) -> list[tuple[str, bool]]:
     """``dataset``'s jobs whose request from the other datasets' lines (``request``: 1.5 times the
     line, whole minutes) is below what they used, in run time or memory, each with whether the
     retry (twice the request) would have held them."""
-    from ltrfs.pipeline.resources import fit_lines, request
+    from ltrfs.pipeline.resources import request
 
-    sized = [r for r in rows if r.get("held") not in (None, "")]
-    lines = fit_lines(r for r in sized if r["dataset"] != dataset)
+    lines, jobs = held_out(rows, dataset)
     short = []
-    for r in (r for r in sized if r["dataset"] == dataset):
-        size = (r["rule"], r["name"], float(r["held"]), float(r["work"]), int(r["features"]))
+    for r, size in jobs:
         holds = [mem >= float(r["peak_mb"]) and 60 * minutes >= float(r["cpu_s"])
                  for mem, minutes, _ in (request(*size, attempt=a, lines=lines) for a in (1, 2))]
         if not holds[0]:
