@@ -3,12 +3,14 @@ from ../shared/data when it is there."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from ltrfs.neural import INSTALL_HINT, NEURAL_METHODS, torch_available
 from ltrfs.ranking_data import RankingData
 
 REPO = Path(__file__).resolve().parents[1]
@@ -16,10 +18,32 @@ SHARED_DATA = REPO.parent / "shared" / "data"
 MQ2008_ZIP = SHARED_DATA / "MQ2008.zip"
 
 
+#: set by .ci/run: a test of the neural extra fails, not skips, when PyTorch is missing
+REQUIRE_EXTRAS = os.environ.get("LTRFS_REQUIRE_EXTRAS") == "1"
+
+
+def _needs_torch(item) -> bool:
+    """A test marked ``neural``, or one parametrised with a method of ``ltrfs.neural.NEURAL_METHODS``
+    (its name, or a string ending in it after a space or a dot)."""
+    if item.get_closest_marker("neural") is not None:
+        return True
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    # a method's name ("mlp"), an id naming it ("ranker mlp") or its module ("ltrfs.rankers.mlp")
+    return any(isinstance(v, str) and v.replace(" ", ".").rsplit(".", 1)[-1] in NEURAL_METHODS
+               for v in params.values())
+
+
 def pytest_collection_modifyitems(config, items):
-    """The SLURM test runs last: once it has installed SLURM's client tools, every later
-    Snakemake start would wait 10 s for a controller that is down again (the SLURM executor
-    plugin asks ``scontrol show config`` when it loads, to word its help text)."""
+    """The tests of the neural extra skip, with the way to install it, where PyTorch is missing
+    (unless LTRFS_REQUIRE_EXTRAS=1, as in CI: then they run and fail). The SLURM test runs last:
+    once it has installed SLURM's client tools, every later Snakemake start would wait 10 s for a
+    controller that is down again (the SLURM executor plugin asks ``scontrol show config`` when
+    it loads, to word its help text)."""
+    if not torch_available() and not REQUIRE_EXTRAS:
+        skip = pytest.mark.skip(reason=f"PyTorch is not installed: {INSTALL_HINT}")
+        for item in items:
+            if _needs_torch(item):
+                item.add_marker(skip)
     items.sort(key=lambda item: item.get_closest_marker("slurm") is not None)
 
 

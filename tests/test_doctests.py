@@ -24,7 +24,7 @@ EXTRA_MODULES = ("ltrfs.docstrings", "ltrfs.examples", "ltrfs.metrics", "ltrfs.s
                  "ltrfs.scoring.pairwise", "ltrfs.scoring.kendall", "ltrfs.scoring.divergence",
                  "ltrfs.scoring.single_feature", "ltrfs.scoring.spearman", "ltrfs.sklearn", "ltrfs.tuning",
                  "ltrfs.params", "ltrfs.pipeline.select", "ltrfs.ranking_data", "ltrfs.names", "ltrfs.yaml_numbers", "ltrfs.results.figures.style",
-                 "ltrfs.results.tables", "ltrfs.results.significance", "ltrfs.results.leaderboard", "ltrfs.results.paper_layout")
+                 "ltrfs.neural.masks", "ltrfs.neural.selector", "ltrfs.results.tables", "ltrfs.results.significance", "ltrfs.results.leaderboard", "ltrfs.results.paper_layout")
 MODULES = sorted({cls.__module__ for cls in ESTIMATORS.values()} | set(EXTRA_MODULES))
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 

@@ -26,22 +26,32 @@ def _pins(lines) -> dict:
     return out
 
 
-def _lock() -> dict:
-    text = (REPO / "envs/requirements.lock").read_text().replace("\\\n", " ")
+def _lock(name: str = "requirements.lock") -> dict:
+    text = (REPO / "envs" / name).read_text().replace("\\\n", " ")
     return _pins(text.splitlines())
+
+
+#: the extra pinned in a lock of its own (on top of requirements.lock), not in requirements.lock
+EXTRA_LOCKS = {"neural": "neural.lock"}
 
 
 def test_the_lock_pins_every_dependency_within_its_specifier_with_hashes():
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    wanted = [Requirement(r) for r in project["dependencies"]]
-    wanted += [Requirement(r) for extra in project["optional-dependencies"].values() for r in extra]
-    lock = _lock()
-    assert len(lock) > len(wanted)  # the dependencies' own dependencies too
-    for req in wanted:
+    wanted = [(Requirement(r), "requirements.lock") for r in project["dependencies"]]
+    wanted += [(Requirement(r), EXTRA_LOCKS.get(extra, "requirements.lock"))
+               for extra, reqs in project["optional-dependencies"].items() for r in reqs]
+    locks = {name: _lock(name) for name in {"requirements.lock", *EXTRA_LOCKS.values()}}
+    assert len(locks["requirements.lock"]) > len(wanted)  # the dependencies' own dependencies too
+    for req, where in wanted:
         name = canonicalize_name(req.name)
-        assert name in lock, f"{req.name} is not in envs/requirements.lock: run envs/update-lock.sh"
-        assert req.specifier.contains(lock[name][0], prereleases=True), (req, lock[name][0])
-    assert all(n_hashes >= 1 for _, n_hashes in lock.values())
+        assert name in locks[where], f"{req.name} is not in envs/{where}: run envs/update-lock.sh"
+        assert req.specifier.contains(locks[where][name][0], prereleases=True), (req, locks[where][name][0])
+    for lock in locks.values():
+        assert all(n_hashes >= 1 for _, n_hashes in lock.values())
+    # installed together: no package pinned twice, and torch's own requirements all pinned somewhere
+    assert not set(locks["neural.lock"]) & set(locks["requirements.lock"])
+    pinned = set(locks["neural.lock"]) | set(locks["requirements.lock"])
+    assert {"filelock", "typing-extensions", "setuptools", "sympy", "networkx", "jinja2", "fsspec", "mpmath"} <= pinned
 
 
 def test_the_conda_environment_pins_the_same_versions_and_stays_small():

@@ -23,7 +23,7 @@ from ltrfs.state import BASE64_FROM, TreeEnsemble, decode, encode
 FAST = {"lambdamart": {"n_estimators": 8}, "mart": {"n_estimators": 8}, "random_forest": {"n_estimators": 12},
         "ranknet": {"epochs": 3}, "listnet": {"max_iter": 20}, "coord_ascent": {"n_restarts": 1},
         "rankboost": {"n_rounds": 15}, "adarank_ndcg": {"n_rounds": 10}, "adarank_map": {"n_rounds": 10},
-        "fsmrank": {"max_iter": 50}}
+        "fsmrank": {"max_iter": 50}, "mlp": {"hidden": [8], "epochs": 3}}
 
 
 @pytest.fixture(scope="module")

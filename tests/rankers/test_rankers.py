@@ -376,7 +376,7 @@ def test_pickle_round_trip_and_clone(synthetic_split, name, params):
 
 ISSUE_NAMES = {"ranksvm", "ranksvm_primal", "rankboost", "ranknet", "lambdamart", "mart", "coord_ascent",
                "adarank_ndcg", "adarank_map", "listnet", "random_forest", "rankrls", "linear_regression",
-               "logistic", "fsmrank", "svmmap", "fenchelrank", "sparse_ranksvm"}
+               "logistic", "fsmrank", "svmmap", "fenchelrank", "sparse_ranksvm", "mlp"}
 
 
 def test_registry_and_make_ranker_messages():

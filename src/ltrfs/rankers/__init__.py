@@ -27,6 +27,7 @@ name                   model                                                    
 ``svmmap``             linear structural SVM, 1 - AP loss (SVM-map), 1-slack       svmmap
 ``fenchelrank``        linear, pairwise squared hinge in an l1 ball                  fenchelrank
 ``sparse_ranksvm``     linear, pairwise squared hinge + l1/log/MCP/lp penalty       sparse_ranksvm
+``mlp``                MLP, listwise/pairwise/pointwise loss (PyTorch extra)        mlp
 =====================  ==========================================================  ==============
 """
 from __future__ import annotations
@@ -55,6 +56,7 @@ RANKERS = LazyRegistry({
     "svmmap": "ltrfs.rankers.svmmap:SVMMAP",
     "fenchelrank": "ltrfs.rankers.fenchelrank:FenchelRank",
     "sparse_ranksvm": "ltrfs.rankers.sparse_ranksvm:SparseRankSVM",
+    "mlp": "ltrfs.rankers.mlp:MLPRanker",
 })
 
 

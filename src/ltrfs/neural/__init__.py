@@ -1,0 +1,24 @@
+"""The neural methods' shared parts: ranking losses on a flat list of queries (NumPy; no PyTorch
+needed), the feed-forward scorer and its training loop (PyTorch, the optional extra
+``pip install -e ".[neural]"``; docs/neural.md).
+
+PyTorch is imported only when a neural method is fitted (``ltrfs.neural.network.import_torch``):
+the base install imports and lists every method without it, and a fitted model is read and
+scores with NumPy alone.
+"""
+from __future__ import annotations
+
+import importlib.util
+
+__all__ = ["NEURAL_METHODS", "torch_available", "INSTALL_HINT"]
+
+#: the rankers and selectors that need PyTorch (configs and tests ask here without importing them)
+NEURAL_METHODS = frozenset({"mlp", "g_l2x", "l2x", "invase", "concrete_autoencoder"})
+
+#: how to get the extra (one line, for notices and errors)
+INSTALL_HINT = 'pip install -e ".[neural]" (docs/neural.md: the CPU build of PyTorch)'
+
+
+def torch_available() -> bool:
+    """Whether PyTorch can be imported (looked up, not imported: cheap)."""
+    return importlib.util.find_spec("torch") is not None

@@ -1,0 +1,141 @@
+"""The feed-forward scorer of the neural methods: built in PyTorch for training, kept and applied
+as NumPy arrays (a model file needs no PyTorch to score).
+
+``s(x) = w' g(... g(W_1' z + b_1) ...) + b`` with ``z = (x - mean) / scale`` (the training rows'
+standardisation, kept in the model), ``g`` tanh or relu, ``hidden`` units per layer (three hidden
+layers of 256 and the output layer: the four linear layers of Lyu et al.'s ranker, ECIR 2024).
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import numpy as np
+
+from ltrfs.neural import INSTALL_HINT
+
+__all__ = ["ACTIVATIONS", "import_torch", "torch_session", "build_mlp", "linear_layers", "layer_arrays", "forward"]
+
+#: the hidden layers' activation: name -> NumPy function (PyTorch's module of the same name trains)
+ACTIVATIONS = {"tanh": np.tanh, "relu": lambda h: np.maximum(h, 0.0)}
+
+
+def import_torch(what: str):
+    """The ``torch`` module, or a one-line ValueError naming ``what`` needs it and how to install it."""
+    try:
+        import torch  # optional dependency (ltrfs[neural]); heavy: imported on use
+    except ImportError:
+        raise ValueError(f"{what} needs PyTorch: {INSTALL_HINT}") from None
+    return torch
+
+
+@contextmanager
+def torch_session(what: str, seed: int, threads: int):
+    """PyTorch seeded, on ``threads`` threads and with deterministic kernels, for one fit.
+
+    The global random state and thread count are restored afterwards (``torch.random.fork_rng``),
+    so a fit changes nothing outside itself.
+
+    Parameters
+    ----------
+    what : str
+        The method, named in the error when PyTorch is missing.
+    seed : int
+        PyTorch's seed inside the session.
+    threads : int >= 1
+        PyTorch's threads inside the session.
+
+    Yields
+    ------
+    module
+        ``torch``.
+    """
+    torch = import_torch(what)
+    threads_before = torch.get_num_threads()
+    deterministic_before = torch.are_deterministic_algorithms_enabled()
+    torch.set_num_threads(int(threads))
+    torch.use_deterministic_algorithms(True)
+    try:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(int(seed))
+            yield torch
+    finally:
+        torch.set_num_threads(threads_before)
+        torch.use_deterministic_algorithms(deterministic_before)
+
+
+def build_mlp(torch, d: int, hidden=(256, 256, 256), activation: str = "tanh", dropout: float = 0.0, out: int = 1):
+    """``torch.nn.Sequential``: (Linear, activation[, Dropout]) per hidden layer, then Linear(., out).
+
+    Weights start as PyTorch's default (Kaiming-uniform from the session's seed); dropout acts in
+    training only.
+
+    Parameters
+    ----------
+    torch : module
+    d : int
+        Inputs.
+    hidden : sequence of int, default (256, 256, 256)
+        Units of each hidden layer.
+    activation : {"tanh", "relu"}, default "tanh"
+    dropout : float in [0, 1), default 0.0
+    out : int, default 1
+        Outputs.
+
+    Returns
+    -------
+    torch.nn.Sequential
+    """
+    nn = torch.nn
+    act = {"tanh": nn.Tanh, "relu": nn.ReLU}[activation]
+    layers, width = [], int(d)
+    for units in hidden:
+        layers += [nn.Linear(width, int(units)), act()]
+        if dropout:
+            layers.append(nn.Dropout(float(dropout)))
+        width = int(units)
+    layers.append(nn.Linear(width, int(out)))
+    return nn.Sequential(*layers)
+
+
+def linear_layers(module) -> list:
+    """The ``torch.nn.Linear`` layers of a module, in order."""
+    import torch  # only called during a fit, when torch is there
+
+    return [layer for layer in module.modules() if isinstance(layer, torch.nn.Linear)]
+
+
+def layer_arrays(module) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Copies of the Linear layers' weights as float32 arrays: (coefs (in, out), intercepts (out,))."""
+    layers = linear_layers(module)
+    coefs = [layer.weight.detach().numpy().T.astype(np.float32, copy=True) for layer in layers]
+    intercepts = [layer.bias.detach().numpy().astype(np.float32, copy=True) for layer in layers]
+    return coefs, intercepts
+
+
+def forward(coefs, intercepts, Z, activation: str = "tanh", chunk: int = 65536) -> np.ndarray:
+    """Scores float64 (m,) of the MLP on standardised rows Z (m, d), in float64 (NumPy).
+
+    Rows go through in blocks of ``chunk`` (the hidden activations of a block, not of all m rows,
+    are held: 65,536 x 256 float64 is 128 MB).
+
+    Parameters
+    ----------
+    coefs : list of ndarray (in, out)
+        The layers' weights; the last has one column.
+    intercepts : list of ndarray (out,)
+    Z : ndarray (m, d)
+    activation : {"tanh", "relu"}, default "tanh"
+    chunk : int, default 65536
+    """
+    act = ACTIVATIONS[activation]
+    Ws = [np.asarray(W, dtype=np.float64) for W in coefs]
+    bs = [np.asarray(b, dtype=np.float64) for b in intercepts]
+    out = np.empty(len(Z), dtype=np.float64)
+    for start in range(0, len(Z), chunk):
+        h = np.asarray(Z[start:start + chunk], dtype=np.float64)
+        for i, (W, b) in enumerate(zip(Ws, bs)):
+            h = h @ W + b
+            if i < len(Ws) - 1:
+                h = act(h)
+        out[start:start + chunk] = h[:, 0]
+    return out

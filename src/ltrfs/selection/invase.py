@@ -1,0 +1,142 @@
+"""INVASE: instance-wise variable selection by an actor-critic pair (Yoon, Jordon and van der
+Schaar, ICLR 2019), with a ranking loss as in Lyu, Roy, Oosterhuis and Anand, ECIR 2024
+(docs/neural.md, section 'INVASE').
+
+Three networks on a document's standardised features z: the actor gives selection
+probabilities ``p(z) = sigmoid(a(z))`` (d,), the critic scores the document from the features a
+mask keeps, the baseline from all of them. Per batch of whole queries:
+
+    mask ~ Bernoulli(p(z)) per document and feature (PyTorch's seeded generator)
+    critic:   minimise the ranking loss L_c of critic(z * mask)
+    baseline: minimise the ranking loss L_b of baseline(z)
+    actor:    minimise -(L_b - L_c) x mean_docs sum_j log P(mask_j | p_j) + lam x mean(p)
+
+(the reward L_b - L_c is the batch's, as the authors' code: how much worse the critic does than
+the baseline with the sampled masks; it is a constant to the actor). Scoring mode: the mask
+``p(z) > 0.5`` and the critic's score; early stopping on its vali metric.
+
+Ranking (a global order from per-document masks, as Lyu et al.): how many training documents'
+masks keep the feature (``scores_``, a share), ties by the mean selection probability.
+"""
+from __future__ import annotations
+
+from ltrfs.docstrings import fill_doc
+from ltrfs.neural.losses import ranking_loss
+from ltrfs.neural.network import build_mlp
+from ltrfs.neural.selector import NeuralSelector, in_chunks
+from ltrfs.params import Real
+
+__all__ = ["INVASE"]
+
+
+@fill_doc
+class INVASE(NeuralSelector):
+    """INVASE: an actor samples per-document feature masks; a critic and a baseline reward it.
+
+    Parameters
+    ----------
+    lam : float >= 0, default 0.1
+        Weight of the mean selection probability in the actor's loss (the authors' 0.1): the
+        larger, the fewer features each document keeps.
+    hidden, activation, dropout : as ranker ``mlp``, default [256, 256, 256], "tanh", 0.3
+        The actor's, the critic's and the baseline's layers (three networks of that shape).
+    loss, epochs, batch_size, learning_rate, weight_decay, patience : as ranker ``mlp``
+        Default "listwise", 20, 10 queries, 1e-3, 1e-4, 10.
+    metric, convention, ties : as ranker ``mlp``
+        The vali metric of early stopping (NDCG@10 in the dataset's convention).
+    random_state : int >= 0, default 0
+        Seed of the weights, the masks and the batch order.
+    n_jobs : int >= 1, default 1
+        PyTorch threads.
+
+    Attributes
+    ----------
+    ranking_ : int64 (d,)
+        Features by how often documents keep them (constant features last).
+    scores_ : float64 (d,)
+        The share of training documents whose mask (p > 0.5) keeps the feature.
+    chosen_ : dict
+        ``epochs``, ``train_loss`` (the critic's), ``best_epoch``, ``vali``, ``mean_kept`` (features
+        a training document keeps, on average).
+    %(selector_fit_attributes)s
+
+    References
+    ----------
+    Yoon, Jordon and van der Schaar, INVASE: Instance-wise Variable Selection using Neural
+    Networks, ICLR 2019; Lyu, Roy, Oosterhuis and Anand, ECIR 2024.
+
+    Examples
+    --------
+    >>> from ltrfs.selection import make_selector
+    >>> from ltrfs.examples import example_queries
+    >>> X, y, qid = example_queries()    # 10 queries x 12 documents, 5 features
+    >>> X_val, y_val, qid_val = example_queries(seed=1)
+    >>> sel = make_selector("invase", hidden=[16], epochs=40, batch_size=2)
+    >>> int(sel.fit(X, y, qid, X_val=X_val, y_val=y_val, qid_val=qid_val).ranking_[0])  # the strongest
+    2
+    """
+
+    name = "invase"
+    parameters = {**NeuralSelector.parameters, "lam": [Real(0)]}
+
+    def __init__(self, lam=0.1, hidden=(256, 256, 256), activation="tanh", dropout=0.3, loss="listwise", epochs=20,
+                 batch_size=10, learning_rate=1e-3, weight_decay=1e-4, patience=10, metric="ndcg@10",
+                 convention="letor4", ties="expected", random_state=0, n_jobs=1):
+        self.lam = lam
+        self.hidden = hidden
+        self.activation = activation
+        self.dropout = dropout
+        self.loss = loss
+        self.epochs = epochs
+        self.batch_size = batch_size
+        self.learning_rate = learning_rate
+        self.weight_decay = weight_decay
+        self.patience = patience
+        self.metric = metric
+        self.convention = convention
+        self.ties = ties
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _network(self, torch, d: int):
+        def mlp(out):
+            return build_mlp(torch, d, self.hidden, self.activation, self.dropout, out=out)
+
+        class ActorCritic(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.actor, self.critic, self.baseline = mlp(d), mlp(1), mlp(1)
+
+            def probabilities(self, z):
+                return torch.sigmoid(self.actor(z))
+
+            def forward(self, z):  # scoring mode: the critic on the features with p > 0.5
+                return self.critic(z * (self.probabilities(z) > 0.5).to(z.dtype)).reshape(-1)
+
+        return ActorCritic()
+
+    def _step(self, torch, module):
+        loss_fn, lam = ranking_loss(self.loss), float(self.lam)
+
+        def backward(scores, y, ptr) -> float:
+            value, grad = loss_fn(scores.detach().numpy().astype("float64"), y, ptr)
+            scores.backward(torch.from_numpy(grad).to(scores.dtype))
+            return value
+
+        def step(z, y, ptr) -> float:
+            p = module.probabilities(z)
+            mask = torch.bernoulli(p.detach())
+            critic = backward(module.critic(z * mask).reshape(-1), y, ptr)
+            baseline = backward(module.baseline(z).reshape(-1), y, ptr)
+            log_likelihood = (mask * torch.log(p + 1e-8) + (1 - mask) * torch.log(1 - p + 1e-8)).sum(dim=1)
+            actor = -(baseline - critic) * log_likelihood.mean() + lam * p.mean()
+            actor.backward()
+            return critic
+
+        return step
+
+    def _order(self, torch, module, Z):
+        kept = in_chunks(lambda rows: (module.probabilities(rows) > 0.5).sum(dim=0, keepdim=True), Z).sum(axis=0)
+        total = in_chunks(lambda rows: module.probabilities(rows).sum(dim=0, keepdim=True), Z).sum(axis=0)
+        self.chosen_["mean_kept"] = float(kept.sum() / len(Z))
+        return kept / len(Z), total / len(Z)
