@@ -23,7 +23,17 @@ from ltrfs.params import Integer, ListOf, Options, Real
 from ltrfs.rankers.ranknet import COMMON_PARAMETERS, ValidationTracker
 from ltrfs.selection.base import Selector
 
-__all__ = ["NeuralSelector", "NETWORK_PARAMETERS", "mask_size", "standardised", "in_chunks"]
+__all__ = ["NeuralSelector", "NETWORK_PARAMETERS", "TRAINING_DOC", "mask_size", "standardised", "in_chunks"]
+
+#: the Parameters entries of the shared training (``fill_doc(neural_training=TRAINING_DOC)``)
+TRAINING_DOC = """loss, epochs, batch_size, learning_rate, weight_decay, patience : as ranker ``mlp``
+    Default "listwise", 20, 10 queries, 1e-3, 1e-4, 10.
+metric, convention, ties : as ranker ``mlp``
+    The vali metric of early stopping (NDCG@10 in the dataset's convention).
+random_state : int >= 0, default 0
+    Seed of the weights, the method's random draws and the batch order.
+n_jobs : int >= 1, default 1
+    PyTorch threads."""
 
 #: the parameters of the predictor network and its training, shared by the neural selectors
 NETWORK_PARAMETERS = {
@@ -111,6 +121,11 @@ class NeuralSelector(Selector):
     parameters = dict(NETWORK_PARAMETERS)
     #: whether a validation split, when given, stops training early (the methods with a ranking loss)
     uses_vali = True
+
+    def _set_network(self, values: dict) -> None:
+        """Store the shared parameters (``NETWORK_PARAMETERS``) of a constructor's ``locals()``."""
+        for name in NETWORK_PARAMETERS:
+            setattr(self, name, values[name])
 
     def needs_validation(self):  # noqa: D102 (Selector's docstring)
         return None  # early stopping when a validation split is given; every epoch otherwise

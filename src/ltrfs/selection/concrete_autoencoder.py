@@ -27,14 +27,14 @@ from __future__ import annotations
 from ltrfs.docstrings import fill_doc
 from ltrfs.neural.masks import annealed, gumbel_noise
 from ltrfs.neural.network import build_mlp
-from ltrfs.neural.selector import NeuralSelector, mask_size
+from ltrfs.neural.selector import TRAINING_DOC, NeuralSelector, mask_size
 from ltrfs.neural.training import ranking_step
 from ltrfs.params import Boolean, Integer, Real
 
 __all__ = ["ConcreteAutoencoder"]
 
 
-@fill_doc
+@fill_doc(neural_training=TRAINING_DOC)
 class ConcreteAutoencoder(NeuralSelector):
     """Concrete autoencoder: k concrete neurons pick the features from which the rest are rebuilt.
 
@@ -48,17 +48,10 @@ class ConcreteAutoencoder(NeuralSelector):
         Epochs over which the temperature falls from start to end; None: ``epochs``.
     supervised : bool, default False
         False: reconstruct the features (the paper); True: rank with the k picked values (Lyu et
-        al.'s variant, a ranking loss and early stopping on vali).
+        al.'s variant: the ranking loss below and early stopping on vali).
     hidden, activation, dropout : as ranker ``mlp``, default [256, 256, 256], "tanh", 0.3
         The decoder.
-    loss, epochs, batch_size, learning_rate, weight_decay, patience : as ranker ``mlp``
-        Default "listwise" (with ``supervised``), 20, 10 queries, 1e-3, 1e-4, 10.
-    metric, convention, ties : as ranker ``mlp``
-        The vali metric of early stopping (NDCG@10 in the dataset's convention).
-    random_state : int >= 0, default 0
-        Seed of the weights, the Gumbel noise and the batch order.
-    n_jobs : int >= 1, default 1
-        PyTorch threads.
+    %(neural_training)s
 
     Attributes
     ----------
@@ -106,20 +99,7 @@ class ConcreteAutoencoder(NeuralSelector):
         self.end_temperature = end_temperature
         self.anneal_epochs = anneal_epochs
         self.supervised = supervised
-        self.hidden = hidden
-        self.activation = activation
-        self.dropout = dropout
-        self.loss = loss
-        self.epochs = epochs
-        self.batch_size = batch_size
-        self.learning_rate = learning_rate
-        self.weight_decay = weight_decay
-        self.patience = patience
-        self.metric = metric
-        self.convention = convention
-        self.ties = ties
-        self.random_state = random_state
-        self.n_jobs = n_jobs
+        self._set_network(locals())
 
     @property
     def uses_vali(self) -> bool:  # early stopping on a ranking metric only when ranking

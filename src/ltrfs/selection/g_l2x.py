@@ -30,13 +30,13 @@ import numpy as np
 from ltrfs.docstrings import fill_doc
 from ltrfs.neural.masks import annealed, gumbel_topk, topk_mask
 from ltrfs.neural.network import build_mlp
-from ltrfs.neural.selector import NeuralSelector, mask_size
+from ltrfs.neural.selector import TRAINING_DOC, NeuralSelector, mask_size
 from ltrfs.params import Integer, Real
 
 __all__ = ["GL2X"]
 
 
-@fill_doc
+@fill_doc(neural_training=TRAINING_DOC)
 class GL2X(NeuralSelector):
     """G-L2X: one learned concrete top-k mask shared by every document, trained with the ranker.
 
@@ -51,14 +51,7 @@ class GL2X(NeuralSelector):
         authors' code: 50).
     hidden, activation, dropout : as ranker ``mlp``, default [256, 256, 256], "tanh", 0.3
         The predictor.
-    loss, epochs, batch_size, learning_rate, weight_decay, patience : as ranker ``mlp``
-        Default "listwise", 20, 10 queries, 1e-3, 1e-4, 10.
-    metric, convention, ties : as ranker ``mlp``
-        The vali metric of early stopping (NDCG@10 in the dataset's convention).
-    random_state : int >= 0, default 0
-        Seed of the weights, the Gumbel noise and the batch order.
-    n_jobs : int >= 1, default 1
-        PyTorch threads.
+    %(neural_training)s
 
     Attributes
     ----------
@@ -104,20 +97,7 @@ class GL2X(NeuralSelector):
         self.start_temperature = start_temperature
         self.end_temperature = end_temperature
         self.anneal_epochs = anneal_epochs
-        self.hidden = hidden
-        self.activation = activation
-        self.dropout = dropout
-        self.loss = loss
-        self.epochs = epochs
-        self.batch_size = batch_size
-        self.learning_rate = learning_rate
-        self.weight_decay = weight_decay
-        self.patience = patience
-        self.metric = metric
-        self.convention = convention
-        self.ties = ties
-        self.random_state = random_state
-        self.n_jobs = n_jobs
+        self._set_network(locals())
 
     def temperature(self, epochs_done: int) -> float:
         """The temperature of the epoch after ``epochs_done`` epochs (``ltrfs.neural.masks.annealed``)."""

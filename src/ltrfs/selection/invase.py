@@ -21,15 +21,15 @@ masks keep the feature (``scores_``, a share), ties by the mean selection probab
 from __future__ import annotations
 
 from ltrfs.docstrings import fill_doc
-from ltrfs.neural.losses import ranking_loss
 from ltrfs.neural.network import build_mlp
-from ltrfs.neural.selector import NeuralSelector, in_chunks
+from ltrfs.neural.selector import TRAINING_DOC, NeuralSelector, in_chunks
+from ltrfs.neural.training import ranking_step
 from ltrfs.params import Real
 
 __all__ = ["INVASE"]
 
 
-@fill_doc
+@fill_doc(neural_training=TRAINING_DOC)
 class INVASE(NeuralSelector):
     """INVASE: an actor samples per-document feature masks; a critic and a baseline reward it.
 
@@ -40,14 +40,7 @@ class INVASE(NeuralSelector):
         larger, the fewer features each document keeps.
     hidden, activation, dropout : as ranker ``mlp``, default [256, 256, 256], "tanh", 0.3
         The actor's, the critic's and the baseline's layers (three networks of that shape).
-    loss, epochs, batch_size, learning_rate, weight_decay, patience : as ranker ``mlp``
-        Default "listwise", 20, 10 queries, 1e-3, 1e-4, 10.
-    metric, convention, ties : as ranker ``mlp``
-        The vali metric of early stopping (NDCG@10 in the dataset's convention).
-    random_state : int >= 0, default 0
-        Seed of the weights, the masks and the batch order.
-    n_jobs : int >= 1, default 1
-        PyTorch threads.
+    %(neural_training)s
 
     Attributes
     ----------
@@ -83,20 +76,7 @@ class INVASE(NeuralSelector):
                  batch_size=10, learning_rate=1e-3, weight_decay=1e-4, patience=10, metric="ndcg@10",
                  convention="letor4", ties="expected", random_state=0, n_jobs=1):
         self.lam = lam
-        self.hidden = hidden
-        self.activation = activation
-        self.dropout = dropout
-        self.loss = loss
-        self.epochs = epochs
-        self.batch_size = batch_size
-        self.learning_rate = learning_rate
-        self.weight_decay = weight_decay
-        self.patience = patience
-        self.metric = metric
-        self.convention = convention
-        self.ties = ties
-        self.random_state = random_state
-        self.n_jobs = n_jobs
+        self._set_network(locals())
 
     def _network(self, torch, d: int):
         def mlp(out):
@@ -116,18 +96,15 @@ class INVASE(NeuralSelector):
         return ActorCritic()
 
     def _step(self, torch, module):
-        loss_fn, lam = ranking_loss(self.loss), float(self.lam)
-
-        def backward(scores, y, ptr) -> float:
-            value, grad = loss_fn(scores.detach().numpy().astype("float64"), y, ptr)
-            scores.backward(torch.from_numpy(grad).to(scores.dtype))
-            return value
+        critic_step = ranking_step(torch, module.critic, self.loss)
+        baseline_step = ranking_step(torch, module.baseline, self.loss)
+        lam = float(self.lam)
 
         def step(z, y, ptr) -> float:
             p = module.probabilities(z)
             mask = torch.bernoulli(p.detach())
-            critic = backward(module.critic(z * mask).reshape(-1), y, ptr)
-            baseline = backward(module.baseline(z).reshape(-1), y, ptr)
+            critic = critic_step(z * mask, y, ptr)
+            baseline = baseline_step(z, y, ptr)
             log_likelihood = (mask * torch.log(p + 1e-8) + (1 - mask) * torch.log(1 - p + 1e-8)).sum(dim=1)
             actor = -(baseline - critic) * log_likelihood.mean() + lam * p.mean()
             actor.backward()

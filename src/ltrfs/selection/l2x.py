@@ -23,13 +23,13 @@ import numpy as np
 from ltrfs.docstrings import fill_doc
 from ltrfs.neural.masks import gumbel_topk, topk_mask
 from ltrfs.neural.network import build_mlp
-from ltrfs.neural.selector import NeuralSelector, in_chunks, mask_size
+from ltrfs.neural.selector import TRAINING_DOC, NeuralSelector, in_chunks, mask_size
 from ltrfs.params import Integer, Real
 
 __all__ = ["L2X"]
 
 
-@fill_doc
+@fill_doc(neural_training=TRAINING_DOC)
 class L2X(NeuralSelector):
     """L2X: a network chooses k features per document; ranked by how often each is chosen.
 
@@ -43,14 +43,7 @@ class L2X(NeuralSelector):
         The actor's hidden layers (Lyu et al.'s actor: two of 256).
     hidden, activation, dropout : as ranker ``mlp``, default [256, 256, 256], "tanh", 0.3
         The predictor (the actor uses the same activation and dropout).
-    loss, epochs, batch_size, learning_rate, weight_decay, patience : as ranker ``mlp``
-        Default "listwise", 20, 10 queries, 1e-3, 1e-4, 10.
-    metric, convention, ties : as ranker ``mlp``
-        The vali metric of early stopping (NDCG@10 in the dataset's convention).
-    random_state : int >= 0, default 0
-        Seed of the weights, the Gumbel noise and the batch order.
-    n_jobs : int >= 1, default 1
-        PyTorch threads.
+    %(neural_training)s
 
     Attributes
     ----------
@@ -92,20 +85,7 @@ class L2X(NeuralSelector):
         self.k = k
         self.temperature = temperature
         self.actor_hidden = actor_hidden
-        self.hidden = hidden
-        self.activation = activation
-        self.dropout = dropout
-        self.loss = loss
-        self.epochs = epochs
-        self.batch_size = batch_size
-        self.learning_rate = learning_rate
-        self.weight_decay = weight_decay
-        self.patience = patience
-        self.metric = metric
-        self.convention = convention
-        self.ties = ties
-        self.random_state = random_state
-        self.n_jobs = n_jobs
+        self._set_network(locals())
 
     def _network(self, torch, d: int):
         k = mask_size(self.k, d)
