@@ -28,7 +28,7 @@ def _needs_torch(item) -> bool:
     if item.get_closest_marker("neural") is not None:
         return True
     params = getattr(getattr(item, "callspec", None), "params", {})
-    # a method's name ("mlp"), an id naming it ("ranker mlp") or its module ("ltrfs.rankers.mlp")
+    # a method's name ("mlp"), an id naming it ("ranker mlp") or its module ("ltrfs.neural.mlp")
     return any(isinstance(v, str) and v.replace(" ", ".").rsplit(".", 1)[-1] in NEURAL_METHODS
                for v in params.values())
 

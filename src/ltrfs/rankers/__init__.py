@@ -56,7 +56,7 @@ RANKERS = LazyRegistry({
     "svmmap": "ltrfs.rankers.svmmap:SVMMAP",
     "fenchelrank": "ltrfs.rankers.fenchelrank:FenchelRank",
     "sparse_ranksvm": "ltrfs.rankers.sparse_ranksvm:SparseRankSVM",
-    "mlp": "ltrfs.rankers.mlp:MLPRanker",
+    "mlp": "ltrfs.neural.mlp:MLPRanker",
 })
 
 

@@ -36,10 +36,10 @@ SELECTORS = LazyRegistry({
     "lambdamart_shap": "ltrfs.selection.lambdamart_importance:LambdaMARTShap",
     "permutation": "ltrfs.selection.permutation:PermutationImportance",
     "lambdamart_rfe": "ltrfs.selection.lambdamart_rfe:LambdaMARTRFE",
-    "g_l2x": "ltrfs.selection.g_l2x:GL2X",
-    "l2x": "ltrfs.selection.l2x:L2X",
-    "invase": "ltrfs.selection.invase:INVASE",
-    "concrete_autoencoder": "ltrfs.selection.concrete_autoencoder:ConcreteAutoencoder",
+    "g_l2x": "ltrfs.neural.g_l2x:GL2X",
+    "l2x": "ltrfs.neural.l2x:L2X",
+    "invase": "ltrfs.neural.invase:INVASE",
+    "concrete_autoencoder": "ltrfs.neural.concrete_autoencoder:ConcreteAutoencoder",
 })
 
 

@@ -107,7 +107,7 @@ class MLPRanker(Ranker):
 
     Examples
     --------
-    >>> from ltrfs.rankers.mlp import MLPRanker
+    >>> from ltrfs.neural.mlp import MLPRanker
     >>> from ltrfs.examples import example_queries, example_ndcg
     >>> X, y, qid = example_queries()    # 10 queries x 12 documents, 5 features
     >>> X_val, y_val, qid_val = example_queries(seed=1)   # a validation split
