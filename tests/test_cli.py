@@ -66,7 +66,7 @@ def test_train_with_explicit_features_and_per_query_eval(files, tmp_path, capsys
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["select", "--method", "gasx", "{train}"], "unknown method 'gasx' (did you mean 'gas'?); valid: chi, fenchelrank, fs_bfs, fs_ed, fsmrank, fsmsvm, gas, gas_e"),
+    (["select", "--method", "gasx", "{train}"], "unknown method 'gasx' (did you mean 'gas'?); valid: chi, concrete_autoencoder, fenchelrank, fs_bfs, fs_ed, fsmrank, fsmsvm, g_l2x, gas, gas_e"),
     (["train", "--ranker", "svm", "{train}", "--out", "{tmp}/m"], "unknown ranker 'svm'"),
     (["train", "--ranker", "ranksvm", "{train}", "--features", "2,9", "--out", "{tmp}/m"],
      "--features: feature id 9 is outside 1..6"),

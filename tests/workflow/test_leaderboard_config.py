@@ -13,6 +13,7 @@ import yaml
 
 from conftest import SHARED_DATA
 from ltrfs.datasets.registry import load_registry
+from ltrfs.neural import NEURAL_METHODS
 from ltrfs.selection import SELECTORS
 
 REPO = Path(__file__).resolve().parents[2]
@@ -29,8 +30,10 @@ def algorithm(method: str) -> str:
 
 
 def test_every_selector_of_the_registry_takes_part_on_every_dataset():
-    # "gas" is GAS with its importance as a parameter: gas_e and gas_l are its two variants
-    wanted = set(SELECTORS) - {"gas"}
+    # "gas" is GAS with its importance as a parameter: gas_e and gas_l are its two variants. The
+    # neural selectors (PyTorch extra) are not on the board yet: their rows, with the mlp ranker
+    # and a notice where the extra is missing, are issue 44's next step
+    wanted = set(SELECTORS) - {"gas"} - NEURAL_METHODS
     experiments = [CONFIG["experiments"][name] for name in CONFIG["run"]]
     assert {d for e in experiments for d in e["datasets"]} == DATASETS
     for e in experiments:
