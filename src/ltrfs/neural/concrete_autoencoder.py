@@ -134,8 +134,7 @@ class ConcreteAutoencoder(NeuralSelector):
                 return out.reshape(-1) if supervised else out
 
         owner = self
-        self._module = ConcreteSelector()
-        return self._module
+        return ConcreteSelector()
 
     def _step(self, torch, module):
         if self.supervised:
@@ -154,11 +153,10 @@ class ConcreteAutoencoder(NeuralSelector):
     def _queries(self, y, query_ptr):
         return super()._queries(y, query_ptr) if self.supervised else list(range(len(query_ptr) - 1))
 
-    def _on_epoch(self, epoch: int) -> None:
-        self._module.temperature = self.temperature(epoch)
+    def _on_epoch(self, module, epoch: int) -> None:
+        module.temperature = self.temperature(epoch)
 
     def _order(self, torch, module, Z):
-        del self._module
         self.chosen_["final_temperature"] = float(module.temperature)
         picked = sorted({int(j) for j in module.logits.argmax(dim=-1)})
         self.chosen_["picked"] = picked

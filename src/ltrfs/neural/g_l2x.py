@@ -123,14 +123,12 @@ class GL2X(NeuralSelector):
             def forward(self, z):
                 return self.predictor(z * self.mask()).reshape(-1)
 
-        self._module = GlobalMask()
         self.chosen_["k"] = k
-        return self._module
+        return GlobalMask()
 
-    def _on_epoch(self, epoch: int) -> None:
-        self._module.temperature = self.temperature(epoch)
+    def _on_epoch(self, module, epoch: int) -> None:
+        module.temperature = self.temperature(epoch)
 
     def _order(self, torch, module, Z) -> np.ndarray:
         self.chosen_["final_temperature"] = float(module.temperature)
-        del self._module
         return module.logits.detach().reshape(-1).double().numpy()

@@ -143,8 +143,8 @@ class NeuralSelector(Selector):
     def _queries(self, y, query_ptr) -> np.ndarray:
         return useful_queries(self.loss, y, query_ptr)
 
-    def _on_epoch(self, epoch: int) -> None:
-        """Called after every epoch (a temperature schedule); nothing by default."""
+    def _on_epoch(self, module, epoch: int) -> None:
+        """Called with the module after every epoch (a temperature schedule); nothing by default."""
 
     def _loss_name(self) -> str:
         return f"{self.loss} loss"
@@ -172,7 +172,7 @@ class NeuralSelector(Selector):
                                    queries=self._queries(y, query_ptr), epochs=self.epochs, batch_size=self.batch_size,
                                    learning_rate=self.learning_rate, weight_decay=self.weight_decay,
                                    rng=np.random.default_rng(self.random_state), tracker=tracker, score_vali=score_vali,
-                                   snapshot=snapshot, on_epoch=self._on_epoch, name=self.name,
+                                   snapshot=snapshot, on_epoch=lambda epoch: self._on_epoch(module, epoch), name=self.name,
                                    what=self._loss_name())
             if tracker is not None and tracker.best_params is not None:
                 module.load_state_dict({k: torch.from_numpy(v) for k, v in zip(keys, tracker.best_params)})
