@@ -20,6 +20,7 @@ from ltrfs.neural.network import ACTIVATIONS, torch_session
 from ltrfs.neural.training import ranking_step, train_epochs, useful_queries
 from ltrfs.neural.losses import RANKING_LOSSES
 from ltrfs.params import Integer, ListOf, Options, Real
+from ltrfs.rankers.base import column_statistics
 from ltrfs.rankers.ranknet import COMMON_PARAMETERS, ValidationTracker
 from ltrfs.selection.base import Selector
 
@@ -75,7 +76,7 @@ def mask_size(k, d: int) -> int:
 
 def standardised(X, mean=None, scale=None):
     """``(X - mean) / scale`` as float32 (m, d), with the training mean and standard deviation
-    (scale 1 for a constant column) computed from X when not given.
+    (``ltrfs.rankers.base.column_statistics``) computed from X when not given.
 
     Parameters
     ----------
@@ -90,9 +91,7 @@ def standardised(X, mean=None, scale=None):
     """
     X = np.asarray(X)
     if mean is None:
-        mean = X.mean(axis=0, dtype=np.float64)
-        scale = np.sqrt(np.maximum(((X - mean) ** 2).mean(axis=0), 0.0))
-        scale[scale == 0] = 1.0
+        mean, scale = column_statistics(X)
     return ((X - mean) / scale).astype(np.float32), mean, scale
 
 

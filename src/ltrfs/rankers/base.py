@@ -133,8 +133,26 @@ def standardise(X: np.ndarray, weights: np.ndarray | None = None):
     scale : ndarray of shape (d,)
         Column standard deviations (1 for constant columns).
     """
+    mean, scale = column_statistics(X, weights)
+    return (X - mean) / scale, mean, scale
+
+
+def column_statistics(X: np.ndarray, weights: np.ndarray | None = None):
+    """The mean and standard deviation of every column of ``X`` (1/n, or weighted, variance), a
+    scale of 1 where the deviation is below 1e-12 of max(1, |mean|) (a constant column): what
+    ``standardise`` divides by, without building the standardised copy.
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, d)
+    weights : ndarray of shape (m,) or None, default None
+
+    Returns
+    -------
+    mean, scale : float64 ndarray of shape (d,)
+    """
     if weights is None:
-        mean = X.mean(axis=0)
+        mean = X.mean(axis=0, dtype=np.float64)
         var = ((X - mean) ** 2).mean(axis=0)
     else:
         w = np.asarray(weights, dtype=np.float64)
@@ -143,4 +161,4 @@ def standardise(X: np.ndarray, weights: np.ndarray | None = None):
         var = w @ (X - mean) ** 2 / total
     scale = np.sqrt(var)
     scale = np.where(scale > 1e-12 * np.maximum(1.0, np.abs(mean)), scale, 1.0)
-    return (X - mean) / scale, mean, scale
+    return mean, scale
