@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ltrfs.neural import INSTALL_HINT, NEURAL_METHODS, torch_available
+from ltrfs.neural import INSTALL_HINT, NEURAL_METHODS, extra_installed
 from ltrfs.ranking_data import RankingData
 
 REPO = Path(__file__).resolve().parents[1]
@@ -18,7 +18,7 @@ SHARED_DATA = REPO.parent / "shared" / "data"
 MQ2008_ZIP = SHARED_DATA / "MQ2008.zip"
 
 
-#: set by .ci/run: a test of the neural extra fails, not skips, when PyTorch is missing
+#: set by .ci/run: a test of the neural extra fails, not skips, when the extra is missing
 REQUIRE_EXTRAS = os.environ.get("LTRFS_REQUIRE_EXTRAS") == "1"
 
 
@@ -35,12 +35,12 @@ def _needs_torch(item) -> bool:
 
 def pytest_collection_modifyitems(config, items):
     """The tests of the neural extra skip, with the way to install it, where PyTorch is missing
-    (unless LTRFS_REQUIRE_EXTRAS=1, as in CI: then they run and fail). The SLURM test runs last:
+    (PyTorch, pytorch-tabnet or lassonet; unless LTRFS_REQUIRE_EXTRAS=1, as in CI: then they run and fail). The SLURM test runs last:
     once it has installed SLURM's client tools, every later Snakemake start would wait 10 s for a
     controller that is down again (the SLURM executor plugin asks ``scontrol show config`` when
     it loads, to word its help text)."""
-    if not torch_available() and not REQUIRE_EXTRAS:
-        skip = pytest.mark.skip(reason=f"PyTorch is not installed: {INSTALL_HINT}")
+    if not extra_installed() and not REQUIRE_EXTRAS:
+        skip = pytest.mark.skip(reason=f"the neural extra is not installed: {INSTALL_HINT}")
         for item in items:
             if _needs_torch(item):
                 item.add_marker(skip)

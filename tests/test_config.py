@@ -65,9 +65,9 @@ def test_every_shipped_config_is_valid(registry):
 
 @pytest.mark.parametrize("edit, message", [
     (lambda c: c["experiments"]["demo"]["methods"].append("gasx"),
-     r"^config experiments\.demo\.methods: unknown method 'gasx' \(did you mean 'xgas'\?\); valid: chi, fenchelrank, fs_bfs, fs_ed, fsmrank, fsmrank_a_identity, fsmrank_lambda1_0, fsmrank_lambda2_0, fsmrank_s1, fsmsvm, gas_e, gas_e_map, .*waf, xgas$"),
+     r"^config experiments\.demo\.methods: unknown method 'gasx' \(did you mean 'xgas'\?\); valid: chi, concrete_autoencoder, fenchelrank, fs_bfs, fs_ed, fsmrank, fsmrank_a_identity, fsmrank_lambda1_0, fsmrank_lambda2_0, fsmrank_s1, fsmsvm, g_l2x, gas_e, gas_e_map, .*waf, xgas$"),
     (lambda c: c["experiments"]["demo"]["rankers"].append("svm"),
-     r"^config experiments\.demo\.rankers: unknown ranker 'svm' \(did you mean 'svmmap'\?\); valid: adarank_map, adarank_ndcg, coord_ascent, fenchelrank, fsmrank, lambdamart, linear_regression, listnet, logistic, mart, own, random_forest, rankboost, ranknet, rankrls, ranksvm, ranksvm_primal, sparse_ranksvm, svmmap$"),
+     r"^config experiments\.demo\.rankers: unknown ranker 'svm' \(did you mean 'svmmap'\?\); valid: adarank_map, adarank_ndcg, coord_ascent, fenchelrank, fsmrank, lambdamart, linear_regression, listnet, logistic, mart, mlp, own, random_forest, rankboost, ranknet, rankrls, ranksvm, ranksvm_primal, sparse_ranksvm, svmmap$"),
     (lambda c: c["experiments"]["demo"]["datasets"].append("MQ2009"),
      r"^config experiments\.demo\.datasets: unknown dataset 'MQ2009' \(did you mean 'MQ2008'\?\); valid: .*MQ2008.*$"),
     (lambda c: c["methods"].update(x={"algorithm": "fsmrankk"}),

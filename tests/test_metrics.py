@@ -14,7 +14,7 @@ from ltrfs import metrics as M
 from ltrfs.results import significance as S
 
 L3 = math.log2(3)
-CONVENTION_NAMES = ["letor3", "letor4", "mslr", "standard", "lei2017"]
+CONVENTION_NAMES = ["letor3", "letor4", "mslr", "standard", "lei2017", "lyu2024"]
 
 
 def one_query(labels, scores=None, convention="letor4", max_k=10):
@@ -130,7 +130,7 @@ def test_lei2017_convention_is_for_evaluation_only():
 
 # ---------------------------------------------------------------- ideal DCG zero
 
-@pytest.mark.parametrize("name", CONVENTION_NAMES)
+@pytest.mark.parametrize("name", [n for n in CONVENTION_NAMES if n != "lyu2024"])
 def test_query_without_relevant_document_scores_zero(name):
     qm = one_query([0, 0, 0], convention=name, max_k=4)
     assert qm.ndcg.tolist() == [[0.0] * 4]
@@ -145,6 +145,18 @@ def test_standard_ideal_zero_option_one():
     assert qm.map[0] == 0.0  # MAP is unaffected
     # a query with a relevant document is unaffected
     assert one_query([0, 1], convention=conv).ndcg[0, 0] == 0.0
+
+
+def test_lyu2024_is_standard_with_a_query_without_relevant_documents_scoring_one():
+    """Lyu et al. 2024's evaluation: 1/log2(i + 1), NDCG on the documents there are, 1 for a query
+    without a relevant document (and MAP 0 there, as everywhere)."""
+    y, score, ptr = np.array([0, 0, 0, 1, 0, 2]), np.array([3.0, 2.0, 1.0, 1.0, 2.0, 0.5]), np.array([0, 3, 6])
+    lyu, std = M.evaluate(y, score, ptr, "lyu2024", max_k=4), M.evaluate(y, score, ptr, "standard", max_k=4)
+    assert lyu.ndcg[0].tolist() == [1.0] * 4 and std.ndcg[0].tolist() == [0.0] * 4
+    # query 2 ranks labels 0, 1, 2: DCG@3 = 1/log2(3) + 3/2, ideal 3 + 1/log2(3)
+    assert lyu.ndcg[1, 2] == pytest.approx((1 / math.log2(3) + 3 / 2) / (3 + 1 / math.log2(3)), rel=1e-14)
+    np.testing.assert_array_equal(lyu.ndcg[1], std.ndcg[1])
+    assert lyu.map[0] == 0.0
 
 
 def test_mean_includes_zero_queries():

@@ -23,7 +23,7 @@ from ltrfs.scoring import CHUNKED
 from ltrfs.selection import SELECTORS, make_selector
 from ltrfs.yaml_numbers import with_numbers
 
-__all__ = ["check", "k_notices"]
+__all__ = ["check", "k_notices", "without_missing_extras"]
 
 
 def _where(error: jsonschema.ValidationError) -> str:
@@ -263,3 +263,46 @@ def k_notices(config: dict, registry: dict, present=None) -> list[str]:
         if parts:
             lines.append(f"experiment {name}: " + "; ".join(parts))
     return lines
+
+
+def without_missing_extras(config: dict, installed: bool | None = None) -> list[str]:
+    """Leave the neural methods and rankers (``ltrfs.neural.NEURAL_METHODS``, by algorithm) out of
+    the experiments being run where the neural extra is not installed, in place.
+
+    A config that lists them (``config/leaderboard_neural.yaml``) then runs the rest, and the
+    returned line says what was left out and how to install the extra. An experiment left with no
+    method or no ranker is a ``ConfigError``.
+
+    Parameters
+    ----------
+    config : dict
+        The checked configuration.
+    installed : bool or None, default None
+        Whether the extra is installed; None: ``ltrfs.neural.extra_installed()``.
+
+    Returns
+    -------
+    list of str
+        One line when something was left out, else none.
+    """
+    from ltrfs.neural import INSTALL_HINT, NEURAL_METHODS, extra_installed
+
+    if installed if installed is not None else extra_installed():
+        return []
+    left = {"methods": set(), "rankers": set()}
+    experiments = []
+    for name in config["run"]:
+        experiment = config["experiments"][name]
+        before = len(experiment["methods"]) + len(experiment["rankers"])
+        for key in left:
+            neural = [e for e in experiment[key] if config[key][e]["algorithm"] in NEURAL_METHODS]
+            left[key].update(neural)
+            experiment[key] = [e for e in experiment[key] if e not in neural]
+            if not experiment[key]:
+                raise ConfigError(f"experiments.{name}.{key}: every one needs the neural extra: {INSTALL_HINT}")
+        if len(experiment["methods"]) + len(experiment["rankers"]) < before:
+            experiments.append(name)
+    if not experiments:
+        return []
+    what = " and ".join(f"{key[:-1] if len(v) == 1 else key} {', '.join(sorted(v))}" for key, v in left.items() if v)
+    return [f"the neural extra is not installed: leaving out {what} of {', '.join(experiments)} ({INSTALL_HINT})"]

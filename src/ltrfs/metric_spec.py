@@ -82,6 +82,9 @@ CONVENTIONS: dict[str, Convention] = {
     # Lei & Han 2017's own R evaluation of its classifiers (report section 3): P@k the share of
     # labels 2-4 among the top min(k, n) by predicted score, NDCG with the printed 1/log2(i + 1).
     "lei2017": Convention("lei2017", "log2", "exp2", 2, "truncate", "fetched", 0.0),
+    # Lyu et al. 2024's code (its metrics): standard, with a query without a relevant document
+    # scoring 1 (as LightGBM does).
+    "lyu2024": Convention("lyu2024", "log2", "exp2", 1, "truncate", "pad", 1.0),
 }
 
 
@@ -91,7 +94,7 @@ def get_convention(name, **overrides) -> Convention:
     Parameters
     ----------
     name : str or Convention
-        letor3, letor4, mslr, standard or lei2017 (any letter case), or a Convention.
+        letor3, letor4, mslr, standard, lei2017 or lyu2024 (any letter case), or a Convention.
     **overrides
         Fields of :class:`Convention` to replace, e.g. ``get_convention("standard", ideal_zero=1)``.
 

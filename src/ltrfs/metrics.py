@@ -395,7 +395,7 @@ def evaluate(y, scores, query_ptr, convention="letor4", max_k: int = 10,
     ----------
     %(ranking_inputs)s
     convention : str or Convention, default "letor4"
-        A built-in convention (letor3, letor4, mslr, standard, lei2017) or a ``Convention``.
+        A built-in convention (letor3, letor4, mslr, standard, lei2017, lyu2024) or a ``Convention``.
     max_k : int >= 1, default 10
         The largest cut-off.
     ties : {"file_order", "expected"}, default "file_order"
@@ -438,7 +438,7 @@ def metric_per_query(y, scores, query_ptr, metric: str, convention="letor4",
     metric : str
         ``ndcg@K``, ``p@K``, ``map`` or ``meanndcg`` for any K >= 1.
     convention : str or Convention, default "letor4"
-        A built-in convention (letor3, letor4, mslr, standard, lei2017) or a ``Convention``.
+        A built-in convention (letor3, letor4, mslr, standard, lei2017, lyu2024) or a ``Convention``.
     ties : {"file_order", "expected"}, default "file_order"
         Equal scores in file order (the official scripts), or the expected value over all orders
         of the tied documents (module docstring).

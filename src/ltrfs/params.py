@@ -187,7 +187,7 @@ class Metric(Constraint):
 
 
 class ConventionLike(Constraint):
-    """A metric convention: a built-in one's name in any case (letor3, letor4, mslr, standard) or a
+    """A metric convention: a built-in one's name in any case (letor3, letor4, mslr, standard, lyu2024) or a
     ``ltrfs.metrics.Convention``; what ``metrics.get_convention`` reads.
     """
 
@@ -196,7 +196,7 @@ class ConventionLike(Constraint):
             isinstance(value, str) and value.strip().lower() in metric_spec.CONVENTIONS)
 
     def __str__(self) -> str:
-        return "a metric convention (letor3, letor4, mslr or standard)"
+        return "a metric convention (letor3, letor4, mslr, standard or lyu2024)"
 
 
 class ListOf(Constraint):

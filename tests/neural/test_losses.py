@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from ltrfs.neural.losses import RANKING_LOSSES, listwise_loss, pairwise_loss, pointwise_loss, ranking_loss
+from ltrfs.neural.losses import RANKING_LOSSES, listwise_loss, pairwise_loss, pointwise_loss, query_losses, ranking_loss
 
 PTR = np.array([0, 3, 5, 9])        # three queries: 3, 2 and 4 documents
 Y = np.array([2, 0, 1, 0, 0, 1, 0, 3, 1])
@@ -69,3 +69,15 @@ def test_nothing_to_learn_gives_zero():
 def test_unknown_loss_is_one_line():
     with pytest.raises(ValueError, match="unknown ranking loss 'lambda'; choose one of pointwise, pairwise, listwise"):
         ranking_loss("lambda")
+
+
+def test_query_losses_are_each_query_alone():
+    """Listwise: the batch loss is the mean of the per-query losses over the queries with a relevant
+    document (query 2, labels 0 0, has none: 0); pointwise: per-query mean squared errors."""
+    s = np.array([0.3, -1.0, 2.0, 0.5, 0.1, -0.2, 1.5, 0.0, 0.7])
+    per = query_losses("listwise", s, Y, PTR)
+    assert per[1] == 0.0
+    assert per[[0, 2]].mean() == pytest.approx(listwise_loss(s, Y, PTR)[0], rel=1e-12)
+    for q, (a, b) in enumerate(zip(PTR[:-1], PTR[1:])):
+        assert per[q] == pytest.approx(_naive_listwise(s[a:b], Y[a:b], np.array([0, b - a])) if Y[a:b].sum() else 0.0)
+    assert query_losses("pointwise", s, Y, PTR)[2] == pytest.approx(np.mean((s[5:9] - Y[5:9]) ** 2))

@@ -94,3 +94,26 @@ def test_state_that_does_not_chain_is_refused(xor):
     mlp.coefs_[1] = np.zeros((7, 1), dtype=np.float32)
     with pytest.raises(ValueError, match="do not chain 5 features to one score"):
         mlp.check_state()
+
+
+
+def test_a_diverging_fit_stops_in_one_line(xor):
+    """A batch whose loss is not finite (weights gone past float32's range) stops the training
+    with one line naming the method, not with NaN weights a later step trips over."""
+    import torch
+
+    from ltrfs.neural.training import train_epochs
+
+    (X, y, qid), _, _ = xor
+    ptr, _ = query_ptr_from_qid(qid)
+    module = torch.nn.Linear(X.shape[1], 1)
+    calls = []
+
+    def step(rows, labels, offsets):
+        calls.append(len(rows))
+        return 0.5 if len(calls) < 3 else float("nan")
+
+    with pytest.raises(ValueError, match=r"^tabnet: the listwise loss is nan in epoch 1: the training diverged") as err:
+        train_epochs(torch, module, X, y, ptr, step=step, queries=np.arange(len(ptr) - 1), epochs=3, batch_size=10,
+                     learning_rate=1e-3, rng=np.random.default_rng(0), name="tabnet", what="listwise loss")
+    assert "\n" not in str(err.value) and len(calls) == 3

@@ -269,3 +269,42 @@ def test_as_good_as_all_features_counts_datasets_and_averages_rankers():
     frame, _ = lb.board(table, ("NDCG@10",), rope=0.01)
     assert frame.set_index("method")["p_as_good_NDCG@10"].round(2).to_dict() == {"same": 1.0, "worse": 0.0}
     assert lb.as_good_as_baseline(table[table.dataset == "D"]).empty
+
+
+def test_cross_family_gap_and_rank_by_hand():
+    """Two datasets x two rankers, selector families F (a, b) and G (c): each cell's gap is the
+    family's mean of (value at the vali k - waf's value, same ranker) per dataset, then mean and sd
+    over the datasets; rank: the family's mean rank among a, b, c per block, then over datasets."""
+    rows = []
+    values = {  # (dataset, ranker) -> waf, a, b, c
+        ("D", "lin"): (0.50, 0.48, 0.44, 0.40), ("D", "nn"): (0.60, 0.50, 0.58, 0.62),
+        ("E", "lin"): (0.30, 0.31, 0.25, 0.20), ("E", "nn"): (0.40, 0.30, 0.40, 0.35),
+    }
+    for (dataset, ranker), (waf, a, b, c) in values.items():
+        rows.append((dataset, "waf", ranker, "46", waf, np.nan))
+        for method, v in zip("abc", (a, b, c)):
+            rows += [(dataset, method, ranker, "5", v - 0.1, 0.5), (dataset, method, ranker, "vali", v, 0.5)]
+    rows.append(("D", "a", "own", "5", 0.9, np.nan))  # a method's own model: no family, left out
+    cross = lb.cross_family(long_table(rows), {"a": "F", "b": "F", "c": "G"},
+                            {"lin": "linear", "nn": "neural", "own": None})
+    got = cross.set_index(["family", "ranker"])
+    # F with lin: D mean(-0.02, -0.06) = -0.04, E mean(+0.01, -0.05) = -0.02 -> -0.03, sd 0.0141
+    assert got.loc[("F", "lin"), "gap"] == pytest.approx(-0.03)
+    assert got.loc[("F", "lin"), "gap_sd"] == pytest.approx(np.std([-0.04, -0.02], ddof=1))
+    # ranks with lin: D a 1, b 2, c 3; E a 1, b 2, c 3 -> F 1.5, G 3
+    assert got.loc[("F", "lin"), "rank"] == pytest.approx(1.5) and got.loc[("G", "lin"), "rank"] == 3
+    # G with nn: D +0.02, E -0.05 -> -0.015; ranks D c 1, E c 2 (a 3, b 1) -> 1.5
+    assert got.loc[("G", "nn"), "gap"] == pytest.approx(-0.015) and got.loc[("G", "nn"), "rank"] == 1.5
+    assert set(cross.ranker) == {"lin", "nn"} and (cross.datasets == 2).all() and (cross.competitors == 3).all()
+    assert got.loc[("F", "nn"), "ranker_family"] == "neural" and got.loc[("F", "nn"), "methods"] == 2
+    text = lb.cross_family_markdown(cross, "NDCG@10")
+    assert "| F " in text and "-0.0300 ± 0.0141 (rank 1.5)" in text and "lin (linear)" in text
+
+
+def test_every_selector_and_ranker_has_a_family():
+    from ltrfs.rankers import RANKERS, ranker_family
+    from ltrfs.selection import SELECTOR_FAMILIES, SELECTORS, selector_family
+
+    assert sorted(m for members in SELECTOR_FAMILIES.values() for m in members) == sorted(SELECTORS)
+    assert all(selector_family(m) for m in SELECTORS)
+    assert [r for r in RANKERS if ranker_family(r) is None] == []

@@ -344,7 +344,7 @@ def test_fs_ed_reads_precomputed_scores_and_scales():
     ({"metric": "ndcg@11"}, r"^fs_ed: metric must be one of p@1, .*, meanndcg \(any case\); got 'ndcg@11'$"),
     ({"points": "test"}, "^fs_ed: points must be one of vali, grid; got 'test'$"),
     ({"scale": "zscore"}, "^fs_ed: scale must be one of none, minmax; got 'zscore'$"),
-    ({"convention": "trec"}, r"^fs_ed: convention must be a metric convention \(letor3, letor4, mslr or standard\); got 'trec'$"),
+    ({"convention": "trec"}, r"^fs_ed: convention must be a metric convention \(letor3, letor4, mslr, standard or lyu2024\); got 'trec'$"),
     ({"approx": "yes"}, "^fs_ed: approx must be true or false or auto; got 'yes'$"),
     ({"n_jobs": -1}, "n_jobs must be an integer >= 1"),
 ])

@@ -31,8 +31,7 @@ def algorithm(method: str) -> str:
 
 def test_every_selector_of_the_registry_takes_part_on_every_dataset():
     # "gas" is GAS with its importance as a parameter: gas_e and gas_l are its two variants. The
-    # neural selectors (PyTorch extra) are not on the board yet: their rows, with the mlp ranker
-    # and a notice where the extra is missing, are issue 44's next step
+    # neural selectors and ranker (the neural extra) are on the neural board (the tests below)
     wanted = set(SELECTORS) - {"gas"} - NEURAL_METHODS
     experiments = [CONFIG["experiments"][name] for name in CONFIG["run"]]
     assert {d for e in experiments for d in e["datasets"]} == DATASETS
@@ -127,3 +126,71 @@ def test_a_board_without_planted_features_plans_no_recovery_figure(tmp_path):
     assert any(p.endswith("/leaderboard.csv") for p in mq2008) and not any("planted_recovery" in p for p in mq2008)
     demo = leaderboard_outputs()
     assert {p.rsplit("/", 1)[1] for p in demo} >= {"planted_recovery.csv", "planted_recovery.png"}
+
+
+NEURAL = yaml.safe_load((REPO / "config/leaderboard_neural.yaml").read_text())
+
+
+def merged_plan(*names, overrides=None):
+    """The Plan of config.yaml with the given config files on top, as ``--configfile`` merges them."""
+    from snakemake.utils import update_config
+
+    from ltrfs.config_check import check
+    from ltrfs.pipeline.plan import Plan
+
+    config: dict = {}
+    for name in ("config.yaml", *names):
+        update_config(config, yaml.safe_load((REPO / "config" / name).read_text()))
+    update_config(config, {"datasets_file": str(REPO / "config/datasets.yaml"), **(overrides or {})})
+    registry = load_registry(REPO / "config/datasets.yaml")
+    check(config, REPO / "workflow/schemas/config.schema.yaml", registry)
+    return Plan(config, registry)
+
+
+def test_the_neural_board_is_the_board_with_the_neural_methods_and_mlp():
+    """config/leaderboard_neural.yaml: each experiment is a plain board's experiment (its dataset,
+    folds and k) with every selector of the registry and the three rankers, its own board, and
+    the plain board's results folder."""
+    plain = {e["datasets"][0]: e for e in (CONFIG["experiments"][n] for n in CONFIG["run"])}
+    assert "results_dir" not in NEURAL and NEURAL["run_name"] != CONFIG["run_name"]
+    for name in NEURAL["run"]:
+        e = NEURAL["experiments"][name]
+        twin = plain[e["datasets"][0]]
+        assert e["k"] == twin["k"] and e.get("folds") == twin.get("folds")
+        assert set(e["methods"]) == set(twin["methods"]) | {m for m in NEURAL_METHODS if m in SELECTORS}
+        assert e["rankers"] == ["ranksvm", "lambdamart", "mlp"]
+
+
+def test_the_neural_board_reuses_the_plain_boards_jobs():
+    """The plain board's select and batched train jobs are the same jobs with the same settings
+    in the neural board (so a folder that ran the plain board only adds to it): mlp trains in a
+    job of its own (rule train), never in a batch."""
+    plain, neural = merged_plan("leaderboard.yaml"), merged_plan("leaderboard.yaml", "leaderboard_neural.yaml")
+    plain_batches, neural_batches = plain.train.batches(), neural.train.batches()
+    assert set(plain_batches) < set(neural_batches)
+    for (dataset, method), (rule, rankers) in plain_batches.items():
+        assert neural_batches[(dataset, method)] == (rule, rankers) == (rule, ["ranksvm", "lambdamart"])
+        assert neural.train.batch_jobs(dataset, method, rankers, 1) == plain.train.batch_jobs(dataset, method, rankers, 1)
+    assert all("mlp" not in rankers for _, rankers in neural_batches.values())
+    assert neural.leaderboard.families()["rankers"] == {"ranksvm": "linear", "lambdamart": "tree", "mlp": "neural"}
+
+
+def test_without_the_neural_extra_its_methods_are_left_out_in_one_line():
+    from ltrfs.config import ConfigError
+    from ltrfs.config_check import without_missing_extras
+
+    config = merged_plan("leaderboard.yaml", "leaderboard_neural.yaml").run.config
+    assert without_missing_extras(config, installed=True) == []
+    lines = without_missing_extras(config, installed=False)
+    assert len(lines) == 1 and "\n" not in lines[0]
+    assert lines[0].startswith("the neural extra is not installed: leaving out methods concrete_autoencoder, g_l2x, "
+                               "invase, l2x, lassonet, tabnet and ranker mlp of neural_mq2008, neural_ohsumed, ")
+    assert 'pip install -e ".[neural]"' in lines[0]
+    for name in NEURAL["run"]:
+        e = config["experiments"][name]
+        assert e["rankers"] == ["ranksvm", "lambdamart"] and not set(e["methods"]) & NEURAL_METHODS
+    assert without_missing_extras(config, installed=False) == []  # nothing more to leave out
+    only = {"run": ["x"], "experiments": {"x": {"methods": ["g_l2x"], "rankers": ["ranksvm"]}},
+            "methods": {"g_l2x": {"algorithm": "g_l2x"}}, "rankers": {"ranksvm": {"algorithm": "ranksvm"}}}
+    with pytest.raises(ConfigError, match=r"^experiments\.x\.methods: every one needs the neural extra"):
+        without_missing_extras(only, installed=False)

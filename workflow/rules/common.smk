@@ -13,7 +13,7 @@ os.environ.update(
 
 from ltrfs import runlock
 from ltrfs.config import ConfigError
-from ltrfs.config_check import check, k_notices, renamed_keys
+from ltrfs.config_check import check, k_notices, renamed_keys, without_missing_extras
 from ltrfs.datasets.download import available
 from ltrfs.datasets.registry import load_registry
 from ltrfs.environment import check_results_folder, library_versions
@@ -34,6 +34,9 @@ try:
         for _notice in renamed_keys(config):
             print(_notice, file=sys.stderr)
     check(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml", REGISTRY)
+    for _notice in without_missing_extras(config):  # the neural methods where PyTorch is missing
+        if workflow.is_main_process:
+            print(f"ltrfs: {_notice}", file=sys.stderr)
 except (ConfigError, ValueError, OSError) as exc:
     sys.exit(f"ltrfs: {exc}")
 
@@ -111,5 +114,5 @@ wildcard_constraints:
     n_chunks=r"\d+",
     experiment="|".join(re.escape(name) for name in config["experiments"]),  # the configured ones only
     metric=r"[A-Za-z0-9]+",
-    as_convention="|".join(CONVENTIONS),  # letor3, letor4, mslr, standard, lei2017
+    as_convention="|".join(CONVENTIONS),  # letor3, letor4, mslr, standard, lei2017, lyu2024
     report="|".join(figure_registry.REPORT_DATA),  # the declared report data only

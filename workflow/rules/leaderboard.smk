@@ -13,8 +13,9 @@ for _figure in figure_registry.drawn_by("leaderboard"):
 
 rule leaderboard:
     """Every selector of the run ranked per experiment and over all of them (Friedman, Nemenyi,
-    critical-difference diagram), with its stability across folds, its selection cost and the
-    smallest k that keeps up with all features (ltrfs.results.leaderboard)."""
+    critical-difference diagram), with its stability across folds, its selection cost, the
+    smallest k that keeps up with all features and the cross table of selector family x ranker
+    (ltrfs.results.leaderboard)."""
     input:
         PLAN.leaderboard.inputs,
     output:
@@ -26,6 +27,7 @@ rule leaderboard:
         cost=f"{LEADERBOARD}/cost.csv",
         smallest_k=f"{LEADERBOARD}/smallest_k.csv",
         pairs=f"{LEADERBOARD}/pairs.csv",
+        cross_family=f"{LEADERBOARD}/cross_family.csv",
         **LEADERBOARD_FIGURES,
     params:  # small values only: Snakemake shows a changed param as the reason to rerun
         spec=PLAN.leaderboard.spec,
@@ -34,6 +36,7 @@ rule leaderboard:
         baselines=PLAN.leaderboard.baselines(),
         own=PLAN.leaderboard.own_rankers(),
         margin=config["noninferiority_margin"],
+        families=PLAN.leaderboard.families(),
     resources:
         mem_mb=scaled(500, 4),
         runtime=scaled(5, 0.2),

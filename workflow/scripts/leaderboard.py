@@ -6,4 +6,5 @@ log_to(snakemake.log[0])
 records = leaderboard_records(**snakemake.params.spec)
 write_leaderboard(records["tables"], records["selections"], records["costs"], dict(snakemake.output.items()),
                   ks=snakemake.params.ks, baselines=snakemake.params.baselines, own=snakemake.params.own,
-                  truths=snakemake.params.truths, margin=snakemake.params.margin)
+                  truths=snakemake.params.truths, margin=snakemake.params.margin,
+                  families=snakemake.params.families)

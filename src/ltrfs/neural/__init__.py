@@ -10,15 +10,20 @@ from __future__ import annotations
 
 import importlib.util
 
-__all__ = ["NEURAL_METHODS", "torch_available", "INSTALL_HINT"]
+__all__ = ["NEURAL_METHODS", "EXTRA_MODULES", "extra_installed", "INSTALL_HINT"]
 
 #: the rankers and selectors that need PyTorch (configs and tests ask here without importing them)
-NEURAL_METHODS = frozenset({"mlp", "g_l2x", "l2x", "invase", "concrete_autoencoder"})
+NEURAL_METHODS = frozenset({"mlp", "g_l2x", "l2x", "invase", "concrete_autoencoder", "tabnet", "lassonet"})
 
 #: how to get the extra (one line, for notices and errors)
 INSTALL_HINT = 'pip install -e ".[neural]" (docs/neural.md: the CPU build of PyTorch)'
 
 
-def torch_available() -> bool:
-    """Whether PyTorch can be imported (looked up, not imported: cheap)."""
-    return importlib.util.find_spec("torch") is not None
+#: the modules the extra installs: PyTorch, and the maintained packages TabNet and LassoNet come from
+EXTRA_MODULES = ("torch", "pytorch_tabnet", "lassonet")
+
+
+def extra_installed() -> bool:
+    """Whether the neural extra's modules (``EXTRA_MODULES``) can be imported (looked up, not
+    imported: cheap)."""
+    return all(importlib.util.find_spec(module) is not None for module in EXTRA_MODULES)

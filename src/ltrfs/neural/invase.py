@@ -9,22 +9,27 @@ mask keeps, the baseline from all of them. Per batch of whole queries:
     mask ~ Bernoulli(p(z)) per document and feature (PyTorch's seeded generator)
     critic:   minimise the ranking loss L_c of critic(z * mask)
     baseline: minimise the ranking loss L_b of baseline(z)
-    actor:    minimise -(L_b - L_c) x mean_docs sum_j log P(mask_j | p_j) + lam x mean(p)
+    actor:    minimise -mean_docs r_q(doc) x sum_j log P(mask_j | p_j) + lam x mean(p)
 
-(the reward L_b - L_c is the batch's, as the authors' code: how much worse the critic does than
-the baseline with the sampled masks; it is a constant to the actor). Scoring mode: the mask
-``p(z) > 0.5`` and the critic's score; early stopping on its vali metric.
+with the reward ``r_q = L_b(q) - L_c(q)``, each query's own losses (``reward="query"``, the
+default: INVASE rewards each sample with its own loss difference, and a query is the unit a
+ranking loss is defined on), or one reward ``L_b - L_c`` of the whole batch for every document
+(``reward="batch"``, as Lyu et al.'s code); a reward is a constant to the actor. Scoring mode: the
+mask ``p(z) > 0.5`` and the critic's score; early stopping on its vali metric.
 
 Ranking (a global order from per-document masks, as Lyu et al.): how many training documents'
 masks keep the feature (``scores_``, a share), ties by the mean selection probability.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ltrfs.docstrings import fill_doc
+from ltrfs.neural.losses import query_losses, ranking_loss
 from ltrfs.neural.network import build_mlp
 from ltrfs.neural.selector import TRAINING_DOC, NeuralSelector, in_chunks
-from ltrfs.neural.training import ranking_step
-from ltrfs.params import Real
+from ltrfs.neural.training import descend
+from ltrfs.params import Options, Real
 
 __all__ = ["INVASE"]
 
@@ -38,6 +43,9 @@ class INVASE(NeuralSelector):
     lam : float >= 0, default 0.1
         Weight of the mean selection probability in the actor's loss (the authors' 0.1): the
         larger, the fewer features each document keeps.
+    reward : {"query", "batch"}, default "query"
+        The actor's reward: each query's loss difference for its documents, or the batch's for
+        all (Lyu et al.'s code).
     hidden, activation, dropout : as ranker ``mlp``, default [256, 256, 256], "tanh", 0.3
         The actor's, the critic's and the baseline's layers (three networks of that shape).
     %(neural_training)s
@@ -70,12 +78,13 @@ class INVASE(NeuralSelector):
     """
 
     name = "invase"
-    parameters = {**NeuralSelector.parameters, "lam": [Real(0)]}
+    parameters = {**NeuralSelector.parameters, "lam": [Real(0)], "reward": [Options("query", "batch")]}
 
-    def __init__(self, lam=0.1, hidden=(256, 256, 256), activation="tanh", dropout=0.3, loss="listwise", epochs=20,
+    def __init__(self, lam=0.1, reward="query", hidden=(256, 256, 256), activation="tanh", dropout=0.3, loss="listwise", epochs=20,
                  batch_size=10, learning_rate=1e-3, weight_decay=1e-4, patience=10, metric="ndcg@10",
                  convention="letor4", ties="expected", random_state=0, n_jobs=1):
         self.lam = lam
+        self.reward = reward
         self._set_network(locals())
 
     def _network(self, torch, d: int):
@@ -96,17 +105,22 @@ class INVASE(NeuralSelector):
         return ActorCritic()
 
     def _step(self, torch, module):
-        critic_step = ranking_step(torch, module.critic, self.loss)
-        baseline_step = ranking_step(torch, module.baseline, self.loss)
-        lam = float(self.lam)
+        loss_fn, name, lam = ranking_loss(self.loss), self.loss, float(self.lam)
 
         def step(z, y, ptr) -> float:
             p = module.probabilities(z)
             mask = torch.bernoulli(p.detach())
-            critic = critic_step(z * mask, y, ptr)
-            baseline = baseline_step(z, y, ptr)
+            critic_scores, baseline_scores = module.critic(z * mask).reshape(-1), module.baseline(z).reshape(-1)
+            critic = descend(torch, critic_scores, y, ptr, loss_fn)
+            baseline = descend(torch, baseline_scores, y, ptr, loss_fn)
+            if self.reward == "query":
+                gap = (query_losses(name, baseline_scores.detach().numpy().astype(np.float64), y, ptr)
+                       - query_losses(name, critic_scores.detach().numpy().astype(np.float64), y, ptr))
+                reward = torch.from_numpy(np.repeat(gap, np.diff(ptr))).to(z.dtype)
+            else:
+                reward = torch.full((len(z),), baseline - critic, dtype=z.dtype)
             log_likelihood = (mask * torch.log(p + 1e-8) + (1 - mask) * torch.log(1 - p + 1e-8)).sum(dim=1)
-            actor = -(baseline - critic) * log_likelihood.mean() + lam * p.mean()
+            actor = -(reward * log_likelihood).mean() + lam * p.mean()
             actor.backward()
             return critic
 

@@ -27,7 +27,7 @@ from ltrfs.ranking_data import group_ids
 from ltrfs.rankers.listnet import segment_softmax
 from ltrfs.rankers.ranknet import pair_loss
 
-__all__ = ["RANKING_LOSSES", "pointwise_loss", "pairwise_loss", "listwise_loss", "ranking_loss"]
+__all__ = ["RANKING_LOSSES", "pointwise_loss", "pairwise_loss", "listwise_loss", "ranking_loss", "query_losses"]
 
 
 def pointwise_loss(scores, y, query_ptr):
@@ -108,3 +108,33 @@ def ranking_loss(name: str):
         return RANKING_LOSSES[name]
     except KeyError:
         raise ValueError(f"unknown ranking loss {name!r}; choose one of {', '.join(RANKING_LOSSES)}") from None
+
+
+def query_losses(name: str, scores, y, query_ptr) -> np.ndarray:
+    """Each query's own loss ``name`` (float64 (q,)): the loss of the batch made of that query alone
+    (0 for a query with nothing to average: no pair, no relevant document).
+
+    Parameters
+    ----------
+    name : {"pointwise", "pairwise", "listwise"}
+    scores, y : ndarray (m,)
+    query_ptr : ndarray of int (q + 1,)
+
+    Returns
+    -------
+    float64 ndarray (q,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> query_losses("pointwise", np.array([1.0, 0.0, 2.0]), np.array([0, 0, 0]), np.array([0, 2, 3]))
+    array([0.5, 4. ])
+    """
+    loss_fn = ranking_loss(name)
+    ptr = np.asarray(query_ptr, dtype=np.int64)
+    one = np.array([0, 0], dtype=np.int64)
+    out = np.zeros(len(ptr) - 1)
+    for q, (a, b) in enumerate(zip(ptr[:-1], ptr[1:])):
+        one[1] = b - a
+        out[q] = loss_fn(scores[a:b], y[a:b], one)[0]
+    return out

@@ -22,7 +22,7 @@ import numpy as np
 from ltrfs.neural.losses import ranking_loss
 from ltrfs.rankers.pairs import count_pairs
 
-__all__ = ["useful_queries", "ranking_step", "train_epochs"]
+__all__ = ["useful_queries", "ranking_step", "descend", "train_epochs"]
 
 log = logging.getLogger("ltrfs")
 
@@ -62,17 +62,40 @@ def ranking_step(torch, scorer, loss: str):
     loss_fn = ranking_loss(loss)
 
     def step(rows, y, ptr) -> float:
-        scores = scorer(rows).reshape(-1)
-        value, grad = loss_fn(scores.detach().numpy().astype(np.float64), y, ptr)
-        scores.backward(torch.from_numpy(grad).to(scores.dtype))
-        return value
+        return descend(torch, scorer(rows).reshape(-1), y, ptr, loss_fn)
 
     return step
 
 
+def descend(torch, scores, y, ptr, loss_fn) -> float:
+    """The gradient of ``loss_fn`` at ``scores`` sent back through what computed them
+    (``scores.backward``).
+
+    Parameters
+    ----------
+    torch : module
+    scores : tensor (n,)
+        A batch's scores, attached to the graph that computed them.
+    y : ndarray (n,)
+    ptr : ndarray of int64 (b + 1,)
+        The batch's query offsets.
+    loss_fn : callable (scores, y, ptr) -> (float, float64 (n,))
+        A loss of ``ltrfs.neural.losses``.
+
+    Returns
+    -------
+    float
+        The batch's loss.
+    """
+    value, grad = loss_fn(scores.detach().numpy().astype(np.float64), y, ptr)
+    scores.backward(torch.from_numpy(grad).to(scores.dtype))
+    return value
+
+
 def train_epochs(torch, module, Z, y, query_ptr, *, step, queries, epochs: int, batch_size: int,
                  learning_rate: float, rng: np.random.Generator, weight_decay: float = 0.0, tracker=None,
-                 score_vali=None, snapshot=None, on_epoch=None, name: str = "mlp", what: str = "loss") -> dict:
+                 score_vali=None, snapshot=None, on_epoch=None, name: str = "mlp", what: str = "loss",
+                 optimiser=None) -> dict:
     """Train ``module``'s parameters in place, ``batch_size`` queries a step.
 
     Parameters
@@ -99,15 +122,25 @@ def train_epochs(torch, module, Z, y, query_ptr, *, step, queries, epochs: int, 
     on_epoch : callable (epoch) -> None, or None
     name, what : str
         The method and its loss, for the log lines.
+    optimiser : object with ``zero_grad()`` and ``step()``, or None
+        Takes the steps instead of a new Adam (``learning_rate`` and ``weight_decay`` are then
+        unused): LassoNet's path, whose optimiser lives across calls and applies its proximal
+        operator after each step.
 
     Returns
     -------
     dict
         ``epochs`` run, ``train_loss`` (mean batch loss per epoch), ``epoch_seconds``.
+
+    Raises
+    ------
+    ValueError
+        One line, when a batch's loss is not finite (the weights diverged).
     """
     Zt = torch.from_numpy(np.ascontiguousarray(Z, dtype=np.float32))
     y = np.asarray(y)
-    optimiser = torch.optim.Adam(module.parameters(), lr=float(learning_rate), weight_decay=float(weight_decay))
+    if optimiser is None:
+        optimiser = torch.optim.Adam(module.parameters(), lr=float(learning_rate), weight_decay=float(weight_decay))
     if not len(queries):
         log.warning("%s: no training query can contribute to the %s; the initial weights are kept", name, what)
     history = {"epochs": 0, "train_loss": [], "epoch_seconds": []}
@@ -119,7 +152,11 @@ def train_epochs(torch, module, Z, y, query_ptr, *, step, queries, epochs: int, 
         for b in range(0, len(order), int(batch_size)):
             rows, ptr = _batch_rows(order[b:b + int(batch_size)], query_ptr)
             optimiser.zero_grad()
-            total += step(Zt[torch.from_numpy(rows)], y[rows], ptr)
+            value = step(Zt[torch.from_numpy(rows)], y[rows], ptr)
+            if not np.isfinite(value):
+                raise ValueError(f"{name}: the {what} is {value} in epoch {epoch}: the training diverged "
+                                 f"(a lower learning_rate may help)")
+            total += value
             optimiser.step()
             batches += 1
         if on_epoch is not None:

@@ -1,7 +1,7 @@
 """Stage leaderboard (``workflow/rules/leaderboard.smk``): every selector of the run ranked per
 experiment and over all of them (Friedman, Nemenyi, critical-difference diagrams), with its
-stability across folds, its selection cost and the smallest k that keeps up with all features
-(``results/leaderboard/{run_name}/``; the statistics are ``ltrfs.results.leaderboard``'s)."""
+stability across folds, its selection cost, the smallest k that keeps up with all features and
+the cross table of selector family x ranker (``results/leaderboard/{run_name}/``; the statistics are ``ltrfs.results.leaderboard``'s)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,8 +14,8 @@ from ltrfs.formats import read_csv
 from ltrfs.pipeline.planning.leaderboard import leaderboard_records
 from ltrfs.results.figures import registry
 from ltrfs.results.htmlpage import write_markdown
-from ltrfs.results.leaderboard import (board, markdown, n_folds_text, read_costs, read_selections, recovery_table,
-                                       smallest_k, stability_table)
+from ltrfs.results.leaderboard import (board, cross_family, cross_family_markdown, markdown, n_folds_text, read_costs,
+                                       read_selections, recovery_table, smallest_k, stability_table)
 from ltrfs.results.tables import NONINFERIORITY_MARGIN, REFERENCE_RANKER
 
 __all__ = ["write_leaderboard", "leaderboard_records"]
@@ -23,7 +23,8 @@ __all__ = ["write_leaderboard", "leaderboard_records"]
 
 def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[dict], out: dict, *,
                       metrics=("NDCG@10", "MAP"), ks=(), baselines=("waf",), own=(), alpha: float = 0.05,
-                      truths: dict | None = None, margin: float = NONINFERIORITY_MARGIN) -> None:
+                      truths: dict | None = None, margin: float = NONINFERIORITY_MARGIN,
+                      families: dict | None = None) -> None:
     """Read the experiments' tables, the selections and their costs, and write the leaderboard.
 
     Parameters
@@ -59,6 +60,10 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
         each selector's top k finds (``ltrfs.results.leaderboard.recovery_table``).
     margin : float, default 0.01
         The tables' non-inferiority margin (config ``noninferiority_margin``), for the smallest-k note.
+    families : dict or None, default None
+        ``{"methods": method -> selector family, "rankers": ranker -> ranker family}``: the cross
+        table of selector family x ranker (``ltrfs.results.leaderboard.cross_family``), written to
+        ``out["cross_family"]`` (CSV) and at the end of the Markdown; None: not made.
 
     References
     ----------
@@ -125,9 +130,12 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
                  pd.DataFrame(columns=["scope", "metric", "a", "b", "wins", "losses", "p", "p_holm"]))
         write_text(out["pairs"], every[["scope", "metric", "a", "b", "wins", "losses", "p", "p_holm"]]
                    .to_csv(index=False, float_format="%.6g"))
-    write_markdown(out["md"], markdown(result, small, metrics, alpha=alpha, n_folds=n_folds_text(long), recovery=recovery,
-                                        margin=margin),
-                   out.get("html"))
+    text = markdown(result, small, metrics, alpha=alpha, n_folds=n_folds_text(long), recovery=recovery, margin=margin)
+    if families is not None:
+        cross = cross_family(long, families["methods"], families["rankers"], first, baselines=baselines, exclude_rankers=own)
+        write_text(out["cross_family"], cross.to_csv(index=False, float_format="%.6g"))
+        text = text.rstrip("\n") + "\n\n" + cross_family_markdown(cross, first)
+    write_markdown(out["md"], text, out.get("html"))
     chosen = long[(long.k.astype(str) == "vali") | long.method.isin(list(baselines))]
     chosen = chosen[~chosen.ranker.isin(list(own)) & (chosen.ranker != REFERENCE_RANKER)]
     data = {"diagrams": diagrams, "alpha": alpha, "stability": stab, "chosen": chosen, "cost": cost, "metric": first,

@@ -60,6 +60,27 @@ RANKERS = LazyRegistry({
 })
 
 
+#: family -> the ranking algorithms of that kind of model (``own``, a selection method's own model,
+#: has none): the columns of the leaderboard's cross table (``ltrfs.selection.SELECTOR_FAMILIES``)
+RANKER_FAMILIES = {
+    "linear": ("ranksvm", "ranksvm_primal", "coord_ascent", "adarank_ndcg", "adarank_map", "listnet", "rankrls",
+               "linear_regression", "logistic", "fsmrank", "svmmap", "fenchelrank", "sparse_ranksvm"),
+    "tree": ("lambdamart", "mart", "random_forest", "rankboost"),
+    "neural": ("ranknet", "mlp"),
+}
+
+
+def ranker_family(algorithm: str) -> str | None:
+    """The family of a ranking algorithm (``RANKER_FAMILIES``); None for one of none (``own``).
+
+    Examples
+    --------
+    >>> ranker_family("lambdamart"), ranker_family("mlp"), ranker_family("own")
+    ('tree', 'neural', None)
+    """
+    return next((family for family, members in RANKER_FAMILIES.items() if algorithm in members), None)
+
+
 def make_ranker(name: str, **params) -> Ranker:
     """A ranker from its name and parameters: ``RANKERS[name](**params)``.
 
@@ -108,7 +129,7 @@ def checked_grid(ranker: dict) -> list[dict]:
     return checked_points(lambda **point: make_ranker(ranker["algorithm"], **params, **point), ranker_grid(ranker))
 
 
-__all__ = ["RANKERS", "Ranker", "make_ranker", "ranker_class", "ranker_grid", "checked_grid",
+__all__ = ["RANKERS", "RANKER_FAMILIES", "Ranker", "ranker_family", "make_ranker", "ranker_class", "ranker_grid", "checked_grid",
            *RANKERS.class_names()]
 
 

@@ -348,6 +348,96 @@ def stability(rankings, k: int, n_features: int) -> tuple[float, float]:
 SMALLEST_K = ["dataset", "method", "ranker", "k", "metric", "diff_vs_waf", "diff_low", "p_noninf_holm", "waf", "k_max"]
 
 
+def cross_family(tables: pd.DataFrame, families: dict, ranker_families: dict, metric: str = "NDCG@10", *,
+                 baselines=("waf",), exclude_rankers=()) -> pd.DataFrame:
+    """Selector family x ranker: how well the features each family of selectors chooses serve each
+    ranker, measured against the ranker's own all-features value.
+
+    In each block (dataset, ranker) every competing method has its test ``metric`` at its k chosen
+    on vali (``_blocks``); its **gap** is that value minus the all-features baseline's in the same
+    block, its **rank** its rank among the competing methods with a value in the block (1 the
+    best, ties sharing). Per (family, ranker) and dataset, the mean over the family's methods;
+    then the mean and standard deviation over the datasets, the independent units.
+
+    Parameters
+    ----------
+    tables : pandas.DataFrame
+        The long tables with a ``dataset`` column (as ``block_scores``).
+    families : dict
+        Method -> its selector family (``ltrfs.selection.selector_family`` of its algorithm).
+    ranker_families : dict
+        Ranker -> its family (``ltrfs.rankers.ranker_family``; None left out, as ``own``).
+    metric : str, default "NDCG@10"
+    baselines : sequence of str, default ("waf",)
+        The all-features methods: the first with a value in a block is the gap's reference.
+    exclude_rankers : sequence of str, default ()
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (family, ranker): ``family``, ``ranker``, ``ranker_family``, ``methods`` (the
+        family's methods with a value), ``datasets``, ``gap`` and ``gap_sd`` (over datasets; sd NaN
+        for one dataset), ``rank``, ``competitors`` (the most methods ranked in a block).
+    """
+    columns = ["family", "ranker", "ranker_family", "methods", "datasets", "gap", "gap_sd", "rank", "competitors"]
+    wide = _blocks(tables, metric, (), [*exclude_rankers, *[r for r, f in ranker_families.items() if f is None]])
+    base = next((b for b in baselines if b in wide), None)
+    competing = [m for m in wide.columns if m not in baselines and m in families]
+    if base is None or not competing:
+        return pd.DataFrame(columns=columns)
+    gaps = wide[competing].sub(wide[base], axis=0)
+    ranks = wide[competing].rank(axis=1, ascending=False, method="average")
+    rows = []
+    for (ranker), part in gaps.groupby(level="ranker", sort=False):
+        rank_part = ranks.loc[part.index]
+        for family in dict.fromkeys(families[m] for m in competing):
+            members = [m for m in competing if families[m] == family and part[m].notna().any()]
+            if not members:
+                continue
+            per_dataset = part[members].mean(axis=1, skipna=True).dropna()
+            per_rank = rank_part[members].mean(axis=1, skipna=True).dropna()
+            rows.append({"family": family, "ranker": ranker, "ranker_family": ranker_families.get(ranker),
+                         "methods": len(members), "datasets": len(per_dataset), "gap": per_dataset.mean(),
+                         "gap_sd": per_dataset.std(ddof=1) if len(per_dataset) > 1 else np.nan,
+                         "rank": per_rank.mean(), "competitors": int(rank_part.notna().sum(axis=1).max())})
+    return pd.DataFrame(rows, columns=columns)
+
+
+def cross_family_markdown(cross: pd.DataFrame, metric: str) -> str:
+    """The cross table as Markdown: a row per selector family, a column per ranker.
+
+    Parameters
+    ----------
+    cross : pandas.DataFrame
+        ``cross_family``'s rows.
+    metric : str
+        Its metric, for the note.
+
+    Returns
+    -------
+    str
+        A section (heading, table, note) with cells ``gap ± sd (rank r)``; '' when ``cross`` is
+        empty.
+    """
+    if cross.empty:
+        return ""
+    cell = cross.assign(text=[f"{r.gap:+.4f}" + ("" if pd.isna(r.gap_sd) else f" ± {r.gap_sd:.4f}") + f" (rank {r.rank:.1f})"
+                              for r in cross.itertuples()])
+    cell = cell.assign(column=[f"{r.ranker} ({r.ranker_family})" for r in cell.itertuples()])
+    table = cell.pivot(index="family", columns="column", values="text").reindex(
+        index=list(dict.fromkeys(cross.family)), columns=list(dict.fromkeys(cell.column))).fillna("")
+    n_datasets = int(cross.datasets.max())
+    return "\n".join([
+        "## Selector family x ranker", "",
+        table.rename_axis("selector family").reset_index().to_markdown(index=False), "",
+        f"Each cell: the family's test {metric} at each method's k chosen on vali minus all features' with the "
+        f"same ranker (mean over the family's methods, then over the datasets; ± one standard deviation over "
+        f"the {n_datasets} datasets, the independent units), and the family's mean rank among the "
+        f"{int(cross.competitors.max())} competing methods of each (dataset, ranker) block (1 = best). "
+        "A family's column of its own kind (tree selectors for LambdaMART, say) against the others says "
+        "whether features chosen for one kind of ranker serve another.", ""])
+
+
 def smallest_k(tables: pd.DataFrame, metric: str = "NDCG@10", *, baselines=("waf",), alpha: float = 0.05) -> pd.DataFrame:
     """Per (dataset, method, ranker): the smallest k shown as good as the all-features baseline.
 

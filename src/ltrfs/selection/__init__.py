@@ -40,7 +40,37 @@ SELECTORS = LazyRegistry({
     "l2x": "ltrfs.neural.l2x:L2X",
     "invase": "ltrfs.neural.invase:INVASE",
     "concrete_autoencoder": "ltrfs.neural.concrete_autoencoder:ConcreteAutoencoder",
+    "tabnet": "ltrfs.neural.tabnet:TabNetSelector",
+    "lassonet": "ltrfs.neural.lasso_net:LassoNetSelector",
 })
+
+
+#: family -> the selection algorithms whose feature scores come from that kind of model: none
+#: (``filter``: a statistic of each feature, or of pairs of features), a linear model's weights or
+#: path, trees' importances, a neural network's masks or weights; ``baseline``: all features and a
+#: random subset. The leaderboard's cross table crosses them with the rankers' families
+#: (``ltrfs.rankers.RANKER_FAMILIES``).
+SELECTOR_FAMILIES = {
+    "baseline": ("waf", "random"),
+    "filter": ("importance", "fs_ed", "gas", "gas_e", "gas_l", "ig", "chi", "pearson", "ngas", "xgas", "hcas",
+               "mrmr"),
+    "linear": ("l1_logistic", "svm_rfe", "ordinal_cr", "greedy_rankrls", "fsmrank", "fsmsvm", "fs_bfs",
+               "fenchelrank", "sparse_ranksvm"),
+    "tree": ("rf_importance", "gbm_importance", "lambdamart_gain", "lambdamart_shap", "permutation",
+             "lambdamart_rfe"),
+    "neural": ("g_l2x", "l2x", "invase", "tabnet", "lassonet", "concrete_autoencoder"),
+}
+
+
+def selector_family(algorithm: str) -> str:
+    """The family of a selection algorithm (``SELECTOR_FAMILIES``).
+
+    Examples
+    --------
+    >>> selector_family("lambdamart_shap"), selector_family("g_l2x")
+    ('tree', 'neural')
+    """
+    return next(family for family, members in SELECTOR_FAMILIES.items() if algorithm in members)
 
 
 def make_selector(name: str, **params) -> Selector:
@@ -85,4 +115,4 @@ def has_own_predictions(algorithm: str) -> bool:
     return hasattr(SELECTORS[algorithm], "predict_scores")
 
 
-__all__ = ["SELECTORS", "Selector", "make_selector", "has_own_predictions"]
+__all__ = ["SELECTORS", "SELECTOR_FAMILIES", "Selector", "make_selector", "has_own_predictions", "selector_family"]

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from functools import cached_property
 
+from ltrfs.rankers import ranker_family
+from ltrfs.selection import selector_family
+
 __all__ = ["LeaderboardPlanning", "leaderboard_records"]
 
 
@@ -126,6 +129,15 @@ class LeaderboardPlanning:
     def baselines(self) -> list[str]:
         """The all-features baseline methods of the experiments being run, sorted."""
         return sorted({m for name in self.run.config["run"] for m in self.run.baselines(name)})
+
+    def families(self) -> dict:
+        """``{"methods": method -> selector family, "rankers": ranker -> ranker family}`` of the
+        experiments being run (``ltrfs.selection.selector_family``, ``ltrfs.rankers.ranker_family``):
+        the leaderboard's cross table."""
+        config = self.run.config
+        experiments = [self.run.experiment(name) for name in config["run"]]
+        return {"methods": {m: selector_family(config["methods"][m]["algorithm"]) for e in experiments for m in e["methods"]},
+                "rankers": {r: ranker_family(config["rankers"][r]["algorithm"]) for e in experiments for r in e["rankers"]}}
 
     def own_rankers(self) -> list[str]:
         """The rankers of the experiments being run that are a method's own model, sorted."""

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 from ltrfs.config import OWN, k_grid, train_batches
 from ltrfs.context import stable_seed
+from ltrfs.neural import NEURAL_METHODS
 from ltrfs.selection import SELECTORS, has_own_predictions
 
 __all__ = ["TrainPlanning", "TRAIN_OUTPUTS", "output_name"]
@@ -136,11 +137,14 @@ class TrainPlanning:
         ``train_batch``): every one-thread ranker of the method in the experiments being run that
         can rank with it. A ranker of several threads keeps its own job (rule train): in a batch
         it would hold all its cores while the batch's other rankers use one (on MQ2008 the
-        all-features batch of 15 rankers held both cores for ``random_forest``). A name clash
-        keeps rule train for the second."""
+        all-features batch of 15 rankers held both cores for ``random_forest``). So does a ranker
+        of the neural extra (``mlp``): a config that adds it to a run made without it
+        (``config/leaderboard_neural.yaml``) leaves that run's batches as they were, and its jobs
+        are not redone. A name clash keeps rule train for the second."""
         batches, names = {}, set()
         for (dataset, method), rankers in train_batches(self.run.config).items():
-            rankers = [r for r in rankers if self.ranks_itself(method, r) and self.threads_of(method, r) == 1]
+            rankers = [r for r in rankers if self.ranks_itself(method, r) and self.threads_of(method, r) == 1
+                       and self.run.config["rankers"][r]["algorithm"] not in NEURAL_METHODS]
             name = self.batch_rule_name(dataset, method)
             if rankers and name not in names:
                 names.add(name)
