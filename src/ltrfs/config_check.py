@@ -133,21 +133,37 @@ def _without_owner(error: Exception, algorithm: str) -> str:
     return text[len(algorithm) + 2:] if text.startswith(f"{algorithm}: ") else text
 
 
-def _check_paper_figures(ename: str, experiment: dict) -> None:
-    """Each of ``paper_figures`` names the experiment's datasets, rankers and methods; every
-    ``figure_labels`` key is one of its methods or rankers."""
+def _check_references(ename: str, experiment: dict) -> None:
+    """Every method and ranker the experiment's settings name (``_named``) is one of its own, and
+    each of ``paper_figures`` names one of its datasets."""
     for figure, spec in (experiment.get("paper_figures") or {}).items():
-        where = f"experiments.{ename}.paper_figures.{figure}"
-        for what, names, valid in (("dataset", [spec["dataset"]], experiment["datasets"]),
-                                   ("ranker", [spec["ranker"]], experiment["rankers"]),
-                                   ("method", spec.get("methods", []), experiment["methods"])):
-            for name in names:
-                if name not in valid:
-                    raise _unknown(what, name, where, valid)
+        if spec["dataset"] not in experiment["datasets"]:
+            raise _unknown("dataset", spec["dataset"], f"experiments.{ename}.paper_figures.{figure}",
+                           experiment["datasets"])
+    valid = {"method": experiment["methods"], "ranker": experiment["rankers"],
+             "method or ranker": [*experiment["methods"], *experiment["rankers"]]}
+    for where, kind, name in _named(experiment):
+        if name not in valid[kind]:
+            raise _unknown(kind, name, f"experiments.{ename}.{where}", valid[kind])
+
+
+def _named(experiment: dict):
+    """(where, kind, name) of every method or ranker an experiment's settings name besides its
+    lists: ``compare``, ``figure_curves``, ``published.rows`` (``method/ranker``),
+    ``paper_figures`` and ``figure_labels`` (kind "method or ranker")."""
+    sides = [(f"compare[{i}]", side) for i, pair in enumerate(experiment.get("compare") or []) for side in pair]
+    sides += [("figure_curves", side) for side in experiment.get("figure_curves") or []]
+    sides += [("published.rows", side) for side in ((experiment.get("published") or {}).get("rows") or {}).values()]
+    for where, side in sides:
+        method, _, ranker = side.partition("/")
+        yield where, "method", method
+        yield where, "ranker", ranker
+    for figure, spec in (experiment.get("paper_figures") or {}).items():
+        yield f"paper_figures.{figure}", "ranker", spec["ranker"]
+        for method in spec.get("methods", []):
+            yield f"paper_figures.{figure}", "method", method
     for name in experiment.get("figure_labels") or {}:
-        if name not in {*experiment["methods"], *experiment["rankers"]}:
-            raise _unknown("method or ranker", name, f"experiments.{ename}.figure_labels",
-                           [*experiment["methods"], *experiment["rankers"]])
+        yield "figure_labels", "method or ranker", name
 
 
 def _check_names(config: dict, registry: dict) -> None:
@@ -169,16 +185,7 @@ def _check_names(config: dict, registry: dict) -> None:
         if name not in config["experiments"]:
             raise _unknown("experiment", name, "run", config["experiments"])
     for ename, experiment in config["experiments"].items():
-        sides = [(f"compare[{i}]", side) for i, pair in enumerate(experiment.get("compare") or []) for side in pair]
-        sides += [("figure_curves", side) for side in experiment.get("figure_curves") or []]
-        sides += [("published.rows", side) for side in ((experiment.get("published") or {}).get("rows") or {}).values()]
-        for where, side in sides:
-            method, _, ranker = side.partition("/")
-            if method not in experiment["methods"]:
-                raise _unknown("method", method, f"experiments.{ename}.{where}", experiment["methods"])
-            if ranker not in experiment["rankers"]:
-                raise _unknown("ranker", ranker, f"experiments.{ename}.{where}", experiment["rankers"])
-        _check_paper_figures(ename, experiment)
+        _check_references(ename, experiment)
         for name in experiment.get("feature_reports") or []:
             if name not in FEATURE_REPORTS:
                 raise _unknown("feature report", name, f"experiments.{ename}.feature_reports", FEATURE_REPORTS)
@@ -266,8 +273,9 @@ def k_notices(config: dict, registry: dict, present=None) -> list[str]:
 
 
 def without_missing_extras(config: dict, installed: bool | None = None) -> list[str]:
-    """Leave the neural methods and rankers (``ltrfs.neural.NEURAL_METHODS``, by algorithm) out of
-    the experiments being run where the neural extra is not installed, in place.
+    """Leave the neural methods and rankers (``ltrfs.neural.NEURAL_METHODS``, by algorithm) whose
+    modules are not installed (``ltrfs.neural.extra_installed``) out of the experiments being
+    run, in place.
 
     A config that lists them (``config/leaderboard_neural.yaml``) then runs the rest, and the
     returned line says what was left out and how to install the extra. An experiment left with no
@@ -278,7 +286,8 @@ def without_missing_extras(config: dict, installed: bool | None = None) -> list[
     config : dict
         The checked configuration.
     installed : bool or None, default None
-        Whether the extra is installed; None: ``ltrfs.neural.extra_installed()``.
+        Whether the extra is installed; None: asked per algorithm (``extra_installed(algorithm)``:
+        with PyTorch alone, only TabNet and LassoNet are left out).
 
     Returns
     -------
@@ -287,22 +296,31 @@ def without_missing_extras(config: dict, installed: bool | None = None) -> list[
     """
     from ltrfs.neural import INSTALL_HINT, NEURAL_METHODS, extra_installed
 
-    if installed if installed is not None else extra_installed():
+    if installed:
         return []
+
+    def missing(algorithm: str) -> bool:
+        return algorithm in NEURAL_METHODS and (installed is False or not extra_installed(algorithm))
+
     left = {"methods": set(), "rankers": set()}
     experiments = []
     for name in config["run"]:
         experiment = config["experiments"][name]
         before = len(experiment["methods"]) + len(experiment["rankers"])
         for key in left:
-            neural = [e for e in experiment[key] if config[key][e]["algorithm"] in NEURAL_METHODS]
+            neural = [e for e in experiment[key] if missing(config[key][e]["algorithm"])]
             left[key].update(neural)
             experiment[key] = [e for e in experiment[key] if e not in neural]
             if not experiment[key]:
                 raise ConfigError(f"experiments.{name}.{key}: every one needs the neural extra: {INSTALL_HINT}")
+        for where, _, named in _named(experiment):
+            if named in left["methods"] | left["rankers"]:
+                raise ConfigError(f"experiments.{name}.{where} names {named}, which needs the neural extra: "
+                                  f"{INSTALL_HINT}")
         if len(experiment["methods"]) + len(experiment["rankers"]) < before:
             experiments.append(name)
     if not experiments:
         return []
     what = " and ".join(f"{key[:-1] if len(v) == 1 else key} {', '.join(sorted(v))}" for key, v in left.items() if v)
-    return [f"the neural extra is not installed: leaving out {what} of {', '.join(experiments)} ({INSTALL_HINT})"]
+    state = "not installed" if installed is False or not extra_installed("mlp") else "not fully installed"
+    return [f"the neural extra is {state}: leaving out {what} of {', '.join(experiments)} ({INSTALL_HINT})"]

@@ -83,7 +83,7 @@ def test_a_fit_leaves_torch_global_state_alone(xor):
 def test_without_torch_the_error_is_one_line(monkeypatch, xor):
     (X, y, qid), _, _ = xor
     monkeypatch.setitem(sys.modules, "torch", None)  # import torch raises ImportError
-    with pytest.raises(ValueError, match=r'^mlp needs PyTorch: pip install -e "\.\[neural\]"') as err:
+    with pytest.raises(ValueError, match=r'^mlp needs PyTorch: pip install -r envs/neural\.lock, or pip install -e "\.\[neural\]"') as err:
         make_ranker("mlp").fit(X, y, qid)
     assert "\n" not in str(err.value)
 

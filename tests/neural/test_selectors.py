@@ -77,3 +77,12 @@ def test_without_a_validation_split_every_epoch_runs(planted_split):
     sel = make_selector("g_l2x", k=2, hidden=[8], epochs=4).fit(train.X, train.y, qids(train))
     assert sel.chosen_["epochs"] == 4 and "best_epoch" not in sel.chosen_
     assert sel.chosen_["final_temperature"] == pytest.approx(10 * (0.01 / 10) ** (4 / 4))
+
+
+def test_a_mask_of_every_feature_is_a_warning(planted_split, caplog):
+    """k at or above d keeps every feature: the fit runs, and says in one line that it selects nothing."""
+    train, _ = planted_split
+    with caplog.at_level("WARNING", logger="ltrfs"):
+        make_selector("g_l2x", k=50, hidden=[8], epochs=1).fit(train.X, train.y, qids(train))
+    assert any(r.getMessage().startswith("g_l2x: a mask of k = 50 keeps all 8 features: it selects nothing")
+               for r in caplog.records)

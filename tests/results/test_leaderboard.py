@@ -308,3 +308,13 @@ def test_every_selector_and_ranker_has_a_family():
     assert sorted(m for members in SELECTOR_FAMILIES.values() for m in members) == sorted(SELECTORS)
     assert all(selector_family(m) for m in SELECTORS)
     assert [r for r in RANKERS if ranker_family(r) is None] == []
+
+
+def test_cross_family_leaves_out_a_block_without_its_reference():
+    """Where all features has no value in a block, that block counts for neither the gap nor the
+    rank (not the gap of one block and the rank of two)."""
+    rows = [("D", "waf", "lin", "46", 0.5, np.nan), ("D", "a", "lin", "5", 0.4, 0.5), ("D", "b", "lin", "5", 0.3, 0.5),
+            ("E", "a", "lin", "5", 0.1, 0.5), ("E", "b", "lin", "5", 0.2, 0.5)]
+    cross = lb.cross_family(long_table(rows), {"a": "F", "b": "F"}, {"lin": "linear"}).iloc[0]
+    assert cross.datasets == 1 and cross.gap == pytest.approx(-0.15) and cross["rank"] == 1.5
+    assert np.isnan(cross.gap_sd)

@@ -175,7 +175,7 @@ def test_the_neural_board_reuses_the_plain_boards_jobs():
     assert neural.leaderboard.families()["rankers"] == {"ranksvm": "linear", "lambdamart": "tree", "mlp": "neural"}
 
 
-def test_without_the_neural_extra_its_methods_are_left_out_in_one_line():
+def test_without_the_neural_extra_its_methods_are_left_out_in_one_line(monkeypatch):
     from ltrfs.config import ConfigError
     from ltrfs.config_check import without_missing_extras
 
@@ -190,7 +190,24 @@ def test_without_the_neural_extra_its_methods_are_left_out_in_one_line():
         e = config["experiments"][name]
         assert e["rankers"] == ["ranksvm", "lambdamart"] and not set(e["methods"]) & NEURAL_METHODS
     assert without_missing_extras(config, installed=False) == []  # nothing more to leave out
+    # PyTorch without pytorch-tabnet and lassonet: only their two methods are left out
+    import importlib.util
+
+    config = merged_plan("leaderboard.yaml", "leaderboard_neural.yaml").run.config
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name in ("pytorch_tabnet", "lassonet") else real(name, *a))
+    lines = without_missing_extras(config)
+    assert lines[0].startswith("the neural extra is not fully installed: leaving out methods lassonet, tabnet of neural_mq2008")
+    assert config["experiments"]["neural_mq2008"]["rankers"] == ["ranksvm", "lambdamart", "mlp"]
+    monkeypatch.undo()
     only = {"run": ["x"], "experiments": {"x": {"methods": ["g_l2x"], "rankers": ["ranksvm"]}},
             "methods": {"g_l2x": {"algorithm": "g_l2x"}}, "rankers": {"ranksvm": {"algorithm": "ranksvm"}}}
     with pytest.raises(ConfigError, match=r"^experiments\.x\.methods: every one needs the neural extra"):
         without_missing_extras(only, installed=False)
+    named = {"run": ["x"], "experiments": {"x": {"methods": ["g_l2x", "waf"], "rankers": ["ranksvm"],
+                                               "compare": [["waf/ranksvm", "g_l2x/ranksvm"]]}},
+             "methods": {"g_l2x": {"algorithm": "g_l2x"}, "waf": {"algorithm": "waf"}},
+             "rankers": {"ranksvm": {"algorithm": "ranksvm"}}}
+    with pytest.raises(ConfigError, match=r"^experiments\.x\.compare\[0\] names g_l2x, which needs the neural extra"):
+        without_missing_extras(named, installed=False)

@@ -110,7 +110,7 @@ class ConcreteAutoencoder(NeuralSelector):
         return annealed(self.start_temperature, self.end_temperature, epochs_done, self.anneal_epochs or self.epochs)
 
     def _network(self, torch, d: int):
-        k = mask_size(self.k, d)
+        k = mask_size(self.k, d, self.name)
         self.chosen_["k"] = k
         start = float(self.start_temperature)
         supervised = bool(self.supervised)

@@ -104,7 +104,7 @@ class GL2X(NeuralSelector):
         return annealed(self.start_temperature, self.end_temperature, epochs_done, self.anneal_epochs or self.epochs)
 
     def _network(self, torch, d: int):
-        k = mask_size(self.k, d)
+        k = mask_size(self.k, d, self.name)
         predictor = build_mlp(torch, d, self.hidden, self.activation, self.dropout)
         owner = self
 

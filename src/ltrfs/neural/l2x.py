@@ -88,7 +88,7 @@ class L2X(NeuralSelector):
         self._set_network(locals())
 
     def _network(self, torch, d: int):
-        k = mask_size(self.k, d)
+        k = mask_size(self.k, d, self.name)
         self.chosen_["k"] = k
         temperature = float(self.temperature)
 

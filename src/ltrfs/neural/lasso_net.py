@@ -13,7 +13,8 @@ Training, in two phases:
 
 - dense: the shared loop of the neural selectors (Adam, ``learning_rate``, ``weight_decay``, the
   ranking loss on batches of whole queries, at most ``epochs``, early stopping on the vali metric,
-  the vali-best epoch kept);
+  the vali-best epoch kept), the package's proximal operator at lambda 0 after every Adam step
+  (as its ``_train``: only the hierarchy enforced);
 - the path: lambda_i = ``lambda_start`` x ``path_multiplier``^i, i = 0, 1, ... For each lambda,
   SGD (``learning_rate``, momentum 0.9, one optimiser for the whole path) on the ranking loss, and
   after every optimiser step the package's hierarchical proximal operator
@@ -23,8 +24,8 @@ Training, in two phases:
   from; the weights at the step's end go on to the next lambda. The path ends when no feature is
   left or after ``max_path_steps`` lambdas (None: only when no feature is left, as the package).
 
-``lambda_start="auto"`` is the package's rule: a tenth of ``LassoNet.lambda_start(M)`` (the
-smallest 1e-6 x 2^n at which up to 10,000 proximal steps alone zero a feature of the dense
+``lambda_start="auto"`` is the package's rule: a tenth of ``LassoNet.lambda_start(M)`` (half of
+the smallest 1e-6 x 2^n at which up to 10,000 proximal steps alone zero a feature of the dense
 network; seconds to tens of seconds) divided by the learning rate. A feature leaves only once
 lambda outweighs its gradient and, through the hierarchy, about M times the sum of its column of
 W; by default the path goes on until no feature is left (the package's path), which may take
@@ -92,18 +93,18 @@ def import_lasso_net(what: str = "lassonet"):
 
 
 class _ProxSteps:
-    """The path's optimiser: an SGD step, then the hierarchical proximal operator at
-    ``threshold`` (lambda x learning rate), as the package's ``_train``."""
+    """An optimiser's step, then the hierarchical proximal operator at ``threshold`` (lambda x
+    learning rate), as the package's ``_train`` does in both phases: at threshold 0 in the dense
+    phase (only the hierarchy ``|W_ij| <= M |theta_j|`` enforced), at lambda x lr on the path."""
 
-    def __init__(self, torch, model, learning_rate: float, M: float):
-        self.sgd = torch.optim.SGD(model.parameters(), lr=float(learning_rate), momentum=PATH_MOMENTUM)
-        self.model, self.M, self.threshold = model, float(M), 0.0
+    def __init__(self, optimiser, model, M: float):
+        self.optimiser, self.model, self.M, self.threshold = optimiser, model, float(M), 0.0
 
     def zero_grad(self) -> None:
-        self.sgd.zero_grad()
+        self.optimiser.zero_grad()
 
     def step(self) -> None:
-        self.sgd.step()
+        self.optimiser.step()
         self.model.prox(lambda_=self.threshold, M=self.M)
 
 
@@ -237,10 +238,11 @@ class LassoNetSelector(NeuralSelector):
 
             step = ranking_step(torch, model, self.loss)
             dense = tracker(self.patience)
+            adam = torch.optim.Adam(model.parameters(), lr=float(self.learning_rate), weight_decay=float(self.weight_decay))
             history = train_epochs(torch, model, Z, y, query_ptr, step=step, queries=queries, epochs=self.epochs,
-                                   batch_size=self.batch_size, learning_rate=self.learning_rate,
-                                   weight_decay=self.weight_decay, rng=rng, tracker=dense, score_vali=score_vali,
-                                   snapshot=snapshot, name=self.name, what=self._loss_name())
+                                   batch_size=self.batch_size, learning_rate=self.learning_rate, rng=rng,
+                                   tracker=dense, score_vali=score_vali, snapshot=snapshot, name=self.name,
+                                   what=self._loss_name(), optimiser=_ProxSteps(adam, model, self.M))
             if dense is not None and dense.best_params is not None:
                 model.load_state_dict({k: torch.from_numpy(v) for k, v in zip(keys, dense.best_params)})
             self.chosen_.update({"epochs": history["epochs"], "train_loss": [float(v) for v in history["train_loss"]]})
@@ -271,9 +273,10 @@ class LassoNetSelector(NeuralSelector):
         else:
             lambda_ = float(self.lambda_start)
         self.chosen_["lambda_start"] = lambda_
-        optimiser = _ProxSteps(torch, model, lr, self.M)
+        optimiser = _ProxSteps(torch.optim.SGD(model.parameters(), lr=lr, momentum=PATH_MOMENTUM), model, self.M)
         inside = model.input_mask().numpy().copy()
         left = np.full(len(inside), np.nan)
+        left[~inside] = 0.0  # out before the path (theta 0 after the dense phase): last
         table, first_left, lambda_end = [], None, lambda_
         patience = self.path_patience if score_vali is not None else None
         steps = itertools.count() if self.max_path_steps is None else range(int(self.max_path_steps))

@@ -13,6 +13,8 @@ a validation split).
 """
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
 from ltrfs.checks import check_validation_split
@@ -23,6 +25,8 @@ from ltrfs.params import Integer, ListOf, Options, Real
 from ltrfs.rankers.base import column_statistics
 from ltrfs.rankers.ranknet import COMMON_PARAMETERS, ValidationTracker
 from ltrfs.selection.base import Selector
+
+log = logging.getLogger("ltrfs")
 
 __all__ = ["NeuralSelector", "NETWORK_PARAMETERS", "TRAINING_DOC", "mask_size", "standardised", "in_chunks"]
 
@@ -50,15 +54,18 @@ NETWORK_PARAMETERS = {
 }
 
 
-def mask_size(k, d: int) -> int:
+def mask_size(k, d: int, name: str | None = None) -> int:
     """Features a mask keeps: ``k`` itself (an int, at most d) or the share ``k`` of d (a float in
-    (0, 1), rounded, at least 1).
+    (0, 1), rounded, at least 1). With ``name``, a mask of every feature is logged as a warning:
+    it selects nothing, and the ranking read off it says little.
 
     Parameters
     ----------
     k : int >= 1 or float in (0, 1)
     d : int
         Features.
+    name : str or None, default None
+        The method, for the warning.
 
     Returns
     -------
@@ -70,8 +77,13 @@ def mask_size(k, d: int) -> int:
     (9, 3, 1)
     """
     if isinstance(k, (int, np.integer)):
-        return int(min(k, d))
-    return int(max(1, min(d, round(float(k) * d))))
+        size = int(min(k, d))
+    else:
+        size = int(max(1, min(d, round(float(k) * d))))
+    if name is not None and size >= d:
+        log.warning("%s: a mask of k = %s keeps all %d features: it selects nothing, and the ranking read off it "
+                    "says little; give k below d", name, k, d)
+    return size
 
 
 def standardised(X, mean=None, scale=None):

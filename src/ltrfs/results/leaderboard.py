@@ -369,7 +369,8 @@ def cross_family(tables: pd.DataFrame, families: dict, ranker_families: dict, me
         Ranker -> its family (``ltrfs.rankers.ranker_family``; None left out, as ``own``).
     metric : str, default "NDCG@10"
     baselines : sequence of str, default ("waf",)
-        The all-features methods: the first with a value in a block is the gap's reference.
+        The all-features methods: the first with a value in a block is the gap's reference; a
+        block without any is left out (of the gap and the rank).
     exclude_rankers : sequence of str, default ()
 
     Returns
@@ -381,14 +382,16 @@ def cross_family(tables: pd.DataFrame, families: dict, ranker_families: dict, me
     """
     columns = ["family", "ranker", "ranker_family", "methods", "datasets", "gap", "gap_sd", "rank", "competitors"]
     wide = _blocks(tables, metric, (), [*exclude_rankers, *[r for r, f in ranker_families.items() if f is None]])
-    base = next((b for b in baselines if b in wide), None)
+    present = [b for b in baselines if b in wide]
     competing = [m for m in wide.columns if m not in baselines and m in families]
-    if base is None or not competing:
+    if not present or not competing:
         return pd.DataFrame(columns=columns)
-    gaps = wide[competing].sub(wide[base], axis=0)
+    reference = wide[present].bfill(axis=1).iloc[:, 0]  # the first baseline with a value in the block
+    wide = wide[reference.notna()]  # gap and rank over the same blocks: those with a reference
+    gaps = wide[competing].sub(reference[reference.notna()], axis=0)
     ranks = wide[competing].rank(axis=1, ascending=False, method="average")
     rows = []
-    for (ranker), part in gaps.groupby(level="ranker", sort=False):
+    for ranker, part in gaps.groupby(level="ranker", sort=False):
         rank_part = ranks.loc[part.index]
         for family in dict.fromkeys(families[m] for m in competing):
             members = [m for m in competing if families[m] == family and part[m].notna().any()]
@@ -431,8 +434,10 @@ def cross_family_markdown(cross: pd.DataFrame, metric: str) -> str:
         "## Selector family x ranker", "",
         table.rename_axis("selector family").reset_index().to_markdown(index=False), "",
         f"Each cell: the family's test {metric} at each method's k chosen on vali minus all features' with the "
-        f"same ranker (mean over the family's methods, then over the datasets; ± one standard deviation over "
-        f"the {n_datasets} datasets, the independent units), and the family's mean rank among the "
+        f"same ranker (mean over the family's methods, then over the datasets; "
+        + (f"± one standard deviation over the {n_datasets} datasets, the independent units" if n_datasets > 1
+           else "one dataset: no spread to show")
+        + "), and the family's mean rank among the "
         f"{int(cross.competitors.max())} competing methods of each (dataset, ranker) block (1 = best). "
         "A family's column of its own kind (tree selectors for LambdaMART, say) against the others says "
         "whether features chosen for one kind of ranker serve another.", ""])
