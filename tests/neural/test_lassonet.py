@@ -123,11 +123,11 @@ def test_the_dense_phase_keeps_the_hierarchy_too(planted_split):
     the model the path starts from already has max_i |W_ij| <= M |theta_j| (M = 1 here, where
     Adam alone breaks it by far)."""
     class BeforePath(LassoNetSelector):
-        def _path(self, torch, model, *args):
-            theta = np.abs(model.skip.weight.detach().numpy()[0])
-            W = np.abs(model.layers[0].weight.detach().numpy()).max(axis=0)
+        def _path(self, run):
+            theta = np.abs(run.module.skip.weight.detach().numpy()[0])
+            W = np.abs(run.module.layers[0].weight.detach().numpy()).max(axis=0)
             self.ratio = float((W / np.maximum(self.M * theta, 1e-30)).max())
-            return super()._path(torch, model, *args)
+            return super()._path(run)
 
     sel = fit(planted_split, BeforePath(**{**SMALL, "M": 1.0, "max_path_steps": 1}))
     assert sel.ratio <= 1 + 1e-5

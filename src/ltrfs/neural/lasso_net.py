@@ -61,14 +61,10 @@ import logging
 
 import numpy as np
 
-from ltrfs.checks import check_validation_split
 from ltrfs.docstrings import fill_doc
 from ltrfs.neural import INSTALL_HINT
-from ltrfs.neural.network import torch_session
-from ltrfs.neural.selector import NETWORK_PARAMETERS, TRAINING_DOC, NeuralSelector, in_chunks, standardised
-from ltrfs.neural.training import ranking_step, train_epochs
+from ltrfs.neural.selector import NETWORK_PARAMETERS, TRAINING_DOC, NeuralSelector
 from ltrfs.params import Integer, Options, Real
-from ltrfs.rankers.ranknet import ValidationTracker
 
 __all__ = ["LassoNetSelector", "import_lasso_net"]
 
@@ -197,9 +193,7 @@ class LassoNetSelector(NeuralSelector):
         self.max_path_steps = max_path_steps
         self.path_epochs = path_epochs
         self.path_patience = path_patience
-        values = locals()
-        for name in SHARED_PARAMETERS:
-            setattr(self, name, values[name])
+        self._set_network(locals(), SHARED_PARAMETERS)
 
     def _network(self, torch, d: int):
         LassoNet = import_lasso_net(self.name)
@@ -210,54 +204,22 @@ class LassoNetSelector(NeuralSelector):
         """Called after each path step with the model, its lambda and the features that left in
         it (bool (d,)); nothing by default (the tests read the weights here)."""
 
-    def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
-        import_lasso_net(self.name)  # before anything runs
-        d = X.shape[1]
-        Z, mean, scale = standardised(X)
-        vali = check_validation_split(d, X_val, y_val, qid_val)
-        queries = self._queries(y, query_ptr)
-        rng = np.random.default_rng(self.random_state)
-        with torch_session(self.name, self.random_state, self.n_jobs) as torch:
-            model = self._network(torch, d)
-            keys = list(model.state_dict())
-            score_vali = None
-            if vali is not None:
-                Xv, yv, ptr_v = vali
-                Zv = torch.from_numpy(standardised(Xv, mean, scale)[0])
+    def _optimiser(self, torch, module):
+        """The dense phase's Adam, with the package's proximal operator at lambda 0 after each step."""
+        adam = torch.optim.Adam(module.parameters(), lr=float(self.learning_rate), weight_decay=float(self.weight_decay))
+        return _ProxSteps(adam, module, self.M)
 
-                def score_vali():
-                    return in_chunks(lambda rows: model(rows).reshape(-1), Zv)
-
-            def tracker(patience):
-                if vali is None:
-                    return None
-                return ValidationTracker(None, yv, ptr_v, self.metric, self.convention, patience, self.ties)
-
-            def snapshot():
-                return tuple(v.detach().numpy().copy() for v in model.state_dict().values())
-
-            step = ranking_step(torch, model, self.loss)
-            dense = tracker(self.patience)
-            adam = torch.optim.Adam(model.parameters(), lr=float(self.learning_rate), weight_decay=float(self.weight_decay))
-            history = train_epochs(torch, model, Z, y, query_ptr, step=step, queries=queries, epochs=self.epochs,
-                                   batch_size=self.batch_size, learning_rate=self.learning_rate, rng=rng,
-                                   tracker=dense, score_vali=score_vali, snapshot=snapshot, name=self.name,
-                                   what=self._loss_name(), optimiser=_ProxSteps(adam, model, self.M))
-            if dense is not None and dense.best_params is not None:
-                model.load_state_dict({k: torch.from_numpy(v) for k, v in zip(keys, dense.best_params)})
-            self.chosen_.update({"epochs": history["epochs"], "train_loss": [float(v) for v in history["train_loss"]]})
-            if dense is not None:
-                self.chosen_.update({"best_epoch": dense.best_iteration, "vali": dense.best_score,
-                                     "vali_metric": self.metric})
-            left, theta = self._path(torch, model, Z, y, query_ptr, step, queries, rng, tracker, score_vali)
-        lambda_end = self.chosen_["lambda_end"]
+    def _rank(self, run):
+        """The path on the dense network; (scores, tie): the lambda each feature left at (those
+        still in: the next lambda) and, for those still in, |theta_j|."""
+        d = run.Z.shape[1]
+        left, theta = self._path(run)
         stayed = np.isnan(left)
-        self.scores_ = np.where(stayed, lambda_end * float(self.path_multiplier), left).astype(np.float64)
-        tie = np.where(stayed, theta, 0.0)
-        self.ranking_ = np.lexsort((np.arange(d), -tie, -self.scores_)).astype(np.int64)
         self.chosen_["features_in_at_end"] = int(stayed.sum())
+        lambda_next = self.chosen_["lambda_end"] * float(self.path_multiplier)
+        return np.where(stayed, lambda_next, left), np.where(stayed, theta, np.zeros(d))
 
-    def _path(self, torch, model, Z, y, query_ptr, step, queries, rng, tracker, score_vali):
+    def _path(self, run):
         """Run the path on the dense model; set ``chosen_``'s path entries and ``details_``.
 
         Returns
@@ -266,6 +228,7 @@ class LassoNetSelector(NeuralSelector):
             The lambda at which each feature left (NaN: still in at the end), and |theta_j| at
             the end.
         """
+        torch, model = run.torch, run.module
         lr = float(self.learning_rate)
         if self.lambda_start == "auto":
             with torch.no_grad():
@@ -278,23 +241,21 @@ class LassoNetSelector(NeuralSelector):
         left = np.full(len(inside), np.nan)
         left[~inside] = 0.0  # out before the path (theta 0 after the dense phase): last
         table, first_left, lambda_end = [], None, lambda_
-        patience = self.path_patience if score_vali is not None else None
+        patience = self.path_patience if run.vali is not None else None
         steps = itertools.count() if self.max_path_steps is None else range(int(self.max_path_steps))
-        for i in steps if len(queries) else ():  # no query to learn from: no path
+        for i in steps if len(run.queries) else ():  # no query to learn from: no path
             if model.selected_count() == 0:
                 break
             if i:
                 lambda_ *= float(self.path_multiplier)  # as the package: repeated products
             optimiser.threshold = lambda_ * lr
-            watch = tracker(patience) if patience is not None else None
+            watch = run.tracker(patience) if patience is not None else None
             if watch is not None:  # the step must beat the model it starts from (the package's rule)
                 model.eval()
                 with torch.no_grad():
-                    watch.update(0, watch.score(score_vali()), ())
-            run = train_epochs(torch, model, Z, y, query_ptr, step=step, queries=queries, epochs=self.path_epochs,
-                               batch_size=self.batch_size, learning_rate=lr, rng=rng, tracker=watch,
-                               score_vali=score_vali, snapshot=lambda: (), name=f"{self.name} lambda {lambda_:.4g}",
-                               what=self._loss_name(), optimiser=optimiser)
+                    watch.update(0, watch.score(run.score_vali()), ())
+            history = run.train(self.path_epochs, watch, optimiser=optimiser, snapshot=lambda: (),
+                                name=f"{self.name} lambda {lambda_:.4g}")
             now = model.input_mask().numpy()
             gone = inside & ~now
             left[gone] = lambda_
@@ -302,10 +263,10 @@ class LassoNetSelector(NeuralSelector):
             if gone.any() and first_left is None:
                 first_left = lambda_
             vali = watch.history[-1] if watch is not None else None
-            table.append({"lambda": lambda_, "epochs": run["epochs"], "selected": int(inside.sum()),
+            table.append({"lambda": lambda_, "epochs": history["epochs"], "selected": int(inside.sum()),
                           "vali": float(vali) if vali is not None and np.isfinite(vali) else None})
             log.info("%s path step %d: lambda %.4g, %d epochs, %d features in", self.name, i + 1, lambda_,
-                     run["epochs"], int(inside.sum()))
+                     history["epochs"], int(inside.sum()))
             self._after_path_step(model, lambda_, gone)
             lambda_end = lambda_
         if first_left is not None and first_left < 2 * self.chosen_["lambda_start"]:  # the package's warning

@@ -28,7 +28,7 @@ from ltrfs.selection.base import Selector
 
 log = logging.getLogger("ltrfs")
 
-__all__ = ["NeuralSelector", "NETWORK_PARAMETERS", "TRAINING_DOC", "mask_size", "standardised", "in_chunks"]
+__all__ = ["NeuralSelector", "TrainingRun", "NETWORK_PARAMETERS", "TRAINING_DOC", "mask_size", "standardised", "in_chunks"]
 
 #: the Parameters entries of the shared training (``fill_doc(neural_training=TRAINING_DOC)``)
 TRAINING_DOC = """loss, epochs, batch_size, learning_rate, weight_decay, patience : as ranker ``mlp``
@@ -133,9 +133,10 @@ class NeuralSelector(Selector):
     #: whether a validation split, when given, stops training early (the methods with a ranking loss)
     uses_vali = True
 
-    def _set_network(self, values: dict) -> None:
-        """Store the shared parameters (``NETWORK_PARAMETERS``) of a constructor's ``locals()``."""
-        for name in NETWORK_PARAMETERS:
+    def _set_network(self, values: dict, names=NETWORK_PARAMETERS) -> None:
+        """Store the shared parameters ``names`` (default ``NETWORK_PARAMETERS``; a method without
+        some of them gives its own) of a constructor's ``locals()``."""
+        for name in names:
             setattr(self, name, values[name])
 
     def needs_validation(self):  # noqa: D102 (Selector's docstring)
@@ -160,39 +161,124 @@ class NeuralSelector(Selector):
     def _loss_name(self) -> str:
         return f"{self.loss} loss"
 
+    def _optimiser(self, torch, module):
+        """The optimiser of the training (``train_epochs``'s ``optimiser``); None: its Adam."""
+        return None
+
+    def _rank(self, run: "TrainingRun"):
+        """The feature scores, or (scores, tie-breaker), of the trained network: ``_order`` on the
+        training rows without gradients (LassoNet runs its path here)."""
+        with run.torch.no_grad():
+            return self._order(run.torch, run.module, run.torch.from_numpy(run.Z))
+
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
         d = X.shape[1]
         Z, mean, scale = standardised(X)
         vali = check_validation_split(d, X_val, y_val, qid_val) if self.uses_vali else None
+        if vali is not None:
+            vali = (standardised(vali[0], mean, scale)[0], *vali[1:])
         with torch_session(self.name, self.random_state, self.n_jobs) as torch:
             module = self._network(torch, d)
-            keys = list(module.state_dict())
-            tracker = score_vali = None
-            if vali is not None:
-                Xv, yv, ptr_v = vali
-                Zv = torch.from_numpy(standardised(Xv, mean, scale)[0])
-                tracker = ValidationTracker(None, yv, ptr_v, self.metric, self.convention, self.patience, self.ties)
-
-                def score_vali():
-                    return in_chunks(lambda rows: module(rows).reshape(-1), Zv)
-
-            def snapshot():
-                return tuple(v.detach().numpy().copy() for v in module.state_dict().values())
-
-            history = train_epochs(torch, module, Z, y, query_ptr, step=self._step(torch, module),
-                                   queries=self._queries(y, query_ptr), epochs=self.epochs, batch_size=self.batch_size,
-                                   learning_rate=self.learning_rate, weight_decay=self.weight_decay,
-                                   rng=np.random.default_rng(self.random_state), tracker=tracker, score_vali=score_vali,
-                                   snapshot=snapshot, on_epoch=lambda epoch: self._on_epoch(module, epoch), name=self.name,
-                                   what=self._loss_name())
-            if tracker is not None and tracker.best_params is not None:
-                module.load_state_dict({k: torch.from_numpy(v) for k, v in zip(keys, tracker.best_params)})
-            with torch.no_grad():
-                order = self._order(torch, module, torch.from_numpy(Z))
+            run = TrainingRun(self, torch, module, Z, y, query_ptr, vali)
+            tracker = run.tracker(self.patience)
+            history = run.train(self.epochs, tracker, optimiser=self._optimiser(torch, module),
+                                on_epoch=lambda epoch: self._on_epoch(module, epoch))
+            run.keep_best(tracker)
+            self.chosen_.update({"epochs": history["epochs"], "train_loss": [float(v) for v in history["train_loss"]]})
+            if tracker is not None:
+                self.chosen_.update({"best_epoch": tracker.best_iteration, "vali": tracker.best_score,
+                                     "vali_metric": self.metric})
+            order = self._rank(run)
         scores, tie = order if isinstance(order, tuple) else (order, np.zeros(d))
         self.scores_ = np.asarray(scores, dtype=np.float64)
         self.ranking_ = np.lexsort((np.arange(d), -np.asarray(tie, dtype=np.float64), -self.scores_)).astype(np.int64)
-        self.chosen_.update({"epochs": history["epochs"], "train_loss": [float(v) for v in history["train_loss"]]})
-        if tracker is not None:
-            self.chosen_.update({"best_epoch": tracker.best_iteration, "vali": tracker.best_score,
-                                 "vali_metric": self.metric})
+
+
+class TrainingRun:
+    """One fit's training: ``train`` runs the shared loop (``ltrfs.neural.training.train_epochs``)
+    with the method's settings; ``tracker(patience)`` is a new early-stopping tracker on the vali
+    metric (None without vali); ``keep_best`` loads a tracker's best weights.
+
+    Parameters
+    ----------
+    owner : NeuralSelector
+        The method: its ``_queries``, ``_step``, batch size, learning rate, weight decay, vali
+        metric and seed.
+    torch : module
+    module : torch.nn.Module
+        The network.
+    Z : float32 ndarray (m, d)
+        The standardised training rows.
+    y : ndarray (m,)
+    query_ptr : ndarray of int64 (q + 1,)
+    vali : (float32 (m_val, d), y_val, ptr_val) or None
+        The standardised vali split.
+
+    Attributes
+    ----------
+    queries : int64 ndarray
+        The training queries the batches are made of.
+    rng : numpy Generator
+        The batch order's, seeded with ``random_state``: one stream for every phase.
+    step : callable
+        The method's batch step.
+    """
+
+    def __init__(self, owner: NeuralSelector, torch, module, Z, y, query_ptr, vali):
+        self.owner, self.torch, self.module, self.Z, self.y, self.query_ptr = owner, torch, module, Z, y, query_ptr
+        self.queries = owner._queries(y, query_ptr)
+        self.rng = np.random.default_rng(owner.random_state)
+        self.step = owner._step(torch, module)
+        self.vali = vali
+        self._keys = list(module.state_dict())
+        self._Zv = torch.from_numpy(vali[0]) if vali is not None else None
+
+    def score_vali(self) -> np.ndarray:
+        """The network's scores of the vali rows (float64 (m_val,))."""
+        return in_chunks(lambda rows: self.module(rows).reshape(-1), self._Zv)
+
+    def tracker(self, patience):
+        """A new ``ValidationTracker`` of the vali metric with ``patience``; None without vali."""
+        if self.vali is None:
+            return None
+        owner = self.owner
+        return ValidationTracker(None, self.vali[1], self.vali[2], owner.metric, owner.convention, patience, owner.ties)
+
+    def snapshot(self) -> tuple:
+        """A copy of the network's weights."""
+        return tuple(v.detach().numpy().copy() for v in self.module.state_dict().values())
+
+    def train(self, epochs: int, tracker, *, optimiser=None, on_epoch=None, snapshot=None, name=None) -> dict:
+        """``train_epochs`` on this run.
+
+        Parameters
+        ----------
+        epochs : int
+            Most epochs.
+        tracker : ValidationTracker or None
+            Early stopping on vali (``tracker``); None: every epoch runs.
+        optimiser : object with ``zero_grad()`` and ``step()``, or None
+            None: Adam with the method's learning rate and weight decay.
+        on_epoch : callable (epoch) -> None, or None
+        snapshot : callable () -> state, or None
+            What is kept at the best vali epoch; None: the weights.
+        name : str or None
+            For the log lines; None: the method's.
+
+        Returns
+        -------
+        dict
+            ``train_epochs``'s history.
+        """
+        owner = self.owner
+        return train_epochs(self.torch, self.module, self.Z, self.y, self.query_ptr, step=self.step,
+                            queries=self.queries, epochs=epochs, batch_size=owner.batch_size,
+                            learning_rate=owner.learning_rate, weight_decay=owner.weight_decay, rng=self.rng,
+                            tracker=tracker, score_vali=self.score_vali if tracker is not None else None,
+                            snapshot=snapshot or self.snapshot, on_epoch=on_epoch, name=name or owner.name,
+                            what=owner._loss_name(), optimiser=optimiser)
+
+    def keep_best(self, tracker) -> None:
+        """Load the tracker's best weights into the network (nothing without one or a best)."""
+        if tracker is not None and tracker.best_params is not None:
+            self.module.load_state_dict({k: self.torch.from_numpy(v) for k, v in zip(self._keys, tracker.best_params)})

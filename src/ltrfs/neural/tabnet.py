@@ -171,9 +171,7 @@ class TabNetSelector(NeuralSelector):
         self.momentum = momentum
         self.n_independent = n_independent
         self.n_shared = n_shared
-        values = locals()
-        for name in TRAINING_PARAMETERS:
-            setattr(self, name, values[name])
+        self._set_network(locals(), TRAINING_PARAMETERS)
 
     def validate_params(self) -> None:  # noqa: D102 (Estimator's docstring)
         super().validate_params()
