@@ -9,7 +9,9 @@ masks), optionally ``_step`` (default: the ranking loss on the module's scores),
 runs), and ``_order(torch, module, Z)`` returning the feature scores (float64 (d,), larger first)
 by which ``ranking_`` orders the features, or (scores, tie-breaker) (ties by the tie-breaker,
 larger first, then by feature index). The network of the vali-best epoch is the one ordered (the last epoch's without
-a validation split).
+a validation split). A method with more than one phase gives ``_optimiser`` (the training's
+optimiser) and ``_rank(run)`` (a ``TrainingRun``: train again, then return the scores), as
+LassoNet's path does.
 """
 from __future__ import annotations
 
