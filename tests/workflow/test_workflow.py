@@ -759,3 +759,29 @@ def test_every_declared_feature_report_is_drawn_from_its_stage_files(tmp_path):
     useful = [f for f in selection["ranking"] if f not in selection["constant_features"]
               and np.any(train.X[:, f - 1] != 0)]
     assert list(dict.fromkeys(dens.feature)) == [useful[0], useful[-1]]
+
+
+@pytest.mark.neural
+def test_the_neural_methods_add_to_a_finished_run_without_redoing_it(tmp_path, finished):
+    """A finished run with a neural selector and the mlp ranker added (what config/leaderboard_neural.yaml
+    does to the plain board): the dry run plans the new selector's jobs and one mlp train job per
+    (method, fold), not the finished batched train jobs; after the run the board's cross table has
+    the three rankers' columns."""
+    import shutil
+
+    workdir = tmp_path / "wf"
+    shutil.copytree(finished, workdir, symlinks=True)
+    tiny = {**CONFIG["experiments"]["tiny"], "compare": [["importance/ranksvm", "random/ranksvm"]]}
+    methods = {**CONFIG["methods"], "g_l2x": {"algorithm": "g_l2x", "params": {"hidden": [8], "epochs": 2}}}
+    rankers = {**CONFIG["rankers"], "mlp": {"algorithm": "mlp", "params": {"hidden": [8], "epochs": 2}}}
+    tiny.update(methods=[*tiny["methods"], "g_l2x"], rankers=[*tiny["rankers"], "mlp"])
+    write_config(workdir, {**CONFIG, "experiments": {"tiny": tiny}, "methods": methods, "rankers": rankers})
+    jobs = planned_jobs(snakemake(workdir, "-n"))
+    assert jobs["select"] == 2 and jobs["train_synthetic_tiny_g_l2x"] == 2  # the new method's, on 2 folds
+    assert jobs["train"] == 2 * 5  # mlp for each of the 5 methods on each fold, in jobs of its own
+    assert not [rule for rule in jobs if rule.startswith("train_") and rule != "train_synthetic_tiny_g_l2x"]
+    snakemake(workdir)
+    cross = pd.read_csv(workdir / "results/leaderboard/tiny/cross_family.csv")
+    assert set(cross.ranker) == {"ranksvm", "lambdamart", "mlp"}
+    assert set(cross.family) == {"baseline", "filter", "neural"}  # random; importance, fs_ed; g_l2x
+    assert "## Selector family x ranker" in (workdir / "results/leaderboard/tiny/leaderboard.md").read_text()
