@@ -61,9 +61,8 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
     margin : float, default 0.01
         The tables' non-inferiority margin (config ``noninferiority_margin``), for the smallest-k note.
     families : dict or None, default None
-        ``{"methods": method -> selector family, "rankers": ranker -> ranker family}``: the cross
-        table of selector family x ranker (``ltrfs.results.leaderboard.cross_family``), written to
-        ``out["cross_family"]`` (CSV) and at the end of the Markdown; None: not made.
+        ``{"methods": method -> family, "rankers": ranker -> family}``: the cross table of selector
+        family x ranker (``cross_family``) to ``out["cross_family"]`` and the Markdown; None: none.
 
     References
     ----------
@@ -121,20 +120,15 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
                       "planted_precision": planted.precision.mean() if len(planted) else np.nan})
     result = pd.concat([result.reset_index(drop=True), pd.DataFrame(extra)], axis=1)
     result = result[["scope", "method"] + [c for c in result.columns if c not in ("scope", "method")]]
-    write_text(out["csv"], result.to_csv(index=False, float_format="%.6g"))
-    write_text(out["stability"], stab.to_csv(index=False, float_format="%.6g"))
-    write_text(out["cost"], cost.to_csv(index=False, float_format="%.6g"))
-    write_text(out["smallest_k"], small.to_csv(index=False, float_format="%.6g"))
-    if out.get("pairs"):
-        every = (pd.concat(wilcoxon, ignore_index=True) if wilcoxon else
-                 pd.DataFrame(columns=["scope", "metric", "a", "b", "wins", "losses", "p", "p_holm"]))
-        write_text(out["pairs"], every[["scope", "metric", "a", "b", "wins", "losses", "p", "p_holm"]]
-                   .to_csv(index=False, float_format="%.6g"))
+    pair_columns = ["scope", "metric", "a", "b", "wins", "losses", "p", "p_holm"]
+    tables = {"csv": result, "stability": stab, "cost": cost, "smallest_k": small,
+              "pairs": (pd.concat(wilcoxon, ignore_index=True) if wilcoxon else pd.DataFrame(columns=pair_columns))}
+    for key, frame in tables.items():
+        if out.get(key):
+            write_text(out[key], (frame[pair_columns] if key == "pairs" else frame).to_csv(index=False, float_format="%.6g"))
     text = markdown(result, small, metrics, alpha=alpha, n_folds=n_folds_text(long), recovery=recovery, margin=margin)
     if families is not None:
-        cross = cross_family(long, families["methods"], families["rankers"], first, baselines=baselines, exclude_rankers=own)
-        write_text(out["cross_family"], cross.to_csv(index=False, float_format="%.6g"))
-        text = text.rstrip("\n") + "\n\n" + cross_family_markdown(cross, first)
+        text = text.rstrip("\n") + "\n\n" + _write_cross_table(long, families, first, baselines, own, out["cross_family"])
     write_markdown(out["md"], text, out.get("html"))
     chosen = long[(long.k.astype(str) == "vali") | long.method.isin(list(baselines))]
     chosen = chosen[~chosen.ranker.isin(list(own)) & (chosen.ranker != REFERENCE_RANKER)]
@@ -147,3 +141,12 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
         if figure.per_scope:  # the folder is an output even when no scope has a diagram
             Path(files["png"]).parent.mkdir(parents=True, exist_ok=True)
         figure.draw(data, files)
+
+
+def _write_cross_table(long: pd.DataFrame, families: dict, metric: str, baselines, own, path) -> str:
+    """Write the cross table of selector family x ranker (``cross_family``) to ``path`` (CSV) and
+    return its Markdown section (``families``: as ``write_leaderboard``'s)."""
+    cross = cross_family(long, families["methods"], families["rankers"], metric, baselines=baselines,
+                         exclude_rankers=own)
+    write_text(path, cross.to_csv(index=False, float_format="%.6g"))
+    return cross_family_markdown(cross, metric)
