@@ -102,6 +102,7 @@ def test_without_a_step_limit_the_path_runs_until_no_feature_is_left(planted_spl
 
 def test_without_lassonet_the_fit_says_how_to_install_it(planted_split, monkeypatch):
     monkeypatch.setitem(sys.modules, "lassonet", None)
+    monkeypatch.setitem(sys.modules, "lassonet.model", None)  # an earlier test of the worker imported it
     with pytest.raises(ValueError, match="lassonet") as caught:
         fit(planted_split)
     assert INSTALL_HINT in str(caught.value) and "\n" not in str(caught.value)

@@ -117,3 +117,20 @@ def test_a_diverging_fit_stops_in_one_line(xor):
         train_epochs(torch, module, X, y, ptr, step=step, queries=np.arange(len(ptr) - 1), epochs=3, batch_size=10,
                      learning_rate=1e-3, rng=np.random.default_rng(0), name="tabnet", what="listwise loss")
     assert "\n" not in str(err.value) and len(calls) == 3
+
+
+def test_an_extra_package_that_is_there_but_does_not_import_says_so(monkeypatch):
+    """A package of the extra that is installed but fails to import (a broken build, a missing
+    library) is named with its error, not reported as missing."""
+    import importlib
+
+    from ltrfs.neural.network import import_extra
+
+    def broken(name, *args):
+        raise ImportError("libtorch_cpu.so: cannot open shared object file")
+
+    monkeypatch.setattr(importlib, "import_module", broken)
+    with pytest.raises(ValueError, match=r"^mlp: PyTorch is installed but does not import \(libtorch_cpu\.so: "
+                                         r"cannot open shared object file\); pip install") as err:
+        import_extra("torch", "mlp", "PyTorch")
+    assert "\n" not in str(err.value)

@@ -62,11 +62,11 @@ import logging
 import numpy as np
 
 from ltrfs.docstrings import fill_doc
-from ltrfs.neural import INSTALL_HINT
+from ltrfs.neural.network import import_extra
 from ltrfs.neural.selector import NETWORK_PARAMETERS, TRAINING_DOC, NeuralSelector
 from ltrfs.params import Integer, Options, Real
 
-__all__ = ["LassoNetSelector", "import_lasso_net"]
+__all__ = ["LassoNetSelector"]
 
 log = logging.getLogger("ltrfs")
 
@@ -75,17 +75,6 @@ SHARED_PARAMETERS = {name: allowed for name, allowed in NETWORK_PARAMETERS.items
 
 #: the momentum of the path's SGD (the package's default optimiser of the path)
 PATH_MOMENTUM = 0.9
-
-
-def import_lasso_net(what: str = "lassonet"):
-    """The class ``lassonet.model.LassoNet``, or a one-line ValueError naming ``what`` needs the
-    package lassonet and how to install it."""
-    try:
-        import lassonet  # noqa: F401 (optional dependency, ltrfs[neural]; slow to import: on use)
-        from lassonet.model import LassoNet
-    except ImportError:
-        raise ValueError(f"{what} needs the package lassonet: {INSTALL_HINT}") from None
-    return LassoNet
 
 
 class _ProxSteps:
@@ -196,7 +185,7 @@ class LassoNetSelector(NeuralSelector):
         self._set_network(locals(), SHARED_PARAMETERS)
 
     def _network(self, torch, d: int):
-        LassoNet = import_lasso_net(self.name)
+        LassoNet = import_extra("lassonet.model", self.name, "the package lassonet").LassoNet
         dropout = float(self.dropout) or None  # the package adds a Dropout layer unless None
         return LassoNet(d, *(int(units) for units in self.hidden), 1, dropout=dropout)
 

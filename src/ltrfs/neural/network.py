@@ -7,25 +7,49 @@ layers of 256 and the output layer: the four linear layers of Lyu et al.'s ranke
 """
 from __future__ import annotations
 
+import importlib
+import importlib.util
 from contextlib import contextmanager
 
 import numpy as np
 
 from ltrfs.neural import INSTALL_HINT
 
-__all__ = ["ACTIVATIONS", "import_torch", "torch_session", "build_mlp", "linear_layers", "layer_arrays", "forward"]
+__all__ = ["ACTIVATIONS", "import_extra", "import_torch", "torch_session", "build_mlp", "linear_layers", "layer_arrays", "forward"]
 
 #: the hidden layers' activation: name -> NumPy function (PyTorch's module of the same name trains)
 ACTIVATIONS = {"tanh": np.tanh, "relu": lambda h: np.maximum(h, 0.0)}
 
 
+def import_extra(module: str, what: str, package: str):
+    """The module ``module`` of the neural extra (imported on use: PyTorch and its packages are
+    heavy), or a one-line ValueError: ``what`` needs ``package`` and how to install it, or, when
+    the package is there but does not import, what failed.
+
+    Parameters
+    ----------
+    module : str
+        A dotted module name (``"torch"``, ``"lassonet.model"``).
+    what : str
+        The method that needs it.
+    package : str
+        Its name for people (``"PyTorch"``).
+
+    Returns
+    -------
+    module
+    """
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        if importlib.util.find_spec(module.split(".")[0]) is None:
+            raise ValueError(f"{what} needs {package}: {INSTALL_HINT}") from None
+        raise ValueError(f"{what}: {package} is installed but does not import ({exc}); {INSTALL_HINT}") from None
+
+
 def import_torch(what: str):
     """The ``torch`` module, or a one-line ValueError naming ``what`` needs it and how to install it."""
-    try:
-        import torch  # optional dependency (ltrfs[neural]); heavy: imported on use
-    except ImportError:
-        raise ValueError(f"{what} needs PyTorch: {INSTALL_HINT}") from None
-    return torch
+    return import_extra("torch", what, "PyTorch")
 
 
 @contextmanager

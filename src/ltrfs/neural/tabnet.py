@@ -35,12 +35,12 @@ from __future__ import annotations
 import numpy as np
 
 from ltrfs.docstrings import fill_doc
-from ltrfs.neural import INSTALL_HINT
+from ltrfs.neural.network import import_extra
 from ltrfs.neural.losses import ranking_loss
 from ltrfs.neural.selector import NETWORK_PARAMETERS, TRAINING_DOC, NeuralSelector, in_chunks
 from ltrfs.params import Integer, Options, Real
 
-__all__ = ["TabNetSelector", "import_tab_network", "lone_ghost_row"]
+__all__ = ["TabNetSelector", "lone_ghost_row"]
 
 #: the shared training parameters TabNet takes (the MLP's hidden, activation, dropout do not apply)
 TRAINING_PARAMETERS = {name: allowed for name, allowed in NETWORK_PARAMETERS.items()
@@ -48,16 +48,6 @@ TRAINING_PARAMETERS = {name: allowed for name, allowed in NETWORK_PARAMETERS.ite
 
 #: rows of the explain matrix summed at once in ``_order``
 EXPLAIN_CHUNK = 16384
-
-
-def import_tab_network(what: str = "tabnet"):
-    """The module ``pytorch_tabnet.tab_network``, or a one-line ValueError naming ``what`` needs
-    it and how to install it."""
-    try:
-        from pytorch_tabnet import tab_network  # optional dependency (ltrfs[neural]): imported on use
-    except ImportError:
-        raise ValueError(f"{what} needs pytorch-tabnet: {INSTALL_HINT}") from None
-    return tab_network
 
 
 def lone_ghost_row(n: int, virtual_batch_size: int) -> bool:
@@ -179,7 +169,7 @@ class TabNetSelector(NeuralSelector):
             raise ValueError(f"{self.name}: n_independent and n_shared cannot both be 0 (a step needs a GLU layer)")
 
     def _network(self, torch, d: int):
-        tab_network = import_tab_network(self.name)
+        tab_network = import_extra("pytorch_tabnet.tab_network", self.name, "pytorch-tabnet")
         network = tab_network.TabNet(
             d, 1, n_d=int(self.n_d), n_a=int(self.n_a), n_steps=int(self.n_steps), gamma=float(self.gamma),
             n_independent=int(self.n_independent), n_shared=int(self.n_shared),
