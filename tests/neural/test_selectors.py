@@ -1,5 +1,6 @@
-"""The neural selectors (G-L2X, L2X, INVASE, the concrete autoencoder): planted features
-recovered, the same ranking for the same seed, the unsupervised one blind to the labels."""
+"""The neural selectors (G-L2X, L2X, INVASE, IFG, the concrete autoencoder): planted features
+recovered, the same ranking for the same seed, the unsupervised one blind to the labels, IFG's
+groups against a hand computation."""
 from __future__ import annotations
 
 import numpy as np
@@ -16,6 +17,7 @@ SETTINGS = {
     "g_l2x": {"k": 2, "epochs": 60, "patience": None},   # the mask needs the temperature to fall
     "l2x": {"k": 2, "actor_hidden": [32], "epochs": 30},
     "invase": {"epochs": 30},
+    "ifg": {"n_groups": 4, "group_hidden": [32], "epochs": 30},
 }
 
 
@@ -86,3 +88,37 @@ def test_a_mask_of_every_feature_is_a_warning(planted_split, caplog):
         make_selector("g_l2x", k=50, hidden=[8], epochs=1).fit(train.X, train.y, qids(train))
     assert any(r.getMessage().startswith("g_l2x: a mask of k = 50 keeps all 8 features: it selects nothing")
                for r in caplog.records)
+
+
+def test_ifg_keeps_the_features_of_the_chosen_group_through_their_group_mean():
+    """Scoring mode by hand: features 0, 2 in group 1, feature 1 in group 0, group 2 empty; the
+    chooser keeps group 1. Kept mask (1, 0, 1); reconstruction: each feature its group's mean
+    (the empty group adds nothing); the predictor sees kept x reconstruction."""
+    from ltrfs.neural.network import torch_session
+
+    sel = make_selector("ifg", n_groups=3, group_hidden=[4], hidden=[4])
+    sel.chosen_ = {}   # what fit starts from
+    z = np.array([[1.0, 4.0, 3.0]], dtype=np.float32)
+    with torch_session("ifg", 0, 1) as torch:
+        module = sel._network(torch, 3).eval()
+        assign = np.zeros((3, 3))
+        assign[[0, 1, 2], [1, 0, 1]] = 5.0   # feature -> group logits (d x G, row-major as the network's output)
+        last = module.assign[-1]
+        with torch.no_grad():
+            last.weight.zero_()
+            last.bias.copy_(torch.from_numpy(assign.reshape(-1).astype(np.float32)))
+            module.choose[-1].weight.zero_()
+            module.choose[-1].bias.copy_(torch.tensor([0.0, 1.0, 0.5]))
+            kept, recon, t, _ = module.parts(torch.from_numpy(z))
+            expected_score = module.predictor(torch.tensor([[2.0, 0.0, 2.0]])).reshape(-1)
+            score = module(torch.from_numpy(z))
+    assert t.numpy().tolist() == [[0.0, 1.0, 0.0]]
+    assert kept.numpy().tolist() == [[1.0, 0.0, 1.0]]
+    np.testing.assert_allclose(recon.numpy(), [[2.0, 4.0, 2.0]])   # group 1: (1 + 3) / 2; group 0: 4
+    assert score.numpy().tolist() == expected_score.numpy().tolist()
+
+
+def test_ifg_keeping_every_group_is_a_one_line_error(planted_split):
+    train, _ = planted_split
+    with pytest.raises(ValueError, match=r"^ifg: n_top_groups \(3\) must be fewer than n_groups \(3\)"):
+        make_selector("ifg", n_groups=3, n_top_groups=3).fit(train.X, train.y, qids(train))

@@ -183,7 +183,7 @@ def test_without_the_neural_extra_its_methods_are_left_out_in_one_line(monkeypat
     assert without_missing_extras(config, installed=True) == []
     lines = without_missing_extras(config, installed=False)
     assert len(lines) == 1 and "\n" not in lines[0]
-    assert lines[0].startswith("the neural extra is not installed: leaving out methods concrete_autoencoder, g_l2x, "
+    assert lines[0].startswith("the neural extra is not installed: leaving out methods concrete_autoencoder, g_l2x, ifg, "
                                "invase, l2x, lassonet, tabnet and ranker mlp of neural_mq2008, neural_ohsumed, ")
     assert 'pip install -e ".[neural]"' in lines[0]
     for name in NEURAL["run"]:

@@ -378,6 +378,7 @@ def test_lyu2024_runs_end_to_end_on_a_generated_mq2008_and_the_stand_ins(tmp_pat
     methods["cae_supervised"]["params"].update(supervised=True, anneal_epochs=100)
     methods["lassonet_lyu"] = {"params": {**small, "max_path_steps": 3, "lambda_start": 1.0}}
     methods["tabnet"] = {"params": {"n_d": 8, "n_a": 8, "epochs": 2}}
+    methods["ifg"] = {"params": {**small, "n_groups": 3, "group_hidden": [8]}}
     methods["lambdamart_gain"] = {"params": {"ranker_params": {"n_estimators": 20}}}
     methods["lambdamart_rfe"] = {"params": {"ranker_params": {"n_estimators": 20}, "step": 0.5}}
     shrink = {"generator": {"n_queries": 40, "docs_median": 15}}

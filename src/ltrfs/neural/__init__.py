@@ -13,7 +13,8 @@ import importlib.util
 __all__ = ["NEURAL_METHODS", "EXTRA_MODULES", "extra_installed", "INSTALL_HINT"]
 
 #: the rankers and selectors that need PyTorch (configs and tests ask here without importing them)
-NEURAL_METHODS = frozenset({"mlp", "g_l2x", "l2x", "invase", "concrete_autoencoder", "tabnet", "lassonet"})
+NEURAL_METHODS = frozenset({"mlp", "g_l2x", "l2x", "invase", "concrete_autoencoder", "tabnet", "lassonet",
+                            "ifg"})
 
 #: how to get the extra (one line, for notices and errors)
 INSTALL_HINT = 'pip install -r envs/neural.lock, or pip install -e ".[neural]" (docs/neural.md)'

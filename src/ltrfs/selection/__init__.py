@@ -42,6 +42,7 @@ SELECTORS = LazyRegistry({
     "concrete_autoencoder": "ltrfs.neural.concrete_autoencoder:ConcreteAutoencoder",
     "tabnet": "ltrfs.neural.tabnet:TabNetSelector",
     "lassonet": "ltrfs.neural.lasso_net:LassoNetSelector",
+    "ifg": "ltrfs.neural.ifg:InstanceFeatureGroups",
 })
 
 
@@ -58,7 +59,7 @@ SELECTOR_FAMILIES = {
                "fenchelrank", "sparse_ranksvm"),
     "tree": ("rf_importance", "gbm_importance", "lambdamart_gain", "lambdamart_shap", "permutation",
              "lambdamart_rfe"),
-    "neural": ("g_l2x", "l2x", "invase", "tabnet", "lassonet", "concrete_autoencoder"),
+    "neural": ("g_l2x", "l2x", "invase", "tabnet", "lassonet", "concrete_autoencoder", "ifg"),
 }
 
 
