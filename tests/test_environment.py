@@ -65,6 +65,26 @@ def test_the_conda_environment_pins_the_same_versions_and_stays_small():
     assert "--hash" not in text and len(text) < 10_000
 
 
+def test_the_neural_conda_environment_adds_the_neural_lock_from_pytorchs_cpu_index(tmp_path):
+    """envs/ltrfs-neural.yaml (the neural methods' jobs under --use-conda): every pin of both locks,
+    PyTorch's CPU build from its own index; both environment files are what envs/conda_envs.py
+    writes from today's locks."""
+    import importlib.util
+
+    text = (REPO / "envs/ltrfs-neural.yaml").read_text()
+    pip = next(d["pip"] for d in yaml.safe_load(text)["dependencies"] if isinstance(d, dict))
+    assert pip[0] == "--extra-index-url https://download.pytorch.org/whl/cpu"
+    want = {name: pin for lock in ("requirements.lock", "neural.lock") for name, (pin, _) in _lock(lock).items()}
+    assert {name: pin for name, (pin, _) in _pins(pip[1:]).items()} == want and len(pip) == len(want) + 1
+    assert "--hash" not in text and len(text) < 10_000
+    spec = importlib.util.spec_from_file_location("conda_envs", REPO / "envs/conda_envs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(tmp_path)
+    for name in ("ltrfs.yaml", "ltrfs-neural.yaml"):
+        assert (tmp_path / name).read_bytes() == (REPO / "envs" / name).read_bytes(), "run python envs/conda_envs.py"
+
+
 def test_a_results_folder_keeps_the_versions_that_made_it_and_says_when_a_run_differs(tmp_path):
     from ltrfs.environment import check_results_folder, library_versions, versions_markdown
 

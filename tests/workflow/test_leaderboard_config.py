@@ -211,3 +211,23 @@ def test_without_the_neural_extra_its_methods_are_left_out_in_one_line(monkeypat
              "rankers": {"ranksvm": {"algorithm": "ranksvm"}}}
     with pytest.raises(ConfigError, match=r"^experiments\.x\.compare\[0\] names g_l2x, which needs the neural extra"):
         without_missing_extras(named, installed=False)
+
+
+def test_the_neural_methods_jobs_run_in_the_neural_conda_environment():
+    """--use-conda: a neural selector's select job and the mlp ranker's train jobs name
+    envs/ltrfs-neural.yaml (PyTorch in it), every other job envs/ltrfs.yaml; both files exist where
+    the rule files point."""
+    from types import SimpleNamespace
+
+    from ltrfs.pipeline.planning.environments import BASE_ENV, NEURAL_ENV
+
+    plan = merged_plan("leaderboard.yaml", "leaderboard_neural.yaml")
+    job = SimpleNamespace(dataset="MQ2008", fold="1")
+    assert plan.select.conda_env(SimpleNamespace(**vars(job), method="tabnet")) == NEURAL_ENV
+    assert plan.select.conda_env(SimpleNamespace(**vars(job), method="lambdamart_rfe")) == BASE_ENV
+    assert plan.train.conda_env(SimpleNamespace(**vars(job), method="importance", ranker="mlp")) == NEURAL_ENV
+    assert plan.train.conda_env(SimpleNamespace(**vars(job), method="tabnet", ranker="ranksvm")) == BASE_ENV
+    for env in (BASE_ENV, NEURAL_ENV):
+        assert (REPO / "workflow/rules" / env).resolve().is_file(), env
+    assert "PLAN.select.conda_env" in (REPO / "workflow/rules/select.smk").read_text()
+    assert "PLAN.train.conda_env" in (REPO / "workflow/rules/train.smk").read_text()

@@ -20,7 +20,7 @@ rule select:
         convention=PLAN.run.convention,
         ties=config["ties"],
     conda:
-        "../../envs/ltrfs.yaml"
+        PLAN.select.conda_env
     log:
         "logs/select/{dataset}/fold{fold}/{method}.log",
     benchmark:

@@ -20,7 +20,7 @@ rule train:
         job=PLAN.train.job,
     threads: PLAN.train.threads
     conda:
-        "../../envs/ltrfs.yaml"
+        PLAN.train.conda_env
     log:
         "logs/train/{dataset}/fold{fold}/{method}/{ranker}.log",
     benchmark:

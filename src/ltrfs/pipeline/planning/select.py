@@ -1,7 +1,8 @@
-"""Planning of stage select (``workflow/rules/select.smk``): the score files and threads of the
-select jobs."""
+"""Planning of stage select (``workflow/rules/select.smk``): the score files, threads and conda
+environment of the select jobs."""
 from __future__ import annotations
 
+from ltrfs.pipeline.planning.environments import conda_env
 from ltrfs.selection import SELECTORS
 
 __all__ = ["SelectPlanning"]
@@ -21,3 +22,8 @@ class SelectPlanning:
     def threads(self, wildcards) -> int:
         """The method's own ``threads`` (default 1)."""
         return self.run.method_config(wildcards).get("threads", 1)
+
+    def conda_env(self, wildcards) -> str:
+        """The job's conda environment (``ltrfs.pipeline.planning.environments``): the neural one for
+        a neural selector."""
+        return conda_env(self.run.algorithm(wildcards.method))

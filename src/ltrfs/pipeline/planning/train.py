@@ -9,6 +9,7 @@ from types import SimpleNamespace
 from ltrfs.config import OWN, k_grid, train_batches
 from ltrfs.context import stable_seed
 from ltrfs.neural import NEURAL_METHODS
+from ltrfs.pipeline.planning.environments import conda_env
 from ltrfs.selection import SELECTORS, has_own_predictions
 
 __all__ = ["TrainPlanning", "TRAIN_OUTPUTS", "output_name"]
@@ -81,6 +82,12 @@ class TrainPlanning:
     def threads(self, wildcards) -> int:
         """The threads of a train job (``threads_of``)."""
         return self.threads_of(wildcards.method, wildcards.ranker)
+
+    def conda_env(self, wildcards) -> str:
+        """The conda environment of a train job (``ltrfs.pipeline.planning.environments``): the
+        neural one for the ``mlp`` ranker, and for ranker ``own`` that of the method."""
+        algorithm = self.run.ranker_config(wildcards)["algorithm"]
+        return conda_env(self.run.algorithm(wildcards.method) if algorithm == OWN else algorithm)
 
     def metric(self, wildcards) -> str:
         """The vali metric of a train job (``Run.train_metrics``; the top-level one for a
