@@ -116,6 +116,9 @@ def test_ifg_keeps_the_features_of_the_chosen_group_through_their_group_mean():
     assert kept.numpy().tolist() == [[1.0, 0.0, 1.0]]
     np.testing.assert_allclose(recon.numpy(), [[2.0, 4.0, 2.0]])   # group 1: (1 + 3) / 2; group 0: 4
     assert score.numpy().tolist() == expected_score.numpy().tolist()
+    # outside training the rows are read in blocks of about 4 million values a (rows, d, G) tensor:
+    # 599 rows of the Yahoo! stand-in's 700 features x 10 groups (16 MB), not 65,536 (1.8 GB)
+    assert make_selector("ifg")._block_rows(700) == 599 and make_selector("l2x")._block_rows(700) == 65536
 
 
 def test_ifg_keeping_every_group_is_a_one_line_error(planted_split):

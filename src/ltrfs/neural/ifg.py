@@ -40,6 +40,8 @@ __all__ = ["InstanceFeatureGroups"]
 
 #: the least size of a group the reconstruction divides by (an empty group adds nothing)
 _EPS = 1e-6
+#: values of one (rows, d, G) tensor when rows are read in blocks outside training (``_block_rows``)
+_BLOCK_VALUES = 2**22
 
 
 @fill_doc(neural_training=TRAINING_DOC)
@@ -172,6 +174,10 @@ class InstanceFeatureGroups(NeuralSelector):
 
         return step
 
+    def _block_rows(self, d: int) -> int:
+        """Rows a block such that each (rows, d, G) tensor holds about 4 million values (16 MB)."""
+        return max(1, _BLOCK_VALUES // (d * int(self.n_groups)))
+
     def _loss_name(self) -> str:
         return f"{self.rank_weight:g} x {self.loss} loss + {self.reconstruction_weight:g} x reconstruction error"
 
@@ -181,6 +187,6 @@ class InstanceFeatureGroups(NeuralSelector):
             in_kept = torch.einsum("ndg,ng->nd", torch.softmax(logits, dim=-1), t)
             return torch.stack([kept.sum(dim=0), in_kept.sum(dim=0)])[None]
 
-        kept, prob = in_chunks(counts, Z).sum(axis=0)
+        kept, prob = in_chunks(counts, Z, self._block_rows(Z.shape[1])).sum(axis=0)
         self.chosen_["mean_kept"] = float(kept.sum() / len(Z))
         return kept / len(Z), prob / len(Z)

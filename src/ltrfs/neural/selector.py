@@ -163,6 +163,11 @@ class NeuralSelector(Selector):
     def _loss_name(self) -> str:
         return f"{self.loss} loss"
 
+    def _block_rows(self, d: int) -> int:
+        """Rows the network reads at once outside training (vali scores, ``_order``): 65,536 by
+        default; a network whose activations grow faster than d a row gives fewer."""
+        return 65536
+
     def _optimiser(self, torch, module):
         """The optimiser of the training (``train_epochs``'s ``optimiser``); None: its Adam."""
         return None
@@ -237,7 +242,7 @@ class TrainingRun:
 
     def score_vali(self) -> np.ndarray:
         """The network's scores of the vali rows (float64 (m_val,))."""
-        return in_chunks(lambda rows: self.module(rows).reshape(-1), self._Zv)
+        return in_chunks(lambda rows: self.module(rows).reshape(-1), self._Zv, self.owner._block_rows(self.Z.shape[1]))
 
     def tracker(self, patience):
         """A new ``ValidationTracker`` of the vali metric with ``patience``; None without vali."""
