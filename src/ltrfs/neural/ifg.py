@@ -138,7 +138,7 @@ class InstanceFeatureGroups(NeuralSelector):
                 logits = self.assign(z).reshape(-1, d, G)
                 if self.training:
                     return logits, torch.softmax((logits + gumbel_noise(torch, logits.shape, logits.dtype)) / T, -1)
-                return logits, torch.nn.functional.one_hot(logits.argmax(dim=-1), G).to(logits.dtype)
+                return logits, torch.zeros_like(logits).scatter_(-1, logits.argmax(dim=-1, keepdim=True), 1.0)
 
             def parts(self, z):
                 """(kept m (n, d), reconstruction r (n, d), kept groups t (n, G), logits A)."""
