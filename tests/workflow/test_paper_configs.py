@@ -379,6 +379,11 @@ def test_lyu2024_runs_end_to_end_on_a_generated_mq2008_and_the_stand_ins(tmp_pat
     methods["lassonet_lyu"] = {"params": {**small, "max_path_steps": 3, "lambda_start": 1.0}}
     methods["tabnet"] = {"params": {"n_d": 8, "n_a": 8, "epochs": 2}}
     methods["ifg"] = {"params": {**small, "n_groups": 3, "group_hidden": [8]}}
+    for share in ("05", "10", "30"):  # the mask-based selectors trained per share (experiments lyu2024_shareNN)
+        k = {"k": int(share) / 100}
+        methods[f"g_l2x_lyu_share{share}"] = {"params": {**small, **k, "anneal_epochs": 50}}
+        methods[f"l2x_share{share}"] = {"params": {**small, **k}}
+        methods[f"cae_supervised_share{share}"] = {"params": {**small, **k, "supervised": True, "anneal_epochs": 100}}
     methods["lambdamart_gain"] = {"params": {"ranker_params": {"n_estimators": 20}}}
     methods["lambdamart_rfe"] = {"params": {"ranker_params": {"n_estimators": 20}, "step": 0.5}}
     shrink = {"generator": {"n_queries": 40, "docs_median": 15}}
@@ -398,3 +403,13 @@ def test_lyu2024_runs_end_to_end_on_a_generated_mq2008_and_the_stand_ins(tmp_pat
         for method in set(experiment["methods"]) - {"waf"}:
             assert {str(k) for k in experiment["k"]} <= set(table[table.method == method].k), (name, method)
         assert table["NDCG@10"].between(0, 1).all()
+    # the mask-based selectors trained per share: each mask of int(r d) features, read at that k alone
+    for share, k in (("05", 2), ("10", 4), ("30", 13)):
+        experiment = config["experiments"][f"lyu2024_share{share}"]
+        assert experiment["k"] == [k] == [int(int(share) / 100 * 46)]
+        table = pd.read_csv(results / f"MQ2008/tables/lyu2024_share{share}.csv", dtype={"k": str})
+        rows = table[(table.ranker == "mlp") & (table.method != "waf")]
+        assert set(rows.method) == set(experiment["methods"]) - {"waf"} and set(rows.k) >= {str(k)}
+        for method in set(rows.method):
+            record = json.loads((results / f"MQ2008/fold1/select/{method}.json").read_text())
+            assert record["chosen"]["k"] == k, (method, record["chosen"])

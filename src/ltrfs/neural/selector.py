@@ -16,6 +16,7 @@ LassoNet's path does.
 from __future__ import annotations
 
 import logging
+import math
 
 import numpy as np
 
@@ -58,7 +59,7 @@ NETWORK_PARAMETERS = {
 
 def mask_size(k, d: int, name: str | None = None) -> int:
     """Features a mask keeps: ``k`` itself (an int, at most d) or the share ``k`` of d (a float in
-    (0, 1), rounded, at least 1). With ``name``, a mask of every feature is logged as a warning:
+    (0, 1), ``int(k d)`` as Lyu et al. count a share, at least 1). With ``name``, a mask of every feature is logged as a warning:
     it selects nothing, and the ranking read off it says little.
 
     Parameters
@@ -75,13 +76,13 @@ def mask_size(k, d: int, name: str | None = None) -> int:
 
     Examples
     --------
-    >>> mask_size(0.2, 46), mask_size(5, 3), mask_size(0.01, 46)
-    (9, 3, 1)
+    >>> mask_size(0.2, 46), mask_size(0.1, 46), mask_size(0.3, 700), mask_size(5, 3), mask_size(0.01, 46)
+    (9, 4, 210, 3, 1)
     """
     if isinstance(k, (int, np.integer)):
         size = int(min(k, d))
     else:
-        size = int(max(1, min(d, round(float(k) * d))))
+        size = int(max(1, min(d, math.floor(float(k) * d + 1e-9))))
     if name is not None and size >= d:
         log.warning("%s: a mask of k = %s keeps all %d features: it selects nothing, and the ranking read off it "
                     "says little; give k below d", name, k, d)
