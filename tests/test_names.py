@@ -32,3 +32,17 @@ def test_a_ranker_class_is_reached_by_its_class_name_and_an_unknown_one_is_not()
         rankers.NoSuchRanker
     with pytest.raises(KeyError):
         SELECTORS["no_such_method"]
+
+
+def test_the_neural_methods_are_the_registries_entries_of_the_neural_package():
+    """ltrfs.neural.NEURAL_METHODS (what needs the extra: left out without it, its own conda
+    environment) is every selector and ranker whose class lives in ltrfs.neural, and the neural
+    selector family is those selectors: a new neural method added to a registry alone fails here."""
+    from ltrfs.neural import NEURAL_METHODS
+    from ltrfs.rankers import RANKERS
+    from ltrfs.selection import SELECTOR_FAMILIES, SELECTORS
+
+    in_package = {name for registry in (SELECTORS, RANKERS) for name in registry
+                  if registry.module_of(name).startswith("ltrfs.neural.")}
+    assert NEURAL_METHODS == in_package
+    assert set(SELECTOR_FAMILIES["neural"]) == in_package & set(SELECTORS)

@@ -140,6 +140,16 @@ class LazyRegistry(Mapping):
     def __len__(self) -> int:
         return len(self._paths)
 
+    def module_of(self, name: str) -> str:
+        """The module a name's class lives in, without importing it.
+
+        Examples
+        --------
+        >>> LazyRegistry({"ordered": "collections:OrderedDict"}).module_of("ordered")
+        'collections'
+        """
+        return self._paths[name].partition(":")[0]
+
     def class_names(self) -> dict[str, str]:
         """Class name -> registry name, without importing anything.
 

@@ -81,3 +81,22 @@ def test_query_losses_are_each_query_alone():
     for q, (a, b) in enumerate(zip(PTR[:-1], PTR[1:])):
         assert per[q] == pytest.approx(_naive_listwise(s[a:b], Y[a:b], np.array([0, b - a])) if Y[a:b].sum() else 0.0)
     assert query_losses("pointwise", s, Y, PTR)[2] == pytest.approx(np.mean((s[5:9] - Y[5:9]) ** 2))
+
+
+@pytest.mark.neural
+def test_descend_sends_back_the_weighted_ranking_loss_and_the_other_terms():
+    """descend(weight=a, also=[(T, b)]) gives the parameters the gradient of a x L(s) + b x T, as
+    PyTorch's own autograd of that sum does, and returns its value."""
+    import torch
+
+    from ltrfs.neural.training import descend
+
+    X = torch.from_numpy(np.linspace(-1, 1, 18).reshape(9, 2))
+    w = torch.tensor([0.3, -0.7], dtype=torch.float64, requires_grad=True)
+    value = descend(torch, X @ w, Y, PTR, pointwise_loss, weight=2.5, also=[((w ** 2).sum(), 0.5)])
+    ours = w.grad.clone()
+    w.grad = None
+    reference = 2.5 * ((X @ w - torch.from_numpy(Y.astype(float))) ** 2).mean() + 0.5 * (w ** 2).sum()
+    reference.backward()
+    assert value == pytest.approx(float(reference))
+    np.testing.assert_allclose(ours.numpy(), w.grad.numpy(), rtol=1e-12)

@@ -27,13 +27,12 @@ probability that the feature's group is a kept one, ``sum_g softmax(A_j)_g t_g``
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ltrfs.docstrings import fill_doc
 from ltrfs.neural.losses import ranking_loss
 from ltrfs.neural.masks import gumbel_noise, gumbel_topk, topk_mask
 from ltrfs.neural.network import build_mlp
 from ltrfs.neural.selector import TRAINING_DOC, NeuralSelector, in_chunks
+from ltrfs.neural.training import descend
 from ltrfs.params import Integer, Real
 
 __all__ = ["InstanceFeatureGroups"]
@@ -165,12 +164,8 @@ class InstanceFeatureGroups(NeuralSelector):
 
         def step(z, y, ptr) -> float:
             kept, recon, _, _ = module.parts(z)
-            scores = module.score(kept, recon)
-            value, grad = loss_fn(scores.detach().numpy().astype(np.float64), y, ptr)
-            error = torch.mean((recon - z) ** 2)
-            torch.autograd.backward([scores, error], [torch.from_numpy(a * grad).to(scores.dtype),
-                                                      torch.tensor(b, dtype=error.dtype)])
-            return a * value + b * float(error.detach())
+            return descend(torch, module.score(kept, recon), y, ptr, loss_fn, weight=a,
+                           also=[(torch.mean((recon - z) ** 2), b)])
 
         return step
 

@@ -67,9 +67,9 @@ def ranking_step(torch, scorer, loss: str):
     return step
 
 
-def descend(torch, scores, y, ptr, loss_fn) -> float:
-    """The gradient of ``loss_fn`` at ``scores`` sent back through what computed them
-    (``scores.backward``).
+def descend(torch, scores, y, ptr, loss_fn, *, weight: float = 1.0, also=()) -> float:
+    """The gradient of ``weight x loss_fn`` at ``scores`` sent back through what computed them,
+    with that of any further weighted loss terms of the same graph (``also``).
 
     Parameters
     ----------
@@ -81,15 +81,21 @@ def descend(torch, scores, y, ptr, loss_fn) -> float:
         The batch's query offsets.
     loss_fn : callable (scores, y, ptr) -> (float, float64 (n,))
         A loss of ``ltrfs.neural.losses``.
+    weight : float, default 1.0
+        The ranking loss's weight.
+    also : sequence of (scalar tensor, float), default ()
+        Further terms of the loss and their weights (IFG's reconstruction error).
 
     Returns
     -------
     float
-        The batch's loss.
+        The batch's loss: ``weight x ranking loss + sum of weight x term``.
     """
     value, grad = loss_fn(scores.detach().numpy().astype(np.float64), y, ptr)
-    scores.backward(torch.from_numpy(grad).to(scores.dtype))
-    return value
+    roots = [scores, *(term for term, _ in also)]
+    grads = [torch.from_numpy(weight * grad).to(scores.dtype), *(torch.tensor(w, dtype=t.dtype) for t, w in also)]
+    torch.autograd.backward(roots, grads)
+    return weight * value + sum(w * float(term.detach()) for term, w in also)
 
 
 def train_epochs(torch, module, Z, y, query_ptr, *, step, queries, epochs: int, batch_size: int,
