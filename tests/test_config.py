@@ -38,6 +38,7 @@ def test_default_config_is_valid_and_gets_defaults(config, registry):
 OVERLAYS = {"leaderboard_full.yaml": ("leaderboard.yaml",),
             "full_fold.yaml": ("leaderboard.yaml", "leaderboard_full.yaml"),
             "full_fold_0.05.yaml": ("leaderboard.yaml", "leaderboard_full.yaml"),
+            "full_fold_0.25.yaml": ("leaderboard.yaml", "leaderboard_full.yaml"),
             "gpu.yaml": ("leaderboard.yaml", "leaderboard_full.yaml")}
 
 
