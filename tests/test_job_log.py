@@ -1,10 +1,13 @@
 """What a workflow job's log says when the job ends with an exception (ltrfs.job_log.log_to):
-one line for a problem of the input or of the machine, the traceback for a bug."""
+one line for a problem of the input or of the machine, the traceback for a bug; and, last, what
+the job used."""
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from ltrfs.job_log import read_usage
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -27,13 +30,28 @@ def test_the_log_holds_one_line_for_the_user_and_the_traceback_for_a_bug(tmp_pat
     log = tmp_path / "job.log"
     code = f"from ltrfs.job_log import log_to; log_to({str(log)!r}); {RAISE[case]}"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    text = log.read_text()
-    assert result.returncode == 1
+    text, last = log.read_text().rstrip().rsplit("\n", 1)
+    assert result.returncode == 1 and read_usage(last) is not None
     if case in ONE_LINE:
-        assert text.rstrip().endswith(" CRITICAL " + ONE_LINE[case]) and "Traceback" not in text
+        assert text.endswith(" CRITICAL " + ONE_LINE[case]) and "Traceback" not in text
         assert result.stderr.strip() == ONE_LINE[case]
     else:  # a bug, or an OS error that names no file: the traceback, to find where
         assert "Traceback (most recent call last)" in text and "Traceback" in result.stderr
+
+
+def test_the_last_line_is_what_the_job_used_however_many_logs_it_moved_through(tmp_path):
+    """A job burns 1.5 CPU-seconds in a child process and holds 200 MB: its last log says so
+    (the kernel's count, not a sample), once, in the log it ended in."""
+    first, last = tmp_path / "a.log", tmp_path / "b.log"
+    code = (f"from ltrfs.job_log import log_to; log_to({str(first)!r}); log_to({str(last)!r}); "
+            "import subprocess, sys; held = bytearray(200 * 2**20); "
+            "subprocess.run([sys.executable, '-c', 'import time\\nt = time.process_time()\\n"
+            "while time.process_time() - t < 1.5: pass'], check=True)")
+    subprocess.run([sys.executable, "-c", code], check=True)
+    used = read_usage(last.read_text())
+    assert first.read_text() == "" and last.read_text().count("job used") == 1
+    assert 1.5 <= used["cpu_s"] < 10 and 200 <= used["peak_mb"] < 2000
+    assert read_usage("no such line") is None
 
 
 def test_a_full_disk_while_fetching_names_the_dataset_folder_and_keeps_nothing(tmp_path):
