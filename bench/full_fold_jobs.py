@@ -1,22 +1,23 @@
 """Collect what every job of a run used and how large its data was: the measurements the cluster
 requests are calibrated on.
 
-Reads a workflow run's folder (``-d`` of ``snakemake``): each job's ``benchmarks/`` file (CPU
-seconds, wall seconds, peak resident memory) and, with the run's config (``--configfile``, as
+Reads a workflow run's folder (``-d`` of ``snakemake``): each job's ``benchmarks/`` file (wall
+seconds; CPU seconds and peak resident memory where its log does not end with the exact ones,
+``benchmarks``) and, with the run's config (``--configfile``, as
 given to ``snakemake``), the sizes the workflow gives the job (``held`` and ``work`` of
 ``ltrfs.pipeline.planning.requests``, from the run's prepared files) and its kind (scorer,
 method, the train job's rankers). With ``--costs FILE`` the sized rows replace those of the same
 jobs in ``FILE`` (``src/ltrfs/pipeline/job_costs.csv``: the leaderboard's small run and issue
 43's full MSLR-WEB30K-standin Fold 1, ``config/full_fold.yaml``), from which every run's
 requests are computed (``ltrfs.pipeline.resources``). Prints the run's rows as a Markdown table
-with what the calibrated lines now ask and its ratio to what the job used (below 1x a cluster
+with what the calibrated curves now ask and its ratio to what the job used (below 1x a cluster
 would have killed it).
 
 Columns: ``job`` (the benchmark path without ``.tsv``), ``rule``, ``name`` (the kind), ``dataset``,
-``features`` (of the job's data), ``cpu_s``, ``wall_s``, ``peak_mb`` (``max_rss``), ``held``, ``work``
+``features`` (of the job's data), ``cpu_s``, ``wall_s``, ``peak_mb``, ``held``, ``work``
 (empty for the rules that ask by input MiB).
 
-With ``--check DATASET`` it predicts that dataset's jobs of the calibration file from the lines
+With ``--check DATASET`` it predicts that dataset's jobs of the calibration file from the curves
 of the other datasets' jobs and prints the ratios to what they used (the cost model's check).
 
 Run: ``python bench/full_fold_jobs.py RUN --configfile config/config.yaml config/leaderboard.yaml
@@ -46,7 +47,11 @@ COSTS = Path(__file__).resolve().parents[1] / "src/ltrfs/pipeline/job_costs.csv"
 
 def benchmarks(run: Path) -> list[dict]:
     """One row per benchmark file of ``run``: job, rule, the file's last name, CPU and wall
-    seconds, peak MB."""
+    seconds, peak MB. CPU-seconds and peak memory come from the job's log where it ends with
+    what the job used (``ltrfs.job_log.USAGE``: the kernel's count; the peak the larger of it and
+    the benchmark's), else from the benchmark, which samples the job (every 30 s after its first
+    15 s) and misses up to 30 CPU-seconds and any shorter peak."""
+    from ltrfs.job_log import usage_of
     rows = []
     for path in sorted((run / "benchmarks").rglob("*.tsv")):
         lines = path.read_text().splitlines()
@@ -54,9 +59,13 @@ def benchmarks(run: Path) -> list[dict]:
             continue
         record = dict(zip(lines[0].split("\t"), lines[-1].split("\t")))
         job = str(path.relative_to(run / "benchmarks").with_suffix(""))
-        rows.append({"job": job, "rule": job.split("/")[0], "name": job.split("/")[-1],
-                     "cpu_s": float(record["cpu_time"]), "wall_s": float(record["s"]),
-                     "peak_mb": float(record["max_rss"]) if record["max_rss"] != "NA" else None})
+        peak = float(record["max_rss"]) if record["max_rss"] != "NA" else None
+        row = {"job": job, "rule": job.split("/")[0], "name": job.split("/")[-1],
+               "cpu_s": float(record["cpu_time"]), "wall_s": float(record["s"]), "peak_mb": peak}
+        used = usage_of(path)
+        if used is not None:
+            row.update(cpu_s=round(used["cpu_s"], 2), peak_mb=round(max(used["peak_mb"], peak or 0.0), 2))
+        rows.append(row)
     return rows
 
 
@@ -152,7 +161,7 @@ def merge(old: list[dict], new: list[dict]) -> list[dict]:
 
 def markdown(rows: list[dict]) -> str:
     """The rows as a Markdown table: each job (the last part of its benchmark path: the dataset,
-    fold, scorer or method), what it used and what the calibrated lines ask
+    fold, scorer or method), what it used and what the calibrated curves ask
     (``ltrfs.pipeline.resources.request``), with the ratios to the measured peak and CPU time."""
     from ltrfs.pipeline.resources import request
 
@@ -174,24 +183,35 @@ def markdown(rows: list[dict]) -> str:
 
 
 def held_out(rows: list[dict], dataset: str):
-    """(lines, jobs): the cost lines fitted on every other dataset's sized jobs
-    (``ltrfs.pipeline.resources.fit_lines``) and ``dataset``'s sized jobs, each as (row, its
+    """(curves, jobs): the cost curves fitted on every other dataset's sized jobs
+    (``ltrfs.pipeline.resources.fit_curves``) and ``dataset``'s sized jobs, each as (row, its
     ``request`` arguments: rule, kind, held, work, features)."""
-    from ltrfs.pipeline.resources import fit_lines
+    from ltrfs.pipeline.resources import fit_curves
 
     sized = [r for r in rows if r.get("held") not in (None, "")]
-    lines = fit_lines(r for r in sized if r["dataset"] != dataset)
-    return lines, [(r, (r["rule"], r["name"], float(r["held"]), float(r["work"]), int(r["features"])))
+    curves = fit_curves(r for r in sized if r["dataset"] != dataset)
+    return curves, [(r, (r["rule"], r["name"], float(r["held"]), float(r["work"]), int(r["features"])))
                    for r in sized if r["dataset"] == dataset]
 
 
 def predictions(rows: list[dict], dataset: str) -> list[tuple[dict, float, float]]:
     """(row, predicted CPU-seconds, predicted peak MB) for each sized job of ``dataset``, from the
-    lines of every other dataset's jobs (``held_out``, ``ltrfs.pipeline.resources.predict``)."""
+    curves of every other dataset's jobs (``held_out``, ``ltrfs.pipeline.resources.predict``).
+    Train jobs of one size count once, as the dearest of them (its row's ``of`` says how many):
+    one curve serves every method's train job, whose cost depends on the features the method
+    chose, so it is made to hold the dearest."""
     from ltrfs.pipeline.resources import predict
 
-    lines, jobs = held_out(rows, dataset)
-    return [(r, *predict(*size, lines)) for r, size in jobs]
+    curves, jobs = held_out(rows, dataset)
+    kept: dict = {}
+    for r, size in jobs:
+        key = (size[0], size[1], size[3]) if size[0] == "train" else r["job"]
+        same = kept.get(key)
+        if same is None or float(r["cpu_s"]) > float(same[0]["cpu_s"]):
+            kept[key] = ({**r, "of": (same[0]["of"] + 1) if same else 1}, size)
+        else:
+            same[0]["of"] += 1
+    return [(r, *predict(*size, curves)) for r, size in kept.values()]
 
 
 def check_counts(rows: list[dict], dataset: str) -> tuple[int, int, int]:
@@ -210,38 +230,50 @@ def check_counts(rows: list[dict], dataset: str) -> tuple[int, int, int]:
 
 
 def short_requests(rows: list[dict], dataset: str) -> list[tuple[str, bool]]:
-    """``dataset``'s jobs whose request from the other datasets' lines (``request``: 1.5 times the
-    line, whole minutes) is below what they used, in run time or memory, each with whether the
+    """``dataset``'s jobs whose request from the other datasets' curves (``request``: 1.5 times the
+    curve, whole minutes) is below what they used, in run time or memory, each with whether the
     retry (twice the request) would have held them."""
     from ltrfs.pipeline.resources import request
 
-    lines, jobs = held_out(rows, dataset)
+    curves, jobs = held_out(rows, dataset)
     short = []
     for r, size in jobs:
         holds = [mem >= float(r["peak_mb"]) and 60 * minutes >= float(r["cpu_s"])
-                 for mem, minutes, _ in (request(*size, attempt=a, lines=lines) for a in (1, 2))]
+                 for mem, minutes, _ in (request(*size, attempt=a, curves=curves) for a in (1, 2))]
         if not holds[0]:
             short.append((r["job"].split("/")[-1], holds[1]))
     return short
 
 
+def unchecked(rows: list[dict], dataset: str) -> list[str]:
+    """``dataset``'s jobs whose kind was not measured on any other dataset: their prediction is
+    the most of their rule's curves, so the check says nothing of their own kind's cost."""
+    curves, jobs = held_out(rows, dataset)
+    return [r["job"].split("/")[-1] for r, (rule, kind, *_) in jobs
+            if ("score" if rule == "score_chunk" else rule, kind, None) not in curves]
+
+
 def check(rows: list[dict], dataset: str) -> str:
-    """How well the cost lines of every other dataset's jobs predict ``dataset``'s: a Markdown
+    """How well the cost curves of every other dataset's jobs predict ``dataset``'s: a Markdown
     table of each job's measured and predicted CPU-seconds and peak memory with their ratios,
     and a last line with ``check_counts``."""
     out = ["| stage | job | CPU s | predicted (x) | peak GB | predicted (x) |", "|---|---|---:|---:|---:|---:|"]
     for r, seconds, peak in predictions(rows, dataset):
         cpu, used = float(r["cpu_s"]), float(r["peak_mb"])
-        out.append(f"| {r['rule']} | `{r['job'].split('/')[-1]}` | {cpu:,.0f} | {seconds:,.0f} "
+        name = f"`{r['job'].split('/')[-1]}`" + (f" (the dearest of {r['of']})" if r["of"] > 1 else "")
+        out.append(f"| {r['rule']} | {name} | {cpu:,.0f} | {seconds:,.0f} "
                    f"({seconds / max(cpu, 1e-9):.2f}x) | {used / 1024:.1f} | {peak / 1024:.1f} "
                    f"({peak / max(used, 1e-9):.2f}x) |")
     within, short, total = check_counts(rows, dataset)
-    out.append(f"\n{within} of {total} jobs of {dataset} predicted within 1.5x (CPU time and memory) by the lines "
+    out.append(f"\n{within} of {total} jobs of {dataset} predicted within 1.5x (CPU time and memory) by the curves "
                f"of the other datasets' jobs; {short} more under {SHORT_S} CPU-seconds both measured and predicted "
                "(the smallest run-time request, one minute, holds them) with memory within 1.5x")
     short = short_requests(rows, dataset)
-    out.append(f"requests from those lines short of what the job used: {len(short)} "
+    out.append(f"requests from those curves short of what the job used: {len(short)} "
                f"({', '.join(f'{name}{{}}'.format('' if retry else ' (and its retry)') for name, retry in short)})")
+    missing = unchecked(rows, dataset)
+    out.append(f"jobs whose kind no other dataset measured (the most of their rule's curves; not checked): "
+               f"{len(missing)}" + (f" ({', '.join(missing)})" if missing else ""))
     return "\n".join(out)
 
 

@@ -1,6 +1,6 @@
 """bench/full_fold_jobs.py: every benchmark file of a run becomes a row, sized as the workflow
 sizes the job (with the run's config); the sized rows merge into the calibration file, and
-the Markdown table shows what the calibrated lines ask."""
+the Markdown table shows what the calibrated curves ask."""
 import numpy as np
 import pytest
 
@@ -44,6 +44,26 @@ def test_rows_are_sized_as_the_workflow_sizes_the_job(bench, tmp_path):
         "features": 30, "cpu_s": 110.25, "wall_s": 120.5, "peak_mb": 2048.0, "held": 30 * 30.0, "work": 30 * 30.0}
     board = rows["leaderboard/board"]
     assert board["held"] is None and board["cpu_s"] == 20.0  # a report job asks by input MiB: not sized
+
+
+def test_a_jobs_log_gives_its_exact_cpu_and_peak(bench, tmp_path):
+    """Where a job's log ends with what it used (ltrfs.job_log.USAGE), that replaces the
+    benchmark's sampled CPU-seconds, and the peak is the larger of the two; a batched train job's
+    is in the log of its last ranker."""
+    write_run(tmp_path)
+    (tmp_path / "logs/select/synthetic/fold1").mkdir(parents=True)
+    (tmp_path / "logs/select/synthetic/fold1/gas_e.log").write_text(
+        "12:00:00 INFO fitted\n12:02:00 INFO job used 119.75 CPU-s and 1500.0 MB at peak (resident)\n")
+    (tmp_path / "benchmarks/train/synthetic/fold1").mkdir(parents=True)
+    (tmp_path / "benchmarks/train/synthetic/fold1/chi.tsv").write_text(HEAD + "50.0\t0:00:50\t900.0\t1\t1\t1\t0\t0\t99\t30.0\n")
+    (tmp_path / "logs/train/synthetic/fold1/chi").mkdir(parents=True)
+    (tmp_path / "logs/train/synthetic/fold1/chi/ranksvm.log").write_text("12:00:00 INFO fitted\n")
+    (tmp_path / "logs/train/synthetic/fold1/chi/lambdamart.log").write_text(
+        "12:00:50 INFO job used 49.5 CPU-s and 1024.0 MB at peak (resident)\n")
+    rows = {r["job"]: r for r in bench.benchmarks(tmp_path)}
+    assert (rows["select/synthetic/fold1/gas_e"]["cpu_s"], rows["select/synthetic/fold1/gas_e"]["peak_mb"]) == (119.75, 2048.0)
+    assert (rows["train/synthetic/fold1/chi"]["cpu_s"], rows["train/synthetic/fold1/chi"]["peak_mb"]) == (49.5, 1024.0)
+    assert rows["leaderboard/board"]["cpu_s"] == 20.0  # no log: the benchmark's
 
 
 def test_costs_merge_and_markdown(bench, tmp_path, capsys):
@@ -96,22 +116,35 @@ def test_a_folder_without_benchmarks_is_one_line(bench, tmp_path, capsys):
 
 
 def test_check_predicts_one_dataset_from_the_others(bench):
-    """Two sizes of a job on datasets S and M lie on a line; a third on L, twice as far along
-    it, is predicted exactly (1.00x); one 3 times off is not within 1.5x."""
-    def row(dataset, size, cpu, peak, name="gas_e"):
-        return {"job": f"select/{dataset}/fold1/{name}", "rule": "select", "name": name, "dataset": dataset,
+    """Two sizes of a job on datasets S and M grow linearly; a third on L, twice as far, is
+    predicted exactly (1.00x); one 3 times off is not within 1.5x; train jobs of one size count
+    once, as the dearest of them."""
+    def row(dataset, size, cpu, peak, name="gas_e", rule="select"):
+        return {"job": f"{rule}/{dataset}/fold1/{name}", "rule": rule, "name": name, "dataset": dataset,
                 "features": 10, "cpu_s": cpu, "wall_s": cpu, "peak_mb": peak, "held": size, "work": size}
-    rows = [row("S", 100, 11.0, 200.0), row("M", 1000, 101.0, 1100.0), row("L", 2000, 201.0, 2100.0),
-            row("S", 100, 11.0, 200.0, "waf"),
-            row("M", 1000, 101.0, 1100.0, "waf"),
-            row("L", 2000, 603.0, 2100.0, "waf")]
+    rows = [row("S", 100, 10.0, 200.0), row("M", 1000, 100.0, 1100.0), row("L", 2000, 200.0, 2100.0),
+            row("S", 100, 10.0, 200.0, "waf"),
+            row("M", 1000, 100.0, 1100.0, "waf"),
+            row("L", 2000, 600.0, 2100.0, "waf")]
     text = bench.check(rows, "L")
-    assert "| select | `gas_e` | 201 | 201 (1.00x) | 2.1 | 2.1 (1.00x) |" in text
-    assert "| select | `waf` | 603 | 201 (0.33x) |" in text
-    assert "1 of 2 jobs of L predicted within 1.5x (CPU time and memory) by the lines of the other datasets' jobs; 0 more" in text
-    # waf's request from the line (1.5 x 201 s: 6 minutes) is short of its 603 s; the retry's 12 are not
+    assert "| select | `gas_e` | 200 | 200 (1.00x) | 2.1 | 2.1 (1.00x) |" in text
+    assert "| select | `waf` | 600 | 200 (0.33x) |" in text
+    assert "1 of 2 jobs of L predicted within 1.5x (CPU time and memory) by the curves of the other datasets' jobs; 0 more" in text
+    # waf's request from the curve (1.5 x 200 s: 5 minutes) is short of its 600 s; the retry's 10 are not
     assert bench.short_requests(rows, "L") == [("waf", True)]
-    assert text.endswith("requests from those lines short of what the job used: 1 (waf)")
-    # a job of a few seconds predicted at a third of them still fits the one-minute request
+    assert "requests from those curves short of what the job used: 1 (waf)" in text
+    assert text.endswith("not checked): 0")
+    # a job of a few seconds predicted at half of them still fits the one-minute request
     rows += [row("S", 100, 1.0, 200.0, "chi"), row("M", 1000, 2.0, 1100.0, "chi"), row("L", 2000, 9.0, 2100.0, "chi")]
     assert bench.check_counts(rows, "L") == (1, 1, 3)
+    # two methods' train jobs on L: held to the dearest (300 s at twice M's 150: 1.00x), one row
+    rows += [row("M", 1000, 150.0, 1100.0, "random", "train"), row("L", 2000, 300.0, 2100.0, "random", "train"),
+             row("L", 2000, 120.0, 2100.0, "chi", "train")]
+    for r in rows[-3:]:
+        r["name"] = "ranksvm+lambdamart"  # the kind of every method's train job
+    text = bench.check(rows, "L")
+    assert "| train | `random` (the dearest of 2) | 300 | 300 (1.00x) |" in text
+    assert bench.check_counts(rows, "L") == (2, 1, 4)
+    # a kind no other dataset measured is named
+    rows.append(row("L", 2000, 50.0, 2100.0, "mine"))
+    assert bench.check(rows, "L").endswith("not checked): 1 (mine)")

@@ -1,4 +1,4 @@
-"""What the jobs ask of a cluster: cost lines through measured jobs (ltrfs.pipeline.resources),
+"""What the jobs ask of a cluster: cost curves through measured jobs (ltrfs.pipeline.resources),
 the sizes the planner gives each job (ltrfs.pipeline.planning.requests), and the committed
 calibration, checked against the full-size jobs it was measured on (issue 43: every request
 within 2x above what the job used, never below)."""
@@ -15,59 +15,61 @@ from ltrfs.config_check import check
 from ltrfs.datasets.registry import load_registry
 from ltrfs.pipeline.plan import Plan
 from ltrfs.pipeline.planning.requests import dataset_size, dry_run, split_share
-from ltrfs.pipeline.resources import COSTS_FILE, CostLine, cost_lines, npz_shape, request
+from ltrfs.pipeline.resources import COSTS_FILE, NOISE_S, CostCurve, cost_curves, npz_shape, request
 from ltrfs.io.cache import save_npz
 from ltrfs.ranking_data import RankingData
 
 FULL = "MSLR-WEB30K-standin"
 
 
-def test_a_line_through_two_sizes_lies_on_or_above_every_point():
-    # two sizes, hand-computed: slope (104 - 5) / 990 = 0.1, intercept 4; memory 1 MB a unit, 90 at none
-    line = CostLine.fit([(10, 10, 5.0, 100.0), (1000, 1000, 104.0, 1090.0)])
-    assert line == CostLine(4.0, 0.1, 90.0, 1.0)
-    # a third point above the line raises the intercept by its excess (4 + 6 = 10), slope kept
-    raised = CostLine.fit([(10, 10, 5.0, 100.0), (500, 500, 60.0, 600.0), (1000, 1000, 104.0, 1090.0)])
-    assert raised.t1 == pytest.approx(0.1) and raised.t0 == pytest.approx(10.0)
-    # faster than linear (5 s at 10, 1,000 s at 100): from the origin through the steepest point
-    steep = CostLine.fit([(10, 10, 5.0, 50.0), (100, 100, 1000.0, 500.0)])
-    assert (steep.t0, steep.t1) == (0.0, 10.0)
-    # one size: a line from the origin through the largest of its measurements
-    assert CostLine.fit([(100, 50, 10.0, 300.0), (100, 50, 20.0, 200.0)]) == CostLine(0.0, 0.4, 0.0, 3.0)
-    # never a negative slope: the cost of the largest size, flat
-    flat = CostLine.fit([(10, 10, 50.0, 100.0), (100, 100, 20.0, 90.0)])
-    assert (flat.t0, flat.t1, flat.m0, flat.m1) == (50.0, 0.0, 100.0, 0.0)
-    # several jobs at the smallest and the largest size: the steepest growth between them (5 s
-    # at 10 to 110 s at 1000: slope 105 / 990), whichever job comes first, raised over the 10 s
-    # at 10 (115 s at 1000)
-    several = CostLine.fit([(10, 10, 5.0, 100.0), (1000, 1000, 30.0, 1090.0), (10, 10, 10.0, 100.0),
-                            (1000, 1000, 110.0, 1090.0)])
-    assert several.t1 == pytest.approx(105 / 990) and several.seconds(1000) == pytest.approx(115.0)
-    # memory at least the input held (2 MB a unit): the flat 100 MB becomes 100 - 2 x 10 + 2 x held
-    held = CostLine.fit([(10, 10, 50.0, 100.0), (100, 100, 20.0, 90.0)], held_mb=2.0)
-    assert (held.m0, held.m1) == (80.0, 2.0) and held.peak_mb(1000) == 2080.0
+def test_a_curve_lies_on_every_size_and_grows_beyond_the_largest_as_its_two_largest_did():
+    # through the most each size used, straight between sizes, the smallest's below the smallest
+    curve = CostCurve.fit([(10, 10, 5.0, 100.0), (10, 10, 8.0, 90.0), (1000, 1000, 104.0, 1090.0)])
+    assert curve.seconds(10) == 8.0 and curve.seconds(1000) == 104.0 and curve.seconds(1) == 8.0
+    assert curve.seconds(505) == pytest.approx(8.0 + 96.0 / 2) and curve.peak_mb(505) == pytest.approx(595.0)
+    # time beyond the largest: the power of the two largest sizes at least twice apart (20 s at
+    # 100, 320 s at 400: exponent 2), not the smallest size's (10 s at 10, job start)
+    steep = CostCurve.fit([(10, 10, 10.0, 50.0), (100, 100, 20.0, 100.0), (400, 400, 320.0, 400.0)])
+    assert steep.seconds(800) == pytest.approx(320.0 * 2 ** 2)
+    # the exponent held to [1, 2]: slower than linear grows linearly, faster than square as a square
+    assert CostCurve.fit([(100, 100, 20.0, 0.0), (400, 400, 40.0, 0.0)]).seconds(800) == pytest.approx(80.0)
+    assert CostCurve.fit([(100, 100, 20.0, 0.0), (400, 400, 2000.0, 0.0)]).seconds(800) == pytest.approx(8000.0)
+    # a smaller size under NOISE_S seconds says nothing of growth: in proportion from the largest
+    assert NOISE_S == 10.0
+    assert CostCurve.fit([(100, 100, 2.0, 0.0), (400, 400, 300.0, 0.0)]).seconds(800) == pytest.approx(600.0)
+    # the exponent comes from the largest size and the nearest one at most half of it (20 s at
+    # 100 and 200 s at 500: log(10) / log(5)), not from a size closer than that (80 s at 400)
+    near = CostCurve.fit([(100, 100, 20.0, 0.0), (400, 400, 80.0, 0.0), (500, 500, 200.0, 0.0)])
+    assert near.seconds(1000) == pytest.approx(200.0 * 2 ** (math.log(10) / math.log(5)))
+    # memory beyond: the straight line of the two largest sizes (slope (400 - 100) / 300 = 1)
+    assert steep.peak_mb(800) == pytest.approx(800.0)
+    # ... at least held_mb a unit (what a job must hold of its input)
+    flat = CostCurve.fit([(10, 10, 50.0, 100.0), (100, 100, 20.0, 90.0)], held_mb=2.0)
+    assert flat.peak_mb(1000) == pytest.approx(90.0 + 2.0 * 900)
+    # one size: in proportion from it
+    one = CostCurve.fit([(100, 50, 10.0, 300.0), (100, 50, 20.0, 200.0)])
+    assert one.seconds(100) == pytest.approx(40.0) and one.peak_mb(200) == pytest.approx(600.0)
 
 
-def test_a_request_is_the_margin_over_the_line_times_the_attempt(tmp_path):
+def test_a_request_is_the_margin_over_the_curve_times_the_attempt(tmp_path):
     path = tmp_path / "costs.csv"
     path.write_text("rule,name,features,held,work,cpu_s,peak_mb\n"
                     "select,a,5,10,10,5,100\nselect,a,5,1000,1000,104,1090\n"
                     "select,b,5,10,10,50,100\nselect,b,5,1000,1000,50,5000\nselect,a,700,10,10,500,100\n")
-    lines = cost_lines(path)
+    curves = cost_curves(path)
     # a at 1000: 104 s -> ceil(1.5 x 104 / 60) = 3 minutes; 1,090 MB -> 1,635
-    assert request("select", "a", 1000, 1000, 5, lines=lines) == (1635, 3, pytest.approx(104.0))
-    assert request("select", "a", 1000, 1000, 5, attempt=2, lines=lines)[:2] == (3270, 6)
-    # an unmeasured method asks the most of the rule's lines, part by part (a's time on all its
-    # jobs, b's memory)
-    mem, minutes, seconds = request("select", "zzz", 1000, 1000, 5, lines=lines)
-    # (a's intercept 90 MB, b's slope 4,900 / 990 MB a unit: 5,039 MB at 1000, above b's 5,000)
-    assert seconds == pytest.approx(599.0) and mem == math.ceil(1.5 * (90 + 4900 / 990 * 1000))
-    assert request("select", "a", 0, 0, 5, lines=lines)[1] == 1  # never below a minute
-    # on 5 features (two sizes) a's line is its own; on 700 (one size: no slope of its own) and on
-    # 46 (unmeasured), the line through all of a's jobs, raised by the 700-feature one (500 s at 10)
-    assert request("select", "a", 1000, 1000, 5, lines=lines)[2] == pytest.approx(104.0)
-    assert request("select", "a", 1000, 1000, 700, lines=lines)[2] == pytest.approx(500 - 0.1 * 10 + 0.1 * 1000)
-    assert request("select", "a", 1000, 1000, 46, lines=lines)[2] == pytest.approx(599.0)
+    assert request("select", "a", 1000, 1000, 5, curves=curves) == (1635, 3, pytest.approx(104.0))
+    assert request("select", "a", 1000, 1000, 5, attempt=2, curves=curves)[:2] == (3270, 6)
+    # an unmeasured method asks the most of the rule's curves: a's time on all its jobs (500 s
+    # at 10, 104 at 1000: straight between), b's memory
+    mem, minutes, seconds = request("select", "zzz", 500, 500, 5, curves=curves)
+    assert seconds == pytest.approx(500 - 396 * 490 / 990) and mem == math.ceil(1.5 * (100 + 4900 * 490 / 990))
+    assert request("select", "a", 10, 10, 5, curves=curves)[1] == 1  # never below a minute
+    # on 5 features (two sizes) a's curve is its own; on 700 (one size) and on 46 (unmeasured),
+    # the curve through all of a's jobs
+    assert request("select", "a", 10, 10, 5, curves=curves)[2] == pytest.approx(5.0)
+    assert request("select", "a", 10, 10, 700, curves=curves)[2] == pytest.approx(500.0)
+    assert request("select", "a", 10, 10, 46, curves=curves)[2] == pytest.approx(500.0)
 
 
 def write_split(path, sizes, d, seed=0):

@@ -1,26 +1,26 @@
 """What a job asks of a cluster: memory (MB) and run time (minutes) from the size of its data.
 
 The jobs that grow with the data (download, prepare, score, select, train) ask by **cost
-lines calibrated on measured jobs**: ``job_costs.csv`` beside this module holds each kind of
-job's CPU-seconds and peak memory measured at two sizes or more (the leaderboard's
-``MSLR-WEB30K-standin-0.005``, ``MSLR-WEB30K-standin-0.05`` and a full ``MSLR-WEB30K-standin``
+curves calibrated on measured jobs**: ``job_costs.csv`` beside this module holds each kind of
+job's CPU-seconds and peak memory measured at several sizes (the leaderboard's
+``MSLR-WEB30K-standin-0.005``, ``-0.05`` and ``-0.25`` and a full ``MSLR-WEB30K-standin``
 fold; ``bench/full_fold_jobs.py`` writes it from the runs' ``benchmarks/`` and their files). A
-kind's line through its smallest and largest measured size, raised until no measurement lies
-above it (``CostLine.fit``), on data of the job's number of features where it was measured on
-such data, gives
+kind's curve (``CostCurve``: through the most each measured size used, and beyond the largest
+size growing as its two largest sizes grew), on data of the job's number of features where it
+was measured on such data, gives
 
-* memory ``1.5 x (m0 + m1 * held)`` MB, ``held`` what the job loads (cells of its input
-  matrices, or bytes of text), with ``m1`` at least the 4 bytes of a loaded float32 cell
-  (``HELD_MB``);
-* run time ``1.5 x (t0 + t1 * work) / 60`` minutes rounded up (at least 1), ``work`` what it
+* memory ``1.5 x peak_mb(held)`` MB, ``held`` what the job loads (cells of its input matrices,
+  or bytes of text), growing beyond the measured sizes by at least the 4 bytes of a loaded
+  float32 cell (``HELD_MB``);
+* run time ``1.5 x seconds(work) / 60`` minutes rounded up (at least 1), ``work`` what it
   computes over (the cells it fits on, after a method's ``sample_queries`` or ``sample_size``;
   for a train job the rows times the sum of its k), CPU-seconds taken as wall seconds (no
   credit for a job's threads);
 
 both times the attempt number (``profiles/slurm`` retries once, with twice as much). A kind
-measured on other feature counts only takes its line through all its jobs, and a kind with no
-measurement of its own (a method or scorer this table has not seen) the line that asks most
-among its rule's kinds. The other rules (tables, figures, the leaderboard) are small
+measured on other feature counts only takes its curve through all its jobs, and a kind with no
+measurement of its own (a method or scorer this table has not seen) the most of its rule's
+curves. The other rules (tables, figures, the leaderboard) are small
 and ask ``base + per_mb x input MiB`` (``scaled``). docs/cluster.md tells the requests and how
 far they lie above the measured jobs.
 """
@@ -36,12 +36,12 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["scaled", "input_mb", "CostLine", "cost_lines", "fit_lines", "predict", "request", "npz_shape", "COSTS_FILE",
-           "MEMORY_MARGIN", "TIME_MARGIN", "HELD_MB"]
+__all__ = ["scaled", "input_mb", "CostCurve", "Highest", "cost_curves", "fit_curves", "predict", "request", "npz_shape",
+           "COSTS_FILE", "MEMORY_MARGIN", "TIME_MARGIN", "HELD_MB", "NOISE_S"]
 
-#: the measurements the cost lines are fitted on (``bench/full_fold_jobs.py --costs``)
+#: the measurements the cost curves are fitted on (``bench/full_fold_jobs.py --costs``)
 COSTS_FILE = Path(__file__).with_name("job_costs.csv")
-#: a request is this many times the line's prediction (the line lies on or above every measurement)
+#: a request is this many times the curve's prediction (the curve lies on or above every measurement)
 MEMORY_MARGIN = 1.5
 TIME_MARGIN = 1.5
 #: the least memory a job of a rule holds per unit of its ``held`` size, MB: the rules sized in
@@ -75,80 +75,119 @@ def input_mb(input) -> float:
 
 
 @dataclass(frozen=True)
-class CostLine:
-    """A kind of job's cost: ``t0 + t1 * work`` CPU-seconds, ``m0 + m1 * held`` MB at peak."""
+class CostCurve:
+    """A kind of job's cost through its measured jobs: CPU-seconds by ``work``, peak MB by ``held``.
 
-    t0: float
-    t1: float
-    m0: float
-    m1: float
+    At a measured size, the most any job of that size used; straight between measured sizes;
+    below the smallest, the smallest's cost (a small size's time is often its start: imports,
+    compiling, loading). Beyond the largest size, from the two largest sizes at least twice apart
+    (``_growth``): run time as a power of the work, ``t(x) = t_n (x / x_n)^b``, with ``b`` their
+    log-log slope held to [1, 2] (never slower than linear; 1 where the smaller of them took
+    under ``NOISE_S``, job start rather than work); memory along their straight line, at least
+    ``held_mb`` a unit. Without such a pair, both grow in proportion from the largest size.
+    """
+
+    work: tuple
+    seconds_at: tuple
+    held: tuple
+    mb_at: tuple
+    held_mb: float = 0.0
 
     @classmethod
-    def fit(cls, points, held_mb: float = 0.0) -> "CostLine":
-        """The line from the smallest to the largest measured size (``_upper_line``), raised
-        until no measurement lies above it; through a single size, from the origin.
+    def fit(cls, points, held_mb: float = 0.0) -> "CostCurve":
+        """The curve of measured jobs of one kind.
 
         Parameters
         ----------
         points : iterable of (held, work, cpu_s, peak_mb)
             Measured jobs of one kind, at one size or more.
         held_mb : float, default 0
-            The least memory slope, MB per unit of ``held``: what a job must hold of its input
-            (a float32 cell is 4 bytes), so that sizes where the libraries' own memory hides the
-            data's do not give a slope below it.
+            The least memory slope beyond the largest size, MB per unit of ``held``: what a job
+            must hold of its input (a float32 cell is 4 bytes), so that sizes where the
+            libraries' own memory hides the data's do not give a slope below it.
 
         Returns
         -------
-        CostLine
+        CostCurve
 
         Examples
         --------
-        >>> CostLine.fit([(10, 10, 5.0, 100.0), (1000, 1000, 104.0, 1090.0)])
-        CostLine(t0=4.0, t1=0.1, m0=90.0, m1=1.0)
+        >>> curve = CostCurve.fit([(10, 10, 20.0, 100.0), (110, 100, 2000.0, 200.0)])
+        >>> curve.seconds(55), curve.seconds(200), curve.peak_mb(210)
+        (1010.0, 8000.0, 300.0)
         """
         pts = np.asarray(list(points), dtype=np.float64).reshape(-1, 4)
-        t0, t1 = _upper_line(pts[:, 1], pts[:, 2])
-        m0, m1 = _upper_line(pts[:, 0], pts[:, 3], held_mb)
-        return cls(t0, t1, m0, m1)
+        work, seconds = _envelope(pts[:, 1], pts[:, 2])
+        held, mb = _envelope(pts[:, 0], pts[:, 3])
+        return cls(work, seconds, held, mb, float(held_mb))
 
     def seconds(self, work: float) -> float:
         """Predicted CPU-seconds."""
-        return self.t0 + self.t1 * work
+        x, y = self.work, self.seconds_at
+        if work <= x[-1]:
+            return float(np.interp(work, x, y))
+        pair = _growth(x, y)
+        if pair is None or y[pair] < NOISE_S or y[-1] <= y[pair]:
+            return y[-1] * work / x[-1] if x[-1] > 0 else y[-1]
+        b = min(2.0, max(1.0, math.log(y[-1] / y[pair]) / math.log(x[-1] / x[pair])))
+        return y[-1] * (work / x[-1]) ** b
 
     def peak_mb(self, held: float) -> float:
         """Predicted peak memory, MB."""
-        return self.m0 + self.m1 * held
+        x, y = self.held, self.mb_at
+        if held <= x[-1]:
+            return float(np.interp(held, x, y))
+        pair = _growth(x, y)
+        if pair is None:
+            slope = max(self.held_mb, y[-1] / x[-1] if x[-1] > 0 else 0.0)
+        else:
+            slope = max(self.held_mb, (y[-1] - y[pair]) / (x[-1] - x[pair]))
+        return y[-1] + slope * (held - x[-1])
 
-    def most(self, other: "CostLine") -> "CostLine":
-        """The larger of two lines, part by part (asks at least what either asks)."""
-        return CostLine(*(max(a, b) for a, b in zip((self.t0, self.t1, self.m0, self.m1),
-                                                     (other.t0, other.t1, other.m0, other.m1))))
 
 
-def _upper_line(x: np.ndarray, y: np.ndarray, min_slope: float = 0.0) -> tuple[float, float]:
-    """(intercept, slope >= min_slope) of the line from the least y at the least x to the largest
-    y at the largest x (the steepest growth between the two sizes, whichever jobs were measured
-    at each), raised so that every point lies on or below it; with one x, a line from the origin
-    through its largest y."""
-    lo, hi = float(np.min(x)), float(np.max(x))
-    if hi <= lo:
-        return 0.0, max(min_slope, float(np.max(y) / hi)) if hi > 0 else 0.0
-    slope = max(min_slope, float((np.max(y[x == hi]) - np.min(y[x == lo])) / (hi - lo)))
-    intercept = float(np.max(y - slope * x))
-    if intercept < 0:  # grows faster than linearly: from the origin, above every point
-        return 0.0, max(min_slope, float(np.max(y / np.where(x > 0, x, np.inf))))
-    return intercept, slope
+@dataclass(frozen=True)
+class Highest:
+    """The most of several curves at every size: a rule's fallback for a kind it has not measured."""
+
+    curves: tuple
+
+    def seconds(self, work: float) -> float:
+        """The most predicted CPU-seconds."""
+        return max(c.seconds(work) for c in self.curves)
+
+    def peak_mb(self, held: float) -> float:
+        """The most predicted peak memory, MB."""
+        return max(c.peak_mb(held) for c in self.curves)
+
+
+#: CPU-seconds below which a measured job's time is its start (imports, loading) more than its
+#: work: no growth exponent is read from it
+NOISE_S = 10.0
+
+
+def _envelope(x: np.ndarray, y: np.ndarray) -> tuple[tuple, tuple]:
+    """The measured sizes in ascending order and, at each, the most any job of that size used."""
+    sizes = np.unique(x)
+    return tuple(float(s) for s in sizes), tuple(float(np.max(y[x == s])) for s in sizes)
+
+
+def _growth(x: tuple, y: tuple) -> int | None:
+    """Index of the largest measured size at most half the largest (the pair growth beyond the
+    largest is read from), or None."""
+    below = [i for i, s in enumerate(x) if 0 < s <= x[-1] / 2]
+    return below[-1] if below else None
 
 
 @functools.lru_cache(maxsize=4)
-def cost_lines(path: Path = COSTS_FILE) -> dict:
-    """``fit_lines`` of the measurements in the CSV ``path``."""
+def cost_curves(path: Path = COSTS_FILE) -> dict:
+    """``fit_curves`` of the measurements in the CSV ``path``."""
     with open(path, newline="") as handle:
-        return fit_lines(csv.DictReader(handle))
+        return fit_curves(csv.DictReader(handle))
 
 
-def fit_lines(rows) -> dict:
-    """The cost lines of measured jobs.
+def fit_curves(rows) -> dict:
+    """The cost curves of measured jobs.
 
     Parameters
     ----------
@@ -158,27 +197,27 @@ def fit_lines(rows) -> dict:
     Returns
     -------
     dict
-        (rule, kind, features) -> the line of that kind's jobs on data of that many features,
+        (rule, kind, features) -> the curve of that kind's jobs on data of that many features,
         where they were measured at two sizes or more (one size says nothing of how the cost
-        grows: a line from the origin would scale the libraries' memory); (rule, kind, None) ->
-        through all its jobs; (rule, None, None) -> the most of the rule's lines.
+        grows); (rule, kind, None) -> through all its jobs; (rule, None, None) -> the most of
+        the rule's curves.
     """
     points: dict = {}
     for row in rows:
         point = tuple(float(row[c]) for c in ("held", "work", "cpu_s", "peak_mb"))
         for key in ((row["rule"], row["name"], int(float(row["features"]))), (row["rule"], row["name"], None)):
             points.setdefault(key, []).append(point)
-    lines = {key: CostLine.fit(p, HELD_MB.get(key[0], 0.0)) for key, p in points.items()
-             if key[2] is None or len({held for held, *_ in p}) > 1}
-    for (rule, kind, features), line in list(lines.items()):
+    curves = {key: CostCurve.fit(p, HELD_MB.get(key[0], 0.0)) for key, p in points.items()
+              if key[2] is None or len({held for held, *_ in p}) > 1}
+    for (rule, kind, features), curve in list(curves.items()):
         if features is None:
             rule_key = (rule, None, None)
-            lines[rule_key] = lines[rule_key].most(line) if rule_key in lines else line
-    return lines
+            curves[rule_key] = Highest(curves.get(rule_key, Highest(())).curves + (curve,))
+    return curves
 
 
 def request(rule: str, kind: str, held: float, work: float, features: int | None = None, attempt: int = 1,
-            lines=None) -> tuple[int, int, float]:
+            curves=None) -> tuple[int, int, float]:
     """What a job asks: (mem_mb, runtime minutes, predicted CPU-seconds).
 
     Parameters
@@ -191,31 +230,31 @@ def request(rule: str, kind: str, held: float, work: float, features: int | None
     held, work : float
         The job's sizes (module docstring).
     features : int, optional
-        The data's number of features: the line of the kind's jobs measured on as many features
-        where there is one (a method's cost grows with them in its own way), else the line
-        through all the kind's jobs, else (an unmeasured kind) the rule's most demanding line.
+        The data's number of features: the curve of the kind's jobs measured on as many features
+        where there is one (a method's cost grows with them in its own way), else the curve
+        through all the kind's jobs, else (an unmeasured kind) the most of the rule's curves.
     attempt : int, default 1
         Snakemake's attempt number; the request is multiplied by it.
-    lines : dict, optional
-        ``cost_lines()`` by default.
+    curves : dict, optional
+        ``cost_curves()`` by default.
 
     Returns
     -------
     (int, int, float)
     """
-    seconds, peak = predict(rule, kind, held, work, features, lines)
+    seconds, peak = predict(rule, kind, held, work, features, curves)
     mem = math.ceil(MEMORY_MARGIN * peak) * attempt
     minutes = max(1, math.ceil(TIME_MARGIN * seconds / 60)) * attempt
     return int(mem), int(minutes), float(seconds)
 
 
 def predict(rule: str, kind: str, held: float, work: float, features: int | None = None,
-            lines=None) -> tuple[float, float]:
-    """A job's predicted (CPU-seconds, peak MB): ``request``'s line, without its margins."""
-    lines = cost_lines() if lines is None else lines
+            curves=None) -> tuple[float, float]:
+    """A job's predicted (CPU-seconds, peak MB): ``request``'s curve, without its margins."""
+    curves = cost_curves() if curves is None else curves
     rule = "score" if rule == "score_chunk" else rule  # a chunk is a share of its scorer's work
-    line = lines.get((rule, kind, features)) or lines.get((rule, kind, None)) or lines[(rule, None, None)]
-    return line.seconds(work), line.peak_mb(held)
+    curve = curves.get((rule, kind, features)) or curves.get((rule, kind, None)) or curves[(rule, None, None)]
+    return curve.seconds(work), curve.peak_mb(held)
 
 
 def npz_shape(path) -> tuple[int, int, int] | None:
