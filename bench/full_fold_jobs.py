@@ -47,11 +47,11 @@ COSTS = Path(__file__).resolve().parents[1] / "src/ltrfs/pipeline/job_costs.csv"
 
 def benchmarks(run: Path) -> list[dict]:
     """One row per benchmark file of ``run``: job, rule, the file's last name, CPU and wall
-    seconds, peak MB. CPU-seconds and peak memory come from the job's log where it ends with
-    what the job used (``ltrfs.job_log.USAGE``: the kernel's count; the peak the larger of it and
-    the benchmark's), else from the benchmark, which samples the job (every 30 s after its first
-    15 s) and misses up to 30 CPU-seconds and any shorter peak."""
-    from ltrfs.job_log import usage_of
+    seconds, peak MB. CPU-seconds and peak memory are ``ltrfs.job_log.job_cost``'s: the larger of
+    what the job's log ends with (the kernel's count) and the benchmark's, which samples the job
+    (every 30 s after its first 15 s) and misses up to 30 CPU-seconds and any shorter peak."""
+    from ltrfs.job_log import job_cost
+
     rows = []
     for path in sorted((run / "benchmarks").rglob("*.tsv")):
         lines = path.read_text().splitlines()
@@ -59,13 +59,9 @@ def benchmarks(run: Path) -> list[dict]:
             continue
         record = dict(zip(lines[0].split("\t"), lines[-1].split("\t")))
         job = str(path.relative_to(run / "benchmarks").with_suffix(""))
-        peak = float(record["max_rss"]) if record["max_rss"] != "NA" else None
-        row = {"job": job, "rule": job.split("/")[0], "name": job.split("/")[-1],
-               "cpu_s": float(record["cpu_time"]), "wall_s": float(record["s"]), "peak_mb": peak}
-        used = usage_of(path)
-        if used is not None:
-            row.update(cpu_s=round(used["cpu_s"], 2), peak_mb=round(max(used["peak_mb"], peak or 0.0), 2))
-        rows.append(row)
+        cpu, peak = job_cost(path)
+        rows.append({"job": job, "rule": job.split("/")[0], "name": job.split("/")[-1],
+                     "cpu_s": round(cpu, 2), "wall_s": float(record["s"]), "peak_mb": None if peak != peak else round(peak, 2)})
     return rows
 
 
@@ -247,10 +243,13 @@ def short_requests(rows: list[dict], dataset: str) -> list[tuple[str, bool]]:
 
 def unchecked(rows: list[dict], dataset: str) -> list[str]:
     """``dataset``'s jobs whose kind was not measured on any other dataset: their prediction is
-    the most of their rule's curves, so the check says nothing of their own kind's cost."""
+    the most of their rule's curves (``ltrfs.pipeline.resources.curve_for``), so the check says
+    nothing of their own kind's cost."""
+    from ltrfs.pipeline.resources import Highest, curve_for
+
     curves, jobs = held_out(rows, dataset)
-    return [r["job"].split("/")[-1] for r, (rule, kind, *_) in jobs
-            if ("score" if rule == "score_chunk" else rule, kind, None) not in curves]
+    return [r["job"].split("/")[-1] for r, (rule, kind, _, _, features) in jobs
+            if isinstance(curve_for(rule, kind, features, curves), Highest)]
 
 
 def check(rows: list[dict], dataset: str) -> str:

@@ -1,13 +1,14 @@
 """What a workflow job's log says when the job ends with an exception (ltrfs.job_log.log_to):
 one line for a problem of the input or of the machine, the traceback for a bug; and, last, what
 the job used."""
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from ltrfs.job_log import read_usage
+from ltrfs.job_log import job_cost, read_usage, usage_of
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -52,6 +53,30 @@ def test_the_last_line_is_what_the_job_used_however_many_logs_it_moved_through(t
     assert first.read_text() == "" and last.read_text().count("job used") == 1
     assert 1.5 <= used["cpu_s"] < 10 and 200 <= used["peak_mb"] < 2000
     assert read_usage("no such line") is None
+
+
+def test_a_jobs_cost_is_the_larger_of_its_log_and_its_benchmark(tmp_path):
+    """``usage_of`` finds a job's log by its benchmark's path; a batched train job's in the newest
+    log of its rankers that is not a job of its own (a ranker with its own benchmark, such as a
+    multi-thread one run by rule train); ``job_cost`` takes the larger of log and benchmark."""
+    head = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+    line = "12:00:00 INFO job used {} CPU-s and {} MB at peak (resident)\n"
+    bench, logs = tmp_path / "benchmarks/train/d/fold1", tmp_path / "logs/train/d/fold1"
+    (bench / "m").mkdir(parents=True)
+    (logs / "m").mkdir(parents=True)
+    (bench / "m.tsv").write_text(head + "60\t0:01:00\t700.0\t1\t1\t1\t0\t0\t99\t30.0\n")  # the batch
+    (bench / "m/mlp.tsv").write_text(head + "9\t0:00:09\t90.0\t1\t1\t1\t0\t0\t99\t7.0\n")  # rule train
+    (logs / "m/ranksvm.log").write_text("12:00:00 INFO fitted\n")
+    (logs / "m/lambdamart.log").write_text(line.format(100.0, 500.0))
+    (logs / "m/mlp.log").write_text(line.format(7.0, 90.0))
+    os.utime(logs / "m/ranksvm.log", (1, 1))  # the batch: ranksvm, then lambdamart, then the mlp job
+    os.utime(logs / "m/lambdamart.log", (2, 2))
+    assert usage_of(bench / "m.tsv") == {"cpu_s": 100.0, "peak_mb": 500.0}
+    assert usage_of(bench / "m/mlp.tsv") == {"cpu_s": 7.0, "peak_mb": 90.0}  # the rule train job's own log
+    assert job_cost(bench / "m.tsv") == (100.0, 700.0)
+    (bench / "s.tsv").write_text(head + "60\t0:01:00\tNA\t1\t1\t1\t0\t0\t99\tNA\n")
+    assert all(v != v for v in job_cost(bench / "s.tsv"))  # neither says: NaN
+    assert usage_of(tmp_path / "elsewhere/x.tsv") is None
 
 
 def test_a_full_disk_while_fetching_names_the_dataset_folder_and_keeps_nothing(tmp_path):

@@ -51,11 +51,13 @@ _USAGE = re.compile(r"job used ([0-9.]+) CPU-s and ([0-9.]+) MB at peak")
 
 
 def usage() -> dict:
-    """{"cpu_s", "peak_mb"} of this process and its waited-for children so far (``getrusage``;
-    the peak is the larger of the process's and its largest child's)."""
+    """{"cpu_s", "peak_mb"} of this process and the child processes it has waited for
+    (``getrusage``); the peak is the larger of the process's and its largest child's (not their
+    sum, should they have run at once)."""
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
-    return {"cpu_s": cpu, "peak_mb": max(own.ru_maxrss, kids.ru_maxrss) / 1024}  # KiB on Linux
+    unit = 2**20 if sys.platform == "darwin" else 2**10  # ru_maxrss: bytes on macOS, KiB on Linux
+    return {"cpu_s": cpu, "peak_mb": max(own.ru_maxrss, kids.ru_maxrss) * unit / 2**20}
 
 
 def read_usage(text: str) -> dict | None:
@@ -67,8 +69,10 @@ def read_usage(text: str) -> dict | None:
 def usage_of(benchmark) -> dict | None:
     """What the workflow job of a ``benchmarks/`` file used, from the ``USAGE`` line its log ends
     with (the rules name a job's log as its benchmark: ``logs/{job}.log`` for
-    ``benchmarks/{job}.tsv``, or for a batched train job the log of its last ranker,
-    ``logs/{job}/{ranker}.log``); None where no log has one (a job of an older run).
+    ``benchmarks/{job}.tsv``; a batched train job's line is in the log it ended in, its last
+    ranker's, the newest of ``logs/{job}/*.log`` that is not a job of its own with a benchmark
+    ``benchmarks/{job}/{ranker}.tsv``); None where there is none (a job of an older run, or one
+    killed by a signal).
 
     Parameters
     ----------
@@ -80,23 +84,51 @@ def usage_of(benchmark) -> dict | None:
     dict or None
         {"cpu_s", "peak_mb"}.
     """
-    path = Path(benchmark)
-    parts = path.with_suffix("").parts
+    path = Path(benchmark).with_suffix("")
+    parts = path.parts
     if "benchmarks" not in parts:
         return None
     at = len(parts) - 1 - parts[::-1].index("benchmarks")
     log = Path(*parts[:at], "logs", *parts[at + 1:])
-    candidates = [log.with_name(log.name + ".log")]
-    if log.is_dir():
-        candidates += sorted(log.glob("*.log"), key=lambda p: p.stat().st_mtime)
-    found = [read_usage(p.read_text(errors="replace")) for p in candidates if p.is_file()]
-    found = [u for u in found if u is not None]
-    return found[-1] if found else None
+    if log.with_name(log.name + ".log").is_file():
+        newest = log.with_name(log.name + ".log")
+    else:
+        batch = [p for p in log.glob("*.log") if not (path / f"{p.stem}.tsv").exists()] if log.is_dir() else []
+        if not batch:
+            return None
+        newest = max(batch, key=lambda p: p.stat().st_mtime)
+    return read_usage(newest.read_text(errors="replace"))
+
+
+def job_cost(benchmark) -> tuple[float, float]:
+    """(CPU-seconds, peak MB) of the workflow job of a ``benchmarks/`` file: the larger of its
+    log's ``USAGE`` line (``usage_of``; the kernel's count, which misses children the job did not
+    wait for) and Snakemake's sampled ``cpu_time`` and ``max_rss`` (which miss up to 30
+    CPU-seconds and short peaks); NaN where neither says."""
+    lines = Path(benchmark).read_text().splitlines()
+    record = dict(zip(lines[0].split("\t"), lines[-1].split("\t"))) if len(lines) > 1 else {}
+    sampled = [_number(record.get("cpu_time")), _number(record.get("max_rss"))]
+    used = usage_of(benchmark)
+    if used is None:
+        return sampled[0], sampled[1]
+    return (max(used["cpu_s"], sampled[0]) if sampled[0] == sampled[0] else used["cpu_s"],
+            max(used["peak_mb"], sampled[1]) if sampled[1] == sampled[1] else used["peak_mb"])
+
+
+def _number(value) -> float:
+    """A benchmark cell as a float (Snakemake writes ``NA`` where it could not measure)."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("nan")
 
 
 def _log_usage() -> None:
-    logging.getLogger("ltrfs").info(USAGE.format(**usage()))
+    """Write ``USAGE`` to the job's log whatever its level (the handlers directly)."""
+    record = logging.makeLogRecord({"name": "ltrfs", "levelno": logging.INFO, "levelname": "INFO",
+                                    "msg": USAGE.format(**usage())})
     for handler in logging.getLogger().handlers:
+        handler.handle(record)
         handler.flush()
 
 

@@ -15,7 +15,7 @@ from ltrfs.config_check import check
 from ltrfs.datasets.registry import load_registry
 from ltrfs.pipeline.plan import Plan
 from ltrfs.pipeline.planning.requests import dataset_size, dry_run, split_share
-from ltrfs.pipeline.resources import COSTS_FILE, NOISE_S, CostCurve, cost_curves, npz_shape, request
+from ltrfs.pipeline.resources import COSTS_FILE, MEASURED_MB, CostCurve, cost_curves, fit_curves, npz_shape, request
 from ltrfs.io.cache import save_npz
 from ltrfs.ranking_data import RankingData
 
@@ -34,8 +34,7 @@ def test_a_curve_lies_on_every_size_and_grows_beyond_the_largest_as_its_two_larg
     # the exponent held to [1, 2]: slower than linear grows linearly, faster than square as a square
     assert CostCurve.fit([(100, 100, 20.0, 0.0), (400, 400, 40.0, 0.0)]).seconds(800) == pytest.approx(80.0)
     assert CostCurve.fit([(100, 100, 20.0, 0.0), (400, 400, 2000.0, 0.0)]).seconds(800) == pytest.approx(8000.0)
-    # a smaller size under NOISE_S seconds says nothing of growth: in proportion from the largest
-    assert NOISE_S == 10.0
+    # a smaller size under NOISE_S (10) seconds says nothing of growth: in proportion from the largest
     assert CostCurve.fit([(100, 100, 2.0, 0.0), (400, 400, 300.0, 0.0)]).seconds(800) == pytest.approx(600.0)
     # the exponent comes from the largest size and the nearest one at most half of it (20 s at
     # 100 and 200 s at 500: log(10) / log(5)), not from a size closer than that (80 s at 400)
@@ -43,9 +42,11 @@ def test_a_curve_lies_on_every_size_and_grows_beyond_the_largest_as_its_two_larg
     assert near.seconds(1000) == pytest.approx(200.0 * 2 ** (math.log(10) / math.log(5)))
     # memory beyond: the straight line of the two largest sizes (slope (400 - 100) / 300 = 1)
     assert steep.peak_mb(800) == pytest.approx(800.0)
-    # ... at least held_mb a unit (what a job must hold of its input)
+    # ... at least held_mb a unit (what a job must hold of its input); and a larger size never asks
+    # less than a smaller one did (20 s and 90 MB at 100 after 50 s and 100 MB at 10: 50 s, 100 MB)
     flat = CostCurve.fit([(10, 10, 50.0, 100.0), (100, 100, 20.0, 90.0)], held_mb=2.0)
-    assert flat.peak_mb(1000) == pytest.approx(90.0 + 2.0 * 900)
+    assert flat.seconds(100) == 50.0 and flat.seconds(1000) == pytest.approx(500.0)
+    assert flat.peak_mb(100) == 100.0 and flat.peak_mb(1000) == pytest.approx(100.0 + 2.0 * 900)
     # one size: in proportion from it
     one = CostCurve.fit([(100, 50, 10.0, 300.0), (100, 50, 20.0, 200.0)])
     assert one.seconds(100) == pytest.approx(40.0) and one.peak_mb(200) == pytest.approx(600.0)
@@ -60,16 +61,42 @@ def test_a_request_is_the_margin_over_the_curve_times_the_attempt(tmp_path):
     # a at 1000: 104 s -> ceil(1.5 x 104 / 60) = 3 minutes; 1,090 MB -> 1,635
     assert request("select", "a", 1000, 1000, 5, curves=curves) == (1635, 3, pytest.approx(104.0))
     assert request("select", "a", 1000, 1000, 5, attempt=2, curves=curves)[:2] == (3270, 6)
-    # an unmeasured method asks the most of the rule's curves: a's time on all its jobs (500 s
-    # at 10, 104 at 1000: straight between), b's memory
+    # an unmeasured method asks the most of the rule's curves: a's time on all its jobs (500 s at
+    # 10 on 700 features, so 500 at 1000 too: never less at a larger size), b's memory
     mem, minutes, seconds = request("select", "zzz", 500, 500, 5, curves=curves)
-    assert seconds == pytest.approx(500 - 396 * 490 / 990) and mem == math.ceil(1.5 * (100 + 4900 * 490 / 990))
+    assert seconds == pytest.approx(500.0) and mem == math.ceil(1.5 * (100 + 4900 * 490 / 990))
     assert request("select", "a", 10, 10, 5, curves=curves)[1] == 1  # never below a minute
     # on 5 features (two sizes) a's curve is its own; on 700 (one size) and on 46 (unmeasured),
     # the curve through all of a's jobs
     assert request("select", "a", 10, 10, 5, curves=curves)[2] == pytest.approx(5.0)
     assert request("select", "a", 10, 10, 700, curves=curves)[2] == pytest.approx(500.0)
     assert request("select", "a", 10, 10, 46, curves=curves)[2] == pytest.approx(500.0)
+
+
+def test_curves_leave_out_what_the_sampler_did_not_see_and_need_sizes_twice_apart():
+    """A row with no CPU-seconds or a peak under MEASURED_MB (Snakemake's benchmark sampled the job
+    before its work) is no measurement; the folds of one dataset (sizes a few percent apart) give
+    no curve of their own on that many features."""
+    rows = [dict(rule="select", name="a", features=5, held=h, work=h, cpu_s=c, peak_mb=m)
+            for h, c, m in ((100, 2.0, 200.0), (104, 0.0, 8.0), (102, 3.0, 30.0), (210, 4.0, 300.0))]
+    assert MEASURED_MB == 50.0
+    curves = fit_curves(rows)
+    assert curves[("select", "a", 5)].held == (100.0, 210.0)
+    assert ("select", "a", 5) not in fit_curves(rows[:3]) and ("select", "a", None) in fit_curves(rows[:3])
+
+
+def test_every_committed_curve_never_asks_less_for_more():
+    """Over every kind of the committed calibration and sizes from 0 to 10 times the largest
+    measured, a larger job is never predicted to use less time or memory (the requests' safety:
+    a job killed by SLURM is the worst outcome)."""
+    def largest(curve, sizes):
+        return max(max(getattr(c, sizes)) for c in getattr(curve, "curves", (curve,)))
+
+    for key, curve in cost_curves().items():
+        seconds = [curve.seconds(x) for x in np.linspace(0.0, 10.0 * largest(curve, "work"), 400)]
+        peaks = [curve.peak_mb(x) for x in np.linspace(0.0, 10.0 * largest(curve, "held"), 400)]
+        assert np.all(np.diff(seconds) >= -1e-9) and np.all(np.diff(peaks) >= -1e-9), key
+        assert min(seconds) > 0 and min(peaks) >= MEASURED_MB, key
 
 
 def write_split(path, sizes, d, seed=0):

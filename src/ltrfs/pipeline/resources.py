@@ -36,8 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["scaled", "input_mb", "CostCurve", "Highest", "cost_curves", "fit_curves", "predict", "request", "npz_shape",
-           "COSTS_FILE", "MEMORY_MARGIN", "TIME_MARGIN", "HELD_MB", "NOISE_S"]
+__all__ = ["scaled", "input_mb", "CostCurve", "Highest", "cost_curves", "fit_curves", "curve_for", "predict", "request",
+           "npz_shape", "COSTS_FILE", "MEMORY_MARGIN", "TIME_MARGIN", "HELD_MB", "NOISE_S", "MEASURED_MB"]
 
 #: the measurements the cost curves are fitted on (``bench/full_fold_jobs.py --costs``)
 COSTS_FILE = Path(__file__).with_name("job_costs.csv")
@@ -78,13 +78,14 @@ def input_mb(input) -> float:
 class CostCurve:
     """A kind of job's cost through its measured jobs: CPU-seconds by ``work``, peak MB by ``held``.
 
-    At a measured size, the most any job of that size used; straight between measured sizes;
-    below the smallest, the smallest's cost (a small size's time is often its start: imports,
-    compiling, loading). Beyond the largest size, from the two largest sizes at least twice apart
+    At a measured size, the most any job of that size or a smaller one used (a larger job is
+    never asked less than a smaller one); straight between measured sizes; below the smallest,
+    the smallest's cost. Beyond the largest size, from it and the nearest size at most half of it
     (``_growth``): run time as a power of the work, ``t(x) = t_n (x / x_n)^b``, with ``b`` their
     log-log slope held to [1, 2] (never slower than linear; 1 where the smaller of them took
-    under ``NOISE_S``, job start rather than work); memory along their straight line, at least
-    ``held_mb`` a unit. Without such a pair, both grow in proportion from the largest size.
+    under ``NOISE_S``, job start rather than work); memory along their straight line, rising at
+    least ``held_mb`` a unit. Without such a size, time grows in proportion from the largest
+    size and memory by the larger of ``held_mb`` and the largest size's MB per unit.
     """
 
     work: tuple
@@ -161,15 +162,20 @@ class Highest:
         return max(c.peak_mb(held) for c in self.curves)
 
 
+#: the least peak MB of a measured job: a workflow job's Python with NumPy holds more, so a smaller
+#: peak (or no CPU-seconds) is a sample Snakemake's benchmark took before the job's work
+MEASURED_MB = 50.0
 #: CPU-seconds below which a measured job's time is its start (imports, loading) more than its
 #: work: no growth exponent is read from it
 NOISE_S = 10.0
 
 
 def _envelope(x: np.ndarray, y: np.ndarray) -> tuple[tuple, tuple]:
-    """The measured sizes in ascending order and, at each, the most any job of that size used."""
+    """The measured sizes in ascending order and, at each, the most any job of that size or a
+    smaller one used."""
     sizes = np.unique(x)
-    return tuple(float(s) for s in sizes), tuple(float(np.max(y[x == s])) for s in sizes)
+    most = np.maximum.accumulate([float(np.max(y[x == s])) for s in sizes])
+    return tuple(float(s) for s in sizes), tuple(float(v) for v in most)
 
 
 def _growth(x: tuple, y: tuple) -> int | None:
@@ -198,17 +204,20 @@ def fit_curves(rows) -> dict:
     -------
     dict
         (rule, kind, features) -> the curve of that kind's jobs on data of that many features,
-        where they were measured at two sizes or more (one size says nothing of how the cost
-        grows); (rule, kind, None) -> through all its jobs; (rule, None, None) -> the most of
-        the rule's curves.
+        where they were measured at sizes at least twice apart (one size, or the folds of one
+        dataset, say nothing of how the cost grows); (rule, kind, None) -> through all its jobs;
+        (rule, None, None) -> the most of the rule's curves. Rows whose job Snakemake's sampler
+        did not see at work (no CPU-seconds, or a peak under ``MEASURED_MB``) are left out.
     """
     points: dict = {}
     for row in rows:
         point = tuple(float(row[c]) for c in ("held", "work", "cpu_s", "peak_mb"))
+        if not (all(math.isfinite(v) for v in point) and point[2] > 0 and point[3] >= MEASURED_MB):
+            continue  # Snakemake's sampler saw the job before its work (or not at all): no measurement
         for key in ((row["rule"], row["name"], int(float(row["features"]))), (row["rule"], row["name"], None)):
             points.setdefault(key, []).append(point)
     curves = {key: CostCurve.fit(p, HELD_MB.get(key[0], 0.0)) for key, p in points.items()
-              if key[2] is None or len({held for held, *_ in p}) > 1}
+              if key[2] is None or max(held for held, *_ in p) >= 2 * min(held for held, *_ in p)}
     for (rule, kind, features), curve in list(curves.items()):
         if features is None:
             rule_key = (rule, None, None)
@@ -251,10 +260,16 @@ def request(rule: str, kind: str, held: float, work: float, features: int | None
 def predict(rule: str, kind: str, held: float, work: float, features: int | None = None,
             curves=None) -> tuple[float, float]:
     """A job's predicted (CPU-seconds, peak MB): ``request``'s curve, without its margins."""
+    curve = curve_for(rule, kind, features, curves)
+    return curve.seconds(work), curve.peak_mb(held)
+
+
+def curve_for(rule: str, kind: str, features: int | None = None, curves=None):
+    """The curve a job is asked by (``request``): its kind's on as many features, else its
+    kind's through all its jobs, else the most of its rule's curves (a ``Highest``)."""
     curves = cost_curves() if curves is None else curves
     rule = "score" if rule == "score_chunk" else rule  # a chunk is a share of its scorer's work
-    curve = curves.get((rule, kind, features)) or curves.get((rule, kind, None)) or curves[(rule, None, None)]
-    return curve.seconds(work), curve.peak_mb(held)
+    return curves.get((rule, kind, features)) or curves.get((rule, kind, None)) or curves[(rule, None, None)]
 
 
 def npz_shape(path) -> tuple[int, int, int] | None:

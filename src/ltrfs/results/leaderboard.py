@@ -40,7 +40,7 @@ import pandas as pd
 from scipy import stats
 
 from ltrfs.formats import read_csv, read_json, read_selection
-from ltrfs.job_log import usage_of
+from ltrfs.job_log import job_cost
 from ltrfs.results import significance
 from ltrfs.results.tables import NONINFERIORITY_MARGIN, REFERENCE_RANKER, chosen_k
 
@@ -493,34 +493,17 @@ def smallest_k(tables: pd.DataFrame, metric: str = "NDCG@10", *, baselines=("waf
 def read_costs(records) -> pd.DataFrame:
     """Selection cost per (dataset, method): records {dataset, method, fold, paths: [benchmark
     files of the select job and of the scorer jobs it reads]}; CPU seconds of a fold = the sum
-    over its jobs, peak MB = the largest, each job's from the line its log ends with
-    (``ltrfs.job_log.usage_of``: the kernel's count) or, without one, its benchmark's
-    (Snakemake's sampled ``cpu_time`` and ``max_rss``); then the mean CPU seconds and the largest
-    peak over folds."""
+    over its jobs, peak MB = the largest (``ltrfs.job_log.job_cost``: the larger of the line the
+    job's log ends with and Snakemake's sampled benchmark); then the mean CPU seconds and the
+    largest peak over folds."""
     rows = []
     for r in records:
-        used = [_job_cost(p) for p in r["paths"]]
+        used = [job_cost(p) for p in r["paths"]]
         rows.append({"dataset": r["dataset"], "method": r["method"], "fold": r["fold"],
                      "cpu_s": float(sum(cpu for cpu, _ in used)), "peak_mb": float(max(peak for _, peak in used))})
     per_fold = pd.DataFrame(rows, columns=["dataset", "method", "fold", "cpu_s", "peak_mb"])
     return (per_fold.groupby(["dataset", "method"], sort=False)
             .agg(cpu_s=("cpu_s", "mean"), peak_mb=("peak_mb", "max"), folds=("fold", "nunique")).reset_index())
-
-
-def _job_cost(benchmark) -> tuple[float, float]:
-    """(CPU-seconds, peak MB) of the job of a benchmark file (``read_costs``)."""
-    frame = read_csv(benchmark, ("cpu_time", "max_rss"), sep="\t").iloc[-1]
-    sampled = _number(frame["cpu_time"]), _number(frame["max_rss"])
-    used = usage_of(benchmark)
-    return sampled if used is None else (used["cpu_s"], float(np.fmax(used["peak_mb"], sampled[1])))
-
-
-def _number(value) -> float:
-    """A benchmark cell as a float (Snakemake writes ``NA`` where it could not measure)."""
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return float("nan")
 
 
 def read_selections(records) -> list[dict]:
