@@ -86,6 +86,15 @@ class CostCurve:
     under ``NOISE_S``, job start rather than work); memory along their straight line, rising at
     least ``held_mb`` a unit. Without such a size, time grows in proportion from the largest
     size and memory by the larger of ``held_mb`` and the largest size's MB per unit.
+
+    Attributes
+    ----------
+    work, seconds_at : tuple of float
+        The measured ``work`` sizes, ascending, and the CPU-seconds of the curve at each.
+    held, mb_at : tuple of float
+        The measured ``held`` sizes, ascending, and the peak MB of the curve at each.
+    held_mb : float
+        The least memory slope beyond the largest size, MB per unit of ``held``.
     """
 
     work: tuple
@@ -266,7 +275,21 @@ def predict(rule: str, kind: str, held: float, work: float, features: int | None
 
 def curve_for(rule: str, kind: str, features: int | None = None, curves=None):
     """The curve a job is asked by (``request``): its kind's on as many features, else its
-    kind's through all its jobs, else the most of its rule's curves (a ``Highest``)."""
+    kind's through all its jobs, else the most of its rule's curves (a ``Highest``).
+
+    Parameters
+    ----------
+    rule, kind : str
+        As ``request``'s (``score_chunk`` is asked as ``score``).
+    features : int, optional
+        The data's number of features.
+    curves : dict, optional
+        ``cost_curves()`` by default.
+
+    Returns
+    -------
+    CostCurve or Highest
+    """
     curves = cost_curves() if curves is None else curves
     rule = "score" if rule == "score_chunk" else rule  # a chunk is a share of its scorer's work
     return curves.get((rule, kind, features)) or curves.get((rule, kind, None)) or curves[(rule, None, None)]
