@@ -240,16 +240,16 @@ def test_leaderboard_follows_the_tables_and_selections(finished):
     tops = {f: json.loads((root / f"synthetic-tiny/fold{f}/select/importance.json").read_text())["ranking"] for f in (1, 2)}
     jac = np.mean([len(set(tops[1][:k]) & set(tops[2][:k])) / len(set(tops[1][:k]) | set(tops[2][:k])) for k in (2, 4)])
     assert board.loc["importance", "jaccard"] == pytest.approx(jac)
-    # cost: the select job and the scorer jobs it reads, each the CPU-seconds its log ends with
-    # (the kernel's count; Snakemake's benchmark samples, and is never above it by more than the
-    # shell that starts the job)
+    # cost: the select job and the scorer jobs it reads, each the larger of the CPU-seconds its
+    # log ends with (the kernel's count for the job's Python) and its benchmark's (Snakemake's
+    # sample of the job's process tree, the shell that starts it included), mean over the folds
     cost = pd.read_csv(root / "leaderboard/tiny/cost.csv").set_index("method")
     jobs = [f"{stage}/synthetic-tiny/fold{f}/{name}" for f in (1, 2)
             for stage, name in (("select", "importance"), ("score", "single_feature"))]
-    used = {job: read_usage((finished / "logs" / f"{job}.log").read_text()) for job in jobs}
-    assert cost.loc["importance", "cpu_s"] == pytest.approx(sum(u["cpu_s"] for u in used.values()) / 2, abs=1e-6)
-    for job in jobs:
-        assert pd.read_csv(finished / "benchmarks" / f"{job}.tsv", sep="\t").cpu_time.iloc[-1] <= used[job]["cpu_s"] + 0.5
+    used = {job: read_usage((finished / "logs" / f"{job}.log").read_text())["cpu_s"] for job in jobs}
+    sampled = {job: pd.read_csv(finished / "benchmarks" / f"{job}.tsv", sep="\t").cpu_time.iloc[-1] for job in jobs}
+    assert cost.loc["importance", "cpu_s"] == pytest.approx(sum(max(used[j], sampled[j]) for j in jobs) / 2, abs=1e-6)
+    assert all(sampled[j] <= used[j] + 0.5 for j in jobs)  # the log's count misses no more than the shell
     small = pd.read_csv(root / "leaderboard/tiny/smallest_k.csv")
     assert len(small) == 6 and set(small.metric) == {"NDCG@10"}
     md = (root / "leaderboard/tiny/leaderboard.md").read_text()
