@@ -50,16 +50,15 @@ def benchmarks(run: Path) -> list[dict]:
     seconds, peak MB. CPU-seconds and peak memory are ``ltrfs.job_log.job_cost``'s: the larger of
     what the job's log ends with (the kernel's count) and the benchmark's, which samples the job
     (every 30 s after its first 15 s) and misses up to 30 CPU-seconds and any shorter peak."""
-    from ltrfs.job_log import job_cost
+    from ltrfs.job_log import benchmark_record, job_cost
 
     rows = []
     for path in sorted((run / "benchmarks").rglob("*.tsv")):
-        lines = path.read_text().splitlines()
-        if len(lines) < 2:
+        record = benchmark_record(path)
+        if not record:
             continue
-        record = dict(zip(lines[0].split("\t"), lines[-1].split("\t")))
         job = str(path.relative_to(run / "benchmarks").with_suffix(""))
-        cpu, peak = job_cost(path)
+        cpu, peak = job_cost(path, record)
         rows.append({"job": job, "rule": job.split("/")[0], "name": job.split("/")[-1],
                      "cpu_s": round(cpu, 2), "wall_s": float(record["s"]), "peak_mb": None if peak != peak else round(peak, 2)})
     return rows
@@ -190,15 +189,16 @@ def held_out(rows: list[dict], dataset: str):
                    for r in sized if r["dataset"] == dataset]
 
 
-def predictions(rows: list[dict], dataset: str) -> list[tuple[dict, float, float]]:
+def predictions(rows: list[dict], dataset: str, held=None) -> list[tuple[dict, float, float]]:
     """(row, predicted CPU-seconds, predicted peak MB) for each sized job of ``dataset``, from the
     curves of every other dataset's jobs (``held_out``, ``ltrfs.pipeline.resources.predict``).
     Train jobs of one size count once, as the dearest of them (its row's ``of`` says how many):
     one curve serves every method's train job, whose cost depends on the features the method
-    chose, so it is made to hold the dearest."""
+    chose, so it is made to hold the dearest. ``held``: ``held_out(rows, dataset)``, when the
+    caller has it (as the functions below)."""
     from ltrfs.pipeline.resources import predict
 
-    curves, jobs = held_out(rows, dataset)
+    curves, jobs = held or held_out(rows, dataset)
     kept: dict = {}
     for r, size in jobs:
         key = (size[0], size[1], size[3]) if size[0] == "train" else r["job"]
@@ -210,12 +210,12 @@ def predictions(rows: list[dict], dataset: str) -> list[tuple[dict, float, float
     return [(r, *predict(*size, curves)) for r, size in kept.values()]
 
 
-def check_counts(rows: list[dict], dataset: str) -> tuple[int, int, int]:
+def check_counts(rows: list[dict], dataset: str, held=None) -> tuple[int, int, int]:
     """(within, short, total): ``dataset``'s jobs predicted within 1.5x in CPU time and memory;
     those whose time misses but is under ``SHORT_S`` both measured and predicted, with memory
     within 1.5x; all of them."""
     within = short = 0
-    found = predictions(rows, dataset)
+    found = predictions(rows, dataset, held)
     for r, seconds, peak in found:
         cpu, used = float(r["cpu_s"]), float(r["peak_mb"])
         time_holds = 1 / 1.5 <= seconds / max(cpu, 1e-9) <= 1.5
@@ -225,13 +225,13 @@ def check_counts(rows: list[dict], dataset: str) -> tuple[int, int, int]:
     return within, short, len(found)
 
 
-def short_requests(rows: list[dict], dataset: str) -> list[tuple[str, bool]]:
+def short_requests(rows: list[dict], dataset: str, held=None) -> list[tuple[str, bool]]:
     """``dataset``'s jobs whose request from the other datasets' curves (``request``: 1.5 times the
     curve, whole minutes) is below what they used, in run time or memory, each with whether the
     retry (twice the request) would have held them."""
     from ltrfs.pipeline.resources import request
 
-    curves, jobs = held_out(rows, dataset)
+    curves, jobs = held or held_out(rows, dataset)
     short = []
     for r, size in jobs:
         holds = [mem >= float(r["peak_mb"]) and 60 * minutes >= float(r["cpu_s"])
@@ -241,13 +241,13 @@ def short_requests(rows: list[dict], dataset: str) -> list[tuple[str, bool]]:
     return short
 
 
-def unchecked(rows: list[dict], dataset: str) -> list[str]:
+def unchecked(rows: list[dict], dataset: str, held=None) -> list[str]:
     """``dataset``'s jobs whose kind was not measured on any other dataset: their prediction is
     the most of their rule's curves (``ltrfs.pipeline.resources.curve_for``), so the check says
     nothing of their own kind's cost."""
     from ltrfs.pipeline.resources import Highest, curve_for
 
-    curves, jobs = held_out(rows, dataset)
+    curves, jobs = held or held_out(rows, dataset)
     return [r["job"].split("/")[-1] for r, (rule, kind, _, _, features) in jobs
             if isinstance(curve_for(rule, kind, features, curves), Highest)]
 
@@ -256,21 +256,22 @@ def check(rows: list[dict], dataset: str) -> str:
     """How well the cost curves of every other dataset's jobs predict ``dataset``'s: a Markdown
     table of each job's measured and predicted CPU-seconds and peak memory with their ratios,
     and a last line with ``check_counts``."""
+    held = held_out(rows, dataset)
     out = ["| stage | job | CPU s | predicted (x) | peak GB | predicted (x) |", "|---|---|---:|---:|---:|---:|"]
-    for r, seconds, peak in predictions(rows, dataset):
+    for r, seconds, peak in predictions(rows, dataset, held):
         cpu, used = float(r["cpu_s"]), float(r["peak_mb"])
         name = f"`{r['job'].split('/')[-1]}`" + (f" (the dearest of {r['of']})" if r["of"] > 1 else "")
         out.append(f"| {r['rule']} | {name} | {cpu:,.0f} | {seconds:,.0f} "
                    f"({seconds / max(cpu, 1e-9):.2f}x) | {used / 1024:.1f} | {peak / 1024:.1f} "
                    f"({peak / max(used, 1e-9):.2f}x) |")
-    within, short, total = check_counts(rows, dataset)
+    within, short, total = check_counts(rows, dataset, held)
     out.append(f"\n{within} of {total} jobs of {dataset} predicted within 1.5x (CPU time and memory) by the curves "
                f"of the other datasets' jobs; {short} more under {SHORT_S} CPU-seconds both measured and predicted "
                "(the smallest run-time request, one minute, holds them) with memory within 1.5x")
-    short = short_requests(rows, dataset)
+    short = short_requests(rows, dataset, held)
     out.append(f"requests from those curves short of what the job used: {len(short)} "
                f"({', '.join(f'{name}{{}}'.format('' if retry else ' (and its retry)') for name, retry in short)})")
-    missing = unchecked(rows, dataset)
+    missing = unchecked(rows, dataset, held)
     out.append(f"jobs whose kind no other dataset measured (the most of their rule's curves; not checked): "
                f"{len(missing)}" + (f" ({', '.join(missing)})" if missing else ""))
     return "\n".join(out)
@@ -291,11 +292,12 @@ def refresh_page(page: Path, rows: list[dict], dataset: str) -> None:
         end += len(line)
     table = markdown([r for r in rows if r["dataset"] == dataset]) + "\n"
     text = text[:start] + table + text[end:]
-    within, short, total = check_counts(rows, dataset)
+    held = held_out(rows, dataset)
+    within, short, total = check_counts(rows, dataset, held)
     text = re.sub(r"\*\*\d+ of \d+ full-size jobs come within 1\.5x\*\*( and \d+ more are under \d+ CPU-seconds)?",
                   f"**{within} of {total} full-size jobs come within 1.5x** and {short} more are under {SHORT_S} "
                   "CPU-seconds", text)
-    text = re.sub(r"\*\*\d+ full-size jobs?\*\*", f"**{len(short_requests(rows, dataset))} full-size jobs**", text)
+    text = re.sub(r"\*\*\d+ full-size jobs?\*\*", f"**{len(short_requests(rows, dataset, held))} full-size jobs**", text)
     page.write_text(text)
 
 

@@ -100,27 +100,35 @@ def usage_of(benchmark) -> dict | None:
     return read_usage(newest.read_text(errors="replace"))
 
 
-def job_cost(benchmark) -> tuple[float, float]:
+def benchmark_record(benchmark) -> dict:
+    """The last row of a Snakemake ``benchmarks/`` file as {column: text} (empty for a file
+    without one)."""
+    lines = Path(benchmark).read_text().splitlines()
+    return dict(zip(lines[0].split("\t"), lines[-1].split("\t"))) if len(lines) > 1 else {}
+
+
+def job_cost(benchmark, record: dict | None = None) -> tuple[float, float]:
     """(CPU-seconds, peak MB) of the workflow job of a ``benchmarks/`` file: the larger of its
     log's ``USAGE`` line (``usage_of``; the kernel's count, which misses children the job did not
     wait for) and Snakemake's sampled ``cpu_time`` and ``max_rss`` (which miss up to 30
-    CPU-seconds and short peaks); NaN where neither says."""
-    lines = Path(benchmark).read_text().splitlines()
-    record = dict(zip(lines[0].split("\t"), lines[-1].split("\t"))) if len(lines) > 1 else {}
-    sampled = [_number(record.get("cpu_time")), _number(record.get("max_rss"))]
-    used = usage_of(benchmark)
-    if used is None:
-        return sampled[0], sampled[1]
-    return (max(used["cpu_s"], sampled[0]) if sampled[0] == sampled[0] else used["cpu_s"],
-            max(used["peak_mb"], sampled[1]) if sampled[1] == sampled[1] else used["peak_mb"])
+    CPU-seconds and short peaks); NaN where neither says. ``record``: the file's
+    ``benchmark_record``, when the caller has read it."""
+    record = benchmark_record(benchmark) if record is None else record
+    used = usage_of(benchmark) or {}
+    return (_most(used.get("cpu_s"), record.get("cpu_time")), _most(used.get("peak_mb"), record.get("max_rss")))
 
 
-def _number(value) -> float:
-    """A benchmark cell as a float (Snakemake writes ``NA`` where it could not measure)."""
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return float("nan")
+def _most(*values) -> float:
+    """The largest of the values that are numbers (Snakemake writes ``NA`` where it could not
+    measure), NaN when none is."""
+    numbers = []
+    for value in values:
+        try:
+            numbers.append(float(value))
+        except (TypeError, ValueError):
+            continue
+    numbers = [v for v in numbers if v == v]
+    return max(numbers) if numbers else float("nan")
 
 
 def _log_usage() -> None:
