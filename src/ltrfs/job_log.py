@@ -111,8 +111,19 @@ def job_cost(benchmark, record: dict | None = None) -> tuple[float, float]:
     """(CPU-seconds, peak MB) of the workflow job of a ``benchmarks/`` file: the larger of its
     log's ``USAGE`` line (``usage_of``; the kernel's count, which misses children the job did not
     wait for) and Snakemake's sampled ``cpu_time`` and ``max_rss`` (which miss up to 30
-    CPU-seconds and short peaks); NaN where neither says. ``record``: the file's
-    ``benchmark_record``, when the caller has read it."""
+    CPU-seconds and short peaks); NaN where neither says.
+
+    Parameters
+    ----------
+    benchmark : path
+        ``.../benchmarks/{job}.tsv``.
+    record : dict, optional
+        The file's ``benchmark_record``, when the caller has read it.
+
+    Returns
+    -------
+    (float, float)
+    """
     record = benchmark_record(benchmark) if record is None else record
     used = usage_of(benchmark) or {}
     return (_most(used.get("cpu_s"), record.get("cpu_time")), _most(used.get("peak_mb"), record.get("max_rss")))
