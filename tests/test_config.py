@@ -39,6 +39,7 @@ OVERLAYS = {"leaderboard_full.yaml": ("leaderboard.yaml",),
             "full_fold.yaml": ("leaderboard.yaml", "leaderboard_full.yaml"),
             "full_fold_0.05.yaml": ("leaderboard.yaml", "leaderboard_full.yaml"),
             "full_fold_0.25.yaml": ("leaderboard.yaml", "leaderboard_full.yaml"),
+            "full_fold_0.5.yaml": ("leaderboard.yaml", "leaderboard_full.yaml"),
             "gpu.yaml": ("leaderboard.yaml", "leaderboard_full.yaml")}
 
 
