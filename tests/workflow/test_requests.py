@@ -14,10 +14,12 @@ from conftest import REPO
 from ltrfs.config_check import check
 from ltrfs.datasets.registry import load_registry
 from ltrfs.pipeline.plan import Plan
-from ltrfs.pipeline.planning.requests import dataset_size, dry_run, split_share
-from ltrfs.pipeline.resources import COSTS_FILE, MEASURED_MB, CostCurve, cost_curves, fit_curves, npz_shape, request
+from ltrfs.pipeline.planning.requests import dataset_size, dry_run, job_key, split_share
+from ltrfs.pipeline.resources import (COSTS_FILE, MEASURED_MB, CostCurve, cost_curves, fit_curves, npz_shape, predict,
+                                     request)
 from ltrfs.io.cache import save_npz
 from ltrfs.ranking_data import RankingData
+from ltrfs.selection import SELECTORS
 
 FULL = "MSLR-WEB30K-standin"
 
@@ -185,6 +187,48 @@ def test_the_summary_sums_every_planned_job(tmp_path, monkeypatch):
     text = plan.requests.summary()
     assert text.startswith(f"ltrfs: requests of {len(jobs)} download, prepare, score, select and train jobs: ")
     assert "have no size" not in text  # a generated dataset: its download is sized too
+
+
+def test_jobs_start_by_the_longest_predicted_chain_of_work(tmp_path, monkeypatch):
+    """A job's priority is its predicted CPU-seconds plus the longest chain of jobs waiting on it:
+    a select's train job, the selects that read a scorer, a fold's scorers and selects, a
+    dataset's folds; Snakemake's wildcards name the same job as the planner's."""
+    from types import SimpleNamespace as W
+    from snakemake.iocontainers import Wildcards
+    monkeypatch.chdir(tmp_path)
+    plan = plan_of("config.yaml", "leaderboard.yaml")
+    chains, requests = plan.requests.chains, plan.requests
+    yahoo = dict(dataset="Yahoo-set2-standin", fold="1")
+
+    def own(rule, **w):  # a job that cannot be sized yet (MQ2008's download: a fetched archive) counts 0
+        sizes = requests.sizes(rule, W(**w))
+        return 0.0 if sizes is None else predict(rule, *sizes)[0]
+
+    def chain(rule, **w):
+        return chains[job_key(rule, W(**w))]
+
+    rankers = "ranksvm+lambdamart"
+    train = chain("train", **yahoo, method="chi", rankers=rankers)
+    assert train == pytest.approx(own("train", **yahoo, method="chi", rankers=("ranksvm", "lambdamart")))
+    assert chain("select", **yahoo, method="chi") == pytest.approx(own("select", **yahoo, method="chi") + train)
+    readers = [m for m in plan.run.experiment("leaderboard_yahoo")["methods"]
+               if "kendall" in SELECTORS[plan.run.algorithm(m)].requires]
+    assert len(readers) >= 2  # GAS and its variants
+    assert chain("score", **yahoo, scorer="kendall") == pytest.approx(
+        own("score", **yahoo, scorer="kendall") + max(chain("select", **yahoo, method=m) for m in readers))
+    fold_jobs = [v for (rule, w), v in chains.items() if rule in ("score", "select") and dict(w)["dataset"] == yahoo["dataset"]]
+    assert chain("prepare", **yahoo) == pytest.approx(own("prepare", **yahoo) + max(fold_jobs))
+    assert chain("download", dataset="MQ2008") == pytest.approx(
+        own("download", dataset="MQ2008") + max(chain("prepare", dataset="MQ2008", fold=str(f)) for f in range(1, 6)))
+    # the board's dearest selection (700 features, 55 LambdaMART fits) starts before every other
+    selects = {dict(w)["dataset"] + "/" + dict(w)["method"]: v for (rule, w), v in chains.items() if rule == "select"}
+    assert max(selects, key=selects.get) == "Yahoo-set2-standin/lambdamart_rfe"
+    # the rules' callables: Snakemake's wildcards, a batched train rule's fold alone, whole seconds
+    select = requests.priority("select")(Wildcards(fromdict={**yahoo, "method": "chi"}))
+    assert select == round(chain("select", **yahoo, method="chi")) and isinstance(select, int)
+    batch = requests.priority("train", batch=("Yahoo-set2-standin", "chi", ("ranksvm", "lambdamart")))
+    assert batch(Wildcards(fromdict={"fold": "1"})) == round(train)
+    assert requests.priority("select")(Wildcards(fromdict={**yahoo, "method": "not_planned"})) == 0
 
 
 def test_dry_run_flags():

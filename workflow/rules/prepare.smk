@@ -11,6 +11,7 @@ rule download:
         "logs/download/{dataset}.log",
     benchmark:
         "benchmarks/download/{dataset}.tsv"
+    priority: PLAN.requests.priority("download")
     resources:
         **PLAN.requests.resources("download"),
     script:
@@ -33,6 +34,7 @@ rule prepare:
         "logs/prepare/{dataset}/fold{fold}.log",
     benchmark:
         "benchmarks/prepare/{dataset}/fold{fold}.tsv"
+    priority: PLAN.requests.priority("prepare")
     resources:
         **PLAN.requests.resources("prepare"),
     script:

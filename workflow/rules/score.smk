@@ -8,6 +8,7 @@ rule score:
         convention=PLAN.run.convention,
         ties=config["ties"],
     threads: PLAN.score.threads
+    priority: PLAN.requests.priority("score")
     resources:
         **PLAN.requests.resources("score"),
     conda:
@@ -30,6 +31,7 @@ rule score_chunk:
         convention=PLAN.run.convention,
         ties=config["ties"],
     threads: PLAN.score.threads
+    priority: PLAN.requests.priority("score_chunk")
     resources:
         **PLAN.requests.resources("score_chunk"),
     conda:

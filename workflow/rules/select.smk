@@ -10,8 +10,8 @@ rule select:
         selection=f"{FOLD}/select/{{method}}.json",
         selector=f"{FOLD}/select/{{method}}.model",
     threads: PLAN.select.threads
-    # selections first: a long selection then overlaps the trainings of the short ones
-    priority: 10
+    # the heads of the longest predicted chains of work first (PLAN.requests.priority)
+    priority: PLAN.requests.priority("select")
     resources:
         **PLAN.requests.resources("select"),
     params:

@@ -25,6 +25,7 @@ rule train:
         "logs/train/{dataset}/fold{fold}/{method}/{ranker}.log",
     benchmark:
         "benchmarks/train/{dataset}/fold{fold}/{method}/{ranker}.tsv"
+    priority: PLAN.requests.priority("train")
     resources:
         **PLAN.requests.resources("train"),
     script:
@@ -60,6 +61,7 @@ if config["train_batch"]:
                 **{r: f"logs/train/{_dataset}/fold{{fold}}/{_method}/{r}.log" for r in _rankers},
             benchmark:
                 f"benchmarks/train/{_dataset}/fold{{fold}}/{_method}.tsv"
+            priority: PLAN.requests.priority("train", batch=(_dataset, _method, tuple(_rankers)))
             resources:
                 **PLAN.requests.resources("train", batch=(_dataset, _method, tuple(_rankers))),
             script:

@@ -1,15 +1,18 @@
 """Planning of what the jobs ask of a cluster (``resources:`` of the rule files): each job's
-sizes, its request from the calibrated cost lines (``ltrfs.pipeline.resources``), and the sum
-over a run's jobs that a dry run prints before anything is submitted."""
+sizes, its request from the calibrated cost lines (``ltrfs.pipeline.resources``), the sum over a
+run's jobs that a dry run prints before anything is submitted, and the order Snakemake starts
+them in (``priority:``, the longest predicted chain of work first)."""
 from __future__ import annotations
 
+import functools
+from collections import defaultdict
 from types import SimpleNamespace
 
 from ltrfs.datasets import synthetic
-from ltrfs.pipeline.resources import request, npz_shape, scaled
+from ltrfs.pipeline.resources import npz_shape, predict, request, scaled
 from ltrfs.selection import SELECTORS
 
-__all__ = ["RequestsPlanning", "dry_run"]
+__all__ = ["RequestsPlanning", "dry_run", "job_key"]
 
 
 class RequestsPlanning:
@@ -150,6 +153,71 @@ class RequestsPlanning:
 
         return {"mem_mb": asks(0, fallback[0]), "runtime": asks(1, fallback[1])}
 
+    # ------------------------------------------------------------------ the order of the jobs
+
+    def priority(self, rule: str, batch=None):
+        """A rule's ``priority:`` callable: a job's predicted CPU-seconds plus those of the longest
+        chain of planned jobs that wait on it (``chains``), in whole seconds. Snakemake starts the ready jobs of
+        highest priority first, so the heads of the longest chains start first (the dear
+        selections of a wide dataset do not end up running alone at the end of a run, one core
+        idle) and a cluster gets them first. A job outside the planned experiments has 0.
+
+        Parameters
+        ----------
+        rule : str
+            download, prepare, score, score_chunk, select or train.
+        batch : (dataset, method, rankers), optional
+            For a batched train rule, as in ``resources``.
+        """
+        def value(wildcards):
+            w = wildcards
+            if batch is not None:
+                w = SimpleNamespace(dataset=batch[0], method=batch[1], rankers=batch[2], fold=wildcards.fold)
+            return round(self.chains.get(job_key(rule, w), 0.0))  # whole seconds: readable in the job's log
+
+        return value
+
+    @functools.cached_property
+    def chains(self) -> dict:
+        """Predicted CPU-seconds of the longest chain of planned jobs starting at each job
+        (``job_key``): its own (``ltrfs.pipeline.resources.predict``; 0 for a job that cannot be
+        sized yet) plus the longest chain among the jobs that wait on it: a train job's own; a
+        select's own plus its train jobs'; a scorer's own plus the selects that read it; a
+        scorer's chunk's own plus its scorer's; a fold's prepare plus its scorers and selects; a
+        download plus its folds. Computed once, when Snakemake first asks (it asks while it builds
+        the graph of jobs, sizing data not made yet from the registry)."""
+        own, by_rule = {}, defaultdict(list)
+        for rule, w in self.planned_jobs():
+            sizes = self.sizes(rule, w)
+            own[job_key(rule, w)] = 0.0 if sizes is None else predict(rule, *sizes)[0]
+            by_rule[rule].append(w)
+        chains, waiting = {}, defaultdict(float)  # waiting: the longest chain on a (rule, wildcards) group
+
+        def settle(rule, w, group, *waits_on):
+            key = job_key(rule, w)
+            chains[key] = own[key] + max((waiting[g] for g in waits_on), default=0.0)
+            waiting[group] = max(waiting[group], chains[key])
+
+        for w in by_rule["train"]:
+            settle("train", w, ("select", w.dataset, str(w.fold), w.method))
+        for w in by_rule["select"]:
+            fold = (w.dataset, str(w.fold))
+            settle("select", w, ("prepare", *fold), ("select", *fold, w.method))
+            for scorer in SELECTORS[self.run.algorithm(w.method)].requires:
+                waiting[("score", *fold, scorer)] = max(waiting[("score", *fold, scorer)], chains[job_key("select", w)])
+        for w in by_rule["score"]:
+            settle("score", w, ("prepare", w.dataset, str(w.fold)), ("score", w.dataset, str(w.fold), w.scorer))
+        for w in by_rule["score_chunk"]:
+            chunk = SimpleNamespace(dataset=w.dataset, fold=w.fold, scorer=w.scorer)
+            chains[job_key("score_chunk", w)] = own[job_key("score_chunk", w)] + chains.get(job_key("score", chunk), 0.0)
+            waiting[("prepare", w.dataset, str(w.fold))] = max(waiting[("prepare", w.dataset, str(w.fold))],
+                                                                chains[job_key("score_chunk", w)])
+        for w in by_rule["prepare"]:
+            settle("prepare", w, ("download", w.dataset), ("prepare", w.dataset, str(w.fold)))
+        for w in by_rule["download"]:
+            settle("download", w, (), ("download", w.dataset))
+        return chains
+
     # ------------------------------------------------------------------ the run's sum
 
     def planned_jobs(self):
@@ -209,6 +277,25 @@ class RequestsPlanning:
                          "data exists (a fetched archive's download; a registry entry without documents and "
                          "queries): they ask their rule's fallback, not counted above")
         return "\n".join(lines) + "\n"
+
+
+def job_key(rule: str, w) -> tuple:
+    """A job's name in ``RequestsPlanning.chains``: its rule and wildcards as text (a batched
+    train job's rankers joined by ``+``), the same for Snakemake's wildcards and the planner's.
+
+    Parameters
+    ----------
+    rule : str
+    w : snakemake.iocontainers.Wildcards or types.SimpleNamespace
+        The job's wildcards.
+
+    Returns
+    -------
+    tuple
+        ``(rule, ((name, text), ...))``, sorted by name.
+    """
+    items = w.items() if hasattr(w, "items") else vars(w).items()  # Snakemake's wildcards, or a namespace
+    return rule, tuple(sorted((name, "+".join(v) if isinstance(v, tuple) else str(v)) for name, v in items))
 
 
 def dataset_size(entry: dict) -> tuple[float, float, int] | None:
