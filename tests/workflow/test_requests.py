@@ -200,9 +200,12 @@ def test_jobs_start_by_the_longest_predicted_chain_of_work(tmp_path, monkeypatch
     chains, requests = plan.requests.chains, plan.requests
     yahoo = dict(dataset="Yahoo-set2-standin", fold="1")
 
-    def own(rule, **w):  # a job that cannot be sized yet (MQ2008's download: a fetched archive) counts 0
-        sizes = requests.sizes(rule, W(**w))
-        return 0.0 if sizes is None else predict(rule, *sizes)[0]
+    def own(rule, **w):  # a job that cannot be sized yet (MQ2008's download: a fetched archive) counts
+        sizes = requests.sizes(rule, W(**w))  # the median of its rule's sized jobs
+        if sizes is not None:
+            return predict(rule, *sizes)[0]
+        sized = [requests.sizes(r, w) for r, w in requests.planned_jobs() if r == rule]
+        return float(np.median([predict(rule, *s)[0] for s in sized if s is not None]))
 
     def chain(rule, **w):
         return chains[job_key(rule, W(**w))]
@@ -229,6 +232,36 @@ def test_jobs_start_by_the_longest_predicted_chain_of_work(tmp_path, monkeypatch
     batch = requests.priority("train", batch=("Yahoo-set2-standin", "chi", ("ranksvm", "lambdamart")))
     assert batch(Wildcards(fromdict={"fold": "1"})) == round(train)
     assert requests.priority("select")(Wildcards(fromdict={**yahoo, "method": "not_planned"})) == 0
+
+
+def test_chains_count_a_chunked_scorer_once_and_size_what_they_cannot_by_its_rule(tmp_path, monkeypatch):
+    """A chunked scorer's merge job adds nothing to its chunks' chains; a job that cannot be sized
+    before its data exists (TD2004: no documents and queries in the registry) counts its rule's
+    median, so its selects still start before its train jobs; per-ranker train jobs have chains."""
+    from types import SimpleNamespace as W
+    monkeypatch.chdir(tmp_path)
+    plan = plan_of("config.yaml", "leaderboard.yaml", run=["leaderboard_yahoo"], chunks={"kendall": 3})
+    chains, requests = plan.requests.chains, plan.requests
+    yahoo = dict(dataset="Yahoo-set2-standin", fold=1)
+    whole = requests.sizes("score", W(**yahoo, scorer="kendall"))
+    chunk = W(**yahoo, scorer="kendall", chunk=1, n_chunks=3)
+    merge = chains[job_key("score", W(**yahoo, scorer="kendall"))]
+    assert chains[job_key("score_chunk", chunk)] == pytest.approx(
+        predict("score_chunk", *requests.sizes("score_chunk", chunk))[0] + merge)
+    readers = [m for m in plan.run.experiment("leaderboard_yahoo")["methods"]
+               if "kendall" in SELECTORS[plan.run.algorithm(m)].requires]
+    assert merge == pytest.approx(max(chains[job_key("select", W(**yahoo, method=m))] for m in readers))
+    assert predict("score", *whole)[0] > 1.0  # what the merge job would have counted twice
+    per_ranker = plan_of("config.yaml", "leaderboard.yaml", run=["leaderboard_yahoo"], train_batch=False)
+    key = job_key("train", W(**yahoo, method="chi", ranker="lambdamart"))
+    assert per_ranker.requests.chains[key] > 0
+    unsized = plan_of("config.yaml", "papers/geng2007.yaml").requests
+    td = dict(dataset="TD2004", fold=1)
+    assert unsized.sizes("select", W(**td, method="ig")) is None
+    select = unsized.chains[job_key("select", W(**td, method="ig"))]
+    train = max(v for (rule, w), v in unsized.chains.items() if rule == "train" and dict(w)["dataset"] == "TD2004"
+                and dict(w)["method"] == "ig")
+    assert select > train > 0
 
 
 def test_dry_run_flags():

@@ -8,6 +8,8 @@ import functools
 from collections import defaultdict
 from types import SimpleNamespace
 
+import numpy as np
+
 from ltrfs.datasets import synthetic
 from ltrfs.pipeline.resources import npz_shape, predict, request, scaled
 from ltrfs.selection import SELECTORS
@@ -180,17 +182,26 @@ class RequestsPlanning:
     @functools.cached_property
     def chains(self) -> dict:
         """Predicted CPU-seconds of the longest chain of planned jobs starting at each job
-        (``job_key``): its own (``ltrfs.pipeline.resources.predict``; 0 for a job that cannot be
-        sized yet) plus the longest chain among the jobs that wait on it: a train job's own; a
+        (``job_key``): its own (``ltrfs.pipeline.resources.predict``; for a job that cannot be
+        sized yet, the median of its rule's sized jobs, else 1 s; 0 for the job that merges a
+        chunked scorer) plus the longest chain among the jobs that wait on it: a train job's own; a
         select's own plus its train jobs'; a scorer's own plus the selects that read it; a
         scorer's chunk's own plus its scorer's; a fold's prepare plus its scorers and selects; a
         download plus its folds. Computed once, when Snakemake first asks (it asks while it builds
         the graph of jobs, sizing data not made yet from the registry)."""
-        own, by_rule = {}, defaultdict(list)
+        own, by_rule, sized, unsized = {}, defaultdict(list), defaultdict(list), []
         for rule, w in self.planned_jobs():
             sizes = self.sizes(rule, w)
-            own[job_key(rule, w)] = 0.0 if sizes is None else predict(rule, *sizes)[0]
+            if sizes is None:
+                unsized.append((rule, job_key(rule, w)))
+            else:
+                own[job_key(rule, w)] = predict(rule, *sizes)[0]
+                sized[rule].append(own[job_key(rule, w)])
             by_rule[rule].append(w)
+        for rule, key in unsized:  # the median of its rule's sized jobs, else 1 s: chains still count jobs
+            own[key] = float(np.median(sized[rule])) if sized[rule] else 1.0
+        for w in by_rule["score_chunk"]:  # a chunked scorer's job only merges its chunks' work
+            own[job_key("score", SimpleNamespace(dataset=w.dataset, fold=w.fold, scorer=w.scorer))] = 0.0
         chains, waiting = {}, defaultdict(float)  # waiting: the longest chain on a (rule, wildcards) group
 
         def settle(rule, w, group, *waits_on):
