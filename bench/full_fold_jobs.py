@@ -108,12 +108,15 @@ def load_plan(configfiles, overrides=()):
     return Plan(config, registry)
 
 
-def jobs(run: Path, plan=None) -> list[dict]:
-    """The benchmark rows of ``run`` with their dataset, and with the plan: their kind and sizes."""
+def jobs(run: Path, plan=None, dataset: str | None = None) -> list[dict]:
+    """The benchmark rows of ``run`` with their dataset (only ``dataset``'s, if given: a folder may
+    hold other configs' jobs that the plan does not know), and with the plan: their kind and sizes."""
     rows = []
     for row in benchmarks(run):
         parts = row["job"].split("/")
         row.update(dataset=parts[1] if len(parts) > 1 else "", features=None, held=None, work=None)
+        if dataset is not None and row["dataset"] != dataset:
+            continue
         spec = wildcards(plan, row["job"]) if plan is not None else None
         if spec is not None:
             with chdir(run):  # the plan's paths are relative to the run's folder
@@ -323,7 +326,7 @@ def main(argv=None) -> int:
         print(f"full_fold_jobs: {args.run}/benchmarks is not a folder: is {args.run} a run's folder?", file=sys.stderr)
         return 2
     plan = load_plan(args.configfile, args.config) if args.configfile else None
-    rows = [r for r in jobs(args.run, plan) if args.dataset in (None, r["dataset"])]
+    rows = jobs(args.run, plan, args.dataset)
     if args.costs:
         sized = [r for r in rows if r["held"] is not None]
         write(args.costs, merge(read(args.costs) if args.costs.exists() else [], sized))

@@ -46,6 +46,18 @@ def test_rows_are_sized_as_the_workflow_sizes_the_job(bench, tmp_path):
     assert board["held"] is None and board["cpu_s"] == 20.0  # a report job asks by input MiB: not sized
 
 
+def test_one_datasets_rows_leave_out_jobs_the_plan_does_not_know(bench, tmp_path):
+    """A folder that ran another config's jobs too (a batched train job of a dataset this plan
+    does not train) gives the asked dataset's rows without sizing the others."""
+    write_run(tmp_path)
+    (tmp_path / "benchmarks/train/other-dataset/fold1").mkdir(parents=True)
+    (tmp_path / "benchmarks/train/other-dataset/fold1/chi.tsv").write_text(
+        HEAD + "10.0\t0:00:10\t100.0\t1\t1\t1\t0\t0\t99\t9.0\n")
+    plan = bench.load_plan([REPO / "config/config.yaml"], ["results_dir=results/demo"])
+    rows = bench.jobs(tmp_path, plan, "synthetic")
+    assert [r["job"] for r in rows] == ["select/synthetic/fold1/gas_e"]
+
+
 def test_a_jobs_log_gives_its_exact_cpu_and_peak(bench, tmp_path):
     """Where a job's log ends with what it used (ltrfs.job_log.USAGE), that replaces the
     benchmark's sampled CPU-seconds, and the peak is the larger of the two; a batched train job's

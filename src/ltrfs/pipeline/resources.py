@@ -3,8 +3,8 @@
 The jobs that grow with the data (download, prepare, score, select, train) ask by **cost
 curves calibrated on measured jobs**: ``job_costs.csv`` beside this module holds each kind of
 job's CPU-seconds and peak memory measured at several sizes (the leaderboard's
-``MSLR-WEB30K-standin-0.005``, ``-0.05`` and ``-0.25`` and a full ``MSLR-WEB30K-standin``
-fold; ``bench/full_fold_jobs.py`` writes it from the runs' ``benchmarks/`` and their files). A
+``MSLR-WEB30K-standin-0.005``, ``-0.05``, ``-0.25`` (and ``-0.5`` for two kinds) and a full
+``MSLR-WEB30K-standin`` fold; ``bench/full_fold_jobs.py`` writes it from the runs' ``benchmarks/`` and their files). A
 kind's curve (``CostCurve``: through the most each measured size used, and beyond the largest
 size growing as its two largest sizes grew), on data of the job's number of features where it
 was measured on such data, gives
