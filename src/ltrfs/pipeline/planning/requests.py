@@ -191,42 +191,43 @@ class RequestsPlanning:
         the graph of jobs, sizing data not made yet from the registry)."""
         own, by_rule, sized, unsized = {}, defaultdict(list), defaultdict(list), []
         for rule, w in self.planned_jobs():
-            sizes = self.sizes(rule, w)
+            key, sizes = job_key(rule, w), self.sizes(rule, w)
             if sizes is None:
-                unsized.append((rule, job_key(rule, w)))
+                unsized.append((rule, key))
             else:
-                own[job_key(rule, w)] = predict(rule, *sizes)[0]
-                sized[rule].append(own[job_key(rule, w)])
+                own[key] = predict(rule, *sizes)[0]
+                sized[rule].append(own[key])
             by_rule[rule].append(w)
         for rule, key in unsized:  # the median of its rule's sized jobs, else 1 s: chains still count jobs
             own[key] = float(np.median(sized[rule])) if sized[rule] else 1.0
         for w in by_rule["score_chunk"]:  # a chunked scorer's job only merges its chunks' work
             own[job_key("score", SimpleNamespace(dataset=w.dataset, fold=w.fold, scorer=w.scorer))] = 0.0
-        chains, waiting = {}, defaultdict(float)  # waiting: the longest chain on a (rule, wildcards) group
+        chains, waiting = {}, defaultdict(float)  # waiting: the longest chain that waits on a group of jobs
 
-        def settle(rule, w, group, *waits_on):
+        def settle(rule, w, feeds, waits_on=()):
+            """A job's chain: its own plus the longest chain waiting on its group (``waits_on``);
+            then it waits on the groups of the jobs it needs (``feeds``)."""
             key = job_key(rule, w)
             chains[key] = own[key] + max((waiting[g] for g in waits_on), default=0.0)
-            waiting[group] = max(waiting[group], chains[key])
+            for group in feeds:
+                waiting[group] = max(waiting[group], chains[key])
 
         for w in by_rule["train"]:
-            settle("train", w, ("select", w.dataset, str(w.fold), w.method))
+            settle("train", w, [("select", w.dataset, str(w.fold), w.method)])
         for w in by_rule["select"]:
             fold = (w.dataset, str(w.fold))
-            settle("select", w, ("prepare", *fold), ("select", *fold, w.method))
-            for scorer in SELECTORS[self.run.algorithm(w.method)].requires:
-                waiting[("score", *fold, scorer)] = max(waiting[("score", *fold, scorer)], chains[job_key("select", w)])
+            needs = [("score", *fold, scorer) for scorer in SELECTORS[self.run.algorithm(w.method)].requires]
+            settle("select", w, [("prepare", *fold), *needs], [("select", *fold, w.method)])
         for w in by_rule["score"]:
-            settle("score", w, ("prepare", w.dataset, str(w.fold)), ("score", w.dataset, str(w.fold), w.scorer))
+            fold = (w.dataset, str(w.fold))
+            settle("score", w, [("prepare", *fold), ("chunks", *fold, w.scorer)], [("score", *fold, w.scorer)])
         for w in by_rule["score_chunk"]:
-            chunk = SimpleNamespace(dataset=w.dataset, fold=w.fold, scorer=w.scorer)
-            chains[job_key("score_chunk", w)] = own[job_key("score_chunk", w)] + chains.get(job_key("score", chunk), 0.0)
-            waiting[("prepare", w.dataset, str(w.fold))] = max(waiting[("prepare", w.dataset, str(w.fold))],
-                                                                chains[job_key("score_chunk", w)])
+            fold = (w.dataset, str(w.fold))
+            settle("score_chunk", w, [("prepare", *fold)], [("chunks", *fold, w.scorer)])
         for w in by_rule["prepare"]:
-            settle("prepare", w, ("download", w.dataset), ("prepare", w.dataset, str(w.fold)))
+            settle("prepare", w, [("download", w.dataset)], [("prepare", w.dataset, str(w.fold))])
         for w in by_rule["download"]:
-            settle("download", w, (), ("download", w.dataset))
+            settle("download", w, [], [("download", w.dataset)])
         return chains
 
     # ------------------------------------------------------------------ the run's sum
