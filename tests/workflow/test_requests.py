@@ -147,6 +147,13 @@ def test_sizes_from_the_files_and_a_methods_sample(tmp_path, monkeypatch):
     small = plan_of("config.yaml", "leaderboard.yaml", run=["leaderboard_mslr"],
                     methods={"svm_rfe": {"params": {"sample_size": 30}}})
     assert small.requests.sizes("select", W(**{**vars(w), "method": "svm_rfe"})) == ("svm_rfe", 120 * 136, 30 * 136, 136)
+    # lambdamart_rfe works on the columns of every fit: the board drops a fifth a round, 136, 109,
+    # 88, 71, 57, 46, 37, 30, 24, 20, 16, 13, 11, 9, 8, ..., 1 (703 columns); its default a tenth
+    assert plan.requests.sizes("select", W(**{**vars(w), "method": "lambdamart_rfe"})) == (
+        "lambdamart_rfe", 120 * 136, 120 * 703, 136)
+    tenth = plan_of("config.yaml", "leaderboard.yaml", run=["leaderboard_mslr"],
+                    methods={"lambdamart_rfe": {"params": {"step": 0.1}}})
+    assert tenth.requests.sizes("select", W(**{**vars(w), "method": "lambdamart_rfe"}))[2] == 120 * 1422
     ks = plan.train.ks(W(**vars(w), ranker="lambdamart"))
     batch = W(**vars(w), rankers=("ranksvm", "lambdamart"))
     assert plan.requests.sizes("train", batch) == ("ranksvm+lambdamart", 125 * 136,

@@ -108,6 +108,27 @@ class Selector(Estimator):
     #: True when the k-view is a projection (new features), not a subset of features (FS-BFS)
     projects: bool = False
 
+    @classmethod
+    def fit_columns(cls, d: int, params: dict) -> float:
+        """Feature columns the method's fits cover on ``d`` features, summed over its fits: what a
+        select job's work counts per row in the cost model (``ltrfs.pipeline.resources``).
+
+        ``d`` unless a parameter changes how many fits the method makes and on how many columns
+        (``lambdamart_rfe``'s ``step``), so that jobs run with other parameters share one curve.
+
+        Parameters
+        ----------
+        d : int
+            Number of features.
+        params : dict
+            The method's parameters in the config (missing ones take their defaults).
+
+        Returns
+        -------
+        float
+        """
+        return float(d)
+
     def needs_validation(self) -> tuple[str, dict] | None:
         """Why ``fit`` needs the validation split with the current parameters, or None.
 

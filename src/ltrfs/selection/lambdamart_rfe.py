@@ -165,6 +165,17 @@ class LambdaMARTRFE(Selector):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
+    @classmethod
+    def fit_columns(cls, d: int, params: dict) -> float:
+        """The columns of every model fit, ``sum(elimination_sizes(d, step))`` (Selector's docstring).
+
+        Examples
+        --------
+        >>> LambdaMARTRFE.fit_columns(46, {}), LambdaMARTRFE.fit_columns(46, {"step": 0.2})
+        (508.0, 242.0)
+        """
+        return float(sum(elimination_sizes(d, params.get("step", cls().step))))
+
     def validate_params(self):
         """Check the parameters, ``ranker_params`` by building the LambdaMART ranker from them."""
         super().validate_params()

@@ -105,7 +105,8 @@ class RequestsPlanning:
             sample_rows = (method.get("params") or {}).get("sample_size")
             if sample_rows:  # Lei & Han's selectors fit on a sample of the training rows only
                 rows = min(self._cells(w.dataset, w.fold, ("train",))[0], float(sample_rows))
-            return w.method, whole[0] * whole[1], rows * used[1], whole[1]
+            columns = SELECTORS[self.run.algorithm(w.method)].fit_columns(int(used[1]), method.get("params") or {})
+            return w.method, whole[0] * whole[1], rows * columns, whole[1]
         if rule == "train":
             rankers = list(w.rankers) if hasattr(w, "rankers") else [w.ranker]
             held = self._cells(w.dataset, w.fold, ("train", "vali", "test"))
