@@ -167,7 +167,18 @@ class LambdaMARTRFE(Selector):
 
     @classmethod
     def fit_columns(cls, d: int, params: dict) -> float:
-        """The columns of every model fit, ``sum(elimination_sizes(d, step))`` (Selector's docstring).
+        """The columns of every model fit, ``sum(elimination_sizes(d, step))``.
+
+        Parameters
+        ----------
+        d : int
+            Number of features.
+        params : dict
+            The method's parameters in the config (``step`` read, default 0.1).
+
+        Returns
+        -------
+        float
 
         Examples
         --------
