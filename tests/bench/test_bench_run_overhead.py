@@ -38,3 +38,10 @@ def test_a_failed_run_is_one_message(bench, tmp_path):
     snakefile.write_text('rule all:\n    output: "x"\n    shell: "exit 3"\n')
     with pytest.raises(SystemExit, match="the run failed"):
         bench.measure(tmp_path / "work", [], cores=1, snakefile=snakefile)
+
+
+def test_the_machine_speed_reference_is_the_same_work_each_time(bench):
+    """The reference workload runs in a fresh one-thread interpreter and reports CPU-seconds."""
+    assert bench.ONE_THREAD["OPENBLAS_NUM_THREADS"] == "1"
+    seconds = bench.reference_seconds(repeats=1)
+    assert 0.1 < seconds < 60
