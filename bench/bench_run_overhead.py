@@ -15,13 +15,15 @@ go to Snakemake unchanged, for instance::
         --config mirror=../shared/data
 
 Unlike the sum of the jobs' ``benchmarks/`` files, this misses nothing: Snakemake's samplers
-read a job's CPU time every 0.5 s for its first 30 s, then every 30 s, and what a job spends
+read a job's CPU time every 0.5 s for its first 15 s, then every 30 s, and what a job spends
 after its last sample is in no benchmark file.
 
 The machine's speed that day: a fixed one-thread NumPy workload (``_REFERENCE``: sorting,
 matrix products, a Python loop; about 2 s) timed in a fresh interpreter before and after the
-run, the median of 3 each. Runs on other days compare by the wall time in units of it (the
-same jobs took 9% more CPU-seconds on 2026-11-30 than on 2026-11-29, docs/leaderboard.md).
+run, the median of 3 each (with the Python and NumPy versions it ran on: it depends on them).
+Runs on other days compare by the wall time in units of it (the same jobs took 10% more
+CPU-seconds on 2026-11-30 than on 2026-11-29, docs/leaderboard.md). Its six runs are outside
+Snakemake's process: a ``/usr/bin/time`` around this script counts them (about 10 CPU-s).
 """
 from __future__ import annotations
 
@@ -66,21 +68,25 @@ for _ in range(10):
     total = 0
     for i in range(1_000_000):
         total += i % 7
-print(time.process_time() - start)
+import platform
+print(time.process_time() - start, platform.python_version(), np.__version__)
 """
 
 #: the environment that keeps the reference on one thread
 ONE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
 
 
-def reference_seconds(repeats: int = 3) -> float:
-    """CPU-seconds of ``_REFERENCE`` in a fresh interpreter, the median of ``repeats`` runs."""
-    times = []
+def reference_seconds(repeats: int = 3) -> tuple[float, str]:
+    """CPU-seconds of ``_REFERENCE`` in a fresh one-thread interpreter, the median of ``repeats``
+    runs, and the versions it ran on (``"Python 3.11.7, NumPy 2.2.6"``)."""
+    times, versions = [], ""
     for _ in range(repeats):
         done = subprocess.run([sys.executable, "-c", _REFERENCE], env=dict(os.environ, **ONE_THREAD),
                               capture_output=True, text=True, check=True)
-        times.append(float(done.stdout.strip()))
-    return sorted(times)[len(times) // 2]
+        seconds, python, numpy = done.stdout.split()
+        times.append(float(seconds))
+        versions = f"Python {python}, NumPy {numpy}"
+    return sorted(times)[len(times) // 2], versions
 
 
 def measure(workdir: Path, snakemake_args: list[str], cores: int = 2, snakefile: Path = ROOT / "Snakefile") -> dict:
@@ -111,14 +117,14 @@ def main() -> None:
     if not passed:
         passed = ["--configfile", str(ROOT / "config" / "config.yaml"),
                   "--config", f"datasets_file={ROOT / 'config' / 'datasets.yaml'}"]
-    before = reference_seconds()
+    before, versions = reference_seconds()
     with tempfile.TemporaryDirectory(prefix="ltrfs-overhead-") as scratch:
         workdir = options.workdir or Path(scratch)
         r = measure(workdir, passed, options.cores)
-    after = reference_seconds()
+    after, _ = reference_seconds()
     print(f"run: {' '.join(passed)}")
-    print(f"machine speed: the reference workload took {before:.2f} CPU-s before the run and {after:.2f} after; "
-          f"the run's wall time is {r['wall'] / ((before + after) / 2):,.0f} of them")
+    print(f"machine speed: the reference workload ({versions}) took {before:.2f} CPU-s before the run and "
+          f"{after:.2f} after; the run's wall time is {r['wall'] / ((before + after) / 2):,.0f} of them")
     print(f"jobs {r['jobs']}, wall {r['wall']:.1f} s on {options.cores} cores")
     print(f"Snakemake's own process {r['own']:.1f} CPU-s ({1000 * r['own'] / max(r['jobs'], 1):.0f} ms a job), "
           f"its jobs {r['children']:.1f} CPU-s")

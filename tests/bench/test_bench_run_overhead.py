@@ -1,5 +1,6 @@
 """bench/bench_run_overhead.py reads Snakemake's own CPU-seconds and its jobs' apart (a two-job
 Snakefile whose jobs write their own CPU time: the children's reading must hold them)."""
+import subprocess
 import sys
 
 import pytest
@@ -40,8 +41,22 @@ def test_a_failed_run_is_one_message(bench, tmp_path):
         bench.measure(tmp_path / "work", [], cores=1, snakefile=snakefile)
 
 
-def test_the_machine_speed_reference_is_the_same_work_each_time(bench):
-    """The reference workload runs in a fresh one-thread interpreter and reports CPU-seconds."""
-    assert bench.ONE_THREAD["OPENBLAS_NUM_THREADS"] == "1"
-    seconds = bench.reference_seconds(repeats=1)
-    assert 0.1 < seconds < 60
+def test_the_machine_speed_reference_is_the_median_of_one_thread_runs(bench, monkeypatch):
+    """Each reference run is a fresh interpreter with BLAS held to one thread; the reported
+    seconds are the median of the runs, beside the versions they ran on."""
+    outputs, envs = iter(["3.0 3.11.7 2.2.6\n", "1.0 3.11.7 2.2.6\n", "2.0 3.11.7 2.2.6\n"]), []
+
+    def run(argv, env, **kwargs):
+        envs.append(env)
+        assert argv[1:3] == ["-c", bench._REFERENCE]
+        return subprocess.CompletedProcess(argv, 0, stdout=next(outputs))
+
+    monkeypatch.setattr(bench.subprocess, "run", run)
+    assert bench.reference_seconds(repeats=3) == (2.0, "Python 3.11.7, NumPy 2.2.6")
+    assert len(envs) == 3
+    assert all(e["OMP_NUM_THREADS"] == e["OPENBLAS_NUM_THREADS"] == e["MKL_NUM_THREADS"] == "1" for e in envs)
+
+
+def test_the_reference_workload_runs(bench):
+    seconds, versions = bench.reference_seconds(repeats=1)
+    assert seconds > 0.05 and versions.startswith("Python 3.")

@@ -148,11 +148,14 @@ def test_sizes_from_the_files_and_a_methods_sample(tmp_path, monkeypatch):
                     methods={"svm_rfe": {"params": {"sample_size": 30}}})
     assert small.requests.sizes("select", W(**{**vars(w), "method": "svm_rfe"})) == ("svm_rfe", 120 * 136, 30 * 136, 136)
     # lambdamart_rfe works on the columns of every fit: the board drops a fifth a round, 136, 109,
-    # 88, 71, 57, 46, 37, 30, 24, 20, 16, 13, 11, 9, 8, ..., 1 (703 columns); its default a tenth
+    # 88, 71, 57, 46, 37, 30, 24, 20, 16, 13, 11, 9, 8, ..., 1 (703 columns); its default a tenth,
+    # 136, 123, 111, 100, 90, ..., 20, 18, 17, ..., 1 (1,422 columns)
     assert plan.requests.sizes("select", W(**{**vars(w), "method": "lambdamart_rfe"})) == (
         "lambdamart_rfe", 120 * 136, 120 * 703, 136)
     tenth = plan_of("config.yaml", "leaderboard.yaml", run=["leaderboard_mslr"],
                     methods={"lambdamart_rfe": {"params": {"step": 0.1}}})
+    assert tenth.requests.sizes("select", W(**{**vars(w), "method": "lambdamart_rfe"}))[2] == 120 * 1422
+    del tenth.run.config["methods"]["lambdamart_rfe"]["params"]  # the method's default step
     assert tenth.requests.sizes("select", W(**{**vars(w), "method": "lambdamart_rfe"}))[2] == 120 * 1422
     ks = plan.train.ks(W(**vars(w), ranker="lambdamart"))
     batch = W(**vars(w), rankers=("ranksvm", "lambdamart"))
@@ -181,6 +184,11 @@ def test_sizes_before_the_data_exists_come_from_the_registry(tmp_path, monkeypat
     train_rows = standin_docs * 0.6
     assert held == pytest.approx((train_rows + standin_docs * 0.2) * 136)
     assert work == pytest.approx(held * 2000 / (standin_queries * 0.6))  # sample_queries: 2000
+    # lambdamart_rfe on the full board: the sample's rows times the columns of its 39 fits at its
+    # measured step, 0.1 (leaderboard_full.yaml over the board's 0.2)
+    assert plan.run.config["methods"]["lambdamart_rfe"]["params"]["step"] == 0.1
+    _, _, work, _ = plan.requests.sizes("select", W(dataset=FULL, fold=1, method="lambdamart_rfe"))
+    assert work == pytest.approx(held / 136 * 2000 / (standin_queries * 0.6) * 1422)
 
 
 def test_the_summary_sums_every_planned_job(tmp_path, monkeypatch):

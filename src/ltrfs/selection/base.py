@@ -115,12 +115,13 @@ class Selector(Estimator):
 
         ``d`` unless a parameter changes how many fits the method makes and on how many columns
         (``lambdamart_rfe``'s ``step``), so that jobs run with other parameters share one curve.
+        ``svm_rfe``'s ``step`` is not modelled: every measured ``svm_rfe`` job ran at 0.01.
 
         Parameters
         ----------
         d : int
             Number of features.
-        params : dict
+        params : dict or None
             The method's parameters in the config (missing ones take their defaults).
 
         Returns

@@ -173,7 +173,7 @@ class LambdaMARTRFE(Selector):
         ----------
         d : int
             Number of features.
-        params : dict
+        params : dict or None
             The method's parameters in the config (``step`` read, default 0.1).
 
         Returns
@@ -185,7 +185,7 @@ class LambdaMARTRFE(Selector):
         >>> LambdaMARTRFE.fit_columns(46, {}), LambdaMARTRFE.fit_columns(46, {"step": 0.2})
         (508.0, 242.0)
         """
-        return float(sum(elimination_sizes(d, params.get("step", cls().step))))
+        return float(sum(elimination_sizes(d, (params or {}).get("step", cls().step))))
 
     def validate_params(self):
         """Check the parameters, ``ranker_params`` by building the LambdaMART ranker from them."""
