@@ -56,7 +56,7 @@ main()
 
 #: the machine-speed reference: one thread, the same work every time (seeded), its seconds printed
 _REFERENCE = """
-import time, numpy as np
+import platform, time, numpy as np
 rng = np.random.default_rng(0)
 x, a = rng.random(2_000_000), rng.random((400, 400))
 start = time.process_time()
@@ -68,7 +68,6 @@ for _ in range(10):
     total = 0
     for i in range(1_000_000):
         total += i % 7
-import platform
 print(time.process_time() - start, platform.python_version(), np.__version__)
 """
 
