@@ -97,15 +97,14 @@ class RequestsPlanning:
             return w.scorer, held, held / (int(w.n_chunks) if rule == "score_chunk" else 1), cells[1]
         if rule == "select":
             method = self.run.config["methods"][w.method]
+            params = method.get("params") or {}
             whole = self._cells(w.dataset, w.fold, ("train", "vali"))
-            used = self._cells(w.dataset, w.fold, ("train", "vali"), sample=method.get("sample_queries"))
             if whole is None:
                 return None
-            rows = used[0]
-            sample_rows = (method.get("params") or {}).get("sample_size")
-            if sample_rows:  # Lei & Han's selectors fit on a sample of the training rows only
-                rows = min(self._cells(w.dataset, w.fold, ("train",))[0], float(sample_rows))
-            columns = SELECTORS[self.run.algorithm(w.method)].fit_columns(int(used[1]), method.get("params") or {})
+            rows, d = self._cells(w.dataset, w.fold, ("train", "vali"), sample=method.get("sample_queries"))
+            if params.get("sample_size"):  # Lei & Han's selectors fit on a sample of the training rows only
+                rows = min(self._cells(w.dataset, w.fold, ("train",))[0], float(params["sample_size"]))
+            columns = SELECTORS[self.run.algorithm(w.method)].fit_columns(int(d), params)
             return w.method, whole[0] * whole[1], rows * columns, whole[1]
         if rule == "train":
             rankers = list(w.rankers) if hasattr(w, "rankers") else [w.ranker]
