@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "workflow" / "scripts"
 
 #: the goal of a job's imports in seconds, by script (issue 42); scripts not named have none
-GOALS = {**{s: 0.4 for s in ("score", "score_chunk", "select", "train", "train_batch", "reference", "rescore")},
+GOALS = {**{s: 0.4 for s in ("score", "score_chunk", "select", "select_batch", "train", "train_batch", "reference",
+                             "rescore")},
          **{s: 1.0 for s in ("tables", "published", "top_features", "report_data", "figure_metric_vs_k",
                              "figure_paper", "feature_report", "leaderboard")}}
 

@@ -13,6 +13,12 @@ requests are computed (``ltrfs.pipeline.resources``). Prints the run's rows as a
 with what the calibrated curves now ask and its ratio to what the job used (below 1x a cluster
 would have killed it).
 
+A batched select job (config ``select_batch``; ``benchmarks/select_batch/{dataset}/fold{fold}``)
+gives, with the run's config, one row per method as rule select's job would
+(``select/{dataset}/fold{fold}/{method}``): the method's part (its log's ``PART_USAGE``) plus an
+equal share of what the job spent outside its parts (the interpreter, the imports, loading the
+fold), so that the rows say what a job of its own would have used.
+
 Columns: ``job`` (the benchmark path without ``.tsv``), ``rule``, ``name`` (the kind), ``dataset``,
 ``features`` (of the job's data), ``cpu_s``, ``wall_s``, ``peak_mb``, ``held``, ``work``
 (empty for the rules that ask by input MiB).
@@ -108,11 +114,36 @@ def load_plan(configfiles, overrides=()):
     return Plan(config, registry)
 
 
+def batch_parts(run: Path, plan, row: dict) -> list[dict]:
+    """The per-method rows of a batched select job's row (module docstring): each method's part
+    of the job (``ltrfs.job_log.PART_USAGE`` in ``logs/select/{dataset}/fold{fold}/{method}.log``)
+    plus an equal share of the job's CPU and wall seconds outside its parts, its peak the part's
+    (the job's process so far). The row itself where a part's log has no such line."""
+    from ltrfs.job_log import read_usage
+
+    _, dataset, fold = row["job"].split("/")
+    methods = plan.select.batches().get(dataset, (None, []))[1]
+    logs = [run / "logs/select" / dataset / fold / f"{m}.log" for m in methods]
+    used = [read_usage(log.read_text(errors="replace")) if log.is_file() else None for log in logs]
+    if not methods or any(u is None or "wall_s" not in u for u in used):
+        return [row]
+    outside_cpu = max(0.0, row["cpu_s"] - sum(u["cpu_s"] for u in used)) / len(methods)
+    outside_wall = max(0.0, row["wall_s"] - sum(u["wall_s"] for u in used)) / len(methods)
+    return [{**row, "job": f"select/{dataset}/{fold}/{m}", "rule": "select", "name": m,
+             "cpu_s": round(u["cpu_s"] + outside_cpu, 2), "wall_s": round(u["wall_s"] + outside_wall, 2),
+             "peak_mb": u["peak_mb"]} for m, u in zip(methods, used)]
+
+
 def jobs(run: Path, plan=None, dataset: str | None = None) -> list[dict]:
     """The benchmark rows of ``run`` with their dataset (only ``dataset``'s, if given: a folder may
-    hold other configs' jobs that the plan does not know), and with the plan: their kind and sizes."""
+    hold other configs' jobs that the plan does not know), and with the plan: their kind and sizes
+    (a batched select job's row as its methods' rows, ``batch_parts``)."""
+    found = benchmarks(run)
+    if plan is not None:
+        found = [part for row in found
+                 for part in (batch_parts(run, plan, row) if row["rule"] == "select_batch" else [row])]
     rows = []
-    for row in benchmarks(run):
+    for row in found:
         parts = row["job"].split("/")
         row.update(dataset=parts[1] if len(parts) > 1 else "", features=None, held=None, work=None)
         if dataset is not None and row["dataset"] != dataset:

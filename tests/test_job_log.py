@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from ltrfs.job_log import job_cost, read_usage, usage_of
+from ltrfs.ranking_data import DataError
+from ltrfs.user_errors import error_line
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -97,3 +99,31 @@ def test_a_full_disk_while_fetching_names_the_dataset_folder_and_keeps_nothing(t
                                      "nothing was kept"), result.stderr
     assert "Traceback" not in log.read_text() and not (dest / "manifest.json").exists()
     assert not [p for p in dest.rglob("*") if p.is_file()]
+
+
+def test_a_part_of_a_batched_job_has_its_own_log_ending_with_what_it_used(tmp_path):
+    """log_part: a part's records go to its own log, which ends with the part's CPU-seconds (1.2
+    burnt here), wall seconds and the process's peak; the job's log takes the records again after
+    it and still ends with the whole job's usage; a part that fails says why in its own log."""
+    job, first, second = tmp_path / "job.log", tmp_path / "a.log", tmp_path / "b.log"
+    code = (f"import logging, time\nfrom ltrfs.job_log import log_part, log_to\nlog_to({str(job)!r})\n"
+            "log = logging.getLogger('ltrfs')\nlog.info('loaded')\n"
+            f"with log_part({str(first)!r}):\n    log.info('first')\n    t = time.process_time()\n"
+            "    while time.process_time() - t < 1.2: pass\n"
+            "log.info('between')\n"
+            f"with log_part({str(second)!r}):\n    from ltrfs.ranking_data import DataError\n"
+            "    raise DataError('x.npz: not a readable .npz file')\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 1
+    lines = first.read_text().rstrip().splitlines()
+    part = read_usage(lines[-1])
+    assert lines[0].endswith("INFO first") and " INFO part used " in lines[-1] and len(lines) == 2
+    assert 1.2 <= part["cpu_s"] < 5 and part["wall_s"] >= part["cpu_s"] - 0.1 and part["peak_mb"] > 10
+    failed = second.read_text().rstrip().splitlines()
+    assert failed[0].endswith(" CRITICAL " + error_line(DataError("x.npz: not a readable .npz file")))
+    assert " INFO part used " in failed[-1]
+    whole = job.read_text().rstrip().splitlines()
+    assert [line.split(" ", 2)[2] for line in whole[:2]] == ["loaded", "between"]
+    assert " job used " in whole[-1] and read_usage(whole[-1])["cpu_s"] >= part["cpu_s"]
+    assert "wall_s" not in read_usage(whole[-1])
+    assert job_cost(first) == (part["cpu_s"], part["peak_mb"])  # a part's cost: its log's line

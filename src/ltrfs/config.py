@@ -17,6 +17,7 @@ DEFAULTS = {
     "chunks": {},
     "datasets_present_only": False,
     "train_batch": True,
+    "select_batch": False,
     "share_fits": True,
     "noninferiority_margin": 0.01,
 }

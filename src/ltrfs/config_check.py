@@ -55,7 +55,8 @@ def check(config: dict, schema_path, registry: dict | None = None) -> dict:
     schema = yaml.safe_load(Path(schema_path).read_text())
     renamed_keys(config)
     _read_numbers(config)
-    for key in ("datasets_present_only", "train_batch", "share_fits"):  # --config key=true arrives as a string
+    # --config key=true arrives as a string
+    for key in ("datasets_present_only", "train_batch", "select_batch", "share_fits"):
         if isinstance(config.get(key), str) and config[key].lower() in ("true", "false", "yes", "no"):
             config[key] = config[key].lower() in ("true", "yes")
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(config))

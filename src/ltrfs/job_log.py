@@ -5,14 +5,23 @@ one file (``logs/`` alone tells why a job failed), and as its last line what the
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
 import re
 import resource
 import sys
+import time
 import traceback
 from pathlib import Path
 
 from ltrfs.user_errors import error_line, is_user_error
+
+
+def _handler(path=None) -> logging.Handler:
+    """A handler writing timestamped records to the file ``path`` (anew), or to stderr."""
+    handler = logging.FileHandler(path, mode="w") if path else logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%H:%M:%S"))
+    return handler
 
 
 def log_to(path=None, level: str = "INFO") -> None:
@@ -29,8 +38,7 @@ def log_to(path=None, level: str = "INFO") -> None:
     level : str, default "INFO"
         The logging level.
     """
-    handler = logging.FileHandler(path, mode="w") if path else logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%H:%M:%S"))
+    handler = _handler(path)
     root = logging.getLogger()
     for old in root.handlers:  # a batched job moves from one ranker's log to the next
         old.close()
@@ -43,11 +51,44 @@ def log_to(path=None, level: str = "INFO") -> None:
         atexit.register(_log_usage)
 
 
+@contextlib.contextmanager
+def log_part(path):
+    """One part of a batched job (a method of a batched select job): the package's records go to
+    the part's own log ``path`` while it runs, then the exception that stops it, if one does, and
+    last what the part used (``PART_USAGE``: the CPU-seconds and wall seconds between its start
+    and end, the peak resident memory of the job's process so far); then the records go back to the job's log
+    (``log_to``), which still ends with the whole job's ``USAGE``.
+
+    Parameters
+    ----------
+    path : path
+        The part's log, written anew.
+    """
+    root = logging.getLogger()
+    handler, saved = _handler(path), root.handlers[:]
+    root.handlers[:] = [handler]
+    start, clock = usage(), time.perf_counter()
+    try:
+        yield
+    except BaseException as exc:
+        root.critical((error_line(exc) if is_user_error(exc) else traceback.format_exc()).rstrip())
+        raise
+    finally:
+        end = usage()
+        _write(handler, PART_USAGE.format(cpu_s=end["cpu_s"] - start["cpu_s"], wall_s=time.perf_counter() - clock,
+                                          peak_mb=end["peak_mb"]))
+        handler.close()
+        root.handlers[:] = saved
+
+
 #: the last line of a job's log: its CPU-seconds (user + system, its waited-for child processes
 #: included) and peak resident memory, exact where Snakemake's ``benchmark:`` samples the job
 #: (every 0.5 s for 15 s, then every 30 s: up to 30 CPU-seconds and any shorter peak missed)
 USAGE = "job used {cpu_s:.2f} CPU-s and {peak_mb:.1f} MB at peak (resident)"
-_USAGE = re.compile(r"job used ([0-9.]+) CPU-s and ([0-9.]+) MB at peak")
+#: the last line of a part's log (``log_part``)
+PART_USAGE = ("part used {cpu_s:.2f} CPU-s in {wall_s:.2f} s and {peak_mb:.1f} MB at peak (resident, the job's "
+              "process so far)")
+_USAGE = re.compile(r"(?:job|part) used ([0-9.]+) CPU-s(?: in ([0-9.]+) s)? and ([0-9.]+) MB at peak")
 
 
 def usage() -> dict:
@@ -61,9 +102,13 @@ def usage() -> dict:
 
 
 def read_usage(text: str) -> dict | None:
-    """The ``USAGE`` line of a job's log text as {"cpu_s", "peak_mb"}, or None without one."""
+    """The last ``USAGE`` (or ``PART_USAGE``) line of a log's text as {"cpu_s", "peak_mb"} (and
+    a part's "wall_s"), or None without one."""
     found = _USAGE.findall(text)
-    return {"cpu_s": float(found[-1][0]), "peak_mb": float(found[-1][1])} if found else None
+    if not found:
+        return None
+    cpu, wall, peak = found[-1]
+    return {"cpu_s": float(cpu), "peak_mb": float(peak), **({"wall_s": float(wall)} if wall else {})}
 
 
 def usage_of(benchmark) -> dict | None:
@@ -111,12 +156,13 @@ def job_cost(benchmark, record: dict | None = None) -> tuple[float, float]:
     """(CPU-seconds, peak MB) of the workflow job of a ``benchmarks/`` file: the larger of its
     log's ``USAGE`` line (``usage_of``; the kernel's count, which misses children the job did not
     wait for) and Snakemake's sampled ``cpu_time`` and ``max_rss`` (which miss up to 30
-    CPU-seconds and short peaks); NaN where neither says.
+    CPU-seconds and short peaks); NaN where neither says. For a part of a batched job, which has
+    a log and no benchmark of its own (``log_part``), its log's ``PART_USAGE`` line.
 
     Parameters
     ----------
     benchmark : path
-        ``.../benchmarks/{job}.tsv``.
+        ``.../benchmarks/{job}.tsv``, or a part's ``.../logs/{part}.log``.
     record : dict, optional
         The file's ``benchmark_record``, when the caller has read it.
 
@@ -124,6 +170,9 @@ def job_cost(benchmark, record: dict | None = None) -> tuple[float, float]:
     -------
     (float, float)
     """
+    if Path(benchmark).suffix == ".log":
+        used = read_usage(Path(benchmark).read_text(errors="replace")) or {}
+        return _most(used.get("cpu_s")), _most(used.get("peak_mb"))
     record = benchmark_record(benchmark) if record is None else record
     used = usage_of(benchmark) or {}
     return (_most(used.get("cpu_s"), record.get("cpu_time")), _most(used.get("peak_mb"), record.get("max_rss")))
@@ -144,11 +193,14 @@ def _most(*values) -> float:
 
 def _log_usage() -> None:
     """Write ``USAGE`` to the job's log whatever its level (the handlers directly)."""
-    record = logging.makeLogRecord({"name": "ltrfs", "levelno": logging.INFO, "levelname": "INFO",
-                                    "msg": USAGE.format(**usage())})
     for handler in logging.getLogger().handlers:
-        handler.handle(record)
-        handler.flush()
+        _write(handler, USAGE.format(**usage()))
+
+
+def _write(handler: logging.Handler, text: str) -> None:
+    """Write one INFO record to a handler whatever the logging level."""
+    handler.handle(logging.makeLogRecord({"name": "ltrfs", "levelno": logging.INFO, "levelname": "INFO", "msg": text}))
+    handler.flush()
 
 
 def _log_uncaught(kind, exc, tb) -> None:

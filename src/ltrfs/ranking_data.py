@@ -87,6 +87,14 @@ class RankingData:
         """Number of rows of every query, int64 (q,)."""
         return np.diff(self.query_ptr)
 
+    def read_only(self) -> "RankingData":
+        """This dataset with its arrays made read-only (in place): a job that fits several methods
+        on one loaded fold (a batched select job) lets no method change what the next one reads."""
+        for array in (self.X, self.y, self.query_ptr, self.query_ids, self.docids):
+            if array is not None:
+                array.setflags(write=False)
+        return self
+
     def subset_queries(self, index) -> "RankingData":
         """A new dataset with the queries at positions ``index`` (in the given order)."""
         index = np.asarray(index, dtype=np.int64)

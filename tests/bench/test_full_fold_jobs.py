@@ -78,6 +78,37 @@ def test_a_jobs_log_gives_its_exact_cpu_and_peak(bench, tmp_path):
     assert rows["leaderboard/board"]["cpu_s"] == 20.0  # no log: the benchmark's
 
 
+def test_a_batched_select_job_gives_one_row_per_method(bench, tmp_path):
+    """select_batch: a batched select job's row becomes its methods' rows as rule select names
+    them, each its part (its log's last line) plus an equal share of the job's CPU and wall
+    seconds outside the parts; without every part's line, the job's row as it is."""
+    write_run(tmp_path)
+    plan = bench.load_plan([REPO / "config/config.yaml"], ["results_dir=results/demo", "select_batch=true"])
+    methods = plan.select.batches()["synthetic"][1]
+    assert len(methods) == 7  # the default run's: every one a baseline or a filter
+    (tmp_path / "benchmarks/select_batch/synthetic").mkdir(parents=True)
+    (tmp_path / "benchmarks/select_batch/synthetic/fold1.tsv").write_text(
+        HEAD + "10.0\t0:00:10\t300.0\t1\t1\t1\t0\t0\t99\t9.0\n")
+    logs = tmp_path / "logs/select/synthetic/fold1"
+    logs.mkdir(parents=True)
+    for i, m in enumerate(methods):  # parts of 1, 2, ..., 7 CPU-s (28 in all) in 1.5 s of wall each
+        (logs / f"{m}.log").write_text(f"12:00:00 INFO part used {i + 1}.00 CPU-s in 1.50 s and {200 + i}.0 MB at "
+                                       "peak (resident, the job's process so far)\n")
+    (tmp_path / "logs/select_batch/synthetic").mkdir(parents=True)
+    (tmp_path / "logs/select_batch/synthetic/fold1.log").write_text(
+        "12:00:09 INFO job used 35.00 CPU-s and 206.0 MB at peak (resident)\n")
+    rows = {r["job"]: r for r in bench.jobs(tmp_path, plan) if r["rule"] in ("select", "select_batch")}
+    # 35 - 28 = 7 CPU-s and 10 - 7 x 1.5 = -0.5 s (none) of wall outside the parts: 1 CPU-s each
+    assert set(rows) == {f"select/synthetic/fold1/{m}" for m in methods} | {"select/synthetic/fold1/gas_e"}
+    first = rows[f"select/synthetic/fold1/{methods[0]}"]
+    assert (first["name"], first["cpu_s"], first["wall_s"], first["peak_mb"], first["work"]) == \
+        (methods[0], 2.0, 1.5, 200.0, 900.0)
+    assert rows[f"select/synthetic/fold1/{methods[-1]}"]["cpu_s"] == 8.0
+    (logs / f"{methods[0]}.log").write_text("12:00:00 INFO selected\n")  # a part that did not end
+    rows = [r for r in bench.jobs(tmp_path, plan) if r["rule"] == "select_batch"]
+    assert [(r["job"], r["cpu_s"]) for r in rows] == [("select_batch/synthetic/fold1", 35.0)]
+
+
 def test_costs_merge_and_markdown(bench, tmp_path, capsys):
     write_run(tmp_path)
     costs = tmp_path / "costs.csv"

@@ -651,3 +651,17 @@ def test_atomic_outputs_have_the_usual_permissions(tmp_path):
         os.umask(old)
     assert (tmp_path / "a.txt").stat().st_mode & 0o777 == 0o644
     assert [p.name for p in tmp_path.iterdir()] == ["a.txt"]
+
+
+def test_a_read_only_fold_refuses_writes_and_keeps_its_values():
+    """RankingData.read_only (a batched select job's fold): every array refuses a write, the values
+    and the views methods take of them stay as they were."""
+    data = RankingData(np.arange(12, dtype=np.float32).reshape(6, 2), np.array([0, 1, 2, 0, 1, 2], np.int32),
+                       np.array([0, 3, 6]), np.array([7, 8]), np.array(list("abcdef")))
+    assert data.read_only() is data
+    for array in (data.X, data.y, data.query_ptr, data.query_ids, data.docids):
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = array[1]
+    assert data.X[0, 0] == 0 and data.y[0] == 0 and data.docids[0] == "a"
+    assert data.subset_queries([1]).X.tolist() == [[6, 7], [8, 9], [10, 11]]  # a copy: writable
+    assert data.select_features([1]).X[:, 0].tolist() == [1, 3, 5, 7, 9, 11]

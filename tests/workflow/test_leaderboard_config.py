@@ -14,7 +14,7 @@ import yaml
 from conftest import SHARED_DATA
 from ltrfs.datasets.registry import load_registry
 from ltrfs.neural import NEURAL_METHODS
-from ltrfs.selection import SELECTORS
+from ltrfs.selection import SCORES_ONLY, SELECTORS
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIG = yaml.safe_load((REPO / "config/leaderboard.yaml").read_text())
@@ -56,14 +56,16 @@ def test_its_runs_live_in_their_own_results_folder():
     assert CONFIG["results_dir"] not in ("results", DEFAULTS.get("results_dir", "results"))
 
 
-def test_it_plans_offline_every_selection_and_its_training(tmp_path):
+@pytest.mark.parametrize("batch", [False, True])
+def test_it_plans_offline_every_selection_and_its_training(tmp_path, batch):
     """The dry run with ``datasets_present_only`` and the mirror: 29 methods on 12 folds (MQ2008 and
     OHSUMED five each when their archives are in the mirror, one per stand-in), one select and one
-    train job each, and one leaderboard."""
+    train job each, and one leaderboard; with ``select_batch``, one select job per fold for the 13
+    baselines and filters, and one each for the 16 others."""
     result = subprocess.run(
         [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path), "-n", "--quiet",
          "rules", "--configfile", str(REPO / "config/config.yaml"), str(REPO / "config/leaderboard.yaml"),
-         "--config", f"mirror={SHARED_DATA}", "datasets_present_only=true",
+         "--config", f"mirror={SHARED_DATA}", "datasets_present_only=true", f"select_batch={str(batch).lower()}",
          f"datasets_file={REPO / 'config/datasets.yaml'}"],
         capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -72,8 +74,11 @@ def test_it_plans_offline_every_selection_and_its_training(tmp_path):
         if m := re.fullmatch(r"(\w+)\s+(\d+)", line.strip()):
             counts.setdefault(m[1], int(m[2]))  # the first job table (the second repeats it)
     folds = 2 + 5 * sum((SHARED_DATA / f"{name}.zip").exists() for name in ("MQ2008", "OHSUMED"))
-    n_methods = len(CONFIG["experiments"]["leaderboard_mq2008"]["methods"])
-    assert counts["select"] == n_methods * folds
+    methods = CONFIG["experiments"]["leaderboard_mq2008"]["methods"]
+    n_methods, batched = len(methods), sum(DEFAULTS["methods"][m]["algorithm"] in SCORES_ONLY for m in methods)
+    assert (n_methods, batched) == (29, 13)
+    assert counts["select"] == (n_methods - batched * batch) * folds
+    assert sum(v for k, v in counts.items() if k.startswith("select_batch_")) == folds * batch
     assert sum(v for k, v in counts.items() if k.startswith("train_")) == n_methods * folds
     assert counts["leaderboard"] == 1
 

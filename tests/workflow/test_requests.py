@@ -19,7 +19,7 @@ from ltrfs.pipeline.resources import (COSTS_FILE, MEASURED_MB, CostCurve, cost_c
                                      request)
 from ltrfs.io.cache import save_npz
 from ltrfs.ranking_data import RankingData
-from ltrfs.selection import SELECTORS
+from ltrfs.selection import SCORES_ONLY, SELECTORS
 
 FULL = "MSLR-WEB30K-standin"
 
@@ -198,6 +198,14 @@ def test_the_summary_sums_every_planned_job(tmp_path, monkeypatch):
     rules = [rule for rule, _ in jobs]
     methods = plan.run.experiment("leaderboard_mslr")["methods"]
     assert rules.count("select") == len(methods) and rules.count("train") == len(methods)
+    # select_batch: the baselines and filters in one select job
+    batched = plan_of("config.yaml", "leaderboard.yaml", "leaderboard_full.yaml", "full_fold.yaml", select_batch=True)
+    together = batched.select.batches()[FULL][1]
+    assert set(together) == {m for m in methods if plan.run.algorithm(m) in SCORES_ONLY} and len(together) == 13
+    fewer = list(batched.requests.planned_jobs())
+    assert [rule for rule, _ in fewer].count("select") == len(methods) - len(together) + 1
+    assert [w.methods for rule, w in fewer if rule == "select" and hasattr(w, "methods")] == [tuple(together)]
+    assert batched.requests.summary().startswith(f"ltrfs: requests of {len(fewer)} download, prepare, score, ")
     assert rules.count("download") == 1 and rules.count("prepare") == 1
     text = plan.requests.summary()
     assert text.startswith(f"ltrfs: requests of {len(jobs)} download, prepare, score, select and train jobs: ")
@@ -211,7 +219,7 @@ def test_jobs_start_by_the_longest_predicted_chain_of_work(tmp_path, monkeypatch
     from types import SimpleNamespace as W
     from snakemake.iocontainers import Wildcards
     monkeypatch.chdir(tmp_path)
-    plan = plan_of("config.yaml", "leaderboard.yaml")
+    plan = plan_of("config.yaml", "leaderboard.yaml", select_batch=True)
     chains, requests = plan.requests.chains, plan.requests
     yahoo = dict(dataset="Yahoo-set2-standin", fold="1")
 
@@ -226,27 +234,44 @@ def test_jobs_start_by_the_longest_predicted_chain_of_work(tmp_path, monkeypatch
         return chains[job_key(rule, W(**w))]
 
     rankers = "ranksvm+lambdamart"
-    train = chain("train", **yahoo, method="chi", rankers=rankers)
-    assert train == pytest.approx(own("train", **yahoo, method="chi", rankers=("ranksvm", "lambdamart")))
-    assert chain("select", **yahoo, method="chi") == pytest.approx(own("select", **yahoo, method="chi") + train)
+    train = chain("train", **yahoo, method="fsmrank", rankers=rankers)
+    assert train == pytest.approx(own("train", **yahoo, method="fsmrank", rankers=("ranksvm", "lambdamart")))
+    assert chain("select", **yahoo, method="fsmrank") == pytest.approx(own("select", **yahoo, method="fsmrank") + train)
+    # the baselines and filters of a fold in one job: their predictions summed, then the longest
+    # of their train jobs' chains
+    batch = tuple(plan.select.batches()[yahoo["dataset"]][1])
+    assert chain("select", **yahoo, methods=batch) == pytest.approx(
+        sum(own("select", **yahoo, method=m) for m in batch)
+        + max(chain("train", **yahoo, method=m, rankers=rankers) for m in batch))
     readers = [m for m in plan.run.experiment("leaderboard_yahoo")["methods"]
                if "kendall" in SELECTORS[plan.run.algorithm(m)].requires]
-    assert len(readers) >= 2  # GAS and its variants
+    assert len(readers) >= 2  # GAS and its variants, fitted in the batch
     assert chain("score", **yahoo, scorer="kendall") == pytest.approx(
-        own("score", **yahoo, scorer="kendall") + max(chain("select", **yahoo, method=m) for m in readers))
+        own("score", **yahoo, scorer="kendall") + max(chains[job_key("select", requests.select_job(**yahoo, method=m))]
+                                                      for m in readers))
     fold_jobs = [v for (rule, w), v in chains.items() if rule in ("score", "select") and dict(w)["dataset"] == yahoo["dataset"]]
     assert chain("prepare", **yahoo) == pytest.approx(own("prepare", **yahoo) + max(fold_jobs))
     assert chain("download", dataset="MQ2008") == pytest.approx(
         own("download", dataset="MQ2008") + max(chain("prepare", dataset="MQ2008", fold=str(f)) for f in range(1, 6)))
     # the board's dearest selection (700 features, 20 lambdas each reweighted up to 50 times: 583
     # CPU-s measured) starts before every other
-    selects = {dict(w)["dataset"] + "/" + dict(w)["method"]: v for (rule, w), v in chains.items() if rule == "select"}
+    selects = {dict(w)["dataset"] + "/" + dict(w).get("method", dict(w).get("methods")): v
+               for (rule, w), v in chains.items() if rule == "select"}
     assert max(selects, key=selects.get) == "Yahoo-set2-standin/sparse_ranksvm_log"
-    # the rules' callables: Snakemake's wildcards, a batched train rule's fold alone, whole seconds
-    select = requests.priority("select")(Wildcards(fromdict={**yahoo, "method": "chi"}))
-    assert select == round(chain("select", **yahoo, method="chi")) and isinstance(select, int)
-    batch = requests.priority("train", batch=("Yahoo-set2-standin", "chi", ("ranksvm", "lambdamart")))
-    assert batch(Wildcards(fromdict={"fold": "1"})) == round(train)
+    # the rules' callables: Snakemake's wildcards, a batched rule's fold alone, whole seconds
+    select = requests.priority("select")(Wildcards(fromdict={**yahoo, "method": "fsmrank"}))
+    assert select == round(chain("select", **yahoo, method="fsmrank")) and isinstance(select, int)
+    trains = requests.priority("train", batch=("Yahoo-set2-standin", "fsmrank", ("ranksvm", "lambdamart")))
+    assert trains(Wildcards(fromdict={"fold": "1"})) == round(train)
+    selects = requests.priority("select", batch=("Yahoo-set2-standin", batch))
+    assert selects(Wildcards(fromdict={"fold": "1"})) == round(chain("select", **yahoo, methods=batch))
+    # and its resources: the most memory of its methods, the minutes of their summed CPU-seconds
+    parts = [requests.estimate("select", W(**yahoo, method=m)) for m in batch]
+    mem, minutes, seconds = requests.estimate("select", W(**yahoo, methods=batch), attempt=2)
+    assert (mem, seconds) == (2 * max(p[0] for p in parts), pytest.approx(sum(p[2] for p in parts)))
+    assert minutes == 2 * max(1, math.ceil(1.5 * seconds / 60))
+    asks = requests.resources("select", batch=("Yahoo-set2-standin", batch))
+    assert asks["mem_mb"](Wildcards(fromdict={"fold": "1"}), [], 2) == mem
     assert requests.priority("select")(Wildcards(fromdict={**yahoo, "method": "not_planned"})) == 0
 
 
@@ -256,7 +281,8 @@ def test_chains_count_a_chunked_scorer_once_and_size_what_they_cannot_by_its_rul
     median, so its selects still start before its train jobs; per-ranker train jobs have chains."""
     from types import SimpleNamespace as W
     monkeypatch.chdir(tmp_path)
-    plan = plan_of("config.yaml", "leaderboard.yaml", run=["leaderboard_yahoo"], chunks={"kendall": 3})
+    plan = plan_of("config.yaml", "leaderboard.yaml", run=["leaderboard_yahoo"], chunks={"kendall": 3},
+                   select_batch=True)
     chains, requests = plan.requests.chains, plan.requests
     yahoo = dict(dataset="Yahoo-set2-standin", fold=1)
     whole = requests.sizes("score", W(**yahoo, scorer="kendall"))
@@ -266,7 +292,7 @@ def test_chains_count_a_chunked_scorer_once_and_size_what_they_cannot_by_its_rul
         predict("score_chunk", *requests.sizes("score_chunk", chunk))[0] + merge)
     readers = [m for m in plan.run.experiment("leaderboard_yahoo")["methods"]
                if "kendall" in SELECTORS[plan.run.algorithm(m)].requires]
-    assert merge == pytest.approx(max(chains[job_key("select", W(**yahoo, method=m))] for m in readers))
+    assert merge == pytest.approx(max(chains[job_key("select", requests.select_job(**yahoo, method=m))] for m in readers))
     assert predict("score", *whole)[0] > 1.0  # what the merge job would have counted twice
     per_ranker = plan_of("config.yaml", "leaderboard.yaml", run=["leaderboard_yahoo"], train_batch=False)
     key = job_key("train", W(**yahoo, method="chi", ranker="lambdamart"))
@@ -274,7 +300,7 @@ def test_chains_count_a_chunked_scorer_once_and_size_what_they_cannot_by_its_rul
     unsized = plan_of("config.yaml", "papers/geng2007.yaml").requests
     td = dict(dataset="TD2004", fold=1)
     assert unsized.sizes("select", W(**td, method="ig")) is None
-    select = unsized.chains[job_key("select", W(**td, method="ig"))]
+    select = unsized.chains[job_key("select", unsized.select_job(**td, method="ig"))]
     train = max(v for (rule, w), v in unsized.chains.items() if rule == "train" and dict(w)["dataset"] == "TD2004"
                 and dict(w)["method"] == "ig")
     assert select > train > 0
@@ -329,3 +355,37 @@ def test_the_docs_quote_the_dry_runs(tmp_path, monkeypatch):
     assert f"**{board:.0f} CPU-hours** and {core:.0f} requested core-hours" in cluster
     assert f"one fold now predicts {fold:.1f} CPU-hours, the whole full board {board:.0f}" in \
         " ".join((docs / "leaderboard.md").read_text().split())
+
+
+def test_the_select_batches_hold_the_methods_that_read_only_scores():
+    """select_batch: a dataset's baselines and filters of the experiments run, one thread, on the
+    whole fold (a sample_queries method fits on rows: its own job), with the settings and seed
+    rule select gives each; off by default; a dataset with one such method keeps rule select."""
+    from types import SimpleNamespace as W
+    assert plan_of("config.yaml", "leaderboard.yaml").requests.select_job("MQ2008", "1", "chi") == \
+        W(dataset="MQ2008", fold="1", method="chi")  # off by default: every method its own job
+    plan = plan_of("config.yaml", "leaderboard.yaml", select_batch=True,
+                   methods={"ig": {"sample_queries": 0.5}, "chi": {"threads": 2}})
+    batches = plan.select.batches()
+    assert set(batches) == {"MQ2008", "OHSUMED", "Yahoo-set2-standin", "MSLR-WEB30K-standin-0.005"}
+    name, methods = batches["Yahoo-set2-standin"]
+    assert name == "select_batch_Yahoo_set2_standin"
+    assert methods == ["waf", "random", "importance", "gas_e", "gas_l", "fs_ed", "pearson", "ngas", "xgas", "hcas",
+                       "mrmr"]  # ig samples, chi takes two threads: each its own job
+    assert plan.requests.select_job("MQ2008", "1", "chi") == W(dataset="MQ2008", fold="1", method="chi")
+    assert plan.requests.select_job("MQ2008", "1", "mrmr").methods == tuple(methods)
+    settings = plan.select.batch_jobs("MQ2008", ["waf", "mrmr"], "3")
+    seed = plan.run.job_seed("dataset", "fold", "method")
+    assert settings[1] == {"name": "mrmr", "method": plan.run.config["methods"]["mrmr"],
+                           "seed": seed(W(dataset="MQ2008", fold="3", method="mrmr")),
+                           "convention": plan.run.convention_of("MQ2008"), "ties": plan.run.config["ties"]}
+    assert plan.select.batch_outputs("r/fold{fold}", ["waf"]) == {"selection_waf": "r/fold{fold}/select/waf.json",
+                                                                 "selector_waf": "r/fold{fold}/select/waf.model"}
+    assert list(plan.select.batch_scorers("f", ["gas_l", "ngas"])) == ["pairwise", "kendall", "single_feature", "spearman"]
+    one = plan_of("config.yaml", "leaderboard.yaml", select_batch=True, run=["leaderboard_yahoo"],
+                  experiments={"leaderboard_yahoo": {"methods": ["waf", "fsmrank"]}})
+    assert one.select.batches() == {}
+    # the leaderboard reads a batched method's cost from its part's log, the others' benchmarks
+    costs = {(r["dataset"], r["method"], r["fold"]): r["paths"][0] for r in plan.leaderboard.records["costs"]}
+    assert costs[("MQ2008", "mrmr", 1)] == "logs/select/MQ2008/fold1/mrmr.log"
+    assert costs[("MQ2008", "chi", 1)] == "benchmarks/select/MQ2008/fold1/chi.tsv"

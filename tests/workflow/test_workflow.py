@@ -223,6 +223,47 @@ def test_per_ranker_train_jobs_give_the_same_tables(tmp_path, finished):
         assert (tmp_path / path).read_bytes() == (finished / path).read_bytes(), path
 
 
+def test_batched_select_jobs_give_the_same_selections_and_tables(tmp_path, finished):
+    """select_batch: true, the 4 methods (a baseline and filters each) of a fold in one select job:
+    the same rankings, run files, table and leaderboard ranks as the finished run's one job per
+    method; each method's log ends with its part's usage (which the leaderboard's cost column
+    reads), the job's own log with the whole job's; editing one batched method refits the batch
+    and retrains every batched method (the price of the batch, docs/cluster.md)."""
+    write_config(tmp_path, {**CONFIG, "select_batch": True})
+    jobs = planned_jobs(snakemake(tmp_path, "-n"))
+    assert jobs["select_batch_synthetic_tiny"] == 2 and "select" not in jobs
+    snakemake(tmp_path)
+    methods = CONFIG["experiments"]["tiny"]["methods"]
+    for f in (1, 2):
+        for m in methods:
+            ours, theirs = (json.loads((root / f"results/synthetic-tiny/fold{f}/select/{m}.json").read_text())
+                            for root in (tmp_path, finished))
+            assert ours.pop("seconds") >= 0 and ours == {k: v for k, v in theirs.items() if k != "seconds"}, (f, m)
+            for r in ("ranksvm", "lambdamart"):
+                path = f"results/synthetic-tiny/fold{f}/runs/{m}/{r}.tsv"
+                assert (tmp_path / path).read_bytes() == (finished / path).read_bytes(), path
+            log = (tmp_path / f"logs/select/synthetic-tiny/fold{f}/{m}.log").read_text()
+            assert f"{m}: selected in" in log and log.rstrip().splitlines()[-1].split(" INFO ")[1].startswith("part used")
+        whole = (tmp_path / f"logs/select_batch/synthetic-tiny/fold{f}.log").read_text().rstrip().splitlines()
+        assert whole[-1].split(" INFO ")[1].startswith("job used")
+    table = "results/synthetic-tiny/tables/tiny.csv"
+    assert (tmp_path / table).read_bytes() == (finished / table).read_bytes()
+    ranks = [pd.read_csv(root / "results/leaderboard/tiny/leaderboard.csv") for root in (tmp_path, finished)]
+    assert ranks[0].filter(like="rank_").equals(ranks[1].filter(like="rank_"))
+    # a batched method's cost: its part of the job (its log's last line) and the scorer jobs it reads
+    cost = pd.read_csv(tmp_path / "results/leaderboard/tiny/cost.csv").set_index("method")
+    parts = [read_usage((tmp_path / f"logs/select/synthetic-tiny/fold{f}/importance.log").read_text())["cpu_s"]
+             + max(read_usage((tmp_path / f"logs/score/synthetic-tiny/fold{f}/single_feature.log").read_text())["cpu_s"],
+                   pd.read_csv(tmp_path / f"benchmarks/score/synthetic-tiny/fold{f}/single_feature.tsv", sep="\t").cpu_time.iloc[-1])
+             for f in (1, 2)]
+    assert cost.loc["importance", "cpu_s"] == pytest.approx(sum(parts) / 2, abs=1e-6)
+    config = json.loads(json.dumps({**CONFIG, "select_batch": True}))
+    config["methods"]["importance"]["params"]["metric"] = "map"
+    write_config(tmp_path, config)
+    jobs = planned_jobs(snakemake(tmp_path, "-n"))
+    assert jobs["select_batch_synthetic_tiny"] == 2 and train_jobs(jobs) == 2 * len(methods)
+
+
 def test_leaderboard_follows_the_tables_and_selections(finished):
     root = finished / "results"
     table = pd.read_csv(root / "synthetic-tiny/tables/tiny.csv", dtype={"k": str})

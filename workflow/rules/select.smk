@@ -27,3 +27,40 @@ rule select:
         "benchmarks/select/{dataset}/fold{fold}/{method}.tsv"
     script:
         "../scripts/select.py"
+
+
+# select_batch (default): one job per (dataset, fold) fits every method of the dataset whose
+# algorithm reads only the scorers' tables (the baselines and filters: PLAN.select.batches) in turn
+# (workflow/scripts/select_batch.py), and writes the same files, each method's log included, as
+# rule select's jobs would (each method's log ending with what its part used); the job's own log
+# ends with what the whole job used. Rule select stays for every other method.
+if config["select_batch"]:
+    for _dataset, (_name, _methods) in PLAN.select.batches().items():
+        _fold = f"{RESULTS}/{_dataset}/fold{{fold}}"
+
+        rule:
+            name:
+                _name
+            input:
+                **PLAN.select.batch_scorers(_fold, _methods),
+                train=f"{_fold}/data/train.npz",
+                vali=f"{_fold}/data/vali.npz",
+            output:
+                **PLAN.select.batch_outputs(_fold, _methods),
+            params:
+                jobs=lambda w, d=_dataset, ms=tuple(_methods): PLAN.select.batch_jobs(d, ms, w.fold),
+            threads: 1  # one-thread methods only (PLAN.select.batchable)
+            conda:
+                "../../envs/ltrfs.yaml"
+            log:
+                f"logs/select_batch/{_dataset}/fold{{fold}}.log",
+                **{m: f"logs/select/{_dataset}/fold{{fold}}/{m}.log" for m in _methods},
+            benchmark:
+                f"benchmarks/select_batch/{_dataset}/fold{{fold}}.tsv"
+            priority: PLAN.requests.priority("select", batch=(_dataset, tuple(_methods)))
+            resources:
+                **PLAN.requests.resources("select", batch=(_dataset, tuple(_methods))),
+            script:
+                "../scripts/select_batch.py"
+
+        workflow.ruleorder(_name, "select")

@@ -55,8 +55,8 @@ class Plan:
         self.train = TrainPlanning(run)
         self.tables = TablesPlanning(run, train=self.train)
         self.figures = FiguresPlanning(run)
-        self.leaderboard = LeaderboardPlanning(run, score=self.score, tables=self.tables)
-        self.requests = RequestsPlanning(run, self.prepare, self.score, self.train)
+        self.leaderboard = LeaderboardPlanning(run, score=self.score, select=self.select, tables=self.tables)
+        self.requests = RequestsPlanning(run, self.prepare, self.score, self.select, self.train)
 
     def all_targets(self) -> list[str]:
         """What ``rule all`` asks for: every table and figure of the experiments being run, on

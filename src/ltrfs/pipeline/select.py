@@ -15,7 +15,7 @@ from ltrfs.formats import load_scores, save_selector, selection_record
 from ltrfs.selection import SELECTORS, make_selector
 from ltrfs.tuning import SELECTION_TIES
 
-__all__ = ["fit_selector", "sample_queries", "sample_share", "select"]
+__all__ = ["fit_selector", "sample_queries", "sample_share", "select", "select_on"]
 
 log = logging.getLogger("ltrfs")
 
@@ -114,7 +114,8 @@ def sample_share(size, n_queries: int) -> float | None:
 def select(name: str, method: dict, train_path, vali_path, score_paths: dict, out_path, *,
            seed: int, convention: str, threads: int = 1, ties: str = SELECTION_TIES,
            out_selector=None) -> dict:
-    """Fit the method on a fold and write its selection record (JSON).
+    """Fit the method on a fold's ``.npz`` splits and write its selection record (JSON):
+    ``select_on`` of the loaded splits.
 
     Parameters
     ----------
@@ -145,7 +146,27 @@ def select(name: str, method: dict, train_path, vali_path, score_paths: dict, ou
     dict
         The selection record.
     """
-    train, vali = io.load_npz(train_path), io.load_npz(vali_path)
+    return select_on(name, method, io.load_npz(train_path), io.load_npz(vali_path), score_paths, out_path, seed=seed,
+                     convention=convention, threads=threads, ties=ties, out_selector=out_selector)
+
+
+def select_on(name: str, method: dict, train: RankingData, vali: RankingData, score_paths: dict, out_path, *,
+              seed: int, convention: str, threads: int = 1, ties: str = SELECTION_TIES,
+              out_selector=None) -> dict:
+    """``select`` on splits already loaded (a batched select job loads its fold once).
+
+    Parameters
+    ----------
+    name, method, score_paths, out_path, seed, convention, threads, ties, out_selector
+        As ``select``'s.
+    train, vali : RankingData
+        The fold's splits.
+
+    Returns
+    -------
+    dict
+        The selection record.
+    """
     share = sample_share(method.get("sample_queries"), train.n_queries)
     sample = None
     if share is not None:  # the same share of the training and the vali queries

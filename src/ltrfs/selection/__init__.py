@@ -63,6 +63,12 @@ SELECTOR_FAMILIES = {
 }
 
 
+#: the selection algorithms whose fit reads only the scorers' tables of a fold (the baselines and the
+#: filters): seconds at most on any fold, however many its rows. The workflow fits those of a fold
+#: in one job (config ``select_batch``, ``ltrfs.pipeline.planning.select``).
+SCORES_ONLY = frozenset(SELECTOR_FAMILIES["baseline"] + SELECTOR_FAMILIES["filter"])
+
+
 def selector_family(algorithm: str) -> str:
     """The family of a selection algorithm (``SELECTOR_FAMILIES``).
 
@@ -116,4 +122,5 @@ def has_own_predictions(algorithm: str) -> bool:
     return hasattr(SELECTORS[algorithm], "predict_scores")
 
 
-__all__ = ["SELECTORS", "SELECTOR_FAMILIES", "Selector", "make_selector", "has_own_predictions", "selector_family"]
+__all__ = ["SELECTORS", "SELECTOR_FAMILIES", "SCORES_ONLY", "Selector", "make_selector", "has_own_predictions",
+           "selector_family"]

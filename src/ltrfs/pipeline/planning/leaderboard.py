@@ -11,7 +11,8 @@ from ltrfs.selection import selector_family
 __all__ = ["LeaderboardPlanning", "leaderboard_records"]
 
 
-def leaderboard_records(tables: list, selections: list, *, results: str = "results", chunks: dict | None = None) -> dict:
+def leaderboard_records(tables: list, selections: list, *, results: str = "results", chunks: dict | None = None,
+                        batched: list | None = None) -> dict:
     """The files a leaderboard reads, from the compact description the rule passes as params.
 
     The leaderboard rule's params hold only this description (a few hundred bytes), not the
@@ -29,22 +30,26 @@ def leaderboard_records(tables: list, selections: list, *, results: str = "resul
         The results folder.
     chunks : dict or None, default None
         Scorer -> the number of jobs one fold's scores are split into (config ``chunks``).
+    batched : list or None, default None
+        ``[dataset, method]`` of the methods fitted in their fold's batched select job (config
+        ``select_batch``): their cost is their part of it, the line their own log ends with.
 
     Returns
     -------
     dict
         ``tables`` ({experiment, dataset, metric, path}), ``selections`` ({dataset, method,
         fold, path}) and ``costs`` ({dataset, method, fold, paths: the benchmark files of the
-        select job and of the scorer jobs it reads}).
+        select job, or a batched method's log, and of the scorer jobs it reads}).
     """
-    chunks = chunks or {}
+    chunks, batched = chunks or {}, {tuple(pair) for pair in batched or ()}
     out = {"tables": [{"experiment": e, "dataset": d, "metric": m, "path": f"{results}/{d}/tables/{e}.csv"}
                       for e, d, m in tables],
            "selections": [], "costs": []}
     for dataset, method, scorers, folds in selections:
         for fold in folds:
             bench = f"benchmarks/score/{dataset}/fold{fold}"
-            paths = [f"benchmarks/select/{dataset}/fold{fold}/{method}.tsv"]
+            paths = [f"logs/select/{dataset}/fold{fold}/{method}.log" if (dataset, method) in batched
+                     else f"benchmarks/select/{dataset}/fold{fold}/{method}.tsv"]
             for scorer in scorers:
                 n = int(chunks.get(scorer, 1))
                 paths.append(f"{bench}/{scorer}.tsv")
@@ -63,14 +68,16 @@ class LeaderboardPlanning:
     ----------
     run : ltrfs.pipeline.run.Run
         The run.
-    score, tables : ScorePlanning, TablesPlanning
+    score, select, tables : ScorePlanning, SelectPlanning, TablesPlanning
         The earlier planners it asks: how many jobs compute a scorer (``n_chunks``; their
-        benchmark files are the cost) and each table's metric (``metric``).
+        benchmark files are the cost), which methods are fitted in a batched select job (their
+        logs are the cost) and each table's metric (``metric``).
     """
 
-    def __init__(self, run, score, tables):
+    def __init__(self, run, score, select, tables):
         self.run = run
         self.score = score
+        self.select = select
         self.tables = tables
 
     @property
@@ -98,7 +105,10 @@ class LeaderboardPlanning:
                                    list(self.run.folds(name, dataset))])
         scorers = {s for _, _, reads, _ in selections for s in reads}
         chunks = {s: n for s in sorted(scorers) if (n := self.score.n_chunks(s)) > 1}
-        return {"tables": tables, "selections": selections, "results": self.run.results, "chunks": chunks}
+        batches = self.select.batches() if self.run.config["select_batch"] else {}
+        batched = [[d, m] for d, m, _, _ in selections if m in batches.get(d, (None, ()))[1]]
+        return {"tables": tables, "selections": selections, "results": self.run.results, "chunks": chunks,
+                **({"batched": batched} if batched else {})}  # a run without the batch keeps its params
 
     @cached_property
     def records(self) -> dict:

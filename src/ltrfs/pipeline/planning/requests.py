@@ -5,13 +5,14 @@ them in (``priority:``, the longest predicted chain of work first)."""
 from __future__ import annotations
 
 import functools
+import math
 from collections import defaultdict
 from types import SimpleNamespace
 
 import numpy as np
 
 from ltrfs.datasets import synthetic
-from ltrfs.pipeline.resources import npz_shape, predict, request, scaled
+from ltrfs.pipeline.resources import TIME_MARGIN, npz_shape, request, scaled
 from ltrfs.selection import SELECTORS
 
 __all__ = ["RequestsPlanning", "dry_run", "job_key"]
@@ -23,12 +24,13 @@ class RequestsPlanning:
     Parameters
     ----------
     run : ltrfs.pipeline.run.Run
-    prepare, score, train : the stages' planners
-        For the fold text size, the chunks of a scorer and the k grid and batches of train jobs.
+    prepare, score, select, train : the stages' planners
+        For the fold text size, the chunks of a scorer, the batched select jobs and the k grid
+        and batches of train jobs.
     """
 
-    def __init__(self, run, prepare, score, train):
-        self.run, self.prepare, self.score, self.train = run, prepare, score, train
+    def __init__(self, run, prepare, score, select, train):
+        self.run, self.prepare, self.score, self.select, self.train = run, prepare, score, select, train
 
     # ------------------------------------------------------------------ the data's shape
 
@@ -78,7 +80,8 @@ class RequestsPlanning:
             download, prepare, score, score_chunk, select or train.
         w : wildcards
             The job's (dataset, fold, and scorer, method or ranker as the rule has them; a
-            batched train job's ``rankers``).
+            batched train job's ``rankers``). A batched select job has no sizes of its own
+            (``estimate`` sums its methods').
 
         Returns
         -------
@@ -121,6 +124,34 @@ class RequestsPlanning:
             return "+".join(rankers) + whole, held[0] * d, rows[0] * ks, d
         raise ValueError(f"no cost line for rule {rule!r}")
 
+    def estimate(self, rule: str, w, attempt: int = 1) -> tuple[int, int, float] | None:
+        """What a job asks (``ltrfs.pipeline.resources.request``: MB, minutes and predicted
+        CPU-seconds), None when its data's size cannot be known yet. A batched select job (its
+        ``methods``) asks the most memory of its methods and the time of their CPU-seconds summed.
+
+        Parameters
+        ----------
+        rule : str
+            As ``sizes``.
+        w : wildcards
+            As ``sizes``; a batched select job's ``methods``.
+        attempt : int, default 1
+            Snakemake's attempt number.
+
+        Returns
+        -------
+        tuple or None
+        """
+        if not hasattr(w, "methods"):
+            sizes = self.sizes(rule, w)
+            return None if sizes is None else request(rule, *sizes, attempt=attempt)
+        parts = [self.estimate(rule, SimpleNamespace(dataset=w.dataset, fold=w.fold, method=m)) for m in w.methods]
+        if any(part is None for part in parts):
+            return None
+        seconds = sum(part[2] for part in parts)
+        return (max(part[0] for part in parts) * attempt, max(1, math.ceil(TIME_MARGIN * seconds / 60)) * attempt,
+                seconds)
+
     def estimated_text_mb(self, dataset: str) -> float:
         """MB of LETOR text of a dataset's rows, estimated from the registry (0 when it cannot be)."""
         total = dataset_size(self.run.registry[dataset])
@@ -135,8 +166,9 @@ class RequestsPlanning:
         ----------
         rule : str
             download, prepare, score, score_chunk, select or train.
-        batch : (dataset, method, rankers), optional
-            For a batched train rule: what it trains (its wildcards hold the fold only).
+        batch : tuple, optional
+            For a batched rule (its wildcards hold the fold only): what it fits, (dataset,
+            methods) of a batched select rule, (dataset, method, rankers) of a batched train rule.
         """
         # a job that cannot be sized (a fetched archive; a dataset without documents and queries
         # in its registry entry, before its files exist): generous amounts by its input MiB
@@ -144,13 +176,8 @@ class RequestsPlanning:
 
         def asks(part: int, fall):
             def resource(wildcards, input, attempt):
-                w = wildcards
-                if batch is not None:
-                    w = SimpleNamespace(dataset=batch[0], method=batch[1], rankers=batch[2], fold=wildcards.fold)
-                sizes = self.sizes(rule, w)
-                if sizes is None:
-                    return fall(wildcards, input, attempt)
-                return request(rule, *sizes, attempt=attempt)[part]
+                asked = self.estimate(rule, _batch_wildcards(rule, batch, wildcards), attempt)
+                return fall(wildcards, input, attempt) if asked is None else asked[part]
             return resource
 
         return {"mem_mb": asks(0, fallback[0]), "runtime": asks(1, fallback[1])}
@@ -168,13 +195,11 @@ class RequestsPlanning:
         ----------
         rule : str
             download, prepare, score, score_chunk, select or train.
-        batch : (dataset, method, rankers), optional
-            For a batched train rule, as in ``resources``.
+        batch : tuple, optional
+            For a batched rule, as in ``resources``.
         """
         def value(wildcards):
-            w = wildcards
-            if batch is not None:
-                w = SimpleNamespace(dataset=batch[0], method=batch[1], rankers=batch[2], fold=wildcards.fold)
+            w = _batch_wildcards(rule, batch, wildcards)
             return round(self.chains.get(job_key(rule, w), 0.0))  # whole seconds: readable in the job's log
 
         return value
@@ -182,7 +207,7 @@ class RequestsPlanning:
     @functools.cached_property
     def chains(self) -> dict:
         """Predicted CPU-seconds of the longest chain of planned jobs starting at each job
-        (``job_key``): its own (``ltrfs.pipeline.resources.predict``; for a job that cannot be
+        (``job_key``): its own (``estimate``'s CPU-seconds; for a job that cannot be
         sized yet, the median of its rule's sized jobs, else 1 s; 0 for the job that merges a
         chunked scorer) plus the longest chain among the jobs that wait on it: a train job's own; a
         select's own plus its train jobs'; a scorer's own plus the selects that read it; a
@@ -191,11 +216,11 @@ class RequestsPlanning:
         the graph of jobs, sizing data not made yet from the registry)."""
         own, by_rule, sized, unsized = {}, defaultdict(list), defaultdict(list), []
         for rule, w in self.planned_jobs():
-            key, sizes = job_key(rule, w), self.sizes(rule, w)
-            if sizes is None:
+            key, asked = job_key(rule, w), self.estimate(rule, w)
+            if asked is None:
                 unsized.append((rule, key))
             else:
-                own[key] = predict(rule, *sizes)[0]
+                own[key] = asked[2]
                 sized[rule].append(own[key])
             by_rule[rule].append(w)
         for rule, key in unsized:  # the median of its rule's sized jobs, else 1 s: chains still count jobs
@@ -215,9 +240,10 @@ class RequestsPlanning:
         for w in by_rule["train"]:
             settle("train", w, [("select", w.dataset, str(w.fold), w.method)])
         for w in by_rule["select"]:
-            fold = (w.dataset, str(w.fold))
-            needs = [("score", *fold, scorer) for scorer in SELECTORS[self.run.algorithm(w.method)].requires]
-            settle("select", w, [("prepare", *fold), *needs], [("select", *fold, w.method)])
+            fold, methods = (w.dataset, str(w.fold)), getattr(w, "methods", None) or (w.method,)
+            needs = dict.fromkeys(("score", *fold, scorer) for m in methods
+                                  for scorer in SELECTORS[self.run.algorithm(m)].requires)
+            settle("select", w, [("prepare", *fold), *needs], [("select", *fold, m) for m in methods])
         for w in by_rule["score"]:
             fold = (w.dataset, str(w.fold))
             settle("score", w, [("prepare", *fold), ("chunks", *fold, w.scorer)], [("score", *fold, w.scorer)])
@@ -248,7 +274,7 @@ class RequestsPlanning:
                         if n > 1:
                             jobs += [("score_chunk", dict(dataset=dataset, fold=fold, scorer=scorer, chunk=i,
                                                           n_chunks=n)) for i in range(1, n + 1)]
-                    jobs.append(("select", dict(dataset=dataset, fold=fold, method=method)))
+                    jobs.append(("select", vars(self.select_job(dataset, fold, method))))
                     batched = batches.get((dataset, method), (None, []))[1]
                     if batched:
                         jobs.append(("train", dict(dataset=dataset, fold=fold, method=method, rankers=tuple(batched))))
@@ -260,6 +286,25 @@ class RequestsPlanning:
                     seen.add(key)
                     yield rule, SimpleNamespace(**w)
 
+    def select_job(self, dataset: str, fold, method: str) -> SimpleNamespace:
+        """The select job that fits a method on a fold: its fold's batched job (wildcards with
+        the batch's ``methods``) when the method is in one (config ``select_batch``), else its own.
+
+        Parameters
+        ----------
+        dataset : str
+        fold : int or str
+        method : str
+
+        Returns
+        -------
+        types.SimpleNamespace
+        """
+        batch = self.select.batches().get(dataset, (None, ()))[1] if self.run.config["select_batch"] else ()
+        if method in batch:
+            return SimpleNamespace(dataset=dataset, fold=fold, methods=tuple(batch))
+        return SimpleNamespace(dataset=dataset, fold=fold, method=method)
+
     def summary(self) -> str:
         """What the run's jobs would ask, for a dry run: their number, predicted CPU-hours,
         requested core-hours and the largest memory and run-time requests (and how many jobs
@@ -268,11 +313,11 @@ class RequestsPlanning:
         unsized, largest = [], {"mem_mb": (0, ""), "runtime": (0, "")}
         for rule, w in self.planned_jobs():
             n += 1
-            sizes = self.sizes(rule, w)
-            if sizes is None:
+            asked = self.estimate(rule, w)
+            if asked is None:
                 unsized.append(rule)
                 continue
-            mem, minutes, seconds = request(rule, *sizes)
+            mem, minutes, seconds = asked
             cpu += seconds
             core_min += minutes
             name = f"{rule} {'/'.join(str(v) if not isinstance(v, tuple) else '+'.join(v) for v in vars(w).values())}"
@@ -291,9 +336,20 @@ class RequestsPlanning:
         return "\n".join(lines) + "\n"
 
 
+def _batch_wildcards(rule: str, batch, wildcards):
+    """A batched rule's job as the planner names it: its fold wildcard and what the rule fits
+    (``batch``: (dataset, methods) of a select rule, (dataset, method, rankers) of a train rule);
+    other rules' wildcards as they are."""
+    if batch is None:
+        return wildcards
+    if rule == "select":
+        return SimpleNamespace(dataset=batch[0], methods=batch[1], fold=wildcards.fold)
+    return SimpleNamespace(dataset=batch[0], method=batch[1], rankers=batch[2], fold=wildcards.fold)
+
+
 def job_key(rule: str, w) -> tuple:
     """A job's name in ``RequestsPlanning.chains``: its rule and wildcards as text (a batched
-    train job's rankers joined by ``+``), the same for Snakemake's wildcards and the planner's.
+    job's methods or rankers joined by ``+``), the same for Snakemake's wildcards and the planner's.
 
     Parameters
     ----------
