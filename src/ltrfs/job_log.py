@@ -56,8 +56,8 @@ def log_part(path):
     """One part of a batched job (a method of a batched select job): the package's records go to
     the part's own log ``path`` while it runs, then the exception that stops it, if one does, and
     last what the part used (``PART_USAGE``: the CPU-seconds and wall seconds between its start
-    and end, the peak resident memory of the job's process so far); then the records go back to the job's log
-    (``log_to``), which still ends with the whole job's ``USAGE``.
+    and end, the peak resident memory of the job's process so far); then the records go back to
+    the job's log (``log_to``), which still ends with the whole job's ``USAGE``.
 
     Parameters
     ----------

@@ -563,3 +563,30 @@ def test_mq2008_fold1_paths(mq2008_dir):
         else:
             lam = sel.chosen_["lambda"]
             assert l1_kkt_violation(sel.w_, g, lam) <= TOL_PENALTY * lam
+
+
+@pytest.mark.parametrize("method", ["sparse_ranksvm", "fenchelrank"])
+def test_the_transposed_copy_changes_no_bit(method, monkeypatch):
+    """A float32 X up to TRANSPOSED_BYTES is multiplied from its transposed copy (column by
+    column, the same sums); above it, row by row: the two fits give the same weights, bit for bit
+    (the log penalty's path for sparse_ranksvm: every face Newton step and every score)."""
+    import ltrfs.rankers.sparse_pairwise as sp
+
+    data = planted(n_queries=30, d=12, informative=(1, 3, 7), seed=11)
+    vali = planted(n_queries=10, d=12, informative=(1, 3, 7), seed=12)
+    X = data.X.astype(np.float32)
+    params = {"penalty": "log", "n_points": 5} if method == "sparse_ranksvm" else {"n_points": 5}
+
+    def fit():
+        selector = make_selector(method, **params)
+        selector.fit(X, data.y, data.qid, X_val=vali.X.astype(np.float32), y_val=vali.y, qid_val=vali.qid)
+        return selector
+
+    copied = fit()
+    assert PairwiseLoss(X, data.y, data.query_ptr).XT is not None
+    monkeypatch.setattr(sp, "TRANSPOSED_BYTES", 0)
+    assert PairwiseLoss(X, data.y, data.query_ptr).XT is None
+    rows = fit()
+    assert copied.ranking_.tolist() == rows.ranking_.tolist()
+    assert np.array_equal(copied.scores_, rows.scores_)
+    assert PairwiseLoss(X.astype(np.float64), data.y, data.query_ptr).XT is None  # NumPy's products

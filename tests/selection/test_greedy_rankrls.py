@@ -339,3 +339,53 @@ def test_selector_on_float32_splits_equals_their_float64_values():
     np.testing.assert_array_equal(a.ranking_, b.ranking_)
     assert a.chosen_ == b.chosen_
     np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-12)
+
+
+def test_interleaved_kernels_equal_the_one_at_a_time_loops_bit_for_bit():
+    """The path's kernels work on four rows or candidates (two features) at a time: each value the
+    same operations in the same order as the one-at-a-time reference loops, so bit for bit equal
+    (7 candidates and 5 features: full blocks and leftovers)."""
+    from ltrfs.selection.greedy_rankrls import (_candidate_errors, _one_candidate_error, _row_dots, _update_features,
+                                                _update_one)
+
+    rng = np.random.default_rng(5)
+    n, ptr = 8, np.array([0, 3, 7, 12, 20], dtype=np.int64)
+    m = int(ptr[-1])
+    C, U = rng.standard_normal((n, m)), rng.standard_normal((n, m))
+    a, r, s, cy = rng.standard_normal(m), rng.standard_normal(m), rng.random(n), rng.standard_normal(n)
+    cand = np.array([6, 0, 2, 5, 7, 1, 3], dtype=np.int64)
+    out = np.empty(len(cand))
+    _candidate_errors(C, U, a, r, s, cy, ptr, cand, out)
+    assert np.array_equal(out, [_one_candidate_error(C, U, a, r, s, cy, ptr, i) for i in cand])
+    v = rng.standard_normal(m)
+    assert np.array_equal(_row_dots(U, cand, v), [sum(U[i, p] * v[p] for p in range(m)) for i in cand])
+    vb, b, rest = rng.standard_normal(m), 4, np.array([0, 2, 3, 6, 7], dtype=np.int64)
+    c, cu, gamma = 0.7, rng.standard_normal(4), rng.standard_normal(4)
+    fast = [x.copy() for x in (C, U, s, cy)]
+    _update_features(vb, *fast, ptr, b, c, cu, gamma, rest)
+    slow = [x.copy() for x in (C, U, s, cy)]
+    for j in rest:
+        _update_one(vb, *slow, ptr, c, cu, gamma, C[b].copy(), U[b].copy(), cy[b], j)
+    assert all(np.array_equal(f, w) for f, w in zip(fast, slow))
+
+
+def test_features_constant_within_queries_are_scored_once_and_never_updated():
+    """Columns whose centred values are all zero keep zero rows in C and U: the path scores them
+    once a round and skips their updates, and a round that adds one reuses its candidate errors;
+    the path still equals the wrapper, and its candidate errors and weights are finite where the
+    naive path's are."""
+    X, y, ptr = random_problem([3, 1, 4, 2, 5, 2], 5, 3)
+    per_query_const = np.repeat(np.arange(6.0), np.diff(ptr))
+    X = np.column_stack([per_query_const, X[:, :2], np.zeros(len(y)), X[:, 2:], 2.0 * per_query_const])
+    order, err, details = greedy_path(X, y, ptr, 0.5, return_details=True)
+    order_n, err_n = naive_greedy_path(X, y, ptr, 0.5)
+    np.testing.assert_array_equal(order, order_n)
+    np.testing.assert_allclose(err, err_n, rtol=1e-8)
+    flat = [0, 3, 7]
+    for step in range(len(order)):  # the constant columns share one error in every round they are candidates
+        row = details["candidate_errors"][step, flat]
+        assert len(set(row[~np.isnan(row)].tolist())) <= 1
+    for step in range(1, len(order)):  # adding one changes no residual: the error stays, bit for bit
+        assert order[step] not in flat or err[step] == err[step - 1]
+    assert set(flat) <= set(order.tolist())
+    assert all(np.isfinite(w).all() for w in details["coefs"])

@@ -99,40 +99,136 @@ def _centre_features(X, ptr, scale, features, out):  # pragma: no cover - compil
 
 @njit(cache=True, parallel=True)
 def _row_dots(A, rows, v):  # pragma: no cover - compiled
-    """A[rows] @ v (len(rows),) without copying the rows."""
-    out = np.empty(rows.shape[0])
-    for jj in prange(rows.shape[0]):
-        i = rows[jj]
-        total = 0.0
-        for p in range(v.shape[0]):
-            total += A[i, p] * v[p]
-        out[jj] = total
+    """A[rows] @ v (len(rows),) without copying the rows.
+
+    Four rows at a time, each summed over p = 0..m-1 in order as the one-row loop does (the same
+    float64 result, bit for bit): four independent sums keep the multiply-adds in flight instead
+    of waiting on one running sum (as ``ltrfs.rankers.data_matrix.matvec``).
+    """
+    n = rows.shape[0]
+    m = v.shape[0]
+    out = np.empty(n)
+    for blk in prange((n + 3) // 4):
+        j0 = 4 * blk
+        if j0 + 4 <= n:
+            i0 = rows[j0]
+            i1 = rows[j0 + 1]
+            i2 = rows[j0 + 2]
+            i3 = rows[j0 + 3]
+            t0 = t1 = t2 = t3 = 0.0
+            for p in range(m):
+                vp = v[p]
+                t0 += A[i0, p] * vp
+                t1 += A[i1, p] * vp
+                t2 += A[i2, p] * vp
+                t3 += A[i3, p] * vp
+            out[j0] = t0
+            out[j0 + 1] = t1
+            out[j0 + 2] = t2
+            out[j0 + 3] = t3
+        else:
+            for jj in range(j0, n):
+                i = rows[jj]
+                total = 0.0
+                for p in range(m):
+                    total += A[i, p] * v[p]
+                out[jj] = total
     return out
+
+
+@njit(cache=True)
+def _one_candidate_error(C, U, a, r, s, cy, ptr, i):  # pragma: no cover - compiled
+    """The LQO error after adding feature i (module docstring): the reference loop."""
+    nq = ptr.shape[0] - 1
+    c = 1.0 / (1.0 + s[i])
+    d = c * cy[i]
+    e = 0.0
+    for q in range(nq):
+        lo = ptr[q]
+        hi = ptr[q + 1]
+        cu = 0.0
+        ua = 0.0
+        for p in range(lo, hi):
+            cu += C[i, p] * U[i, p]
+            ua += U[i, p] * a[p]
+        gamma = 1.0 / (-1.0 / c + cu)
+        alpha = d + gamma * (ua - d * cu)
+        for p in range(lo, hi):
+            z = r[p] - alpha * U[i, p]
+            e += z * z
+    return e
 
 
 @njit(cache=True, parallel=True)
 def _candidate_errors(C, U, a, r, s, cy, ptr, cand, out):  # pragma: no cover - compiled
-    """out[j] = LQO error after adding feature cand[j] (module docstring), for every j."""
+    """out[j] = LQO error after adding feature cand[j] (module docstring), for every j.
+
+    Four candidates at a time: each candidate's sums run over the same rows in the same order
+    as ``_one_candidate_error`` (bit for bit the same value); interleaving four independent
+    candidates keeps the additions in flight instead of waiting on one running sum.
+    """
     nq = ptr.shape[0] - 1
-    for jj in prange(cand.shape[0]):
-        i = cand[jj]
-        c = 1.0 / (1.0 + s[i])
-        d = c * cy[i]
-        e = 0.0
-        for q in range(nq):
-            lo = ptr[q]
-            hi = ptr[q + 1]
-            cu = 0.0
-            ua = 0.0
-            for p in range(lo, hi):
-                cu += C[i, p] * U[i, p]
-                ua += U[i, p] * a[p]
-            gamma = 1.0 / (-1.0 / c + cu)
-            alpha = d + gamma * (ua - d * cu)
-            for p in range(lo, hi):
-                z = r[p] - alpha * U[i, p]
-                e += z * z
-        out[jj] = e
+    n = cand.shape[0]
+    for blk in prange((n + 3) // 4):
+        j0 = 4 * blk
+        if j0 + 4 <= n:
+            i0 = cand[j0]
+            i1 = cand[j0 + 1]
+            i2 = cand[j0 + 2]
+            i3 = cand[j0 + 3]
+            c0 = 1.0 / (1.0 + s[i0])
+            c1 = 1.0 / (1.0 + s[i1])
+            c2 = 1.0 / (1.0 + s[i2])
+            c3 = 1.0 / (1.0 + s[i3])
+            d0 = c0 * cy[i0]
+            d1 = c1 * cy[i1]
+            d2 = c2 * cy[i2]
+            d3 = c3 * cy[i3]
+            e0 = e1 = e2 = e3 = 0.0
+            for q in range(nq):
+                lo = ptr[q]
+                hi = ptr[q + 1]
+                cu0 = cu1 = cu2 = cu3 = 0.0
+                ua0 = ua1 = ua2 = ua3 = 0.0
+                for p in range(lo, hi):
+                    ap = a[p]
+                    u0 = U[i0, p]
+                    u1 = U[i1, p]
+                    u2 = U[i2, p]
+                    u3 = U[i3, p]
+                    cu0 += C[i0, p] * u0
+                    ua0 += u0 * ap
+                    cu1 += C[i1, p] * u1
+                    ua1 += u1 * ap
+                    cu2 += C[i2, p] * u2
+                    ua2 += u2 * ap
+                    cu3 += C[i3, p] * u3
+                    ua3 += u3 * ap
+                g0 = 1.0 / (-1.0 / c0 + cu0)
+                g1 = 1.0 / (-1.0 / c1 + cu1)
+                g2 = 1.0 / (-1.0 / c2 + cu2)
+                g3 = 1.0 / (-1.0 / c3 + cu3)
+                al0 = d0 + g0 * (ua0 - d0 * cu0)
+                al1 = d1 + g1 * (ua1 - d1 * cu1)
+                al2 = d2 + g2 * (ua2 - d2 * cu2)
+                al3 = d3 + g3 * (ua3 - d3 * cu3)
+                for p in range(lo, hi):
+                    rp = r[p]
+                    z0 = rp - al0 * U[i0, p]
+                    z1 = rp - al1 * U[i1, p]
+                    z2 = rp - al2 * U[i2, p]
+                    z3 = rp - al3 * U[i3, p]
+                    e0 += z0 * z0
+                    e1 += z1 * z1
+                    e2 += z2 * z2
+                    e3 += z3 * z3
+            out[j0] = e0
+            out[j0 + 1] = e1
+            out[j0 + 2] = e2
+            out[j0 + 3] = e3
+        else:
+            for jj in range(j0, n):
+                out[jj] = _one_candidate_error(C, U, a, r, s, cy, ptr, cand[jj])
 
 
 @njit(cache=True)
@@ -160,33 +256,88 @@ def _query_terms(C, U, a, r, s_b, cy_b, ptr, b):  # pragma: no cover - compiled
     return c, d, cu, gamma
 
 
-@njit(cache=True, parallel=True)
-def _update_features(vb, C, U, s, cy, ptr, b, c, cu, gamma, rest):  # pragma: no cover - compiled
-    """Rank-one update of C, U, s and cy for every feature in ``rest`` after adding feature b."""
+@njit(cache=True)
+def _update_one(vb, C, U, s, cy, ptr, c, cu, gamma, Cb, Ub, cy_b, j):  # pragma: no cover - compiled
+    """The rank-one update of feature j (``_update_features``): the reference loop."""
     nq = ptr.shape[0] - 1
     m = vb.shape[0]
+    t = 0.0
+    for p in range(m):
+        t += vb[p] * C[j, p]
+    t *= c
+    for q in range(nq):
+        lo = ptr[q]
+        hi = ptr[q + 1]
+        h = 0.0
+        for p in range(lo, hi):
+            h += Ub[p] * C[j, p]
+        h = gamma[q] * (h - t * cu[q])
+        for p in range(lo, hi):
+            U[j, p] -= Ub[p] * (t + h)
+    for p in range(m):
+        C[j, p] -= Cb[p] * t
+    s[j] -= t * t / c     # v_j.C_b = v_b.C_j = t / c (G symmetric)
+    cy[j] -= t * cy_b
+
+
+@njit(cache=True, parallel=True)
+def _update_features(vb, C, U, s, cy, ptr, b, c, cu, gamma, rest):  # pragma: no cover - compiled
+    """Rank-one update of C, U, s and cy for every feature in ``rest`` after adding feature b.
+
+    Two features at a time, in one pass that sums both their ``t`` (over all rows in order) and
+    their per-query ``h`` (over the query's rows in order) from C as it was, then one pass that
+    updates U and C: every sum and every element the same operations in the same order as
+    ``_update_one`` (bit for bit), with four independent running sums in flight.
+    """
+    nq = ptr.shape[0] - 1
     Cb = C[b].copy()
     Ub = U[b].copy()
     cy_b = cy[b]
-    for jj in prange(rest.shape[0]):
-        j = rest[jj]
-        t = 0.0
-        for p in range(m):
-            t += vb[p] * C[j, p]
-        t *= c
-        for q in range(nq):
-            lo = ptr[q]
-            hi = ptr[q + 1]
-            h = 0.0
-            for p in range(lo, hi):
-                h += Ub[p] * C[j, p]
-            h = gamma[q] * (h - t * cu[q])
-            for p in range(lo, hi):
-                U[j, p] -= Ub[p] * (t + h)
-        for p in range(m):
-            C[j, p] -= Cb[p] * t
-        s[j] -= t * t / c     # v_j.C_b = v_b.C_j = t / c (G symmetric)
-        cy[j] -= t * cy_b
+    n = rest.shape[0]
+    for blk in prange((n + 1) // 2):
+        j0 = 2 * blk
+        if j0 + 2 <= n:
+            ja = rest[j0]
+            jb = rest[j0 + 1]
+            ha = np.empty(nq)
+            hb = np.empty(nq)
+            ta = 0.0
+            tb = 0.0
+            for q in range(nq):
+                lo = ptr[q]
+                hi = ptr[q + 1]
+                sa = 0.0
+                sb = 0.0
+                for p in range(lo, hi):
+                    ca = C[ja, p]
+                    cb = C[jb, p]
+                    vp = vb[p]
+                    up = Ub[p]
+                    ta += vp * ca
+                    tb += vp * cb
+                    sa += up * ca
+                    sb += up * cb
+                ha[q] = sa
+                hb[q] = sb
+            ta *= c
+            tb *= c
+            for q in range(nq):
+                lo = ptr[q]
+                hi = ptr[q + 1]
+                hqa = gamma[q] * (ha[q] - ta * cu[q])
+                hqb = gamma[q] * (hb[q] - tb * cu[q])
+                for p in range(lo, hi):
+                    U[ja, p] -= Ub[p] * (ta + hqa)
+                    U[jb, p] -= Ub[p] * (tb + hqb)
+                    C[ja, p] -= Cb[p] * ta
+                    C[jb, p] -= Cb[p] * tb
+            s[ja] -= ta * ta / c     # v_j.C_b = v_b.C_j = t / c (G symmetric)
+            s[jb] -= tb * tb / c
+            cy[ja] -= ta * cy_b
+            cy[jb] -= tb * cy_b
+        else:
+            for jj in range(j0, n):
+                _update_one(vb, C, U, s, cy, ptr, c, cu, gamma, Cb, Ub, cy_b, rest[jj])
 
 
 # --------------------------------------------------------------------------------------------
@@ -291,16 +442,35 @@ def greedy_path(X, y, query_ptr, lam: float = 1.0, k: int | None = None, *, pair
     a = yt / lam
     r = yt.copy()                             # LQO residuals of the empty model
     alive = np.ones(n, dtype=bool)
+    # features whose centred column is 0 (constant within every query): their rows of C and U
+    # are 0 and stay 0 (every update adds t = 0 times something), so each one's candidate error
+    # is the same number, sum_p r_p^2 summed as ``_one_candidate_error`` sums it (computed once a
+    # round), their updates change nothing and are skipped, and a round that adds one changes no
+    # value of C, U, s, cy, a or r (only signs of zeros, which no sum or square sees): the next
+    # round's candidate errors are this round's (bit for bit the same as computing them again)
+    zero = ~U.any(axis=1)
     order = np.empty(k, dtype=np.int64)
     errors = np.empty(k, dtype=np.float64)
     coefs = []
     cand_err = np.full((k, n), np.nan) if return_details else None
     previous = _set_threads(n_jobs)
+    last = None                                # (cand, out, b) of a round that added a zero feature
     try:
         for step in range(k):
             cand = np.flatnonzero(alive).astype(np.int64)
-            out = np.empty(len(cand))
-            _candidate_errors(C, U, a, r, s, cy, query_ptr, cand, out)
+            if last is not None:
+                out = last[1][last[0] != last[2]]
+            else:
+                out = np.empty(len(cand))
+                flat = zero[cand]
+                if not flat.any():
+                    _candidate_errors(C, U, a, r, s, cy, query_ptr, cand, out)
+                else:
+                    live = cand[~flat]
+                    part = np.empty(len(live))
+                    _candidate_errors(C, U, a, r, s, cy, query_ptr, live, part)
+                    out[~flat] = part
+                    out[flat] = _one_candidate_error(C, U, a, r, s, cy, query_ptr, int(cand[flat][0]))
             j = int(np.argmin(out))            # first minimum = lowest feature index
             b = int(cand[j])
             order[step] = b
@@ -309,13 +479,14 @@ def greedy_path(X, y, query_ptr, lam: float = 1.0, k: int | None = None, *, pair
                 cand_err[step, cand] = out
             alive[b] = False
             c, d, cu, gamma = _query_terms(C, U, a, r, s[b], cy[b], query_ptr, b)
-            rest = np.flatnonzero(alive).astype(np.int64)
+            rest = np.flatnonzero(alive & ~zero).astype(np.int64)
             vb = np.empty((1, m))
             _centre_features(X, query_ptr, scale, np.array([b]), vb)
             vb = vb[0]
             Cb = C[b].copy()
-            if step + 1 < k and len(rest):
+            if step + 1 < k and len(rest) and not zero[b]:
                 _update_features(vb, C, U, s, cy, query_ptr, b, c, cu, gamma, rest)
+            last = (cand, out, b) if zero[b] else None
             a -= d * Cb
             U[b] = vb                          # row b is no longer read: it keeps X~_b
             if return_details:
