@@ -29,11 +29,11 @@ rule select:
         "../scripts/select.py"
 
 
-# select_batch (default): one job per (dataset, fold) fits every method of the dataset whose
-# algorithm reads only the scorers' tables (the baselines and filters: PLAN.select.batches) in turn
-# (workflow/scripts/select_batch.py), and writes the same files, each method's log included, as
-# rule select's jobs would (each method's log ending with what its part used); the job's own log
-# ends with what the whole job used. Rule select stays for every other method.
+# select_batch (on request; off by default, docs/cluster.md): one job per (dataset, fold) fits every
+# method of the dataset whose algorithm reads only the scorers' tables (the baselines and filters:
+# PLAN.select.batches) in turn (workflow/scripts/select_batch.py), and writes the same files, each
+# method's log included, as rule select's jobs would (each method's log ending with what its part
+# used); the job's own log ends with what the whole job used. Rule select stays for every other method.
 if config["select_batch"]:
     for _dataset, (_name, _methods) in PLAN.select.batches().items():
         _fold = f"{RESULTS}/{_dataset}/fold{{fold}}"

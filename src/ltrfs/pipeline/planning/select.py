@@ -127,6 +127,6 @@ class SelectPlanning:
         return {f"{kind}_{m}": f"{fold_path}/select/{m}.{ext}" for m in methods for kind, ext in SELECT_OUTPUTS.items()}
 
     def batch_scorers(self, fold_path: str, methods) -> dict:
-        """A batched select job's inputs: scorer -> ``{fold_path}/scores/{scorer}.npz`` for each scorer ``methods`` read."""
+        """A batched select job's score files: scorer -> ``{fold_path}/scores/{scorer}.npz``, for ``methods``."""
         scorers = dict.fromkeys(s for m in methods for s in SELECTORS[self.run.algorithm(m)].requires)
         return {s: f"{fold_path}/scores/{s}.npz" for s in scorers}
