@@ -231,6 +231,18 @@ def _candidate_errors(C, U, a, r, s, cy, ptr, cand, out):  # pragma: no cover - 
                 out[jj] = _one_candidate_error(C, U, a, r, s, cy, ptr, cand[jj])
 
 
+def _round_errors(C, U, a, r, s, cy, ptr, cand, flat) -> np.ndarray:
+    """The LQO errors of the candidates ``cand`` (``_candidate_errors``); those whose centred
+    column is zero (``flat``) all have one error, computed once."""
+    out, live = np.empty(len(cand)), cand[~flat]
+    part = np.empty(len(live))
+    _candidate_errors(C, U, a, r, s, cy, ptr, live, part)
+    out[~flat] = part
+    if flat.any():
+        out[flat] = _one_candidate_error(C, U, a, r, s, cy, ptr, int(cand[flat][0]))
+    return out
+
+
 @njit(cache=True)
 def _query_terms(C, U, a, r, s_b, cy_b, ptr, b):  # pragma: no cover - compiled
     """Add feature b to the residuals r (in place); returns (c, d, cu (q,), gamma (q,))."""
@@ -461,16 +473,7 @@ def greedy_path(X, y, query_ptr, lam: float = 1.0, k: int | None = None, *, pair
             if last is not None:
                 out = last[1][last[0] != last[2]]
             else:
-                out = np.empty(len(cand))
-                flat = zero[cand]
-                if not flat.any():
-                    _candidate_errors(C, U, a, r, s, cy, query_ptr, cand, out)
-                else:
-                    live = cand[~flat]
-                    part = np.empty(len(live))
-                    _candidate_errors(C, U, a, r, s, cy, query_ptr, live, part)
-                    out[~flat] = part
-                    out[flat] = _one_candidate_error(C, U, a, r, s, cy, query_ptr, int(cand[flat][0]))
+                out = _round_errors(C, U, a, r, s, cy, query_ptr, cand, zero[cand])
             j = int(np.argmin(out))            # first minimum = lowest feature index
             b = int(cand[j])
             order[step] = b
