@@ -253,11 +253,13 @@ def test_jobs_start_by_the_longest_predicted_chain_of_work(tmp_path, monkeypatch
     assert chain("prepare", **yahoo) == pytest.approx(own("prepare", **yahoo) + max(fold_jobs))
     assert chain("download", dataset="MQ2008") == pytest.approx(
         own("download", dataset="MQ2008") + max(chain("prepare", dataset="MQ2008", fold=str(f)) for f in range(1, 6)))
-    # the board's dearest selection (700 features, 20 lambdas each reweighted up to 50 times: 583
-    # CPU-s measured) starts before every other
+    # the board's three dearest selections (the Yahoo! stand-in's 700 features: FS-BFS, the
+    # log-penalty sparse RankSVM's 20 lambdas reweighted up to 50 times, LambdaMART RFE's 29 fits;
+    # 220-382 CPU-s measured) start before every other
     selects = {dict(w)["dataset"] + "/" + dict(w).get("method", dict(w).get("methods")): v
                for (rule, w), v in chains.items() if rule == "select"}
-    assert max(selects, key=selects.get) == "Yahoo-set2-standin/sparse_ranksvm_log"
+    assert set(sorted(selects, key=selects.get)[-3:]) == {
+        "Yahoo-set2-standin/" + m for m in ("fs_bfs", "sparse_ranksvm_log", "lambdamart_rfe")}
     # the rules' callables: Snakemake's wildcards, a batched rule's fold alone, whole seconds
     select = requests.priority("select")(Wildcards(fromdict={**yahoo, "method": "fsmrank"}))
     assert select == round(chain("select", **yahoo, method="fsmrank")) and isinstance(select, int)
