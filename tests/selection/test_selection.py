@@ -32,6 +32,24 @@ def test_random_is_a_seeded_permutation():
     assert a.support(4).tolist() == a.ranking_[:4].tolist()
 
 
+@pytest.mark.parametrize("name, params, outer, inside", [("random", {}, 2, 1),
+                                                         ("greedy_rankrls", {"n_jobs": 2}, 1, 2)])
+def test_a_fit_runs_blas_on_the_methods_threads_whatever_the_caller_set(monkeypatch, name, params, outer, inside):
+    """A BLAS sum's order depends on its thread count (Greedy RankRLS's path weights on OHSUMED moved
+    in the 11th digit with two threads): a fit sets BLAS to the method's ``n_jobs`` (one without it)."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+    cls = SELECTORS[name]
+    seen, fit = [], cls._fit
+    def spy(self, *args):
+        seen.append({pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"})
+        return fit(self, *args)
+    monkeypatch.setattr(cls, "_fit", spy)
+    data = planted(d=6)
+    with threadpool_limits(limits=outer, user_api="blas"):
+        make_selector(name, **params).fit(data.X, data.y, data.qid, X_val=data.X, y_val=data.y, qid_val=data.qid)
+    assert seen == [{inside}]
+
+
 def test_single_feature_table_matches_per_feature_metrics():
     data = planted(d=5, seed=3)
     table = scoring.single_feature_table(data.X, data.y, data.query_ptr, convention="letor4")

@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ltrfs import scoring
 from ltrfs.checks import check_magnitude, check_qid_values
@@ -168,7 +169,9 @@ class Selector(Estimator):
             raise ValueError(f"{self.name}: chosen_ is not a mapping")
 
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None, precomputed=None):
-        """Learn the feature order.
+        """Learn the feature order. BLAS runs on the method's ``n_jobs`` threads (one for a method
+        without that parameter), as a ranker's fit does: a BLAS sum's order depends on its thread
+        count, so the record must not depend on the machine's cores or on the caller's settings.
 
         Parameters
         ----------
@@ -202,7 +205,8 @@ class Selector(Estimator):
         self.scores_ = None
         constant = constant_within_queries(X, query_ptr)
         self.constant_features_ = np.flatnonzero(constant).astype(np.int64)  # set first: _fit may use it
-        self._fit(X, y, query_ptr, X_val, y_val, qid_val, precomputed or {})
+        with threadpool_limits(limits=int(getattr(self, "n_jobs", 1)), user_api="blas"):
+            self._fit(X, y, query_ptr, X_val, y_val, qid_val, precomputed or {})
         if constant.any() and getattr(self, "constant_last", True) and self.uses_k:
             r = np.asarray(self.ranking_, dtype=np.int64)
             self.ranking_ = np.concatenate([r[~constant[r]], r[constant[r]]])
