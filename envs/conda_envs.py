@@ -22,10 +22,11 @@ TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
 
 def pins(lock: Path) -> list[str]:
-    """The ``name==version`` of every requirement of a hashed lock file, in its order."""
+    """The ``name==version`` of every requirement of a hashed lock file, in its order (its option
+    lines, such as an index, left out)."""
     text = lock.read_text()
     entries = [" ".join(part.split()) for part in re.split(r"\n(?=\S)", text.replace("\\\n", " "))
-               if part.strip() and not part.lstrip().startswith("#")]
+               if part.strip() and not part.lstrip().startswith(("#", "-"))]
     return [re.sub(r"\s*#.*$", "", e).split()[0] for e in entries]
 
 

@@ -52,6 +52,8 @@ def test_the_lock_pins_every_dependency_within_its_specifier_with_hashes():
     assert not set(locks["neural.lock"]) & set(locks["requirements.lock"])
     pinned = set(locks["neural.lock"]) | set(locks["requirements.lock"])
     assert {"filelock", "typing-extensions", "setuptools", "sympy", "networkx", "jinja2", "fsspec", "mpmath"} <= pinned
+    # torch's CPU build is on PyTorch's index only: the lock names it, so a plain pip install -r finds it
+    assert "--extra-index-url https://download.pytorch.org/whl/cpu" in (REPO / "envs/neural.lock").read_text().splitlines()
 
 
 def test_the_conda_environment_pins_the_same_versions_and_stays_small():
