@@ -13,8 +13,11 @@ mask keeps, the baseline from all of them. Per batch of whole queries:
 
 with the reward ``r_q = L_b(q) - L_c(q)``, each query's own losses (``reward="query"``, the
 default: INVASE rewards each sample with its own loss difference, and a query is the unit a
-ranking loss is defined on), or one reward ``L_b - L_c`` of the whole batch for every document
-(``reward="batch"``, as Lyu et al.'s code); a reward is a constant to the actor. Scoring mode: the
+ranking loss is defined on), one reward ``L_b - L_c`` of the whole batch for every document
+(``reward="batch"``), or none (``reward="none"``: the actor learns from ``lam x mean(p)`` alone,
+what Lyu et al.'s code does in effect: its reward is a softmax cross-entropy over the critic's
+and the baseline's single output column, so both losses are 0 for every document); a reward is
+a constant to the actor. Scoring mode: the
 mask ``p(z) > 0.5`` and the critic's score; early stopping on its vali metric.
 
 Ranking (a global order from per-document masks, as Lyu et al.): how many training documents'
@@ -43,9 +46,9 @@ class INVASE(NeuralSelector):
     lam : float >= 0, default 0.1
         Weight of the mean selection probability in the actor's loss (the authors' 0.1): the
         larger, the fewer features each document keeps.
-    reward : {"query", "batch"}, default "query"
-        The actor's reward: each query's loss difference for its documents, or the batch's for
-        all (Lyu et al.'s code).
+    reward : {"query", "batch", "none"}, default "query"
+        The actor's reward: each query's loss difference for its documents, the batch's for all,
+        or none (the sparsity term alone: Lyu et al.'s code in effect, module docstring).
     hidden, activation, dropout : as ranker ``mlp``, default [256, 256, 256], "tanh", 0.3
         The actor's, the critic's and the baseline's layers (three networks of that shape).
     %(neural_training)s
@@ -78,7 +81,7 @@ class INVASE(NeuralSelector):
     """
 
     name = "invase"
-    parameters = {**NeuralSelector.parameters, "lam": [Real(0)], "reward": [Options("query", "batch")]}
+    parameters = {**NeuralSelector.parameters, "lam": [Real(0)], "reward": [Options("query", "batch", "none")]}
 
     def __init__(self, lam=0.1, reward="query", hidden=(256, 256, 256), activation="tanh", dropout=0.3, loss="listwise", epochs=20,
                  batch_size=10, learning_rate=1e-3, weight_decay=1e-4, patience=10, metric="ndcg@10",
@@ -113,6 +116,10 @@ class INVASE(NeuralSelector):
             critic_scores, baseline_scores = module.critic(z * mask).reshape(-1), module.baseline(z).reshape(-1)
             critic = descend(torch, critic_scores, y, ptr, loss_fn)
             baseline = descend(torch, baseline_scores, y, ptr, loss_fn)
+            if self.reward == "none":               # the selection probabilities' mean alone
+                actor = lam * p.mean()
+                actor.backward()
+                return critic
             if self.reward == "query":
                 gap = (query_losses(name, baseline_scores.detach().numpy().astype(np.float64), y, ptr)
                        - query_losses(name, critic_scores.detach().numpy().astype(np.float64), y, ptr))
