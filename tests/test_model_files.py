@@ -4,6 +4,7 @@ of its own is written as JSON that runs no code when read, loaded from anyone (a
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -301,6 +302,34 @@ def test_hand_edited_model_gives_one_line_error(tmp_path, split, capsys, how, me
     assert main(["predict", str(path), str(tmp_path / "d.txt")]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"ltrfs: error: {path}: ") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("ranker, param, value, message", [
+    ("mlp", "activation", "sigmoid", "mlp: activation must be one of tanh, relu; got 'sigmoid'"),
+    ("ranksvm", "C", -1.0, "ranksvm: C must be a finite number > 0; got -1.0"),
+])
+def test_a_parameter_fit_refuses_is_refused_when_the_model_loads(tmp_path, split, capsys, ranker, param, value, message):
+    """A hand-edited parameter the ranker's fit would refuse is refused by ``validate_params`` as the
+    state is read, in one line naming the file (an mlp with activation "sigmoid" loaded, and its
+    predict failed with a bare KeyError: 'sigmoid')."""
+    from ltrfs.formats import RETRAIN
+    from ltrfs.state import estimator_from_state
+
+    X, y, qid, *_ = split
+    path = tmp_path / "m.model"
+    save_models(path, {5: _record(make_ranker(ranker, **_fast(ranker)).fit(X, y, qid))})
+    doc = json.loads(path.read_text())
+    [entry] = [item for item in doc["models"]["5"]["model"]["params"]["items"] if item[0] == param]
+    entry[1] = value
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        estimator_from_state(doc["models"]["5"]["model"])
+    with pytest.raises(DataError) as info:
+        load_models(path)
+    assert str(info.value) == f"{path}: damaged model file (model 5: {message}); {RETRAIN}"
+    _write_letor(tmp_path / "d.txt", X, y, qid)
+    assert main(["predict", str(path), str(tmp_path / "d.txt")]) == 2
+    assert capsys.readouterr().err == f"ltrfs: error: {info.value}\n"
 
 
 @pytest.mark.parametrize("content,message", [

@@ -256,7 +256,8 @@ def estimator_from_state(state: dict, expected: type | tuple | None = None):
     Raises
     ------
     ValueError
-        One line: an unknown class, a parameter it does not take, a missing attribute.
+        One line: an unknown class, a parameter it does not take or a value it refuses
+        (``validate_params``), a missing attribute.
     """
     if not isinstance(state, dict):
         raise ValueError("an estimator's state is not a JSON object")
@@ -298,6 +299,7 @@ def _from_state(state: dict):
         estimator = cls(**decode(state["params"]))
     except TypeError as exc:
         raise ValueError(f"{state['name']}: bad parameters ({exc})") from None
+    estimator.validate_params()  # a value fit would refuse (an unknown activation) fails here, not in predict
     attributes = state["attributes"]
     optional = set(getattr(cls, "optional_state_attributes", ()))
     missing = [a for a in cls.state_attributes or () if a not in optional and a not in attributes]

@@ -1,6 +1,6 @@
 """The LassoNet selector: the planted features leave the path last, the path keeps LassoNet's
-hierarchy and records when features leave, the same seed gives the same scores, and a missing
-lassonet package is one line naming it."""
+hierarchy and records when features leave, the same seed gives the same scores (another seed,
+another ranking), and a missing lassonet package is one line naming it."""
 from __future__ import annotations
 
 import sys
@@ -92,6 +92,10 @@ def test_same_seed_same_ranking(planted_split):
     # 8 steps end at lambda 1.25^7 = 4.8, before any feature leaves (the noise leaves near 50):
     # all score the next lambda and rank by |theta_j|
     assert a.chosen_["features_in_at_end"] == 8 and (a.scores_ == a.chosen_["lambda_end"] * 1.25).all()
+    # another seed, another fit: other weights, so another |theta_j| order (the scores_, the next
+    # lambda for every feature, are the same: no feature left either path)
+    c = fit(planted_split, max_path_steps=8, random_state=1)
+    assert c.chosen_["train_loss"] != a.chosen_["train_loss"] and not np.array_equal(c.ranking_, a.ranking_)
 
 
 def test_without_a_step_limit_the_path_runs_until_no_feature_is_left(planted_split):

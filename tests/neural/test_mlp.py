@@ -134,3 +134,37 @@ def test_an_extra_package_that_is_there_but_does_not_import_says_so(monkeypatch)
                                          r"cannot open shared object file\); pip install") as err:
         import_extra("torch", "mlp", "PyTorch")
     assert "\n" not in str(err.value)
+
+
+def test_training_data_with_nothing_to_learn_is_a_one_line_error(monkeypatch):
+    """Queries of one document (or of one label) give the pairwise and listwise losses no gradient:
+    the fit is refused in one line before any training, not run at loss 0 from the initial weights.
+    One query that can contribute is enough, and the batches stay those of ``useful_queries``."""
+    import ltrfs.neural.mlp as mlp_module
+    from ltrfs.neural.training import learnable_queries, useful_queries
+
+    rng = np.random.default_rng(0)
+    X, y, qid = rng.random((12, 3)), np.array([1, 2, 0, 1, 1, 1, 0, 0, 2, 0, 1, 1]), np.arange(12)
+    session = mlp_module.torch_session
+    monkeypatch.setattr(mlp_module, "torch_session", None)  # the refusal comes before any training
+    for loss, need in (("pairwise", "two documents of different labels"),
+                       ("listwise", "two or more documents and a label above 0")):
+        with pytest.raises(ValueError) as err:
+            make_ranker("mlp", hidden=[4], epochs=2, loss=loss).fit(X, y, qid)
+        assert str(err.value) == (f"mlp: no training query can contribute to the {loss} loss (12 queries, none with "
+                                  f"{need}): nothing would be learnt")
+    # queries of two documents: labels (1, 2) (0, 1) (1, 1) (0, 0) (2, 0) (1, 1)
+    ptr = np.arange(0, 13, 2)
+    assert learnable_queries("pairwise", y, ptr).tolist() == useful_queries("pairwise", y, ptr).tolist() == [0, 1, 4]
+    assert learnable_queries("listwise", y, ptr).tolist() == [0, 1, 2, 4, 5]
+    assert learnable_queries("pointwise", y, ptr).tolist() == list(range(6))
+    # the listwise loss's batches keep a one-document query with a relevant label (no number moves),
+    # though it alone could not teach anything
+    one = np.array([0, 1, 3])
+    assert useful_queries("listwise", y[:3], one).tolist() == [0, 1]
+    assert learnable_queries("listwise", y[:3], one).tolist() == [1]
+    monkeypatch.setattr(mlp_module, "torch_session", session)
+    pair = np.r_[0, 1, np.arange(1, 11)]  # rows 1 and 2 one query of labels 2 and 0: one pair
+    ranker = make_ranker("mlp", hidden=[4], epochs=2, loss="pairwise").fit(X, y, pair)
+    assert ranker.n_iter_ == 2 and ranker.train_loss_[0] > 0
+    assert make_ranker("mlp", hidden=[4], epochs=2, loss="pointwise").fit(X, y, qid).train_loss_[0] > 0

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from ltrfs.docstrings import fill_doc
 from ltrfs.neural.masks import annealed, gumbel_noise
-from ltrfs.neural.network import build_mlp
+from ltrfs.neural.network import build_mlp, to_numpy
 from ltrfs.neural.selector import TRAINING_DOC, NeuralSelector, mask_size
 from ltrfs.neural.training import ranking_step
 from ltrfs.params import Boolean, Integer, Real
@@ -150,6 +150,10 @@ class ConcreteAutoencoder(NeuralSelector):
     def _loss_name(self) -> str:
         return f"{self.loss} loss" if self.supervised else "reconstruction error"
 
+    def _check_learnable(self, y, query_ptr) -> None:
+        if self.supervised:  # unsupervised: every document is a reconstruction target
+            super()._check_learnable(y, query_ptr)
+
     def _queries(self, y, query_ptr):
         return super()._queries(y, query_ptr) if self.supervised else list(range(len(query_ptr) - 1))
 
@@ -160,6 +164,6 @@ class ConcreteAutoencoder(NeuralSelector):
         self.chosen_["final_temperature"] = float(module.temperature)
         picked = sorted({int(j) for j in module.logits.argmax(dim=-1)})
         self.chosen_["picked"] = picked
-        scores = torch.softmax(module.logits, dim=-1).amax(dim=0).double().numpy()
+        scores = to_numpy(torch.softmax(module.logits, dim=-1).amax(dim=0).double())
         scores[picked] += 1.0
         return scores

@@ -29,7 +29,7 @@ import numpy as np
 
 from ltrfs.docstrings import fill_doc
 from ltrfs.neural.masks import annealed, gumbel_topk, topk_mask
-from ltrfs.neural.network import build_mlp
+from ltrfs.neural.network import build_mlp, to_numpy
 from ltrfs.neural.selector import TRAINING_DOC, NeuralSelector, mask_size
 from ltrfs.params import Integer, Real
 
@@ -131,4 +131,4 @@ class GL2X(NeuralSelector):
 
     def _order(self, torch, module, Z) -> np.ndarray:
         self.chosen_["final_temperature"] = float(module.temperature)
-        return module.logits.detach().reshape(-1).double().numpy()
+        return to_numpy(module.logits.reshape(-1).double())

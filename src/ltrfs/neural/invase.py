@@ -29,7 +29,7 @@ import numpy as np
 
 from ltrfs.docstrings import fill_doc
 from ltrfs.neural.losses import query_losses, ranking_loss
-from ltrfs.neural.network import build_mlp
+from ltrfs.neural.network import build_mlp, to_numpy, to_tensor
 from ltrfs.neural.selector import TRAINING_DOC, NeuralSelector, in_chunks
 from ltrfs.neural.training import descend
 from ltrfs.params import Options, Real
@@ -121,9 +121,9 @@ class INVASE(NeuralSelector):
                 actor.backward()
                 return critic
             if self.reward == "query":
-                gap = (query_losses(name, baseline_scores.detach().numpy().astype(np.float64), y, ptr)
-                       - query_losses(name, critic_scores.detach().numpy().astype(np.float64), y, ptr))
-                reward = torch.from_numpy(np.repeat(gap, np.diff(ptr))).to(z.dtype)
+                gap = (query_losses(name, to_numpy(baseline_scores).astype(np.float64), y, ptr)
+                       - query_losses(name, to_numpy(critic_scores).astype(np.float64), y, ptr))
+                reward = to_tensor(torch, np.repeat(gap, np.diff(ptr))).to(z.dtype)
             else:
                 reward = torch.full((len(z),), baseline - critic, dtype=z.dtype)
             log_likelihood = (mask * torch.log(p + 1e-8) + (1 - mask) * torch.log(1 - p + 1e-8)).sum(dim=1)

@@ -29,7 +29,7 @@ the smallest 1e-6 x 2^n at which up to 10,000 proximal steps alone zero a featur
 network; seconds to tens of seconds) divided by the learning rate. A feature leaves only once
 lambda outweighs its gradient and, through the hierarchy, about M times the sum of its column of
 W; by default the path goes on until no feature is left (the package's path), which may take
-a few hundred lambdas at x 1.02. Lyu et al.'s path (x 1.02 over at most 100 steps: a factor 7.2)
+a few hundred lambdas at x 1.02. Lyu et al.'s path (x 1.02 over at most 100 steps: a factor 7.1)
 may end before any feature leaves, and the ranking is then |theta_j| alone
 (``chosen_["features_in_at_end"]`` = d, and a warning): a larger ``path_multiplier`` or
 ``max_path_steps`` reaches it (docs/neural.md).
@@ -62,7 +62,7 @@ import logging
 import numpy as np
 
 from ltrfs.docstrings import fill_doc
-from ltrfs.neural.network import import_extra
+from ltrfs.neural.network import import_extra, to_numpy
 from ltrfs.neural.selector import NETWORK_PARAMETERS, TRAINING_DOC, NeuralSelector
 from ltrfs.params import Integer, Options, Real
 
@@ -226,7 +226,7 @@ class LassoNetSelector(NeuralSelector):
             lambda_ = float(self.lambda_start)
         self.chosen_["lambda_start"] = lambda_
         optimiser = _ProxSteps(torch.optim.SGD(model.parameters(), lr=lr, momentum=PATH_MOMENTUM), model, self.M)
-        inside = model.input_mask().numpy().copy()
+        inside = to_numpy(model.input_mask()).copy()
         left = np.full(len(inside), np.nan)
         left[~inside] = 0.0  # out before the path (theta 0 after the dense phase): last
         table, first_left, lambda_end = [], None, lambda_
@@ -245,7 +245,7 @@ class LassoNetSelector(NeuralSelector):
                     watch.update(0, watch.score(run.score_vali()), ())
             history = run.train(self.path_epochs, watch, optimiser=optimiser, snapshot=lambda: (),
                                 name=f"{self.name} lambda {lambda_:.4g}")
-            now = model.input_mask().numpy()
+            now = to_numpy(model.input_mask())
             gone = inside & ~now
             left[gone] = lambda_
             inside &= now
@@ -266,7 +266,7 @@ class LassoNetSelector(NeuralSelector):
                         "alone; raise path_multiplier or max_path_steps", self.name, len(table),
                         self.chosen_["lambda_start"], lambda_end)
         with torch.no_grad():
-            theta = torch.linalg.vector_norm(model.skip.weight, dim=0).double().numpy()
+            theta = to_numpy(torch.linalg.vector_norm(model.skip.weight, dim=0).double())
         self.chosen_.update({"lambda_end": lambda_end, "path_steps": len(table),
                              "path_epochs": int(sum(row["epochs"] for row in table))})
         self.details_ = {"path": table}

@@ -45,7 +45,7 @@ from ltrfs.docstrings import fill_doc
 from ltrfs.neural.losses import RANKING_LOSSES
 from ltrfs.neural.network import ACTIVATIONS, build_mlp, forward, layer_arrays, torch_session
 from ltrfs.neural.selector import standardised
-from ltrfs.neural.training import ranking_step, train_epochs, useful_queries
+from ltrfs.neural.training import ranking_step, require_learnable, train_epochs, useful_queries
 from ltrfs.params import Integer, ListOf, Options, Real
 from ltrfs.rankers.base import Ranker
 from ltrfs.rankers.ranknet import COMMON_PARAMETERS, ValidationTracker, finish_validation
@@ -153,6 +153,7 @@ class MLPRanker(Ranker):
 
     def _fit(self, X, y, query_ptr, vali):
         start = time.perf_counter()
+        require_learnable(self.name, self.loss, y, query_ptr)
         Z, mean, scale = standardised(X)
         tracker = None
         with torch_session(self.name, self.random_state, self.n_jobs) as torch:

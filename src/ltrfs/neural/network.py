@@ -9,13 +9,19 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 from contextlib import contextmanager
 
 import numpy as np
 
 from ltrfs.neural import INSTALL_HINT
 
-__all__ = ["ACTIVATIONS", "import_extra", "import_torch", "torch_session", "build_mlp", "linear_layers", "layer_arrays", "forward"]
+__all__ = ["ACTIVATIONS", "DEVICE_VARIABLE", "import_extra", "import_torch", "neural_device", "torch_session",
+           "to_tensor", "to_numpy", "build_mlp", "linear_layers", "layer_arrays", "forward"]
+
+#: the environment variable that chooses where the neural methods train: ``auto`` (the default: a
+#: CUDA GPU when PyTorch sees one, else the CPU), ``cpu`` or ``cuda``
+DEVICE_VARIABLE = "LTRFS_NEURAL_DEVICE"
 
 #: the hidden layers' activation: name -> NumPy function (PyTorch's module of the same name trains)
 ACTIVATIONS = {"tanh": np.tanh, "relu": lambda h: np.maximum(h, 0.0)}
@@ -52,12 +58,40 @@ def import_torch(what: str):
     return import_extra("torch", what, "PyTorch")
 
 
+def neural_device(torch, value: str | None = None):
+    """The ``torch.device`` a fit trains on: ``value`` (default: the environment variable
+    ``LTRFS_NEURAL_DEVICE``, else ``"auto"``), ``auto`` being a CUDA GPU when PyTorch sees one and
+    the CPU otherwise; a one-line ValueError for another value or ``cuda`` without a GPU.
+
+    Parameters
+    ----------
+    torch : module
+    value : {"auto", "cpu", "cuda"} or None, default None
+
+    Returns
+    -------
+    torch.device
+    """
+    value = os.environ.get(DEVICE_VARIABLE, "auto") if value is None else value
+    if value not in ("auto", "cpu", "cuda"):
+        raise ValueError(f"{DEVICE_VARIABLE}={value!r}: expected auto, cpu or cuda")
+    has_gpu = bool(torch.cuda.is_available())
+    if value == "cuda" and not has_gpu:
+        raise ValueError(f"{DEVICE_VARIABLE}=cuda, but PyTorch {torch.__version__} sees no CUDA GPU")
+    return torch.device("cuda" if value == "cuda" or (value == "auto" and has_gpu) else "cpu")
+
+
 @contextmanager
 def torch_session(what: str, seed: int, threads: int):
-    """PyTorch seeded, on ``threads`` threads and with deterministic kernels, for one fit.
+    """PyTorch seeded, on ``threads`` threads and with deterministic kernels, for one fit, on the
+    device ``neural_device`` chooses (a GPU: the default device of the session, so the networks and
+    the random draws are made there; cuBLAS in its deterministic workspace mode).
 
-    The global random state and thread count are restored afterwards (``torch.random.fork_rng``),
-    so a fit changes nothing outside itself.
+    The global random state, thread count and default device are restored afterwards
+    (``torch.random.fork_rng``), so a fit changes nothing outside itself. On the CPU the default
+    device is left alone (PyTorch's device mode costs every call), and the numbers do not depend on
+    whether a GPU is present; a GPU's kernels sum in other orders, so a fit there is repeatable on
+    that GPU, not equal to the CPU's (the published tables are the CPU's: docs/neural.md).
 
     Parameters
     ----------
@@ -74,17 +108,36 @@ def torch_session(what: str, seed: int, threads: int):
         ``torch``.
     """
     torch = import_torch(what)
+    device = neural_device(torch)
+    gpu = device.type == "cuda"
+    if gpu:  # deterministic cuBLAS needs a fixed workspace (PyTorch's reproducibility notes)
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     threads_before = torch.get_num_threads()
     deterministic_before = torch.are_deterministic_algorithms_enabled()
+    device_before = torch.get_default_device()
     torch.set_num_threads(int(threads))
     torch.use_deterministic_algorithms(True)
     try:
-        with torch.random.fork_rng(devices=[]):
+        with torch.random.fork_rng(devices=[torch.cuda.current_device()] if gpu else []):
             torch.manual_seed(int(seed))
+            if gpu:
+                torch.set_default_device(device)
             yield torch
     finally:
+        if gpu:
+            torch.set_default_device(device_before)
         torch.set_num_threads(threads_before)
         torch.use_deterministic_algorithms(deterministic_before)
+
+
+def to_tensor(torch, array):
+    """``torch.from_numpy(array)`` on the session's default device (the same memory on the CPU)."""
+    return torch.from_numpy(array).to(torch.get_default_device())
+
+
+def to_numpy(tensor):
+    """The tensor's values as an ndarray, copied from a GPU (the same memory on the CPU)."""
+    return tensor.detach().cpu().numpy()
 
 
 def build_mlp(torch, d: int, hidden=(256, 256, 256), activation: str = "tanh", dropout: float = 0.0, out: int = 1):
@@ -131,8 +184,8 @@ def linear_layers(module) -> list:
 def layer_arrays(module) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Copies of the Linear layers' weights as float32 arrays: (coefs (in, out), intercepts (out,))."""
     layers = linear_layers(module)
-    coefs = [layer.weight.detach().numpy().T.astype(np.float32, copy=True) for layer in layers]
-    intercepts = [layer.bias.detach().numpy().astype(np.float32, copy=True) for layer in layers]
+    coefs = [to_numpy(layer.weight).T.astype(np.float32, copy=True) for layer in layers]
+    intercepts = [to_numpy(layer.bias).astype(np.float32, copy=True) for layer in layers]
     return coefs, intercepts
 
 

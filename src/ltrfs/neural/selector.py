@@ -20,9 +20,9 @@ import math
 
 import numpy as np
 
-from ltrfs.checks import check_validation_split
-from ltrfs.neural.network import ACTIVATIONS, torch_session
-from ltrfs.neural.training import ranking_step, train_epochs, useful_queries
+from ltrfs.checks import check_validation_split, check_X, k_above_d
+from ltrfs.neural.network import ACTIVATIONS, to_numpy, to_tensor, torch_session
+from ltrfs.neural.training import ranking_step, require_learnable, train_epochs, useful_queries
 from ltrfs.neural.losses import RANKING_LOSSES
 from ltrfs.params import Integer, ListOf, Options, Real
 from ltrfs.rankers.base import column_statistics
@@ -59,8 +59,10 @@ NETWORK_PARAMETERS = {
 
 def mask_size(k, d: int, name: str | None = None) -> int:
     """Features a mask keeps: ``k`` itself (an int, at most d) or the share ``k`` of d (a float in
-    (0, 1), ``int(k d)`` as Lyu et al. count a share, at least 1). With ``name``, a mask of every feature is logged as a warning:
-    it selects nothing, and the ranking read off it says little.
+    (0, 1), ``int(k d)`` as Lyu et al. count a share, at least 1). A k above d keeps all d, as
+    everywhere in ltrfs (``ltrfs.checks.k_above_d``). With ``name``, a mask of every feature is
+    logged as a warning in one line naming the method, k and d: it selects nothing, and the
+    ranking read off it says little.
 
     Parameters
     ----------
@@ -84,8 +86,9 @@ def mask_size(k, d: int, name: str | None = None) -> int:
     else:
         size = int(max(1, min(d, math.floor(float(k) * d + 1e-9))))
     if name is not None and size >= d:
-        log.warning("%s: a mask of k = %s keeps all %d features: it selects nothing, and the ranking read off it "
-                    "says little; give k below d", name, k, d)
+        above = k_above_d([k], d) if isinstance(k, (int, np.integer)) else None  # "k 50 exceeds the 46 features: ..."
+        mask = f"{above}: a mask of every feature" if above else f"a mask of k = {k} keeps all {d} features: it"
+        log.warning("%s: %s selects nothing, and the ranking read off it says little; give k below %d", name, mask, d)
     return size
 
 
@@ -125,7 +128,7 @@ def in_chunks(function, Z, chunk: int = 65536) -> np.ndarray:
     float64 ndarray
         The blocks' results along the first axis.
     """
-    parts = [function(Z[a:a + chunk]).double().numpy() for a in range(0, len(Z), chunk)]
+    parts = [to_numpy(function(Z[a:a + chunk]).double()) for a in range(0, len(Z), chunk)]
     return np.concatenate(parts) if parts else np.zeros(0)
 
 
@@ -144,6 +147,42 @@ class NeuralSelector(Selector):
 
     def needs_validation(self):  # noqa: D102 (Selector's docstring)
         return None  # early stopping when a validation split is given; every epoch otherwise
+
+    def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None, precomputed=None):
+        """``Selector.fit``, the features of the training and the validation split checked first
+        (``ltrfs.checks.check_X``): NaN or inf is refused in one line naming the method, the split
+        and the first position, before any training (a NaN made the training diverge, or failed
+        deep inside PyTorch or pytorch-tabnet).
+
+        Parameters
+        ----------
+        X : array-like, shape (m, d)
+            Training features.
+        y : array-like of int, shape (m,)
+            Relevance labels.
+        qid : array-like, shape (m,)
+            Query id of every row; the rows of a query are contiguous.
+        X_val, y_val, qid_val : array-like or None
+            The validation split (early stopping).
+        precomputed : dict or None
+            Unused by the neural selectors.
+
+        Returns
+        -------
+        self
+        """
+        for what, features in (("X", X), ("X_val", X_val)):
+            if features is not None:
+                try:
+                    check_X(features, what, dtype=None)  # the dtype kept: only checked, not converted
+                except ValueError as exc:
+                    raise ValueError(f"{self.name}: {exc}") from None
+        return super().fit(X, y, qid, X_val, y_val, qid_val, precomputed)
+
+    def _check_learnable(self, y, query_ptr) -> None:
+        """A one-line ValueError when no training query can contribute to the training loss
+        (``ltrfs.neural.training.require_learnable``: the ranking loss by default)."""
+        require_learnable(self.name, self.loss, y, query_ptr)
 
     def _network(self, torch, d: int):  # pragma: no cover - every method gives its own
         raise NotImplementedError
@@ -177,10 +216,11 @@ class NeuralSelector(Selector):
         """The feature scores, or (scores, tie-breaker), of the trained network: ``_order`` on the
         training rows without gradients (LassoNet runs its path here)."""
         with run.torch.no_grad():
-            return self._order(run.torch, run.module, run.torch.from_numpy(run.Z))
+            return self._order(run.torch, run.module, to_tensor(run.torch, run.Z))
 
     def _fit(self, X, y, query_ptr, X_val, y_val, qid_val, precomputed):
         d = X.shape[1]
+        self._check_learnable(y, query_ptr)
         Z, mean, scale = standardised(X)
         vali = check_validation_split(d, X_val, y_val, qid_val) if self.uses_vali else None
         if vali is not None:
@@ -239,7 +279,7 @@ class TrainingRun:
         self.step = owner._step(torch, module)
         self.vali = vali
         self._keys = list(module.state_dict())
-        self._Zv = torch.from_numpy(vali[0]) if vali is not None else None
+        self._Zv = to_tensor(torch, vali[0]) if vali is not None else None
 
     def score_vali(self) -> np.ndarray:
         """The network's scores of the vali rows (float64 (m_val,))."""
@@ -254,7 +294,7 @@ class TrainingRun:
 
     def snapshot(self) -> tuple:
         """A copy of the network's weights."""
-        return tuple(v.detach().numpy().copy() for v in self.module.state_dict().values())
+        return tuple(to_numpy(v).copy() for v in self.module.state_dict().values())
 
     def train(self, epochs: int, tracker, *, optimiser=None, on_epoch=None, snapshot=None, name=None) -> dict:
         """``train_epochs`` on this run.

@@ -1,6 +1,7 @@
-"""TabNet as a global feature selector (Arik and Pfister, TabNet: Attentive Interpretable Tabular
-Learning, AAAI 2021), trained as a ranker as in Lyu, Roy, Oosterhuis and Anand, ECIR 2024
-(docs/neural.md, section 'TabNet').
+"""TabNet, an instance-wise (local) feature selector whose per-document masks are summed into one
+global ranking (Arik and Pfister, TabNet: Attentive Interpretable Tabular Learning, AAAI 2021),
+trained as a ranker as in Lyu, Roy, Oosterhuis and Anand, ECIR 2024 (docs/neural.md, section
+'TabNet').
 
 The network is pytorch-tabnet's (``pytorch_tabnet.tab_network.TabNet``, one output, no
 categorical embeddings, each feature its own group): ``n_steps`` decision steps, each an
@@ -35,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from ltrfs.docstrings import fill_doc
-from ltrfs.neural.network import import_extra
+from ltrfs.neural.network import import_extra, to_numpy, to_tensor
 from ltrfs.neural.losses import ranking_loss
 from ltrfs.neural.selector import NETWORK_PARAMETERS, TRAINING_DOC, NeuralSelector, in_chunks
 from ltrfs.params import Integer, Options, Real
@@ -196,7 +197,7 @@ class TabNetSelector(NeuralSelector):
             if n == 1:  # batch norm cannot train on one row: the loss is reported, nothing is learnt
                 module.eval()
                 with torch.no_grad():
-                    value, _ = loss_fn(module(rows).double().numpy(), y, ptr)
+                    value, _ = loss_fn(to_numpy(module(rows).double()), y, ptr)
                 module.train()
                 return value
             padded = rows
@@ -204,9 +205,9 @@ class TabNetSelector(NeuralSelector):
                 padded = torch.cat([padded, rows[:1]])
             out, m_loss = module.tabnet(padded)
             scores = out.reshape(-1)[:n]
-            value, grad = loss_fn(scores.detach().numpy().astype(np.float64), y, ptr)
+            value, grad = loss_fn(to_numpy(scores).astype(np.float64), y, ptr)
             # d(total)/d(scores) is the ranking loss's gradient; the sparsity term as pytorch-tabnet's fit
-            total = (scores * torch.from_numpy(grad).to(scores.dtype)).sum() - lam * m_loss
+            total = (scores * to_tensor(torch, grad).to(scores.dtype)).sum() - lam * m_loss
             total.backward()
             return value
 

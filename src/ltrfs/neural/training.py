@@ -2,13 +2,14 @@
 (``ltrfs.neural.losses``), Adam, and early stopping on a validation metric.
 
 Per epoch: the training queries (``queries``: for a ranking loss, those that can contribute to it,
-``useful_queries``) are shuffled with the fit's NumPy generator and cut into batches of
-``batch_size`` queries; for each batch ``step(rows, labels, offsets)`` computes the batch's loss
-and its gradients (``ranking_step``: the module scores the rows, the ranking loss's gradient with
-respect to the scores goes back through it; a method with several parts, such as INVASE, writes
-its own step), and Adam takes one step on every parameter of the module. After the epoch
-``on_epoch(epoch)`` runs (a temperature schedule, say), then, with a tracker, the validation
-metric of ``score_vali()`` is recorded and ``snapshot()`` is kept when it is the best so far
+``useful_queries``; a fit where none can, ``require_learnable``, is refused before training) are
+shuffled with the fit's NumPy generator and cut into batches of ``batch_size`` queries; for each
+batch ``step(rows, labels, offsets)`` computes the batch's loss and its gradients
+(``ranking_step``: the module scores the rows, the ranking loss's gradient with respect to the
+scores goes back through it; a method with several parts, such as INVASE, writes its own step),
+and Adam takes one step on every parameter of the module. After the epoch ``on_epoch(epoch)``
+runs (a temperature schedule, say), then, with a tracker, the validation metric of
+``score_vali()`` is recorded and ``snapshot()`` is kept when it is the best so far
 (``ltrfs.rankers.ranknet.ValidationTracker``: strictly better, so the first best epoch on ties;
 ``patience`` epochs without improvement stop training).
 """
@@ -20,9 +21,10 @@ import time
 import numpy as np
 
 from ltrfs.neural.losses import ranking_loss
+from ltrfs.neural.network import to_numpy, to_tensor
 from ltrfs.rankers.pairs import count_pairs
 
-__all__ = ["useful_queries", "ranking_step", "descend", "train_epochs"]
+__all__ = ["useful_queries", "learnable_queries", "require_learnable", "ranking_step", "descend", "train_epochs"]
 
 log = logging.getLogger("ltrfs")
 
@@ -34,6 +36,64 @@ def useful_queries(loss: str, y: np.ndarray, query_ptr: np.ndarray) -> np.ndarra
     if loss == "listwise":
         return np.flatnonzero(np.add.reduceat(np.asarray(y, dtype=np.float64), query_ptr[:-1]) > 0)
     return np.arange(len(query_ptr) - 1)
+
+
+def learnable_queries(loss: str, y: np.ndarray, query_ptr: np.ndarray) -> np.ndarray:
+    """Indices of the queries whose gradient of ``loss`` is not always 0 (int64 (q',)).
+
+    ``pointwise``: every query (each labelled document is a target); ``pairwise``: a query with
+    two documents of different labels (``useful_queries``); ``listwise``: a query with a relevant
+    document and at least two documents (a query of one document has softmax 1 = its target,
+    whatever its score). A subset of ``useful_queries``, which the batches are made of.
+
+    Parameters
+    ----------
+    loss : {"pointwise", "pairwise", "listwise"}
+    y : ndarray (m,)
+    query_ptr : ndarray of int64 (q + 1,)
+
+    Returns
+    -------
+    int64 ndarray
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y, ptr = np.array([1, 2, 0, 1, 1]), np.array([0, 1, 3, 5])   # labels (1), (2, 0), (1, 1)
+    >>> useful_queries("listwise", y, ptr), learnable_queries("listwise", y, ptr), learnable_queries("pairwise", y, ptr)
+    (array([0, 1, 2]), array([1, 2]), array([1]))
+    """
+    useful = useful_queries(loss, y, query_ptr)
+    if loss == "listwise":
+        useful = useful[np.diff(query_ptr)[useful] >= 2]
+    return useful
+
+
+def require_learnable(name: str, loss: str, y: np.ndarray, query_ptr: np.ndarray) -> None:
+    """A one-line ValueError when no training query can contribute to ``loss`` (``learnable_queries``):
+    the training would run at loss 0 and keep its initial weights.
+
+    Parameters
+    ----------
+    name : str
+        The method, for the message.
+    loss : {"pointwise", "pairwise", "listwise"}
+    y : ndarray (m,)
+    query_ptr : ndarray of int64 (q + 1,)
+
+    Raises
+    ------
+    ValueError
+        One line naming the method, the loss and what no query has.
+    """
+    if len(learnable_queries(loss, y, query_ptr)):
+        return
+    need = {"pairwise": "two documents of different labels",
+            "listwise": "two or more documents and a label above 0"}.get(loss, "a document")
+    q = len(query_ptr) - 1
+    queries = "1 query" if q == 1 else f"{q} queries"
+    raise ValueError(f"{name}: no training query can contribute to the {loss} loss ({queries}, none with {need}): "
+                     "nothing would be learnt")
 
 
 def _batch_rows(queries: np.ndarray, query_ptr: np.ndarray):
@@ -91,9 +151,9 @@ def descend(torch, scores, y, ptr, loss_fn, *, weight: float = 1.0, also=()) -> 
     float
         The batch's loss: ``weight x ranking loss + sum of weight x term``.
     """
-    value, grad = loss_fn(scores.detach().numpy().astype(np.float64), y, ptr)
+    value, grad = loss_fn(to_numpy(scores).astype(np.float64), y, ptr)
     roots = [scores, *(term for term, _ in also)]
-    grads = [torch.from_numpy(weight * grad).to(scores.dtype), *(torch.tensor(w, dtype=t.dtype) for t, w in also)]
+    grads = [to_tensor(torch, weight * grad).to(scores.dtype), *(torch.tensor(w, dtype=t.dtype) for t, w in also)]
     torch.autograd.backward(roots, grads)
     return weight * value + sum(w * float(term.detach()) for term, w in also)
 
@@ -143,7 +203,7 @@ def train_epochs(torch, module, Z, y, query_ptr, *, step, queries, epochs: int, 
     ValueError
         One line, when a batch's loss is not finite (the weights diverged).
     """
-    Zt = torch.from_numpy(np.ascontiguousarray(Z, dtype=np.float32))
+    Zt = to_tensor(torch, np.ascontiguousarray(Z, dtype=np.float32))
     y = np.asarray(y)
     if optimiser is None:
         optimiser = torch.optim.Adam(module.parameters(), lr=float(learning_rate), weight_decay=float(weight_decay))
