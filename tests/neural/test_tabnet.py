@@ -59,6 +59,32 @@ def test_the_importances_are_shares(planted_split, mask_type):
     assert np.array_equal(sel.ranking_, np.lexsort((np.arange(8), -sel.scores_)))
 
 
+@pytest.mark.parametrize("importance", ["total", "per_document"])
+def test_the_importances_sum_the_explain_rows_as_asked(planted_split, monkeypatch, importance):
+    """With an explain matrix known by hand (|z|, each row a document's standardised features, a
+    zero row among them): "total" sums the rows and divides by the total, "per_document" divides
+    each row by its own sum first (a zero row adds nothing); training is the same either way."""
+    from pytorch_tabnet import tab_network
+
+    from ltrfs.neural.selector import standardised
+
+    def known_explain(self, rows):
+        m = rows.abs().double()
+        m[0] = 0.0   # the block's first document explains nothing
+        return m, {0: rows}
+    monkeypatch.setattr(tab_network.TabNet, "forward_masks", known_explain)
+    train, _ = planted_split
+    sel = fit(planted_split, epochs=2, importance=importance)
+    Z = np.abs(standardised(train.X)[0].astype(np.float64))
+    Z[0] = 0.0   # one block of rows (EXPLAIN_CHUNK is larger than the split)
+    rows = Z / np.where(Z.sum(axis=1, keepdims=True) > 0, Z.sum(axis=1, keepdims=True), 1.0) \
+        if importance == "per_document" else Z
+    expected = rows.sum(axis=0) / rows.sum()
+    np.testing.assert_allclose(sel.scores_, expected, rtol=1e-6)
+    other = fit(planted_split, epochs=2, importance="total" if importance == "per_document" else "per_document")
+    assert other.chosen_["train_loss"] == sel.chosen_["train_loss"] and not np.allclose(other.scores_, sel.scores_)
+
+
 def test_batches_of_one_row_or_a_lone_ghost_row_train(planted_split):
     """Batch normalisation cannot train on one row: one-document queries (batches of one row) teach
     nothing, and 17-row batches in ghost batches of 4 (the last of one row) are scored with their

@@ -374,10 +374,11 @@ def test_lyu2024_runs_end_to_end_on_a_generated_mq2008_and_the_stand_ins(tmp_pat
     methods = {name: {"params": dict(small)} for name in ("g_l2x_lyu", "l2x", "invase_lyu", "invase",
                                                             "cae_supervised")}
     methods["g_l2x_lyu"]["params"]["anneal_epochs"] = 50
-    methods["invase_lyu"]["params"]["reward"] = "batch"
+    methods["invase_lyu"]["params"]["reward"] = "none"
     methods["cae_supervised"]["params"].update(supervised=True, anneal_epochs=100)
     methods["lassonet_lyu"] = {"params": {**small, "max_path_steps": 3, "lambda_start": 1.0}}
     methods["tabnet"] = {"params": {"n_d": 8, "n_a": 8, "epochs": 2}}
+    methods["tabnet_lyu"] = {"params": {"n_d": 8, "n_a": 8, "epochs": 2, "importance": "per_document"}}
     methods["ifg"] = {"params": {**small, "n_groups": 3, "group_hidden": [8]}}
     for share in ("05", "10", "30"):  # the mask-based selectors trained per share (experiments lyu2024_shareNN)
         k = {"k": int(share) / 100}

@@ -29,7 +29,10 @@ Ranking: pytorch-tabnet's global importances (its ``feature_importances_``): per
 document the explain matrix ``sum_steps M_step,j x sum(ReLU output of the step)``, summed over
 the training documents (in blocks of rows, evaluation mode) and divided by its total. ``scores_``
 = those importances (non-negative, sum 1; uniform in the degenerate case of every step's
-output being 0 on every document, where the total is 0).
+output being 0 on every document, where the total is 0). ``importance="per_document"`` divides
+each document's row by its own sum first (a row of zeros adds nothing), as pytorch-tabnet's
+``explain(normalize=True)``, which Lyu et al.'s code sums: every document then weighs the same,
+however large its steps' outputs.
 """
 from __future__ import annotations
 
@@ -100,6 +103,9 @@ class TabNetSelector(NeuralSelector):
         Momentum of the batch normalisations' running statistics.
     n_independent, n_shared : int >= 0, default 2 and 2
         GLU layers of each step's own and shared by all steps (not both 0).
+    importance : {"total", "per_document"}, default "total"
+        The explain matrix summed as it is (pytorch-tabnet's ``feature_importances_``), or each
+        document's row normalised to sum 1 first (Lyu et al.'s code; module docstring).
     %(neural_training)s
 
     Attributes
@@ -145,11 +151,12 @@ class TabNetSelector(NeuralSelector):
         "momentum": [Real(0, 1)],
         "n_independent": [Integer(0)],
         "n_shared": [Integer(0)],
+        "importance": [Options("total", "per_document")],
         **TRAINING_PARAMETERS,
     }
 
     def __init__(self, n_d=128, n_a=128, n_steps=4, gamma=1.3, lambda_sparse=0.01, mask_type="sparsemax",
-                 virtual_batch_size=128, momentum=0.02, n_independent=2, n_shared=2, loss="listwise", epochs=20,
+                 virtual_batch_size=128, momentum=0.02, n_independent=2, n_shared=2, importance="total", loss="listwise", epochs=20,
                  batch_size=10, learning_rate=1e-3, weight_decay=1e-4, patience=10, metric="ndcg@10",
                  convention="letor4", ties="expected", random_state=0, n_jobs=1):
         self.n_d = n_d
@@ -162,6 +169,7 @@ class TabNetSelector(NeuralSelector):
         self.momentum = momentum
         self.n_independent = n_independent
         self.n_shared = n_shared
+        self.importance = importance
         self._set_network(locals(), TRAINING_PARAMETERS)
 
     def validate_params(self) -> None:  # noqa: D102 (Estimator's docstring)
@@ -216,11 +224,16 @@ class TabNetSelector(NeuralSelector):
     def _order(self, torch, module, Z) -> np.ndarray:
         module.eval()
         d = Z.shape[1]
+        per_document = self.importance == "per_document"
 
         def explain(rows):  # the block's explain matrix summed over its rows, and its attended count
             m_explain, masks = module.tabnet.forward_masks(rows)
             attended = sum(float((mask > 0).sum()) for mask in masks.values())
-            return torch.cat([m_explain.double().sum(dim=0), torch.tensor([attended], dtype=torch.float64)])[None]
+            m_explain = m_explain.double()
+            if per_document:  # each row to sum 1; a row of zeros stays zeros
+                sums = m_explain.sum(dim=1, keepdim=True)
+                m_explain = m_explain / torch.where(sums > 0, sums, torch.ones_like(sums))
+            return torch.cat([m_explain.sum(dim=0), torch.tensor([attended], dtype=torch.float64)])[None]
 
         sums = in_chunks(explain, Z, chunk=EXPLAIN_CHUNK).sum(axis=0)
         explained, attended = sums[:d], sums[d]
