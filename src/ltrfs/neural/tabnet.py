@@ -156,9 +156,9 @@ class TabNetSelector(NeuralSelector):
     }
 
     def __init__(self, n_d=128, n_a=128, n_steps=4, gamma=1.3, lambda_sparse=0.01, mask_type="sparsemax",
-                 virtual_batch_size=128, momentum=0.02, n_independent=2, n_shared=2, importance="total", loss="listwise", epochs=20,
-                 batch_size=10, learning_rate=1e-3, weight_decay=1e-4, patience=10, metric="ndcg@10",
-                 convention="letor4", ties="expected", random_state=0, n_jobs=1):
+                 virtual_batch_size=128, momentum=0.02, n_independent=2, n_shared=2, importance="total",
+                 loss="listwise", epochs=20, batch_size=10, learning_rate=1e-3, weight_decay=1e-4, patience=10,
+                 metric="ndcg@10", convention="letor4", ties="expected", random_state=0, n_jobs=1):
         self.n_d = n_d
         self.n_a = n_a
         self.n_steps = n_steps
