@@ -2,6 +2,7 @@
 from ../shared/data when it is there."""
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import zipfile
@@ -22,14 +23,26 @@ MQ2008_ZIP = SHARED_DATA / "MQ2008.zip"
 REQUIRE_EXTRAS = os.environ.get("LTRFS_REQUIRE_EXTRAS") == "1"
 
 
+@functools.cache
+def _neural_modules() -> frozenset[str]:
+    """The modules of the neural methods' classes (``ltrfs.neural.lasso_net`` for ``lassonet``),
+    read from the registries without importing them."""
+    from ltrfs.rankers import RANKERS
+    from ltrfs.selection import SELECTORS
+
+    return frozenset(registry.module_of(name) for registry in (SELECTORS, RANKERS) for name in NEURAL_METHODS
+                     if name in registry)
+
+
 def _needs_torch(item) -> bool:
     """A test marked ``neural``, or one parametrised with a method of ``ltrfs.neural.NEURAL_METHODS``
-    (its name, or a string ending in it after a space or a dot)."""
+    (its name, or a string ending in it after a space or a dot) or with its class's module."""
     if item.get_closest_marker("neural") is not None:
         return True
     params = getattr(getattr(item, "callspec", None), "params", {})
-    # a method's name ("mlp"), an id naming it ("ranker mlp") or its module ("ltrfs.neural.mlp")
-    return any(isinstance(v, str) and v.replace(" ", ".").rsplit(".", 1)[-1] in NEURAL_METHODS
+    # a method's name ("mlp"), an id naming it ("ranker mlp") or its module ("ltrfs.neural.lasso_net")
+    return any(isinstance(v, str) and (v.replace(" ", ".").rsplit(".", 1)[-1] in NEURAL_METHODS
+                                       or v in _neural_modules())
                for v in params.values())
 
 
