@@ -149,28 +149,9 @@ class NeuralSelector(Selector):
         return None  # early stopping when a validation split is given; every epoch otherwise
 
     def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None, precomputed=None):
-        """``Selector.fit``, the features of the training and the validation split checked first
-        (``ltrfs.checks.check_X``): NaN or inf is refused in one line naming the method, the split
-        and the first position, before any training (a NaN made the training diverge, or failed
-        deep inside PyTorch or pytorch-tabnet).
-
-        Parameters
-        ----------
-        X : array-like, shape (m, d)
-            Training features.
-        y : array-like of int, shape (m,)
-            Relevance labels.
-        qid : array-like, shape (m,)
-            Query id of every row; the rows of a query are contiguous.
-        X_val, y_val, qid_val : array-like or None
-            The validation split (early stopping).
-        precomputed : dict or None
-            Unused by the neural selectors.
-
-        Returns
-        -------
-        self
-        """
+        """``Selector.fit`` after ``ltrfs.checks.check_X`` on both splits' features: NaN or inf stops it in one line."""
+        # naming the method, the split and the first position, before any training (a NaN made the
+        # training diverge, or failed deep inside PyTorch or pytorch-tabnet)
         for what, features in (("X", X), ("X_val", X_val)):
             if features is not None:
                 try:
