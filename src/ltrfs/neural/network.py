@@ -89,9 +89,9 @@ def torch_session(what: str, seed: int, threads: int):
 
     The global random state, thread count and default device are restored afterwards
     (``torch.random.fork_rng``), so a fit changes nothing outside itself. On the CPU the default
-    device is left alone (PyTorch's device mode costs every call), and the numbers do not depend on
-    whether a GPU is present; a GPU's kernels sum in other orders, so a fit there is repeatable on
-    that GPU, not equal to the CPU's (the published tables are the CPU's: docs/neural.md).
+    device is left alone (PyTorch's device mode costs every call) and a CPU fit is the same with or
+    without a GPU in the machine; a GPU's kernels sum in other orders, so a fit there is repeatable
+    on that GPU, not equal to the CPU's (the published tables are the CPU's: docs/neural.md).
 
     Parameters
     ----------
