@@ -395,7 +395,7 @@ def test_values_beyond_float32s_range_are_one_line(scale):
     X = X.astype(np.float64)
     X[:, [7, 9]] *= scale
     for method in ("pearson", "svm_rfe"):
-        with pytest.raises(ValueError, match=r"^X holds .* at row 0, feature column 7: beyond float32's range") as exc:
+        with pytest.raises(ValueError, match=rf"^{method}: X holds .* at row 0, feature column 7: beyond float32's range") as exc:
             FeatureSelector(method, k=2).fit(X, y, qid)
         assert "\n" not in str(exc.value) and "rescale the feature" in str(exc.value)
 

@@ -30,12 +30,13 @@ WIDEN_ABOVE = 1e15
 
 
 def check_magnitude(X, what: str = "X") -> np.ndarray:
-    """X refused beyond float32's range, and widened to float64 where float32 could overflow.
+    """X refused when not finite or beyond float32's range, and widened to float64 where float32
+    could overflow (one pass over X: its largest and smallest value).
 
     Parameters
     ----------
     X : ndarray, shape (m, d)
-        Features (finite, numeric).
+        Features (numeric).
     what : str, default "X"
         The argument's name in error messages.
 
@@ -48,7 +49,8 @@ def check_magnitude(X, what: str = "X") -> np.ndarray:
     Raises
     ------
     ValueError
-        One line naming the first value beyond float32's range (row and feature column).
+        One line: X does not hold numbers, or the first NaN or inf, or the first value beyond
+        float32's range (row and feature column).
 
     Examples
     --------
@@ -59,11 +61,19 @@ def check_magnitude(X, what: str = "X") -> np.ndarray:
     Traceback (most recent call last):
     ...
     ValueError: X holds 1e+39 at row 0, feature column 0: beyond float32's range (about 3.4e+38) in which ltrfs computes; rescale the feature
+    >>> check_magnitude(np.array([[1.0, 2.0], [np.nan, 3.0]]), "X_val")
+    Traceback (most recent call last):
+    ...
+    ValueError: X_val contains NaN or inf (first at row 1, feature column 0); clean the data first
     """
+    if X.dtype.kind not in "biuf":
+        raise ValueError(f"{what} must hold numbers; got dtype {X.dtype}")
     if X.dtype.kind != "f" or X.size == 0:
         return X
     with np.errstate(invalid="ignore"):
         top = max(float(np.max(X)), -float(np.min(X)))
+    if not np.isfinite(top):  # a NaN propagates through max and min, an inf is the extreme
+        _refuse_not_finite(X, what)
     if top > FLOAT32_MAX:
         row, col = np.argwhere(np.abs(X) > FLOAT32_MAX)[0]
         raise ValueError(f"{what} holds {X[row, col]:.6g} at row {row}, feature column {col}: beyond float32's "
@@ -150,10 +160,15 @@ def check_X(X, what: str = "X", *, n_features: int | None = None, dtype=np.float
         raise ValueError(f"{what} has {X.shape[1]} features but the model was fitted with {n_features}")
     X = np.ascontiguousarray(X, dtype=dtype)
     if X.dtype.kind == "f" and not np.isfinite(X).all():
-        row, col = np.argwhere(~np.isfinite(X))[0]
-        raise ValueError(f"{what} contains NaN or inf (first at row {row}, feature column {col}); "
-                         "clean the data first")
+        _refuse_not_finite(X, what)
     return X
+
+
+def _refuse_not_finite(X: np.ndarray, what: str) -> None:
+    """The one-line ValueError naming the first NaN or inf of X (which must hold one)."""
+    row, col = np.argwhere(~np.isfinite(X))[0]
+    raise ValueError(f"{what} contains NaN or inf (first at row {row}, feature column {col}); "
+                     "clean the data first")
 
 
 def check_labels(y, m: int, what: str = "y") -> np.ndarray:

@@ -229,6 +229,26 @@ def test_every_selector_ranks_the_planted_signal_first(capsys):
     assert not failed, failed
 
 
+@pytest.mark.parametrize("name", sorted(SELECTORS))
+def test_every_selector_refuses_nan_or_inf_in_one_line_before_its_work(name):
+    """Selector.fit's one check: the method named, the split, the first position; before _fit."""
+    if name in NEURAL_METHODS and not (extra_installed() or REQUIRE_EXTRAS):
+        pytest.skip("the neural extra is not installed (tests/neural says so in its skips)")
+    data = planted(n_queries=6, d=6, seed=0)
+    X, y, qid = data.X, data.y, data.qid
+    clean = "; clean the data first"
+    bad = X.copy()
+    bad[3, 2] = np.nan
+    with pytest.raises(ValueError) as nan:
+        make_selector(name).fit(bad, y, qid, X, y, qid)
+    bad_val = X.copy()
+    bad_val[0, 4] = -np.inf
+    with pytest.raises(ValueError) as inf:
+        make_selector(name).fit(X, y, qid, bad_val, y, qid)
+    assert str(nan.value) == f"{name}: X contains NaN or inf (first at row 3, feature column 2){clean}"
+    assert str(inf.value) == f"{name}: X_val contains NaN or inf (first at row 0, feature column 4){clean}"
+
+
 def test_relevant_min_follows_the_dataset_convention():
     """The binarisation of l1_logistic / svm_rfe / the logistic ranker comes from the dataset's
     convention (letor: label >= 1, mslr: label >= 2) unless the method's params set it."""

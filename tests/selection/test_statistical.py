@@ -472,7 +472,7 @@ def test_fit_errors_are_one_line(small):
         L1Logistic(relevant_min=5).fit(small.X, small.y, small.qid)
     X = small.X.copy()
     X[3, 1] = np.nan
-    with pytest.raises(ValueError, match=r"X holds NaN or inf \(row 3, feature id 2\)"):
+    with pytest.raises(ValueError, match=r"^ordinal_cr: X contains NaN or inf \(first at row 3, feature column 1\)"):
         OrdinalCR().fit(X, small.y, small.qid)
 
 

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from ltrfs.checks import check_validation_split, check_X, k_above_d
+from ltrfs.checks import check_validation_split, k_above_d
 from ltrfs.neural.network import ACTIVATIONS, to_numpy, to_tensor, torch_session
 from ltrfs.neural.training import ranking_step, require_learnable, train_epochs, useful_queries
 from ltrfs.neural.losses import RANKING_LOSSES
@@ -147,18 +147,6 @@ class NeuralSelector(Selector):
 
     def needs_validation(self):  # noqa: D102 (Selector's docstring)
         return None  # early stopping when a validation split is given; every epoch otherwise
-
-    def fit(self, X, y, qid, X_val=None, y_val=None, qid_val=None, precomputed=None):
-        """``Selector.fit`` after ``ltrfs.checks.check_X`` on both splits' features: NaN or inf stops it in one line."""
-        # naming the method, the split and the first position, before any training (a NaN made the
-        # training diverge, or failed deep inside PyTorch or pytorch-tabnet)
-        for what, features in (("X", X), ("X_val", X_val)):
-            if features is not None:
-                try:
-                    check_X(features, what, dtype=None)  # the dtype kept: only checked, not converted
-                except ValueError as exc:
-                    raise ValueError(f"{self.name}: {exc}") from None
-        return super().fit(X, y, qid, X_val, y_val, qid_val, precomputed)
 
     def _check_learnable(self, y, query_ptr) -> None:
         """A one-line ValueError when no training query can contribute to the training loss

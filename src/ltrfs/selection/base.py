@@ -195,10 +195,15 @@ class Selector(Estimator):
         y = np.asarray(y)
         if X.ndim != 2 or len(y) != len(X):
             raise ValueError(f"X must be (m, d) with one label per row; got X {X.shape}, y {y.shape}")
-        # beyond float32's range: refused; float32 values that float32 arithmetic could overflow: float64
-        X = check_magnitude(X)
-        if X_val is not None:
-            X_val = check_magnitude(np.asarray(X_val), "X_val")
+        # NaN, inf or beyond float32's range: refused in one line naming the method, before any
+        # work (a NaN made a neural fit diverge, correlations NaN, or a method fail deep inside);
+        # float32 values that float32 arithmetic could overflow: float64
+        try:
+            X = check_magnitude(X)
+            if X_val is not None:
+                X_val = check_magnitude(np.asarray(X_val), "X_val")
+        except ValueError as exc:
+            raise ValueError(f"{self.name}: {exc}") from None
         query_ptr, _ = query_ptr_from_qid(check_qid_values(qid))
         start = time.perf_counter()
         self.chosen_ = {}

@@ -69,7 +69,8 @@ def subsample_rows(m: int, sample_size, random_state) -> np.ndarray | None:
 
 
 def prepare_rows(X, y, query_ptr, sample_size, random_state):
-    """Features, labels and query index of every row, after the optional subsampling.
+    """Features, labels and query index of every row, after the optional subsampling. X is
+    finite: ``Selector.fit`` refused NaN and inf before ``_fit`` runs.
 
     Parameters
     ----------
@@ -83,19 +84,10 @@ def prepare_rows(X, y, query_ptr, sample_size, random_state):
     -------
     (float64 (n, d), int64 (n,), int64 (n,))
         X, y and the query index of every row kept.
-
-    Raises
-    ------
-    ValueError
-        For NaN or infinite features.
     """
     X = np.asarray(X)
     if X.dtype.kind not in "fiub":
         X = X.astype(np.float64)
-    if not np.all(np.isfinite(X)):
-        bad = np.argwhere(~np.isfinite(X))[0]
-        raise ValueError(f"X holds NaN or inf (row {bad[0]}, feature id {bad[1] + 1}); "
-                         "statistical selectors need finite features")
     y = np.asarray(y).astype(np.int64)
     group = np.repeat(np.arange(len(query_ptr) - 1), np.diff(query_ptr))
     rows = subsample_rows(len(y), sample_size, random_state)
