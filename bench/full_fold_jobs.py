@@ -26,8 +26,12 @@ Columns: ``job`` (the benchmark path without ``.tsv``), ``rule``, ``name`` (the 
 With ``--check DATASET`` it predicts that dataset's jobs of the calibration file from the curves
 of the other datasets' jobs and prints the ratios to what they used (the cost model's check).
 
+Ends with the CPU and wall seconds summed by rule and in all. With ``--new-only`` (and
+``--costs``) only the jobs the calibration file does not have are printed and merged: what a run
+on top of another added (the neural board on the plain board's folder).
+
 Run: ``python bench/full_fold_jobs.py RUN --configfile config/config.yaml config/leaderboard.yaml
-[--config key=value ...] [--costs src/ltrfs/pipeline/job_costs.csv] [--dataset NAME]``, or
+[--config key=value ...] [--costs src/ltrfs/pipeline/job_costs.csv [--new-only]] [--dataset NAME]``, or
 ``python bench/full_fold_jobs.py --check MSLR-WEB30K-standin [--docs docs/full_size.md]`` (the
 page's jobs table and the check's count rewritten from the calibration file)
 """
@@ -211,6 +215,19 @@ def markdown(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
+def totals(rows: list[dict]) -> str:
+    """CPU and wall seconds of ``rows`` summed by rule and in all, one line each."""
+    by_rule: dict[str, list[float]] = {}
+    for r in rows:
+        acc = by_rule.setdefault(r["rule"], [0, 0.0, 0.0])
+        acc[0] += 1
+        acc[1] += float(r["cpu_s"])
+        acc[2] += float(r["wall_s"])
+    lines = [f"{rule}: {n} jobs, {cpu:,.0f} CPU-s, {wall:,.0f} wall-s" for rule, (n, cpu, wall) in sorted(by_rule.items())]
+    all_cpu, all_wall = sum(a[1] for a in by_rule.values()), sum(a[2] for a in by_rule.values())
+    return "\n".join(lines + [f"all: {len(rows)} jobs, {all_cpu:,.0f} CPU-s, {all_wall:,.0f} wall-s"])
+
+
 def held_out(rows: list[dict], dataset: str):
     """(curves, jobs): the cost curves fitted on every other dataset's sized jobs
     (``ltrfs.pipeline.resources.fit_curves``) and ``dataset``'s sized jobs, each as (row, its
@@ -342,6 +359,9 @@ def main(argv=None) -> int:
     parser.add_argument("--config", nargs="*", default=[], help="the run's key=value overrides")
     parser.add_argument("--costs", type=Path, help="merge the sized rows into this CSV")
     parser.add_argument("--dataset", help="only this dataset's jobs")
+    parser.add_argument("--new-only", action="store_true",
+                        help="with --costs: only the jobs the file does not have yet (a run on top of another, "
+                             "e.g. the neural board on the plain board's folder), printed and merged")
     parser.add_argument("--docs", type=Path, metavar="PAGE",
                         help="with --check: write DATASET's jobs table and the check's count into PAGE")
     parser.add_argument("--check", metavar="DATASET",
@@ -359,9 +379,14 @@ def main(argv=None) -> int:
     plan = load_plan(args.configfile, args.config) if args.configfile else None
     rows = jobs(args.run, plan, args.dataset)
     if args.costs:
+        known = read(args.costs) if args.costs.exists() else []
+        if args.new_only:
+            have = {r["job"] for r in known}
+            rows = [r for r in rows if r["job"] not in have]
         sized = [r for r in rows if r["held"] is not None]
-        write(args.costs, merge(read(args.costs) if args.costs.exists() else [], sized))
+        write(args.costs, merge(known, sized))
     print(markdown(rows))
+    print(totals(rows))
     return 0
 
 

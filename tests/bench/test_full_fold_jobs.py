@@ -127,6 +127,26 @@ def test_costs_merge_and_markdown(bench, tmp_path, capsys):
     assert "| leaderboard | `board` | 20 | 30 | 0.5 |  |  |" in table
 
 
+def test_new_only_keeps_the_measured_rows_and_sums_what_was_added(bench, tmp_path, capsys):
+    """A run on top of another (the neural board on the plain board's folder): the jobs the
+    calibration file has keep their rows; the others are merged, printed and summed."""
+    write_run(tmp_path)
+    (tmp_path / "benchmarks/select/synthetic/fold1/ig.tsv").write_text(
+        HEAD + "40.0\t0:00:40\t300.0\t1\t1\t1\t0\t0\t99\t35.5\n")
+    costs = tmp_path / "costs.csv"
+    costs.write_text("job,rule,name,dataset,features,cpu_s,wall_s,peak_mb,held,work\n"
+                     "select/synthetic/fold1/gas_e,select,gas_e,synthetic,30,1,1,1,1,1\n")
+    args = [str(tmp_path), "--configfile", str(REPO / "config/config.yaml"), "--config", "results_dir=results/demo",
+            "--costs", str(costs), "--new-only"]
+    assert bench.main(args) == 0
+    rows = {r["job"]: r["cpu_s"] for r in bench.read(costs)}
+    assert rows == {"select/synthetic/fold1/gas_e": 1, "select/synthetic/fold1/ig": 35.5}
+    out = capsys.readouterr().out
+    assert "`gas_e`" not in out and "| select | `ig` | 36 | 40 |" in out
+    assert out.splitlines()[-3:] == ["leaderboard: 1 jobs, 20 CPU-s, 30 wall-s", "select: 1 jobs, 36 CPU-s, 40 wall-s",
+                                     "all: 2 jobs, 56 CPU-s, 70 wall-s"]
+
+
 def test_the_committed_calibration_is_the_docs_table(bench):
     """docs/full_size.md shows the full fold's rows of the calibration file as this script prints them."""
     from ltrfs.pipeline.resources import COSTS_FILE
