@@ -114,16 +114,44 @@ def test_a_title_that_names_the_dataset_is_not_followed_by_it_again(title, datas
     assert Run.experiment_title(run, "demo", dataset) == expected
 
 
-def test_the_recovery_curves_shift_their_lines_by_a_fifth_of_a_step_and_say_so(drawn, tmp_path):
-    recovery = pd.DataFrame([{"dataset": "synthetic", "method": m, "k": k, "precision": 1.0, "recall": k / 10,
-                              "folds": 5} for m in ("a", "b", "c") for k in (3, 6, 10)])
+def _cells(ax) -> dict:
+    """(row label, k label) -> the text written in that cell of a grid panel (the rows are labelled
+    on the first panel: the panels share them)."""
+    rows = [t.get_text() for t in ax.figure.axes[0].get_yticklabels()]
+    cols = [t.get_text() for t in ax.get_xticklabels()]
+    return {(rows[round(t.get_position()[1])], cols[round(t.get_position()[0])]): t.get_text() for t in ax.texts}
+
+
+def test_the_recovery_grids_write_each_value_in_its_cell_best_method_first(drawn, tmp_path):
+    """A row per method ordered by mean precision (ties in the frame's order), a column per k of the
+    dataset, precision and recall side by side per dataset; a missing value is a blank cell."""
+    rows = [{"dataset": "synthetic", "method": m, "k": k, "precision": p, "recall": k / 10, "folds": 5}
+            for m, p in (("a", 0.5), ("b", 1.0), ("c", 0.5)) for k in (3, 6, 10)]
+    rows += [{"dataset": "other", "method": "b", "k": 4, "precision": 0.25, "recall": 0.125, "folds": 1}]
+    recovery = pd.DataFrame([r for r in rows if not (r["method"] == "c" and r["k"] == 6)])
     board.recovery_curves(recovery, tmp_path / "r.png")
     (fig,) = drawn
-    ax = fig.axes[0]
-    xs = np.concatenate([np.asarray(line.get_xdata(), dtype=float) for line in ax.lines])  # precision and recall
-    assert np.abs(xs - np.round(xs)).max() == pytest.approx(0.3)
-    assert ax.get_xlabel() == "k (features selected; lines shifted\nsideways \u2264 \u00b10.3 k)"
-    assert list(ax.get_xticks()) == [3, 6, 10]
+    panels = [ax for ax in fig.axes if ax.get_title()]  # the colour bar has none
+    assert [ax.get_title() for ax in panels] == [
+        "synthetic, 5 folds\nprecision: share of the top k with signal", "synthetic, 5 folds\nrecall: share of the informative found",
+        "other, 1 fold\nprecision: share of the top k with signal", "other, 1 fold\nrecall: share of the informative found"]
+    assert [t.get_text() for t in panels[0].get_yticklabels()] == ["b", "a", "c"]  # b's mean 0.81, a and c 0.5
+    cells = _cells(panels[1])
+    assert cells[("a", "6")] == "0.60" and cells[("b", "10")] == "1.00" and ("c", "6") not in cells
+    assert len(cells) == 8
+    assert _cells(panels[2]) == {("b", "4"): "0.25"} and [t.get_text() for t in panels[2].get_xticklabels()] == ["4"]
+
+
+def test_stability_draws_the_datasets_of_several_folds_and_names_the_others(drawn, tmp_path):
+    stab = pd.DataFrame([{"dataset": d, "method": m, "k": 5, "kuncheva": v, "jaccard": 0.5, "folds": f}
+                         for d, f in (("MQ2008", 5), ("standin", 1)) for m, v in (("x", -0.004), ("y", 0.9))])
+    board.stability_curves(stab, tmp_path / "s.png")
+    board.stability_curves(stab[stab.dataset == "standin"], tmp_path / "t.png")
+    several, single = drawn
+    (panel,) = [ax for ax in several.axes if ax.get_title()]
+    assert panel.get_title().startswith("MQ2008, 5 folds") and _cells(panel) == {("y", "5"): "0.90", ("x", "5"): "0.00"}
+    assert several.texts[-1].get_text() == "Not drawn, one fold: standin."
+    assert [t.get_text() for t in single.axes[0].texts] == ["every dataset has one fold: no pair of folds to compare"]
 
 
 def test_every_k_from_1_to_d_is_drawn_without_error_bars_on_a_wider_panel(drawn, tmp_path):

@@ -1,16 +1,15 @@
-"""The leaderboard's figures: critical-difference diagrams, stability and planted recovery against
-k per dataset, and test accuracy against selection cost with its Pareto front."""
+"""The leaderboard's figures: critical-difference diagrams, stability and planted recovery as grids
+of methods x k per dataset, and test accuracy against selection cost with its Pareto front."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import matplotlib.ticker
-from matplotlib.lines import Line2D
 import numpy as np
 import pandas as pd
 
 from ltrfs.atomic_files import write_text
 from ltrfs.results.figures import style
-from ltrfs.results.figures.style import legend_beside, line_step, max_shift
+from ltrfs.results.figures.style import legend_beside
 
 
 def cd_diagrams(diagrams: list, png, *, alpha: float = 0.05) -> None:
@@ -53,74 +52,96 @@ def cd_diagrams(diagrams: list, png, *, alpha: float = 0.05) -> None:
     style.save(fig, png)
 
 
-def _per_dataset_lines(frame: pd.DataFrame, lines, png, *, ylabel: str, title: str, extra_legend=(),
-                       ylim=None, hline: float | None = None) -> None:
-    """Curves against k: one panel per dataset, one colour per method; ``lines`` is a list of
-    (column, line style, marker) drawn for each method (the first one labelled with the method);
-    ``extra_legend`` (handle, label) pairs explain the styles; ``hline``: a grey dotted level.
-    Each method's points are shifted a little along k (``_line_step``: together a fifth of the
-    smallest step between ks; the x label gives the largest shift), so that methods with equal
-    values stay visible side by side."""
-    datasets = list(dict.fromkeys(frame.dataset)) or [""]
-    methods = list(dict.fromkeys(frame.method))
-    palette = plt.get_cmap("tab20" if len(methods) > 10 else "tab10")
-    fig, axes = plt.subplots(1, len(datasets), figsize=(4.4 * len(datasets), 3.4), squeeze=False, sharey=True)
-    for ax, dataset in zip(axes[0], datasets):
+def _per_dataset_grid(frame: pd.DataFrame, columns, png, *, title: str, value_label: str, vmin: float,
+                      vmax: float, empty: str, note: str = "") -> None:
+    """Values against k as grids of cells, readable with any number of methods (no legend: the rows
+    are labelled, the colour bar gives the scale, each cell writes its value).
+
+    One panel per (dataset, column): a row per method, ordered by its mean of the first column
+    over the datasets (highest first; ties in the frame's order), a column per k of that dataset;
+    a cell without a value stays white.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Columns dataset, method, k, folds and those named in ``columns``.
+    columns : list of (str, str)
+        (column, what it is: the panel's second title line).
+    png : path
+    title, value_label : str
+        The figure's title and the colour bar's label.
+    vmin, vmax : float
+        The colour scale's ends.
+    empty : str
+        Written in place of the panels when ``frame`` has no row.
+    note : str, default ""
+        A line under the panels.
+    """
+    frame = frame.assign(k=frame.k.astype(int))
+    datasets = list(dict.fromkeys(frame.dataset))
+    first = columns[0][0]
+    means = frame.groupby("method", sort=False)[first].mean()
+    methods = list(means.iloc[np.argsort(-means.to_numpy(), kind="stable")].index)
+    panels = [(dataset, column, what) for dataset in datasets for column, what in columns]
+    ks = {dataset: sorted(set(frame[frame.dataset == dataset].k)) for dataset in datasets}
+    widths = [len(ks[dataset]) for dataset, _, _ in panels] or [1]
+    fig, axes = plt.subplots(1, len(widths), squeeze=False, sharey=True, gridspec_kw={"width_ratios": widths},
+                             figsize=(2.0 + sum(0.42 * w + 0.5 for w in widths), 1.7 + 0.2 * max(len(methods), 3)))
+    cmap = plt.get_cmap("viridis").with_extremes(bad="white")
+    image = None
+    for ax, (dataset, column, what) in zip(axes[0], panels):
         part = frame[frame.dataset == dataset]
-        dodge = line_step(part.k, len(methods))
-        for i, method in enumerate(methods):
-            rows = part[part.method == method].sort_values("k")
-            k = rows.k.astype(float) + dodge * (i - (len(methods) - 1) / 2)
-            for j, (column, dash, marker) in enumerate(lines if len(rows) else []):
-                ax.plot(k, rows[column], marker=marker, ms=3, lw=1.2, ls=dash, color=palette(i % palette.N),
-                        label=method if j == 0 else None)
-        if hline is not None:
-            ax.axhline(hline, color="grey", lw=0.8, ls=":")
-        shift = max_shift(dodge, len(methods))
-        ax.set_xlabel(f"k (features selected; lines shifted\nsideways \u2264 \u00b1{shift:.2g} k)" if dodge else
-                      "k (features selected)")
-        n = int(part.folds.max()) if len(part) else 0
-        ax.set_title(f"{dataset}, {n} fold{'s' * (n != 1)}", fontsize=9)
-        ks = sorted(set(part.k.astype(int)))
-        if 0 < len(ks) <= 12:  # ticks at the ks drawn: a point shifted sideways still reads as its k
-            ax.set_xticks(ks)
-        else:
-            ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
-        ax.grid(alpha=0.3)
-        if ylim:
-            ax.set_ylim(*ylim)
-    axes[0][0].set_ylabel(ylabel)
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    handles += [h for h, _ in extra_legend]
-    labels += [lab for _, lab in extra_legend]
+        grid = part.pivot_table(index="method", columns="k", values=column, aggfunc="mean")
+        values = grid.reindex(index=methods, columns=ks[dataset]).to_numpy(dtype=float)
+        image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto",
+                          interpolation="nearest")
+        for (row, col), value in np.ndenumerate(values):
+            if np.isfinite(value):
+                light = (value - vmin) / (vmax - vmin) > 0.6  # viridis is light at its top: dark text there
+                ax.text(col, row, f"{round(value, 2) + 0.0:.2f}", ha="center", va="center", fontsize=6,  # no -0.00
+                        color="black" if light else "white")
+        ax.set_xticks(range(len(ks[dataset])), [str(k) for k in ks[dataset]], fontsize=7)
+        ax.set_yticks(range(len(methods)), methods, fontsize=7)
+        n = int(part.folds.max())
+        ax.set_title(f"{dataset}, {n} fold{'s' * (n != 1)}\n{what}", fontsize=8)
+        ax.set_xlabel("k (features selected)", fontsize=8)
+    if image is None:
+        axes[0][0].text(0.5, 0.5, empty, ha="center", va="center", fontsize=9)
+        axes[0][0].set_axis_off()
+    else:
+        fig.colorbar(image, ax=list(axes[0]), label=value_label, fraction=0.04, pad=0.02)
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    legend_beside(fig, axes[0], handles, labels)
+    if note:
+        fig.text(0.01, 0.0, note, fontsize=8, ha="left", va="top")
     style.save(fig, png)
 
 
 def stability_curves(stab: pd.DataFrame, png) -> None:
-    """Kuncheva's index of the selectors' top-k sets across folds against k.
+    """Kuncheva's index of the selectors' top-k sets across folds, per k: a grid per dataset of
+    more than one fold (a row per method, a cell per k; ``_per_dataset_grid``); the datasets of
+    one fold named under it.
 
-    One panel per dataset, one line per method (0 = the overlap of random k-sets, 1 = the same
-    set in every fold).
+    0 is the overlap of random k-sets, 1 the same set in every fold; the colour scale runs from
+    the lowest value (or 0) to 1.
 
     Parameters
     ----------
     stab : pandas.DataFrame
-        Columns dataset, method, k and kuncheva (mean over fold pairs).
+        Columns dataset, method, k, folds and kuncheva (mean over fold pairs).
     png : path
 
     References
     ----------
     Kuncheva. A stability index for feature selection. AIAP 2007.
     """
-    chance = Line2D([], [], color="grey", lw=0.8, ls=":")
-    one_fold = len(stab) > 0 and (stab.folds == 1).all()  # no pair of folds: nothing to draw
-    _per_dataset_lines(stab, [("kuncheva", "-", "o")], png, hline=0.0,
-                       ylabel="Kuncheva index of top-k sets\n(mean over fold pairs)",
-                       title="Stability of the selection across folds" + (" (one fold: no stability)" if one_fold else ""),
-                       extra_legend=[(chance, "chance (random k-sets)")])
+    several = stab[stab.folds > 1]  # one fold: no pair of folds, nothing to compare
+    single = sorted(set(stab.dataset) - set(several.dataset))
+    low = min(0.0, float(several.kuncheva.min())) if len(several) else 0.0
+    _per_dataset_grid(several, [("kuncheva", "Kuncheva index (mean over fold pairs)")], png,
+                      title="Stability of the selection across folds (0 = random k-sets, 1 = the same set in every fold)",
+                      value_label="Kuncheva index of the top-k sets", vmin=low, vmax=1.0,
+                      empty="every dataset has one fold: no pair of folds to compare",
+                      note=f"Not drawn, one fold: {', '.join(single)}." if single and len(several) else "")
 
 
 def accuracy_vs_cost(chosen: pd.DataFrame, cost: pd.DataFrame, metric: str, png, csv=None, baselines=()) -> None:
@@ -216,23 +237,22 @@ def _unmeasured_note(unmeasured: pd.DataFrame) -> str:
 
 
 def recovery_curves(recovery: pd.DataFrame, png, csv=None) -> None:
-    """How many planted features each selector finds on generated data, against k.
-
-    Precision of each selector's top k against the features that carry signal (solid) and recall
-    of its informative features (dashed), means over folds; one panel per generated dataset, one
-    colour per method.
+    """How many planted features each selector finds on generated data, per k: for each generated
+    dataset a grid of the precision of each selector's top k against the features that carry
+    signal and one of the recall of its informative features, means over folds
+    (``_per_dataset_grid``: a row per method, a cell per k).
 
     Parameters
     ----------
     recovery : pandas.DataFrame
-        Columns dataset, method, k, precision and recall.
+        Columns dataset, method, k, folds, precision and recall.
     png : path
     csv : path or None, default None
         ``recovery`` as CSV beside the figure.
     """
     if csv is not None:
         write_text(csv, recovery.to_csv(index=False, float_format="%.6g"))
-    styles = [(Line2D([], [], color="k", marker="o", ms=3, lw=1.2), "precision: top k with signal"),
-              (Line2D([], [], color="k", marker="s", ms=3, ls="--"), "recall: informative found")]
-    _per_dataset_lines(recovery, [("precision", "-", "o"), ("recall", "--", "s")], png, ylabel="share (mean over folds)",
-                       title="Planted features found by each selector", extra_legend=styles, ylim=(-0.03, 1.03))
+    _per_dataset_grid(recovery, [("precision", "precision: share of the top k with signal"),
+                                 ("recall", "recall: share of the informative found")], png,
+                      title="Planted features found by each selector (mean over folds)",
+                      value_label="share", vmin=0.0, vmax=1.0, empty="no generated dataset: no planted features")
