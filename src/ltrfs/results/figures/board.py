@@ -207,7 +207,7 @@ def accuracy_vs_cost(chosen: pd.DataFrame, cost: pd.DataFrame, metric: str, png,
     if len(unmeasured):
         fig.text(0.01, -0.02, _unmeasured_note(unmeasured), fontsize=8, ha="left", va="top")
     fig.tight_layout()
-    legend_beside(fig, axes[0], handles, labels)
+    legend_beside(fig, axes[0], handles, labels, ncol=2 if len(labels) > 20 else 1)  # no taller than the panels
     style.save(fig, png)
     if csv:
         write_text(csv, points.to_csv(index=False, float_format="%.6g"))
