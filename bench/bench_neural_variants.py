@@ -52,9 +52,8 @@ def run(method: str, params: dict, train, vali, signal: set) -> dict:
         warnings.simplefilter("ignore")
         sel = fit_selector({"algorithm": method, "params": params}, train, vali, seed=1, convention="letor4")
     p8, p16 = (len(signal & set(sel.ranking_[:k].tolist())) / k for k in (8, 16))
-    chosen = getattr(sel, "chosen_", {}) or {}
-    return {"p8": p8, "p16": p16, "seconds": sel.seconds_, "steps": chosen.get("path_steps"),
-            "left": chosen.get("features_in_at_end")}
+    return {"p8": p8, "p16": p16, "seconds": sel.seconds_, "steps": sel.chosen_.get("path_steps"),
+            "left": sel.chosen_.get("features_in_at_end")}
 
 
 def main(argv=None) -> int:

@@ -367,6 +367,8 @@ def main(argv=None) -> int:
     parser.add_argument("--check", metavar="DATASET",
                         help="predict DATASET's jobs of the --costs file from the other datasets' and compare")
     args = parser.parse_args(argv)
+    if args.new_only and not args.costs:
+        parser.error("--new-only compares with a calibration file: give it with --costs")
     if args.check:
         rows = read(args.costs or COSTS)
         print(check(rows, args.check))

@@ -145,6 +145,9 @@ def test_new_only_keeps_the_measured_rows_and_sums_what_was_added(bench, tmp_pat
     assert "`gas_e`" not in out and "| select | `ig` | 36 | 40 |" in out
     assert out.splitlines()[-3:] == ["leaderboard: 1 jobs, 20 CPU-s, 30 wall-s", "select: 1 jobs, 36 CPU-s, 40 wall-s",
                                      "all: 2 jobs, 56 CPU-s, 70 wall-s"]
+    with pytest.raises(SystemExit):  # nothing to compare with: argparse's one line, exit 2
+        bench.main([str(tmp_path), "--new-only"])
+    assert "--new-only compares with a calibration file" in capsys.readouterr().err
 
 
 def test_the_committed_calibration_is_the_docs_table(bench):

@@ -86,8 +86,6 @@ def prepare_rows(X, y, query_ptr, sample_size, random_state):
         X, y and the query index of every row kept.
     """
     X = np.asarray(X)
-    if X.dtype.kind not in "fiub":
-        X = X.astype(np.float64)
     y = np.asarray(y).astype(np.int64)
     group = np.repeat(np.arange(len(query_ptr) - 1), np.diff(query_ptr))
     rows = subsample_rows(len(y), sample_size, random_state)
