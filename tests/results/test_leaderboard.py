@@ -177,7 +177,7 @@ def test_all_experiments_board_only_when_two_experiments_have_one(tmp_path):
                for key in ("csv", "md", "html", "stability", "cost", "smallest_k", "figure_accuracy_vs_cost_csv")}
         out |= {"figure_stability": tmp_path / "s.png", "figure_accuracy_vs_cost": tmp_path / "pareto.png",
                 "figure_critical_difference": tmp_path / "cd"}
-        write_leaderboard(tables, [], [], {k: str(v) for k, v in out.items()}, ks=[5, 10])
+        write_leaderboard(tables, [], [], {k: str(v) for k, v in out.items()}, ks={"D": [5, 10]})
         return pd.read_csv(out["csv"]), sorted(p.name for p in out["figure_critical_difference"].glob("*.png"))
 
     one = [table("e1", ["a", "b", "c"]), table("e2", [])]  # e2 has only the baseline: no board
@@ -197,6 +197,22 @@ def test_the_footnote_says_over_how_many_folds_the_means_are():
     assert n_folds_text(pd.DataFrame({"folds": [1]})) == "1 fold"
     assert n_folds_text(pd.DataFrame({"folds": [5, 1, 3]})) == "1 to 5 folds"  # rows only some folds have
     assert n_folds_text(pd.DataFrame({"method": ["x"]})) == "? folds"
+
+
+def test_stability_and_recovery_read_each_dataset_at_its_own_ks(tmp_path):
+    """A dataset is measured at its own k values below d only, not at another dataset's."""
+    rankings = {"D": [[1, 2, 3, 4, 5, 6], [2, 1, 3, 5, 4, 6]], "E": [[6, 5, 4, 3, 2, 1], [6, 5, 4, 3, 2, 1]]}
+    selections = [{"dataset": d, "method": "m", "fold": f + 1, "ranking": r, "n_features": 6}
+                  for d, rs in rankings.items() for f, r in enumerate(rs)]
+    stab = lb.stability_table(selections, {"D": [2, 6], "E": [3]})
+    assert sorted(zip(stab.dataset, stab.k)) == [("D", 2), ("E", 3)]  # 6 = d is no subset; no 2 on E
+    assert stab.set_index("dataset").loc["D", "jaccard"] == 1.0 and stab.set_index("dataset").loc["E", "kuncheva"] == 1.0
+    truth = {"informative": [1], "redundant": [2], "noise": [3, 4, 5, 6], "n_features": 6}
+    path = tmp_path / "truth.json"
+    path.write_text(json.dumps(truth))
+    recovery = lb.recovery_table(selections, {"D": str(path), "E": str(path)}, {"D": [4], "E": [3]})
+    assert sorted(zip(recovery.dataset, recovery.k, recovery.precision)) == [("D", 4, 0.5), ("E", 3, 0.0)]
+    assert lb.stability_table(selections, {}).empty  # a dataset without a grid has no row
 
 
 def test_one_fold_says_no_stability(tmp_path):
@@ -222,7 +238,7 @@ def test_one_fold_says_no_stability(tmp_path):
                                                                  "figure_accuracy_vs_cost_csv")}
         out |= {"figure_stability": str(tmp_path / "s.png"), "figure_accuracy_vs_cost": str(tmp_path / "p.png"),
                 "figure_critical_difference": str(tmp_path / "cd")}
-        write_leaderboard([{"experiment": "e", "dataset": "D", "path": str(table)}], selections, [], out, ks=[5, 10])
+        write_leaderboard([{"experiment": "e", "dataset": "D", "path": str(table)}], selections, [], out, ks={"D": [5, 10]})
         md = (tmp_path / "out_md.txt").read_text()
         return next(line for line in md.splitlines() if line.startswith("| a ")), pd.read_csv(out["csv"])
 

@@ -391,3 +391,15 @@ def test_the_select_batches_hold_the_methods_that_read_only_scores():
     costs = {(r["dataset"], r["method"], r["fold"]): r["paths"][0] for r in plan.leaderboard.records["costs"]}
     assert costs[("MQ2008", "mrmr", 1)] == "logs/select/MQ2008/fold1/mrmr.log"
     assert costs[("MQ2008", "chi", 1)] == "benchmarks/select/MQ2008/fold1/chi.tsv"
+
+
+def test_the_leaderboard_measures_each_dataset_on_its_own_experiments_ks(tmp_path, monkeypatch):
+    """Stability and planted recovery are read at a dataset's own grid: MQ2008's d/2 = 23 is not
+    measured on OHSUMED, nor OHSUMED's 22 on MQ2008 (a mean over k then compares one grid)."""
+    monkeypatch.chdir(tmp_path)
+    plan = plan_of("config.yaml", "leaderboard.yaml")
+    assert plan.leaderboard.ks() == {"MQ2008": [5, 10, 20, 23, 30], "OHSUMED": [5, 10, 20, 22, 30],
+                                     "Yahoo-set2-standin": [5, 10, 20, 30, 350],
+                                     "MSLR-WEB30K-standin-0.005": [5, 10, 20, 30, 68]}
+    two = plan_of("config.yaml", "leaderboard.yaml", experiments={"leaderboard_ohsumed": {"datasets": ["OHSUMED", "MQ2008"]}})
+    assert two.leaderboard.ks()["MQ2008"] == [5, 10, 20, 22, 23, 30]  # two experiments on one dataset: their union

@@ -22,7 +22,7 @@ __all__ = ["write_leaderboard", "leaderboard_records"]
 
 
 def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[dict], out: dict, *,
-                      metrics=("NDCG@10", "MAP"), ks=(), baselines=("waf",), own=(), alpha: float = 0.05,
+                      metrics=("NDCG@10", "MAP"), ks=None, baselines=("waf",), own=(), alpha: float = 0.05,
                       truths: dict | None = None, margin: float = NONINFERIORITY_MARGIN,
                       families: dict | None = None) -> None:
     """Read the experiments' tables, the selections and their costs, and write the leaderboard.
@@ -47,8 +47,9 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
         ``truths``.
     metrics : sequence of str, default ("NDCG@10", "MAP")
         The metrics ranked.
-    ks : iterable of int, default ()
-        The k values of the stability and recovery tables.
+    ks : dict or None, default None
+        dataset -> its k values, those of the stability and recovery tables (a dataset not in it
+        has none there); None: none.
     baselines : sequence of str, default ("waf",)
         The all-features baseline methods (they do not compete).
     own : sequence of str, default ()
@@ -73,8 +74,8 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
               for r in tables]
     long = pd.concat(frames, ignore_index=True)
     selections = read_selections(selections)
-    stab = stability_table(selections, ks)
-    recovery = recovery_table(selections, truths or {}, ks)
+    stab = stability_table(selections, ks or {})
+    recovery = recovery_table(selections, truths or {}, ks or {})
     cost = read_costs(costs)
     first = metrics[0]
     table_metric = {r["experiment"]: r.get("metric", first) for r in tables}

@@ -521,15 +521,16 @@ def _ks_below(ks, n_features: int) -> list[int]:
     return sorted({int(k) for k in ks if 0 < int(k) < n_features})
 
 
-def stability_table(selections, ks) -> pd.DataFrame:
+def stability_table(selections, ks: dict) -> pd.DataFrame:
     """Per (dataset, method, k): mean pairwise Jaccard and Kuncheva of the folds' top-k sets.
 
     Parameters
     ----------
     selections : list of dict
         The selections, from ``read_selections``.
-    ks : iterable of int
-        The k values.
+    ks : dict
+        dataset -> its k values (the experiments' grids on that dataset; those from 1 to d - 1
+        are measured).
 
     Returns
     -------
@@ -542,14 +543,14 @@ def stability_table(selections, ks) -> pd.DataFrame:
     rows = []
     for (dataset, method), selections in by_method.items():
         d = selections[0]["n_features"]
-        for k in _ks_below(ks, d):
+        for k in _ks_below(ks.get(dataset, ()), d):
             jac, kun = stability([s["ranking"] for s in selections], k, d)
             rows.append({"dataset": dataset, "method": method, "k": k, "jaccard": jac, "kuncheva": kun,
                          "folds": len(selections)})
     return pd.DataFrame(rows, columns=["dataset", "method", "k", "jaccard", "kuncheva", "folds"])
 
 
-def recovery_table(selections, truths: dict, ks) -> pd.DataFrame:
+def recovery_table(selections, truths: dict, ks: dict) -> pd.DataFrame:
     """Per (dataset, method, k): how well the top k recovers the planted features of generated data.
 
     Means over folds of: precision |top-k & S| / k, S the features that carry signal (informative
@@ -563,8 +564,9 @@ def recovery_table(selections, truths: dict, ks) -> pd.DataFrame:
     truths : dict
         dataset -> its ``truth.json`` (``ltrfs.datasets.synthetic``); only these datasets are
         measured.
-    ks : iterable of int
-        The k values.
+    ks : dict
+        dataset -> its k values (the experiments' grids on that dataset; those from 1 to d - 1
+        are measured).
 
     Returns
     -------
@@ -579,7 +581,7 @@ def recovery_table(selections, truths: dict, ks) -> pd.DataFrame:
         t = truth[r["dataset"]]
         informative, noise = set(t["informative"]), set(t["noise"])
         signal = informative | set(t["redundant"])
-        for k in _ks_below(ks, t["n_features"]):
+        for k in _ks_below(ks.get(r["dataset"], ()), t["n_features"]):
             top = set(r["ranking"][:k])
             rows.append({"dataset": r["dataset"], "method": r["method"], "k": k, "fold": r["fold"],
                          "precision": len(top & signal) / k, "recall": len(top & informative) / len(informative),
@@ -766,12 +768,14 @@ def markdown(result: pd.DataFrame, small: pd.DataFrame, metrics, *, alpha: float
                  f"metric's mean over the same blocks. {' '.join(notes)}"
                  + (_as_good_note(part, metrics, margin) if any(c.startswith("p_as_good_") for c in cols) else "")
                  + " Jaccard, Kuncheva: stability of the top-k sets across folds "
-                 "(mean over fold pairs, then over k and datasets; Kuncheva 0 = chance, 1 = identical). "
+                 "(mean over fold pairs, then over the dataset's own ks and over datasets; Kuncheva 0 = chance, "
+                 "1 = identical). "
                  "Select CPU s: CPU seconds of a fold's select job and the scorer jobs it reads (mean over "
                  "folds and datasets); peak MB: the largest resident memory of those jobs. The all-features "
                  "baseline and the methods' own models are not ranked."
                  + (" Planted precision: the share of the top k that carries signal in the generated data "
-                    "(informative or redundant features, not noise; mean over k, folds and datasets)."
+                    "(informative or redundant features, not noise; mean over folds, the dataset's own ks and "
+                    "datasets)."
                     if "planted_precision" in cols else "")
                  + (" Not ranked: " + ", ".join(f"{r.method} (no value in {r.missing_blocks} blocks)"
                                                 for r in unranked.itertuples())

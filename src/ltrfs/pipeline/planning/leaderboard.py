@@ -132,9 +132,16 @@ class LeaderboardPlanning:
                 + [p for r in records["costs"] for p in r["paths"]]
                 + [f"{self.run.resources}/{d}/manifest.json" for d in self.planted_datasets()])  # truth.json comes with it
 
-    def ks(self) -> list[int]:
-        """The union of the k grids of the experiments being run, sorted."""
-        return sorted({int(k) for name in self.run.config["run"] for k in self.run.experiment(name)["k"]})
+    def ks(self) -> dict:
+        """dataset -> the union of the k grids of the experiments being run on it, sorted: a
+        dataset's stability and recovery are measured at its own experiments' ks only, so that a
+        mean over k compares the selectors of one dataset on one grid."""
+        grids: dict = {}
+        for name in self.run.config["run"]:
+            experiment = self.run.experiment(name)
+            for dataset in experiment["datasets"]:
+                grids.setdefault(dataset, set()).update(int(k) for k in experiment["k"])
+        return {dataset: sorted(grid) for dataset, grid in sorted(grids.items())}
 
     def baselines(self) -> list[str]:
         """The all-features baseline methods of the experiments being run, sorted."""
