@@ -81,6 +81,24 @@ def test_the_legend_sits_just_right_of_the_last_panel(drawn, tmp_path):
     assert 0 < legend.x0 - right < 0.25 * fig.dpi  # under a quarter inch: no empty band
 
 
+def test_a_long_title_wraps_within_the_panels_and_legend_instead_of_widening_the_figure(drawn, tmp_path):
+    """An experiment's title of 150 characters over one panel: it starts at the figure's left edge
+    and no line of it reaches past the panels and their legend (a figure once drawn a third blank)."""
+    table = _table()
+    table = table[table.ranker.isin(["ranksvm", REFERENCE_RANKER])]
+    title = "Test NDCG@10 against the number of features k, 5 folds: " + "a long experiment title " * 4
+    curves.metric_vs_k(table, "NDCG@10", tmp_path / "f.png", title=title)
+    (fig,) = drawn
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    text = fig._suptitle
+    assert " ".join(text.get_text().split()) == " ".join(title.split()) and "\n" in text.get_text()
+    plot = [fig.axes[0].get_tightbbox(renderer), fig.legends[0].get_window_extent()]
+    left, right = min(b.x0 for b in plot), max(b.x1 for b in plot)
+    box = text.get_window_extent(renderer)
+    assert box.x0 >= left - 2 and box.x1 <= right + 0.05 * (right - left)
+
+
 def test_the_cost_figure_notes_points_drawn_at_0_01_s_only_when_there_are_some(drawn, tmp_path):
     chosen = pd.DataFrame({"dataset": "synthetic", "method": ["a", "b", "waf"], "NDCG@10": [0.7, 0.8, 0.75]})
     cost = pd.DataFrame({"dataset": "synthetic", "method": ["a", "b", "waf"], "cpu_s": [0.5, 2.0, 0.1]})
