@@ -325,3 +325,19 @@ def test_tie_rule_reaches_single_features_and_coordinate_ascent(ties):
             assert metric_per_query(data.y, s, data.query_ptr, "ndcg@10", "letor4", ties).mean() == \
                 pytest.approx(score, abs=1e-9)
     assert sel.chosen_["ties"] == sel.details_["params"]["ties"] == ties
+
+
+def test_the_cost_estimate_follows_the_runs_a_fit_makes():
+    """``search_runs`` (the select job's work in the cost model) against the Coordinate Ascent runs
+    fits really make: within 0.5-1.2 of them at 2-8 candidates, growing as they grow; at the measured
+    jobs' bounds ``fit_columns`` is d, so the calibration keeps its meaning."""
+    data = planted(n_queries=30, d=16, informative=(3, 7, 11), seed=4)
+    runs, estimates = [], []
+    for c in (2, 3, 5, 8):
+        sel = FSBFS(k=4, max_candidates=c, max_size=3, random_state=0).fit(data.X, data.y, data.qid)
+        runs.append(sum(sel.details_["evaluations"]))
+        estimates.append(fs_bfs.search_runs(16, k=4, max_candidates=c, max_size=3, max_stale=5))
+    assert runs == sorted(runs) and estimates == sorted(estimates)
+    assert all(0.5 <= r / e <= 1.2 for r, e in zip(runs, estimates)), (runs, estimates)
+    assert FSBFS.fit_columns(46, FSBFS.COST_BOUNDS) == 46.0
+    assert FSBFS.fit_columns(46, {**FSBFS.COST_BOUNDS, "max_candidates": 10}) > 2 * 46

@@ -15,7 +15,7 @@ was measured on such data, gives
 * run time ``1.5 x seconds(work) / 60`` minutes rounded up (at least 1), ``work`` what it
   computes over (the rows it fits on, after a method's ``sample_queries`` or ``sample_size``,
   times the feature columns of its fits, ``Selector.fit_columns``: d, or the sum of the sizes
-  ``lambdamart_rfe`` visits; for a train job the rows times the sum of its k), CPU-seconds taken as wall seconds (no
+  ``lambdamart_rfe`` visits, or d scaled by FS-BFS's estimated search runs; for a train job the rows times the sum of its k), CPU-seconds taken as wall seconds (no
   credit for a job's threads);
 
 both times the attempt number (``profiles/slurm`` retries once, with twice as much). A kind

@@ -115,7 +115,8 @@ class Selector(Estimator):
         select job's work counts per row in the cost model (``ltrfs.pipeline.resources``).
 
         ``d`` unless a parameter changes how many fits the method makes and on how many columns
-        (``lambdamart_rfe``'s ``step``), so that jobs run with other parameters share one curve.
+        (``lambdamart_rfe``'s ``step``, FS-BFS's search bounds), so that jobs run with other parameters share
+        one curve.
         ``svm_rfe``'s ``step`` is not modelled: every measured ``svm_rfe`` job ran at 0.01.
 
         Parameters
