@@ -130,6 +130,18 @@ learning_rate : float, default 0.1
 max_leaves : int, default 10
     leaves per tree (leaf-wise growth, no depth limit)
 """,
+    # ``Selector.fit_columns(d, params)`` and its overrides (the cost model's work of a select job)
+    "fit_columns_sections": """
+Parameters
+----------
+d : int
+    Number of features.
+params : dict or None
+    The method's parameters in the config (missing ones take their defaults).
+
+Returns
+-------
+float""",
 }
 
 _PLACEHOLDER = re.compile(r"^([ \t]*)%\((\w+)\)s[ \t]*$", re.M)

@@ -48,8 +48,7 @@ def write_leaderboard(tables: list[dict], selections: list[dict], costs: list[di
     metrics : sequence of str, default ("NDCG@10", "MAP")
         The metrics ranked.
     ks : dict or None, default None
-        dataset -> its k values, those of the stability and recovery tables (a dataset not in it
-        has none there); None: none.
+        dataset -> its k values in the stability and recovery tables (None, or a dataset not in it: none).
     baselines : sequence of str, default ("waf",)
         The all-features baseline methods (they do not compete).
     own : sequence of str, default ()

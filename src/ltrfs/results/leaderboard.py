@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ltrfs.formats import read_csv, read_json, read_selection
+from ltrfs.formats import read_json, read_selection
 from ltrfs.job_log import job_cost
 from ltrfs.results import significance
 from ltrfs.results.tables import NONINFERIORITY_MARGIN, REFERENCE_RANKER, chosen_k

@@ -30,6 +30,7 @@ from threadpoolctl import threadpool_limits
 
 from ltrfs import scoring
 from ltrfs.checks import check_magnitude, check_qid_values
+from ltrfs.docstrings import fill_doc
 from ltrfs.estimator import Estimator
 from ltrfs.ranking_data import constant_within_queries, query_ptr_from_qid
 
@@ -110,6 +111,7 @@ class Selector(Estimator):
     projects: bool = False
 
     @classmethod
+    @fill_doc
     def fit_columns(cls, d: int, params: dict) -> float:
         """Feature columns the method's fits cover on ``d`` features, summed over its fits: what a
         select job's work counts per row in the cost model (``ltrfs.pipeline.resources``).
@@ -119,16 +121,7 @@ class Selector(Estimator):
         one curve.
         ``svm_rfe``'s ``step`` is not modelled: every measured ``svm_rfe`` job ran at 0.01.
 
-        Parameters
-        ----------
-        d : int
-            Number of features.
-        params : dict or None
-            The method's parameters in the config (missing ones take their defaults).
-
-        Returns
-        -------
-        float
+        %(fit_columns_sections)s
         """
         return float(d)
 

@@ -532,16 +532,7 @@ class FSBFS(Selector):
         139.3 CPU-s at 3, 5, 10 and 20 candidates: 0.45, 1, 3.2 and 6.8 times the cost at 5, where
         this counts 0.4, 1, 2.3 and 4.7, under by at most 1.45x, inside the requests' margin of 1.5.
 
-        Parameters
-        ----------
-        d : int
-            Number of features.
-        params : dict or None
-            The method's parameters in the config (missing ones take their defaults).
-
-        Returns
-        -------
-        float
+        %(fit_columns_sections)s
 
         Examples
         --------

@@ -167,18 +167,10 @@ class LambdaMARTRFE(Selector):
 
     @classmethod
     def fit_columns(cls, d: int, params: dict) -> float:
-        """The columns of every model fit, ``sum(elimination_sizes(d, step))``.
+        """The columns of every model fit, ``sum(elimination_sizes(d, step))`` (``step`` from
+        ``params``, default 0.1).
 
-        Parameters
-        ----------
-        d : int
-            Number of features.
-        params : dict or None
-            The method's parameters in the config (``step`` read, default 0.1).
-
-        Returns
-        -------
-        float
+        %(fit_columns_sections)s
 
         Examples
         --------

@@ -126,10 +126,8 @@ def metric_vs_k(table: pd.DataFrame, metric: str, png, pdf=None, csv=None, title
     xlabel = DODGE_NOTE.format(shift=max_shift(dodge, len(labels))) if dodge else "number of features k"
     _k_axis(axes[0], sorted(set(rows.k_num[~rows.method.isin(list(baselines))])), xlabel, n_features)
     legend_beside(fig, axes[0], list(handles.values()), list(handles))
-    if title:  # from the left edge, wrapped to the width of the panels and their legend (about 11
-        box = fig.get_tightbbox(fig.canvas.get_renderer())  # characters an inch at 12 pt), in inches
-        fig.suptitle(textwrap.fill(title, int(11 * box.width)), x=box.x0 / fig.get_figwidth(), ha="left",
-                     y=1.0, va="bottom")
+    if title:
+        style.title_above(fig, title)
     style.save(fig, png, pdf)
     if csv:
         keep = ["method", "ranker", "k", metric, metric + "_std", "folds"]

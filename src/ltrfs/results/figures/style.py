@@ -2,6 +2,7 @@
 the sideways shift of lines that would hide each other, and the legend beside the panels."""
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -39,6 +40,22 @@ def save(fig, png, pdf=None) -> None:
         with atomic_path(path) as tmp:
             fig.savefig(tmp, format=Path(path).suffix[1:], dpi=150, bbox_inches="tight")
     plt.close(fig)
+
+
+def title_above(fig, title: str) -> None:
+    """``fig``'s title above everything drawn, from its left edge, wrapped to the width of the
+    panels and their legend (about 11 characters an inch at matplotlib's 12 pt): a long title
+    must not widen the saved image beyond them (``save`` crops to what is drawn).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        A figure with its panels and legend drawn.
+    title : str
+    """
+    box = fig.get_tightbbox(fig.canvas.get_renderer())  # inches
+    fig.suptitle(textwrap.fill(title, int(11 * box.width)), x=box.x0 / fig.get_figwidth(), ha="left", y=1.0,
+                 va="bottom")
 
 
 def line_styles(labels) -> dict[str, dict]:
